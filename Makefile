@@ -1,0 +1,63 @@
+# rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
+# pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
+.POSIX:
+.PHONY: all run install install-dev venv services check test bench fmt clean
+
+PYTHON = python3
+VENV = .venv
+BIN = $(VENV)/bin
+ARGS =
+
+all: check
+
+venv:
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+
+# Runtime install (pip install -e .). A dev install satisfies it too.
+install: venv
+	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	if [ ! -f $(VENV)/.installed-run-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
+		echo "pip install -e . (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e . && \
+		rm -f $(VENV)/.installed-run-* && touch $(VENV)/.installed-run-$$h; \
+	fi
+
+install-dev: venv
+	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	if [ ! -f $(VENV)/.installed-dev-$$h ]; then \
+		echo "pip install -e '.[dev]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e '.[dev]' && \
+		rm -f $(VENV)/.installed-dev-* && touch $(VENV)/.installed-dev-$$h; \
+	fi
+
+run: install
+	$(BIN)/rankline serve $(ARGS)
+
+services:
+	@bash scripts/ensure-services.sh
+
+check: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# pytest exits 5 when no test ran: that is nonzero, so it fails the build.
+test: install-dev services
+	@$(MAKE) check
+	$(BIN)/pytest
+
+bench: install
+	@command -v wrk >/dev/null 2>&1 || { \
+		echo "installing wrk (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; \
+	}
+	$(BIN)/rankline bench --quick
+
+fmt: install-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf src/*.egg-info *.egg-info .coverage htmlcov
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,3 @@
+from rankline.cli import main
+
+main()

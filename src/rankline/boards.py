@@ -1,0 +1,220 @@
+"""Board definitions: what a board is, how it validates, and where a submission fans out."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from rankline.clock import format_time, parse_time
+from rankline.errors import Conflict, InvalidInput
+from rankline.ordering import SCORE_MAX, SCORE_MIN
+from rankline.periods import Period, Season, period_at
+from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
+
+BOARD_ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
+PLAYER_ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}$"
+MATCH_ID_PATTERN = r"^[\x21-\x7e]{1,128}$"
+DIMENSION_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
+SCOPE_VALUE_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}$"
+SEASON_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+Score64 = Annotated[int, Meta(ge=SCORE_MIN, le=SCORE_MAX)]
+DEFAULT_RETENTION_DAYS = {"daily": 7, "weekly": 30, "monthly": 90, "season": 365}
+DEFAULT_GRACE_SECONDS = 300
+RATING_SYSTEMS = ("elo", "glicko2", "openskill")
+
+
+class SeasonSpec(msgspec.Struct, forbid_unknown_fields=True):
+    id: Annotated[str, Meta(pattern=SEASON_ID_PATTERN)]
+    start: str
+    end: str
+
+
+class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """A board definition, as PUT and GET carry it."""
+
+    id: Annotated[str, Meta(pattern=BOARD_ID_PATTERN)] | None = None
+    title: Annotated[str, Meta(max_length=200)] | None = None
+    order: Order = "desc"
+    policy: Policy = "best"
+    windows: list[Window] = msgspec.field(default_factory=lambda: ["all_time"])
+    seasons: list[SeasonSpec] = msgspec.field(default_factory=list)
+    scopes: Annotated[list[Annotated[str, Meta(pattern=DIMENSION_PATTERN)]], Meta(max_length=8)] = (
+        msgspec.field(default_factory=list)
+    )
+    retention_days: dict[
+        Literal["daily", "weekly", "monthly", "season"], Annotated[int, Meta(ge=0, le=36500)]
+    ] = msgspec.field(default_factory=dict)
+    grace_seconds: Annotated[int, Meta(ge=0, le=31 * 86_400)] = DEFAULT_GRACE_SECONDS
+    min_score: Score64 | None = None
+    max_score: Score64 | None = None
+    status: Literal["active", "frozen"] = "active"
+    rating: dict[str, Any] | None = None
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One leaderboard a submission lands on; ``closed`` when its period is final."""
+
+    leaderboard: LeaderboardId
+    period: Period
+    closed: bool
+
+
+def _bad(loc: list[str | int], msg: str) -> InvalidInput:
+    return InvalidInput.at(["body", *loc], msg)
+
+
+class Board:
+    """A validated board definition with what the write and read paths need from it."""
+
+    __slots__ = ("id", "order", "policy", "retention_days", "seasons", "spec", "windows")
+
+    def __init__(self, spec: BoardSpec) -> None:
+        assert spec.id is not None
+        self.spec = spec
+        self.id: str = spec.id
+        self.order: Order = spec.order
+        self.policy: Policy = spec.policy
+        self.seasons = tuple(_season(s, i) for i, s in enumerate(spec.seasons))
+        windows: list[str] = list(dict.fromkeys(spec.windows))
+        if self.seasons and "season" not in windows:
+            windows.append("season")
+        self.windows = tuple(windows)
+        self.retention_days: dict[str, int] = dict(DEFAULT_RETENTION_DAYS)
+        self.retention_days.update(spec.retention_days.items())
+
+    @classmethod
+    def define(cls, board_id: str, spec: BoardSpec) -> Board:
+        """Validate a definition given for ``board_id``; InvalidInput when it is wrong."""
+        if spec.id is not None and spec.id != board_id:
+            raise _bad(["id"], f"the body's id {spec.id!r} differs from the path's {board_id!r}")
+        spec = msgspec.structs.replace(spec, id=board_id, title=spec.title or board_id)
+        if not spec.windows and not spec.seasons:
+            raise _bad(["windows"], "a board needs at least one window")
+        if len(set(spec.windows)) != len(spec.windows):
+            raise _bad(["windows"], "windows are listed twice")
+        if "season" in spec.windows and not spec.seasons:
+            raise _bad(["seasons"], "the season window needs at least one season")
+        if len(set(spec.scopes)) != len(spec.scopes):
+            raise _bad(["scopes"], "scopes are listed twice")
+        if len({s.id for s in spec.seasons}) != len(spec.seasons):
+            raise _bad(["seasons"], "season ids must be unique")
+        if (
+            spec.min_score is not None
+            and spec.max_score is not None
+            and spec.min_score > spec.max_score
+        ):
+            raise _bad(["min_score"], "min_score is greater than max_score")
+        if spec.policy == "rating":
+            system = (spec.rating or {}).get("system")
+            if system not in RATING_SYSTEMS:
+                raise _bad(["rating", "system"], f"rating.system must be one of {RATING_SYSTEMS}")
+        elif spec.rating is not None:
+            raise _bad(["rating"], "rating applies only to boards with policy 'rating'")
+        board = cls(spec)
+        seasons = sorted(board.seasons, key=lambda s: s.starts_at)
+        for before, after in itertools.pairwise(seasons):
+            if after.starts_at < before.ends_at:
+                raise _bad(["seasons"], f"seasons {before.id!r} and {after.id!r} overlap")
+        return board
+
+    def check_update(self, new: Board) -> None:
+        """Conflict when ``new`` changes what a board with entries cannot change."""
+        for name in ("order", "policy", "windows", "scopes"):
+            if getattr(self.spec, name) != getattr(new.spec, name):
+                raise Conflict(
+                    f"the board has entries, so {name!r} cannot change; delete and recreate it"
+                )
+        kept = {s.id: s for s in new.seasons}
+        for season in self.seasons:
+            if kept.get(season.id) != season:
+                raise Conflict(
+                    f"the board has entries, so season {season.id!r} cannot change or go; "
+                    "seasons may only be added"
+                )
+
+    @property
+    def frozen(self) -> bool:
+        return self.spec.status == "frozen"
+
+    @property
+    def grace_seconds(self) -> int:
+        return self.spec.grace_seconds
+
+    @property
+    def primary_window(self) -> str:
+        return "all_time" if "all_time" in self.windows else self.windows[0]
+
+    def check_scopes(self, scopes: dict[str, str]) -> None:
+        for name in scopes:
+            if name not in self.spec.scopes:
+                raise InvalidInput.at(
+                    ["body", "scopes", name], f"the board declares no scope {name!r}"
+                )
+
+    def check_score(self, score: int) -> None:
+        low, high = self.spec.min_score, self.spec.max_score
+        if low is not None and score < low:
+            raise InvalidInput.at(["body", "score"], f"the score is below min_score {low}")
+        if high is not None and score > high:
+            raise InvalidInput.at(["body", "score"], f"the score is above max_score {high}")
+
+    def targets(self, at: Micros, scopes: dict[str, str], now: Micros) -> list[Target]:
+        """Every leaderboard a submission at ``at`` with ``scopes`` lands on."""
+        names = [GLOBAL_SCOPE, *(f"{k}:{v}" for k, v in scopes.items())]
+        found: list[Target] = []
+        for window in self.windows:
+            period = period_at(window, at, self.seasons)
+            if period is None:
+                continue
+            closed = period.is_closed(now, self.grace_seconds)
+            found.extend(
+                Target(LeaderboardId(self.id, window, period.name, scope), period, closed)
+                for scope in names
+            )
+        return found
+
+    def expires_at(self, period: Period) -> Micros | None:
+        """When a closed period's live leaderboard may be dropped from the index."""
+        if period.ends_at is None:
+            return None
+        days = self.retention_days.get(period.window, 0)
+        return period.ends_at + (self.grace_seconds + days * 86_400) * 1_000_000
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = msgspec.to_builtins(self.spec)
+        data["retention_days"] = dict(self.retention_days)
+        data["windows"] = list(self.windows)
+        data["seasons"] = [
+            {"id": s.id, "start": format_time(s.starts_at), "end": format_time(s.ends_at)}
+            for s in self.seasons
+        ]
+        return data
+
+
+def _season(spec: SeasonSpec, index: int) -> Season:
+    try:
+        start, end = parse_time(spec.start), parse_time(spec.end)
+    except ValueError as exc:
+        raise _bad(["seasons", index], str(exc)) from None
+    if start >= end:
+        raise _bad(["seasons", index], "a season must end after it starts")
+    return Season(spec.id, start, end)
+
+
+def parse_scope(board: Board, scope: str) -> str:
+    """Validate a ``scope`` query parameter: ``global`` or ``dimension:value``."""
+    if scope == GLOBAL_SCOPE:
+        return scope
+    name, sep, value = scope.partition(":")
+    if not sep or not value:
+        raise InvalidInput.at(["query", "scope"], "scope is 'global' or 'dimension:value'")
+    if name not in board.spec.scopes:
+        raise InvalidInput.at(["query", "scope"], f"the board declares no scope {name!r}")
+    return scope

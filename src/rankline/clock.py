@@ -1,0 +1,62 @@
+"""Clocks: the system one, and a manual one for tests and simulations."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from rankline.types import Micros
+
+
+class SystemClock:
+    def now(self) -> Micros:
+        return time.time_ns() // 1000
+
+
+class ManualClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: Micros | datetime) -> None:
+        self._now = to_micros(start) if isinstance(start, datetime) else start
+
+    def now(self) -> Micros:
+        return self._now
+
+    def set(self, when: Micros | datetime) -> None:
+        self._now = to_micros(when) if isinstance(when, datetime) else when
+
+    def advance(self, seconds: float) -> None:
+        self._now += int(seconds * 1_000_000)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_micros(when: datetime) -> Micros:
+    if when.tzinfo is None:
+        raise ValueError("naive datetimes are ambiguous; give a UTC offset")
+    delta = when - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_micros(micros: Micros) -> datetime:
+    from datetime import timedelta
+
+    return _EPOCH + timedelta(microseconds=micros)
+
+
+def format_time(micros: Micros) -> str:
+    """RFC 3339, UTC, millisecond precision: ``2026-11-21T22:30:00.000Z``."""
+    when = from_micros(micros - micros % 1000)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+def parse_time(text: str) -> Micros:
+    """Parse an RFC 3339 timestamp with an explicit offset (``Z`` or ``+hh:mm``)."""
+    if len(text) < 20 or text[10] not in "Tt ":
+        raise ValueError("expected an RFC 3339 time such as 2026-11-21T22:30:00.000Z")
+    normalized = text[:-1] + "+00:00" if text[-1] in "Zz" else text
+    when = datetime.fromisoformat(normalized)
+    if when.tzinfo is None:
+        raise ValueError("the time needs a UTC offset, for example a trailing Z")
+    return to_micros(when)

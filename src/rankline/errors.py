@@ -1,0 +1,107 @@
+"""rankline's exception tree. Backend errors are mapped to these at the boundary.
+
+    RanklineError (500)
+    ├── BadRequest (400): a body that is not JSON
+    ├── Unauthorized (401) / Forbidden (403)
+    ├── NotFound (404)
+    ├── MethodNotAllowed (405)
+    ├── Conflict (409): a frozen board, an immutable board field
+    ├── PayloadTooLarge (413) / UnsupportedMediaType (415)
+    ├── InvalidInput (422): a value outside the contract, with per-field errors
+    ├── TooManyRequests (429)
+    └── Unavailable (503): nothing was recorded; retry later
+        ├── StoreUnavailable: the durable store cannot be reached
+        └── IndexUnavailable: the ranking index is rebuilding or unreachable
+
+The HTTP edge renders every one as ``application/problem+json`` (RFC 9457).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RanklineError(Exception):
+    status = 500
+    title = "Internal error"
+    slug = "internal"
+
+    def __init__(self, detail: str = "", *, errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.errors = errors
+
+    def problem(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "type": f"https://rankline.dev/problems/{self.slug}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+        }
+        if self.errors:
+            body["errors"] = self.errors
+        return body
+
+
+class BadRequest(RanklineError):
+    status, title, slug = 400, "Malformed request", "malformed"
+
+
+class Unauthorized(RanklineError):
+    status, title, slug = 401, "Missing credentials", "unauthorized"
+
+
+class Forbidden(RanklineError):
+    status, title, slug = 403, "Key not accepted", "forbidden"
+
+
+class NotFound(RanklineError):
+    status, title, slug = 404, "Not found", "not-found"
+
+
+class MethodNotAllowed(RanklineError):
+    status, title, slug = 405, "Method not allowed", "method-not-allowed"
+
+
+class Conflict(RanklineError):
+    status, title, slug = 409, "Conflict", "conflict"
+
+
+class PayloadTooLarge(RanklineError):
+    status, title, slug = 413, "Payload too large", "too-large"
+
+
+class UnsupportedMediaType(RanklineError):
+    status, title, slug = 415, "Unsupported media type", "unsupported-media-type"
+
+
+class InvalidInput(RanklineError):
+    status, title, slug = 422, "Invalid input", "invalid"
+
+    @classmethod
+    def at(cls, loc: list[str | int], msg: str) -> InvalidInput:
+        return cls(msg, errors=[{"loc": loc, "msg": msg}])
+
+
+class TooManyRequests(RanklineError):
+    status, title, slug = 429, "Too many requests", "too-many-requests"
+    retry_after = 1
+
+
+class Unavailable(RanklineError):
+    status, title, slug = 503, "Service unavailable", "unavailable"
+    retry_after = 1
+
+
+class StoreUnavailable(Unavailable):
+    title, slug = "Durable store unavailable", "store-unavailable"
+
+
+class IndexUnavailable(Unavailable):
+    title, slug = "Ranking index unavailable", "index-unavailable"
+
+
+class WriteConflict(Unavailable):
+    """Another writer changed the same rows first; the writer retries the batch."""
+
+    title, slug = "Write conflict", "write-conflict"

@@ -1,0 +1,123 @@
+"""The ASGI application: routes, lifespan and the one error handler."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import prometheus_client
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from swagger_ui_bundle import swagger_ui_path
+
+from rankline.errors import MethodNotAllowed, NotFound, RanklineError
+from rankline.http.auth import Keys
+from rankline.http.openapi import DOCS_HTML, build_openapi
+from rankline.http.responses import json_response, problem_response
+from rankline.http.routes import ENDPOINTS
+from rankline.service import Rankline
+from rankline.settings import Settings
+from rankline.types import Clock
+
+log = logging.getLogger("rankline")
+
+HOME_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rankline</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><h1>rankline</h1><p>Real-time leaderboards. See the <a href="/docs">API docs</a>.</p>
+</body></html>
+"""
+
+
+async def _healthz(request: Request) -> Response:
+    return json_response({"status": "ok"})
+
+
+async def _readyz(request: Request) -> Response:
+    service: Rankline = request.app.state.service
+    body = service.readiness()
+    if body["ready"]:
+        return json_response(body)
+    return json_response(body, 503, {"Retry-After": "1"})
+
+
+async def _metrics(request: Request) -> Response:
+    return Response(
+        prometheus_client.generate_latest(), media_type=prometheus_client.CONTENT_TYPE_LATEST
+    )
+
+
+async def _openapi(request: Request) -> Response:
+    return json_response(request.app.state.openapi)
+
+
+async def _docs(request: Request) -> Response:
+    return HTMLResponse(DOCS_HTML)
+
+
+async def _home(request: Request) -> Response:
+    return HTMLResponse(HOME_HTML)
+
+
+async def _on_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, RanklineError):
+        return problem_response(exc)
+    if isinstance(exc, HTTPException):
+        if exc.status_code == 404:
+            return problem_response(NotFound(f"no route {request.url.path}"))
+        if exc.status_code == 405:
+            return problem_response(MethodNotAllowed(f"{request.method} is not allowed here"))
+        error = RanklineError(str(exc.detail))
+        error.status = exc.status_code
+        return problem_response(error)
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem_response(RanklineError("an unexpected error occurred"))
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    service: Rankline | None = None,
+    clock: Clock | None = None,
+) -> Starlette:
+    """The rankline ASGI app. The service starts and stops with the app's lifespan."""
+    settings = settings or (service.settings if service else Settings())
+    service = service or Rankline(settings, clock=clock)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.close()
+
+    routes: list[Route | Mount] = [Route(e.path, e.handler, methods=[e.method]) for e in ENDPOINTS]
+    routes += [
+        Route("/", _home, methods=["GET"]),
+        Route("/healthz", _healthz, methods=["GET"]),
+        Route("/readyz", _readyz, methods=["GET"]),
+        Route("/metrics", _metrics, methods=["GET"]),
+        Route("/openapi.json", _openapi, methods=["GET"]),
+        Route("/docs", _docs, methods=["GET"]),
+        Mount("/docs/static", StaticFiles(directory=str(swagger_ui_path)), name="docs-static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={
+            RanklineError: _on_error,
+            HTTPException: _on_error,
+            Exception: _on_error,
+        },
+    )
+    app.state.service = service
+    app.state.settings = settings
+    app.state.keys = Keys.from_settings(settings)
+    app.state.openapi = build_openapi()
+    return app

@@ -1,0 +1,110 @@
+"""The OpenAPI 3.1 document, generated from the route table and the msgspec schema types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from rankline import __version__
+from rankline.http.routes import ENDPOINTS, Endpoint
+from rankline.http.schemas import Problem
+
+_REF = "#/components/schemas/{name}"
+_ERRORS = {
+    "400": "Malformed JSON",
+    "401": "Missing key",
+    "403": "Wrong key",
+    "404": "Not found",
+    "409": "Conflict (frozen board, immutable field)",
+    "413": "Body too large",
+    "415": "Not application/json",
+    "422": "Invalid input",
+    "429": "Too many requests (see Retry-After)",
+    "503": "Unavailable; nothing was recorded (see Retry-After)",
+}
+
+DOCS_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rankline API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/docs/static/swagger-ui.css"></head>
+<body><div id="docs"></div>
+<script src="/docs/static/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#docs"});</script>
+</body></html>
+"""
+
+
+def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str, Any]:
+    problem = {"application/problem+json": {"schema": refs[Problem]}}
+    ok: dict[str, Any] = {"description": "OK"}
+    if endpoint.response is not None:
+        ok["content"] = {"application/json": {"schema": refs[endpoint.response]}}
+    operation: dict[str, Any] = {
+        "summary": endpoint.summary,
+        "operationId": endpoint.handler.__name__,
+        "tags": [endpoint.tag],
+        "parameters": [
+            {
+                "name": p.name,
+                "in": p.where,
+                "required": p.required or p.where == "path",
+                "description": p.description,
+                "schema": p.schema,
+            }
+            for p in endpoint.params
+        ],
+        "responses": {
+            str(endpoint.status): ok,
+            **{code: {"description": text, "content": problem} for code, text in _ERRORS.items()},
+        },
+        "security": [{"serverKey": []}] if endpoint.auth == "server" else [{}, {"readKey": []}],
+    }
+    if endpoint.body is not None:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": refs[endpoint.body]}},
+        }
+    return operation
+
+
+def build_openapi() -> dict[str, Any]:
+    kinds: list[type] = [Problem]
+    for endpoint in ENDPOINTS:
+        for kind in (endpoint.body, endpoint.response):
+            if kind is not None and kind not in kinds:
+                kinds.append(kind)
+    schemas, components = msgspec.json.schema_components(kinds, ref_template=_REF)
+    refs = dict(zip(kinds, schemas, strict=True))
+    paths: dict[str, dict[str, Any]] = {}
+    for endpoint in ENDPOINTS:
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint, refs)
+    for path, summary in (
+        ("/healthz", "The process is up"),
+        ("/readyz", "Stores reachable and ranking indexes built (503 while not)"),
+        ("/metrics", "Prometheus metrics"),
+    ):
+        paths[path] = {
+            "get": {
+                "summary": summary,
+                "operationId": path.strip("/"),
+                "tags": ["operations"],
+                "responses": {"200": {"description": "OK"}, "503": {"description": "Not ready"}},
+            }
+        }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "rankline",
+            "version": __version__,
+            "description": "Real-time leaderboards for games. Version 1 of the HTTP API.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {
+                "serverKey": {"type": "http", "scheme": "bearer", "description": "A server key"},
+                "readKey": {"type": "http", "scheme": "bearer", "description": "A read key"},
+            },
+        },
+    }

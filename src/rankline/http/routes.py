@@ -1,0 +1,352 @@
+"""The v1 routes. Each parses its input, calls one service method and renders the answer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN, BoardSpec
+from rankline.clock import parse_time
+from rankline.errors import InvalidInput, RanklineError
+from rankline.http import schemas as s
+from rankline.http.auth import Keys
+from rankline.http.body import check_id, decode_as, query_int, query_str, read_json
+from rankline.http.responses import json_response
+from rankline.service import Rankline
+from rankline.settings import Settings
+from rankline.writer import Submission
+
+T = TypeVar("T")
+Handler = Callable[[Request], Awaitable[Response]]
+_BOARD = re.compile(BOARD_ID_PATTERN)
+_PLAYER = re.compile(PLAYER_ID_PATTERN)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    where: str
+    description: str
+    schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One operation: its route and what the OpenAPI document says of it."""
+
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    auth: str = "read"
+    body: type | None = None
+    response: type | None = None
+    status: int = 200
+    params: tuple[Param, ...] = ()
+    tag: str = "leaderboards"
+
+
+def _service(request: Request) -> Rankline:
+    service: Rankline = request.app.state.service
+    return service
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def _keys(request: Request) -> Keys:
+    keys: Keys = request.app.state.keys
+    return keys
+
+
+def _board_id(request: Request) -> str:
+    return check_id(request.path_params["board_id"], _BOARD, "board_id")
+
+
+def _player_id(request: Request) -> str:
+    return check_id(request.path_params["player_id"], _PLAYER, "player_id")
+
+
+def _where(request: Request) -> dict[str, str | None]:
+    return {
+        "window": query_str(request, "window"),
+        "period": query_str(request, "period"),
+        "scope": query_str(request, "scope"),
+    }
+
+
+async def _body(request: Request, kind: type[T]) -> T:
+    return await read_json(request, kind, _settings(request).max_body_bytes)
+
+
+# --- boards --------------------------------------------------------------------------
+
+
+async def list_boards(request: Request) -> Response:
+    _keys(request).require_read(request)
+    return json_response({"boards": [b.to_json() for b in _service(request).boards()]})
+
+
+async def get_board(request: Request) -> Response:
+    _keys(request).require_read(request)
+    return json_response(_service(request).get_board(_board_id(request)).to_json())
+
+
+async def put_board(request: Request) -> Response:
+    _keys(request).require_server(request)
+    board_id = _board_id(request)
+    spec = await _body(request, BoardSpec)
+    board, created = await _service(request).put_board(board_id, spec)
+    return json_response(board.to_json(), 201 if created else 200)
+
+
+async def delete_board(request: Request) -> Response:
+    _keys(request).require_server(request)
+    await _service(request).delete_board(_board_id(request))
+    return Response(status_code=204)
+
+
+# --- scores --------------------------------------------------------------------------
+
+
+def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submission:
+    at = None
+    if item.at is not None:
+        try:
+            at = parse_time(item.at)
+        except ValueError as exc:
+            raise InvalidInput.at(["body", "at"], str(exc)) from None
+    return service.prepare(
+        board_id,
+        player=item.player_id,
+        match_id=item.match_id,
+        score=item.score,
+        at=at,
+        scopes=item.scopes,
+        metadata=item.metadata,
+    )
+
+
+async def post_score(request: Request) -> Response:
+    _keys(request).require_server(request)
+    board_id = _board_id(request)
+    item = await _body(request, s.ScoreIn)
+    service = _service(request)
+    [result] = await service.submit([_prepare(service, board_id, item)])
+    if isinstance(result, RanklineError):
+        raise result
+    return json_response(result)
+
+
+async def post_batch(request: Request) -> Response:
+    _keys(request).require_server(request)
+    batch = await _body(request, s.BatchIn)
+    service = _service(request)
+    results: list[dict[str, Any] | None] = [None] * len(batch.scores)
+    ready: list[tuple[int, Submission]] = []
+    for index, raw in enumerate(batch.scores):
+        try:
+            item = decode_as(bytes(raw), s.BatchItemIn)
+            ready.append((index, _prepare(service, item.board, item)))
+        except RanklineError as exc:
+            results[index] = {"index": index, "error": _located(exc, index)}
+    outcomes = await service.submit([sub for _, sub in ready]) if ready else []
+    for (index, _), outcome in zip(ready, outcomes, strict=True):
+        if isinstance(outcome, RanklineError):
+            results[index] = {"index": index, "error": outcome.problem()}
+        else:
+            results[index] = {"index": index, **outcome}
+    return json_response({"results": results})
+
+
+def _located(error: RanklineError, index: int) -> dict[str, Any]:
+    problem = error.problem()
+    for item in problem.get("errors") or []:
+        loc = item["loc"]
+        if loc and loc[0] == "body":
+            item["loc"] = ["body", "scores", index, *loc[1:]]
+    return problem
+
+
+# --- reads ---------------------------------------------------------------------------
+
+
+async def top(request: Request) -> Response:
+    _keys(request).require_read(request)
+    handle = _service(request).board(_board_id(request))
+    body = await handle.top(
+        **_where(request),
+        limit=query_int(request, "limit", 100, 1, 1000),
+        offset=query_int(request, "offset", 0, 0, 2**62),
+    )
+    return json_response(body)
+
+
+async def player(request: Request) -> Response:
+    _keys(request).require_read(request)
+    handle = _service(request).board(_board_id(request))
+    return json_response(await handle.player(_player_id(request), **_where(request)))
+
+
+async def around(request: Request) -> Response:
+    _keys(request).require_read(request)
+    handle = _service(request).board(_board_id(request))
+    k = query_int(request, "k", 5, 0, 100)
+    return json_response(await handle.around(_player_id(request), k=k, **_where(request)))
+
+
+async def friends(request: Request) -> Response:
+    _keys(request).require_read(request)
+    board_id, player_id = _board_id(request), _player_id(request)
+    body = await _body(request, s.FriendsIn)
+    handle = _service(request).board(board_id)
+    answer = await handle.friends(player_id, body.friends, k=body.k, **_where(request))
+    return json_response(answer)
+
+
+async def ranks(request: Request) -> Response:
+    _keys(request).require_read(request)
+    board_id = _board_id(request)
+    body = await _body(request, s.RanksIn)
+    handle = _service(request).board(board_id)
+    return json_response(await handle.ranks(body.player_ids, **_where(request)))
+
+
+async def periods(request: Request) -> Response:
+    _keys(request).require_read(request)
+    handle = _service(request).board(_board_id(request))
+    return json_response(await handle.periods(query_str(request, "window")))
+
+
+# --- the table -----------------------------------------------------------------------
+
+_INT = {"type": "integer"}
+BOARD = Param(
+    "board_id", "path", "The board id.", {"type": "string", "pattern": BOARD_ID_PATTERN}, True
+)
+PLAYER = Param(
+    "player_id", "path", "The player id.", {"type": "string", "pattern": PLAYER_ID_PATTERN}, True
+)
+WHERE = (
+    Param("window", "query", "all_time (default), daily, weekly, monthly or season."),
+    Param("period", "query", "The period name, e.g. 2026-11-21 or 2026-W47; default current."),
+    Param("scope", "query", "global (default) or dimension:value, e.g. region:EU."),
+)
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("GET", "/v1/boards", list_boards, "List boards", response=s.BoardsOut, tag="boards"),
+    Endpoint(
+        "PUT",
+        "/v1/boards/{board_id}",
+        put_board,
+        "Create or update a board",
+        auth="server",
+        body=BoardSpec,
+        response=BoardSpec,
+        params=(BOARD,),
+        tag="boards",
+    ),
+    Endpoint(
+        "GET",
+        "/v1/boards/{board_id}",
+        get_board,
+        "Get a board",
+        response=BoardSpec,
+        params=(BOARD,),
+        tag="boards",
+    ),
+    Endpoint(
+        "DELETE",
+        "/v1/boards/{board_id}",
+        delete_board,
+        "Delete a board and all its entries",
+        auth="server",
+        status=204,
+        params=(BOARD,),
+        tag="boards",
+    ),
+    Endpoint(
+        "POST",
+        "/v1/boards/{board_id}/scores",
+        post_score,
+        "Submit a score",
+        auth="server",
+        body=s.ScoreIn,
+        response=s.SubmitOut,
+        params=(BOARD,),
+        tag="scores",
+    ),
+    Endpoint(
+        "POST",
+        "/v1/scores/batch",
+        post_batch,
+        "Submit up to 1,000 scores",
+        auth="server",
+        body=s.BatchDoc,
+        response=s.BatchOut,
+        tag="scores",
+    ),
+    Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/top",
+        top,
+        "The top of a leaderboard",
+        response=s.TopOut,
+        params=(
+            BOARD,
+            *WHERE,
+            Param("limit", "query", "1..1000, default 100.", _INT),
+            Param("offset", "query", "Entries to skip, default 0.", _INT),
+        ),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/players/{player_id}",
+        player,
+        "A player's rank",
+        response=s.PlayerOut,
+        params=(BOARD, PLAYER, *WHERE),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/players/{player_id}/around",
+        around,
+        "The players around a player",
+        response=s.AroundOut,
+        params=(BOARD, PLAYER, *WHERE, Param("k", "query", "0..100, default 5.", _INT)),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/boards/{board_id}/players/{player_id}/friends",
+        friends,
+        "The leaderboard among a player and their friends",
+        body=s.FriendsIn,
+        response=s.FriendsOut,
+        params=(BOARD, PLAYER, *WHERE),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/boards/{board_id}/ranks",
+        ranks,
+        "The ranks of up to 1,000 players",
+        body=s.RanksIn,
+        response=s.RanksOut,
+        params=(BOARD, *WHERE),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/periods",
+        periods,
+        "The known periods of a board",
+        response=s.PeriodsOut,
+        params=(BOARD, Param("window", "query", "Only this window.")),
+    ),
+)

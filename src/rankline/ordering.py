@@ -1,0 +1,54 @@
+"""The one ordering key: (score, achieved_at, player_id) as bytes in rank order.
+
+Layout: 8 bytes score, 8 bytes achieved_at, then the player id (ASCII). The score is
+offset by 2^63 so that unsigned big-endian order is signed numeric order, and inverted
+on ``desc`` boards so that the best score always sorts first. achieved_at (microseconds,
+offset the same way) ascends: who reached a score first ranks higher; then the player id
+ascends bytewise. Every backend orders by these bytes and nothing else, so 64-bit scores
+stay exact (Redis's double scores would round above 2^53).
+"""
+
+from __future__ import annotations
+
+import struct
+
+from rankline.types import Micros, Order, PlayerId, Score, SortKey
+
+SCORE_MIN = -(1 << 63)
+SCORE_MAX = (1 << 63) - 1
+PREFIX_BYTES = 8
+HEAD_BYTES = 16
+
+_OFFSET = 1 << 63
+_MASK = (1 << 64) - 1
+_HEAD = struct.Struct(">QQ")
+_WORD = struct.Struct(">Q")
+
+
+def _score_word(score: Score, order: Order) -> int:
+    if not SCORE_MIN <= score <= SCORE_MAX:
+        raise ValueError(f"score {score} is outside the signed 64-bit range")
+    word = score + _OFFSET
+    return _MASK - word if order == "desc" else word
+
+
+def encode(score: Score, achieved_at: Micros, player: PlayerId, order: Order) -> SortKey:
+    """The sort key of one entry."""
+    return _HEAD.pack(_score_word(score, order), achieved_at + _OFFSET) + player.encode()
+
+
+def score_prefix(score: Score, order: Order) -> bytes:
+    """The first 8 bytes shared by every key with this score; keys below it score better."""
+    return _WORD.pack(_score_word(score, order))
+
+
+def decode(key: SortKey, order: Order) -> tuple[Score, Micros, PlayerId]:
+    """(score, achieved_at, player) back from a key."""
+    word, at = _HEAD.unpack_from(key)
+    if order == "desc":
+        word = _MASK - word
+    return word - _OFFSET, at - _OFFSET, key[HEAD_BYTES:].decode()
+
+
+def player_of(key: SortKey) -> PlayerId:
+    return key[HEAD_BYTES:].decode()

@@ -1,0 +1,135 @@
+"""Windows and their periods: which leaderboard a moment in time belongs to.
+
+Periods are named ``all`` (all_time), ``2026-11-21`` (daily), ``2026-W47`` (ISO 8601 week,
+starting Monday 00:00 UTC), ``2026-11`` (monthly), or a season's id. Boundaries are UTC;
+``starts_at`` is inclusive and ``ends_at`` exclusive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from rankline.clock import from_micros, to_micros
+from rankline.types import Micros
+
+ALL_TIME_PERIOD = "all"
+_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
+_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+
+
+@dataclass(frozen=True, slots=True)
+class Season:
+    id: str
+    starts_at: Micros
+    ends_at: Micros
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    window: str
+    name: str
+    starts_at: Micros | None
+    ends_at: Micros | None
+
+    def closes_at(self, grace_seconds: int) -> Micros | None:
+        """When the period stops taking submissions (its end plus the grace)."""
+        return None if self.ends_at is None else self.ends_at + grace_seconds * 1_000_000
+
+    def is_closed(self, now: Micros, grace_seconds: int) -> bool:
+        closes = self.closes_at(grace_seconds)
+        return closes is not None and now >= closes
+
+
+def _midnight(day: date) -> Micros:
+    return to_micros(datetime(day.year, day.month, day.day, tzinfo=UTC))
+
+
+def _day(day: date) -> Period:
+    return Period("daily", day.isoformat(), _midnight(day), _midnight(day + timedelta(days=1)))
+
+
+def _week(year: int, week: int) -> Period:
+    monday = date.fromisocalendar(year, week, 1)
+    return Period(
+        "weekly", f"{year}-W{week:02d}", _midnight(monday), _midnight(monday + timedelta(7))
+    )
+
+
+def _month(year: int, month: int) -> Period:
+    start = date(year, month, 1)
+    end = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return Period("monthly", f"{year}-{month:02d}", _midnight(start), _midnight(end))
+
+
+def _season(season: Season) -> Period:
+    return Period("season", season.id, season.starts_at, season.ends_at)
+
+
+ALL_TIME = Period("all_time", ALL_TIME_PERIOD, None, None)
+
+
+def period_at(window: str, at: Micros, seasons: Sequence[Season] = ()) -> Period | None:
+    """The period of ``window`` that contains ``at``; None when no season contains it."""
+    if window == "all_time":
+        return ALL_TIME
+    if window == "season":
+        for season in seasons:
+            if season.starts_at <= at < season.ends_at:
+                return _season(season)
+        return None
+    day = from_micros(at).date()
+    if window == "daily":
+        return _day(day)
+    if window == "weekly":
+        year, week, _ = day.isocalendar()
+        return _week(year, week)
+    if window == "monthly":
+        return _month(day.year, day.month)
+    raise ValueError(f"unknown window {window!r}")
+
+
+def current_period(window: str, now: Micros, seasons: Sequence[Season] = ()) -> Period | None:
+    """The period a read without ``period`` means: the one containing now.
+
+    For seasons between two seasons, the one that ended last (its standings are what
+    players look at until the next starts); before the first season, the first one.
+    """
+    found = period_at(window, now, seasons)
+    if found is not None or window != "season" or not seasons:
+        return found
+    ended = [s for s in seasons if s.ends_at <= now]
+    if ended:
+        return _season(max(ended, key=lambda s: s.ends_at))
+    return _season(min(seasons, key=lambda s: s.starts_at))
+
+
+def parse_period(window: str, name: str, seasons: Sequence[Season] = ()) -> Period:
+    """The period called ``name`` in ``window``; ValueError when there is no such period."""
+    try:
+        if window == "all_time":
+            if name == ALL_TIME_PERIOD:
+                return ALL_TIME
+        elif window == "season":
+            for season in seasons:
+                if season.id == name:
+                    return _season(season)
+            raise ValueError(f"no season {name!r} on this board")
+        elif window == "daily" and (m := _DAY.match(name)):
+            return _day(date(int(m[1]), int(m[2]), int(m[3])))
+        elif window == "weekly" and (m := _WEEK.match(name)):
+            return _week(int(m[1]), int(m[2]))
+        elif window == "monthly" and (m := _MONTH.match(name)):
+            return _month(int(m[1]), int(m[2]))
+    except ValueError as exc:
+        raise ValueError(f"{name!r} is not a {window} period: {exc}") from None
+    examples = {
+        "all_time": "all",
+        "daily": "2026-11-21",
+        "weekly": "2026-W47",
+        "monthly": "2026-11",
+    }
+    raise ValueError(f"{name!r} is not a {window} period (expected e.g. {examples[window]!r})")

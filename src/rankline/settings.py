@@ -1,0 +1,97 @@
+"""Settings, declared once. Each is read from a ``RANKLINE_*`` environment variable.
+
+``rankline --help``, the README and ``docs/configuration.md`` list them; a test fails when
+one of them is not documented in the README.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+class Settings(BaseSettings):
+    """rankline's configuration. Every field is ``RANKLINE_<NAME>`` in the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="RANKLINE_", extra="ignore")
+
+    data_dir: Path = Field(
+        Path("rankline-data"),
+        description="Directory for the embedded SQLite database and the generated server key.",
+    )
+    database_url: str | None = Field(
+        None,
+        description="SQLAlchemy async URL of the durable store, e.g. "
+        "postgresql+asyncpg://user@host/db. Default: SQLite at DATA_DIR/rankline.db.",
+    )
+    server_keys: str = Field(
+        "",
+        description="Comma-separated keys accepted for writes. If empty, one is generated "
+        "into DATA_DIR/server-key on first start and printed once.",
+    )
+    read_keys: str = Field(
+        "",
+        description="Comma-separated keys required for reads. Empty: reads are public.",
+    )
+    host: str = Field("127.0.0.1", description="Interface `rankline serve` listens on.")
+    port: int = Field(8000, ge=0, le=65535, description="Port `rankline serve` listens on.")
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="Log level of the server."
+    )
+    max_body_bytes: int = Field(
+        4 * 1024 * 1024, ge=1024, description="Largest request body accepted (413 above)."
+    )
+    commit_max_batch: int = Field(
+        2000, ge=1, description="Most submissions written in one group-commit transaction."
+    )
+    commit_linger_ms: float = Field(
+        0.0,
+        ge=0,
+        le=1000,
+        description="How long the writer waits for more submissions before committing a "
+        "batch. 0 commits as soon as the previous commit ends (batches still form under load).",
+    )
+    clock_skew_seconds: int = Field(
+        30, ge=0, description="How far in the future a submission's `at` may be (422 beyond)."
+    )
+    sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
+        "FULL",
+        description="SQLite fsync mode. FULL survives power loss; NORMAL survives process "
+        "crashes only and writes faster.",
+    )
+    retention_sweep_seconds: float = Field(
+        60.0, gt=0, description="How often expired periods are dropped from the ranking index."
+    )
+
+    @property
+    def database(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'rankline.db').as_posix()}"
+
+    @property
+    def server_key_list(self) -> list[str]:
+        return _split(self.server_keys)
+
+    @property
+    def read_key_list(self) -> list[str]:
+        return _split(self.read_keys)
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.database.startswith("sqlite")
+
+
+def documented_settings() -> dict[str, str]:
+    """Every setting's environment variable and help text."""
+    return {
+        f"RANKLINE_{name.upper()}": field.description or ""
+        for name, field in Settings.model_fields.items()
+    }

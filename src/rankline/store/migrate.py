@@ -1,0 +1,50 @@
+"""Alembic migrations, run programmatically on the store's own async engine."""
+
+from __future__ import annotations
+
+import logging
+from importlib.resources import files
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from rankline.store.sql import _mapped_errors
+
+logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def _config(connection: Connection | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(files("rankline") / "migrations"))
+    config.attributes["connection"] = connection
+    return config
+
+
+def head_revision() -> str | None:
+    return ScriptDirectory.from_config(_config()).get_current_head()
+
+
+async def current_revision(engine: AsyncEngine) -> str | None:
+    def read(conn: Connection) -> str | None:
+        return MigrationContext.configure(conn).get_current_revision()
+
+    async with _mapped_errors(), engine.connect() as conn:
+        return await conn.run_sync(read)
+
+
+async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
+    """Apply every migration up to ``revision`` in one transaction where the dialect allows."""
+
+    def run(conn: Connection) -> None:
+        command.upgrade(_config(conn), revision)
+
+    async with _mapped_errors(), engine.begin() as conn:
+        await conn.run_sync(run)
+
+
+async def is_current(engine: AsyncEngine) -> bool:
+    return await current_revision(engine) == head_revision()

@@ -1,0 +1,176 @@
+"""The contract: the domain's value types and the protocols every backend implements.
+
+Read this file first. A ranking index (``rankline.index``) keeps, per leaderboard, the
+players ordered by their byte sort key (``rankline.ordering``); it knows nothing about
+boards, policies or time. A durable store (``rankline.store``) is the source of truth:
+score events and current standings, written in one transaction per group commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple, Protocol
+
+BoardId = str
+PlayerId = str
+MatchId = str
+Score = int
+"""An exact signed 64-bit integer."""
+Micros = int
+"""Microseconds since the Unix epoch, UTC."""
+SortKey = bytes
+"""Bytes whose bytewise order is the ranking order (see ``rankline.ordering``)."""
+Order = Literal["asc", "desc"]
+Policy = Literal["best", "latest", "sum", "first", "rating"]
+Window = Literal["all_time", "daily", "weekly", "monthly", "season"]
+
+WINDOWS: tuple[Window, ...] = ("all_time", "daily", "weekly", "monthly", "season")
+GLOBAL_SCOPE = "global"
+
+
+class LeaderboardId(NamedTuple):
+    """One ranked list: a board's window, period and scope (``global`` or ``dim:value``)."""
+
+    board: BoardId
+    window: str
+    period: str
+    scope: str
+
+
+class IndexChange(NamedTuple):
+    """Set a player's sort key on a leaderboard, or remove the player when ``key`` is None."""
+
+    leaderboard: LeaderboardId
+    player: PlayerId
+    key: SortKey | None
+
+
+class Position(NamedTuple):
+    """Where one player stands: 0-based offset, key, leaderboard size, strictly better scores."""
+
+    offset: int
+    key: SortKey
+    total: int
+    better: int
+
+
+@dataclass(slots=True, frozen=True)
+class Standing:
+    """A player's current entry on one leaderboard, as the durable store keeps it."""
+
+    leaderboard: LeaderboardId
+    player: PlayerId
+    score: Score
+    achieved_at: Micros
+
+
+@dataclass(slots=True)
+class ScoreEvent:
+    """One accepted submission: append-only, unique on (board, player, match_id)."""
+
+    board: BoardId
+    player: PlayerId
+    match_id: MatchId
+    score: Score
+    at: Micros
+    received_at: Micros
+    applied: bool
+    scopes: dict[str, str] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class RankingIndex(Protocol):
+    """A rebuildable projection of the standings, answering every hot read in O(log N)."""
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def apply(self, changes: Sequence[IndexChange]) -> None:
+        """Apply changes in order. Each is an upsert (or removal) of one player's key."""
+
+    async def replace(
+        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey]]
+    ) -> None:
+        """Replace a whole leaderboard with the given entries (used by rebuilds)."""
+
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        """The player's position, total and count of strictly better scores, or None."""
+
+    async def positions(
+        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
+    ) -> list[tuple[int, SortKey]]:
+        """Positions of the ranked players among ``players``, in rank order."""
+
+    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
+        """Keys at positions ``start`` (inclusive) to ``stop`` (exclusive)."""
+
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        """The player's position, the first position returned, and up to k keys each side."""
+
+    async def total(self, leaderboard: LeaderboardId) -> int: ...
+
+    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
+        """Every leaderboard of a board that holds at least one entry."""
+
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None: ...
+
+
+class StoreTransaction(Protocol):
+    """One durable-store transaction; the group-commit writer runs each batch in one."""
+
+    async def existing_events(
+        self, keys: Sequence[tuple[BoardId, PlayerId, MatchId]]
+    ) -> set[tuple[BoardId, PlayerId, MatchId]]: ...
+
+    async def read_standings(
+        self, keys: Sequence[tuple[LeaderboardId, PlayerId]]
+    ) -> dict[tuple[LeaderboardId, PlayerId], Standing]: ...
+
+    async def insert_events(self, events: Sequence[ScoreEvent]) -> None: ...
+
+    async def write_standings(
+        self, inserts: Sequence[Standing], updates: Sequence[Standing]
+    ) -> None: ...
+
+
+class DurableStore(Protocol):
+    """The source of truth (SQL). Every method maps driver errors to ``StoreUnavailable``."""
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    def transaction(self) -> AsyncTransactionContext: ...
+
+    async def load_boards(self) -> list[dict[str, Any]]: ...
+
+    async def save_board(self, board_id: BoardId, definition: dict[str, Any]) -> None: ...
+
+    async def delete_board(self, board_id: BoardId) -> None: ...
+
+    async def board_has_entries(self, board_id: BoardId) -> bool: ...
+
+    def stream_standings(
+        self, board: BoardId, leaderboards: Sequence[tuple[str, str]] | None = None
+    ) -> AsyncIterator[Standing]:
+        """Every standing of a board (optionally only some (window, period) pairs), in
+        leaderboard order, without holding the whole set in memory."""
+        ...
+
+    async def count_standings(self) -> int: ...
+
+
+class AsyncTransactionContext(Protocol):
+    async def __aenter__(self) -> StoreTransaction: ...
+
+    async def __aexit__(self, *exc_info: object) -> bool | None: ...
+
+
+class Clock(Protocol):
+    """Where "now" comes from; tests inject a manual one."""
+
+    def now(self) -> Micros: ...
