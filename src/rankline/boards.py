@@ -127,7 +127,10 @@ class Board:
     def check_update(self, new: Board) -> None:
         """Conflict when ``new`` changes what a board with entries cannot change."""
         for name in ("order", "policy", "windows", "scopes"):
-            if getattr(self.spec, name) != getattr(new.spec, name):
+            before, after = getattr(self.spec, name), getattr(new.spec, name)
+            if name == "windows":  # "season" follows from the seasons (which may be added)
+                before, after = ([w for w in b.windows if w != "season"] for b in (self, new))
+            if before != after:
                 raise Conflict(
                     f"the board has entries, so {name!r} cannot change; delete and recreate it"
                 )

@@ -13,7 +13,7 @@ from rich.console import Console
 from rankline import __version__
 from rankline.settings import Settings, documented_settings
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 app = typer.Typer(
     name="rankline",
     help="rankline: real-time leaderboards for games.\n\n"
@@ -100,6 +100,8 @@ def show_settings() -> None:
         value = getattr(current, name)
         if "keys" in name and value:
             value = "(set)"
+        elif name == "database_url" and value:
+            value = _redact(value)
         shown = os.environ.get(env) is not None
         console.print(f"[bold]{env}[/bold] = {value!s}{'' if shown else '  (default)'}")
         console.print(f"    {help_text}")

@@ -233,18 +233,17 @@ class Rankline:
         now = self.now()
         for board in list(self._boards.values()):
             current: LeaderboardId | None = None
-            entries: list[tuple[PlayerId, SortKey]] = []
+            entries: list[tuple[PlayerId, SortKey, int]] = []
             skip = False
             async for row in self.store.stream_standings(board.id):
                 if row.leaderboard != current:
                     if current is not None and not skip:
-                        await self.index.replace(current, entries)
+                        await self.index.load(current, entries)
                     current, entries = row.leaderboard, []
                     skip = self._expired(board, current, now)
                 if not skip:
-                    entries.append(
-                        (row.player, encode(row.score, row.achieved_at, row.player, board.order))
-                    )
+                    key = encode(row.score, row.achieved_at, row.player, board.order)
+                    entries.append((row.player, key, row.revision))
                 done += 1
                 if done % 100_000 == 0:
                     self.rebuild_progress = (done, total)
@@ -252,7 +251,7 @@ class Rankline:
                         last_log = time.perf_counter()
                         log.info("rebuild: %s / %s standings", f"{done:,}", f"{total:,}")
             if current is not None and not skip:
-                await self.index.replace(current, entries)
+                await self.index.load(current, entries)
         self.rebuild_progress = (done, total)
         elapsed = time.perf_counter() - started
         if total:

@@ -39,11 +39,17 @@ class LeaderboardId(NamedTuple):
 
 
 class IndexChange(NamedTuple):
-    """Set a player's sort key on a leaderboard, or remove the player when ``key`` is None."""
+    """Set a player's sort key on a leaderboard, or remove the player when ``key`` is None.
+
+    ``revision`` is the standing's revision in the durable store. An index shared by several
+    processes applies a change only when it is newer than what it holds, so updates that
+    arrive out of order never bring back an older state. 0 applies unconditionally.
+    """
 
     leaderboard: LeaderboardId
     player: PlayerId
     key: SortKey | None
+    revision: int = 0
 
 
 class Position(NamedTuple):
@@ -63,6 +69,8 @@ class Standing:
     player: PlayerId
     score: Score
     achieved_at: Micros
+    revision: int = 1
+    """Starts at 1 and grows by one with every change of the standing."""
 
 
 @dataclass(slots=True)
@@ -90,10 +98,11 @@ class RankingIndex(Protocol):
     async def apply(self, changes: Sequence[IndexChange]) -> None:
         """Apply changes in order. Each is an upsert (or removal) of one player's key."""
 
-    async def replace(
-        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey]]
+    async def load(
+        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
     ) -> None:
-        """Replace a whole leaderboard with the given entries (used by rebuilds)."""
+        """Bulk-load standings (player, key, revision) read from the durable store, as a
+        rebuild does. Where the index already holds a newer revision, it keeps it."""
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         """The player's position, total and count of strictly better scores, or None."""

@@ -266,7 +266,10 @@ class GroupCommitWriter:
                 if standing.applied and key not in self._known_periods:
                     periods[key] = (period.starts_at, period.ends_at)
         await tx.insert_events(events)
-        rows = [Standing(lb, p, e.score, e.achieved_at) for (lb, p), e in changed.items()]
+        rows = [
+            Standing(lb, p, e.score, e.achieved_at, _next_revision(stored.get((lb, p))))
+            for (lb, p), e in changed.items()
+        ]
         await tx.write_standings(
             [r for r in rows if (r.leaderboard, r.player) not in stored],
             [r for r in rows if (r.leaderboard, r.player) in stored],
@@ -274,8 +277,13 @@ class GroupCommitWriter:
         if periods:
             await tx.add_periods([(*key, *bounds) for key, bounds in sorted(periods.items())])
         changes = [
-            IndexChange(lb, player, encode(e.score, e.achieved_at, player, boards[lb.board].order))
-            for (lb, player), e in changed.items()
+            IndexChange(
+                r.leaderboard,
+                r.player,
+                encode(r.score, r.achieved_at, r.player, boards[r.leaderboard.board].order),
+                r.revision,
+            )
+            for r in rows
         ]
         return _Plan(outcomes, changes, set(periods))
 
@@ -305,6 +313,10 @@ def _evaluate(
                 staged[key] = new
                 standings.append(StandingOutcome(target, True, None, new, current))
     return staged, standings
+
+
+def _next_revision(stored: Standing | None) -> int:
+    return 1 if stored is None else stored.revision + 1
 
 
 def _applied(primary: StandingOutcome | None, standings: list[StandingOutcome]) -> bool:

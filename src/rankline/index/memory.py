@@ -66,7 +66,7 @@ class MemoryIndex:
         return found
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
-        for leaderboard, player, key in changes:
+        for leaderboard, player, key, _ in changes:
             if key is None:
                 found = self._get(leaderboard)
                 if found is not None:
@@ -74,13 +74,20 @@ class MemoryIndex:
             else:
                 self._make(leaderboard).set(player, key)
 
-    async def replace(
-        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey]]
+    async def load(
+        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
     ) -> None:
-        fresh = _Leaderboard()
-        fresh.players = dict(entries)
-        fresh.keys = SortedList(fresh.players.values())
-        self._boards.setdefault(leaderboard.board, {})[leaderboard] = fresh
+        # One process writes this index, so its state is never older than the store's:
+        # revisions need no tracking. An absent leaderboard is built in one sort.
+        found = self._get(leaderboard)
+        if found is None:
+            fresh = _Leaderboard()
+            fresh.players = {player: key for player, key, _ in entries}
+            fresh.keys = SortedList(fresh.players.values())
+            self._boards.setdefault(leaderboard.board, {})[leaderboard] = fresh
+        else:
+            for player, key, _ in entries:
+                found.set(player, key)
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         found = self._get(leaderboard)

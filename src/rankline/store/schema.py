@@ -6,6 +6,8 @@ integers, so every dialect stores both exactly.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -19,8 +21,23 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy.dialects import mysql
+from sqlalchemy.types import TypeEngine
 
 metadata = MetaData()
+
+
+def Ident(length: int) -> TypeEngine[str]:
+    """An ASCII identifier compared bytewise on every dialect, as the ranking order needs
+    (PostgreSQL's default collation is linguistic; MariaDB's is case-insensitive)."""
+    return (
+        String(length)
+        .with_variant(String(length, collation="C"), "postgresql")
+        .with_variant(mysql.VARCHAR(length, charset="ascii", collation="ascii_bin"), "mysql")
+    )
+
+
+TABLE_OPTIONS: dict[str, Any] = {"mysql_charset": "utf8mb4", "mysql_engine": "InnoDB"}
 
 # SQLite only auto-increments an INTEGER PRIMARY KEY; other dialects get a BIGINT.
 EventId = BigInteger().with_variant(Integer(), "sqlite")
@@ -28,19 +45,20 @@ EventId = BigInteger().with_variant(Integer(), "sqlite")
 boards = Table(
     "rl_boards",
     metadata,
-    Column("id", String(64), primary_key=True),
+    Column("id", Ident(64), primary_key=True),
     Column("definition", Text, nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Column("updated_at", BigInteger, nullable=False),
+    **TABLE_OPTIONS,
 )
 
 score_events = Table(
     "rl_score_events",
     metadata,
     Column("id", EventId, primary_key=True, autoincrement=True),
-    Column("board_id", String(64), nullable=False),
-    Column("player_id", String(64), nullable=False),
-    Column("match_id", String(128), nullable=False),
+    Column("board_id", Ident(64), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("match_id", Ident(128), nullable=False),
     Column("score", BigInteger, nullable=False),
     Column("at", BigInteger, nullable=False),
     Column("received_at", BigInteger, nullable=False),
@@ -49,18 +67,20 @@ score_events = Table(
     Column("metadata", Text, nullable=False),
     UniqueConstraint("board_id", "player_id", "match_id", name="uq_rl_score_events_key"),
     Index("ix_rl_score_events_player", "player_id", "id"),
+    **TABLE_OPTIONS,
 )
 
 standings = Table(
     "rl_standings",
     metadata,
-    Column("board_id", String(64), nullable=False),
-    Column("window", String(16), nullable=False),
-    Column("period", String(64), nullable=False),
-    Column("scope", String(100), nullable=False),
-    Column("player_id", String(64), nullable=False),
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("scope", Ident(100), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
     Column("score", BigInteger, nullable=False),
     Column("achieved_at", BigInteger, nullable=False),
+    Column("revision", BigInteger, nullable=False),
     PrimaryKeyConstraint("board_id", "window", "period", "scope", "player_id"),
     Index(
         "ix_rl_standings_rank",
@@ -73,15 +93,17 @@ standings = Table(
         "player_id",
     ),
     Index("ix_rl_standings_player", "player_id"),
+    **TABLE_OPTIONS,
 )
 
 periods = Table(
     "rl_periods",
     metadata,
-    Column("board_id", String(64), nullable=False),
-    Column("window", String(16), nullable=False),
-    Column("period", String(64), nullable=False),
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
     Column("starts_at", BigInteger, nullable=True),
     Column("ends_at", BigInteger, nullable=True),
     PrimaryKeyConstraint("board_id", "window", "period"),
+    **TABLE_OPTIONS,
 )

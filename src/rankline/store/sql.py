@@ -82,7 +82,7 @@ class _Transaction:
         for leaderboard, players in by_leaderboard.items():
             for chunk in _chunks(sorted(set(players))):
                 rows = await self._conn.execute(
-                    select(s.c.player_id, s.c.score, s.c.achieved_at).where(
+                    select(s.c.player_id, s.c.score, s.c.achieved_at, s.c.revision).where(
                         s.c.board_id == leaderboard.board,
                         s.c.window == leaderboard.window,
                         s.c.period == leaderboard.period,
@@ -90,8 +90,10 @@ class _Transaction:
                         s.c.player_id.in_(chunk),
                     )
                 )
-                for player, score, achieved_at in rows:
-                    found[leaderboard, player] = Standing(leaderboard, player, score, achieved_at)
+                for player, score, achieved_at, revision in rows:
+                    found[leaderboard, player] = Standing(
+                        leaderboard, player, score, achieved_at, revision
+                    )
         return found
 
     async def insert_events(self, events: Sequence[ScoreEvent]) -> None:
@@ -131,7 +133,11 @@ class _Transaction:
                     s.c.scope == bindparam("k_scope"),
                     s.c.player_id == bindparam("k_player"),
                 )
-                .values(score=bindparam("k_score"), achieved_at=bindparam("k_at")),
+                .values(
+                    score=bindparam("k_score"),
+                    achieved_at=bindparam("k_at"),
+                    revision=bindparam("k_revision"),
+                ),
                 [
                     {
                         "k_board": x.leaderboard.board,
@@ -141,6 +147,7 @@ class _Transaction:
                         "k_player": x.player,
                         "k_score": x.score,
                         "k_at": x.achieved_at,
+                        "k_revision": x.revision,
                     }
                     for x in updates
                 ],
@@ -178,6 +185,7 @@ def _standing_row(x: Standing) -> dict[str, Any]:
         "player_id": x.player,
         "score": x.score,
         "achieved_at": x.achieved_at,
+        "revision": x.revision,
     }
 
 
@@ -279,15 +287,24 @@ class SqlStore:
         """Every standing of a board in leaderboard order, streamed in chunks."""
         s = t.standings
         query = (
-            select(s.c.window, s.c.period, s.c.scope, s.c.player_id, s.c.score, s.c.achieved_at)
+            select(
+                s.c.window,
+                s.c.period,
+                s.c.scope,
+                s.c.player_id,
+                s.c.score,
+                s.c.achieved_at,
+                s.c.revision,
+            )
             .where(s.c.board_id == board_id)
             .order_by(s.c.window, s.c.period, s.c.scope, s.c.player_id)
             .execution_options(yield_per=10_000)
         )
         async with _mapped_errors(), self._engine.connect() as conn:
             result = await conn.stream(query)
-            async for window, period, scope, player, score, at in result:
-                yield Standing(LeaderboardId(board_id, window, period, scope), player, score, at)
+            async for window, period, scope, player, score, at, revision in result:
+                leaderboard = LeaderboardId(board_id, window, period, scope)
+                yield Standing(leaderboard, player, score, at, revision)
 
 
 def _configure_sqlite(engine: AsyncEngine, synchronous: str) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from rankline.store.schema import TABLE_OPTIONS, Ident
+
 revision = "0001"
 down_revision = None
 branch_labels = None
@@ -21,17 +23,18 @@ _event_id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 def upgrade() -> None:
     op.create_table(
         "rl_boards",
-        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("id", Ident(64), primary_key=True),
         sa.Column("definition", sa.Text, nullable=False),
         sa.Column("created_at", sa.BigInteger, nullable=False),
         sa.Column("updated_at", sa.BigInteger, nullable=False),
+        **TABLE_OPTIONS,
     )
     op.create_table(
         "rl_score_events",
         sa.Column("id", _event_id, primary_key=True, autoincrement=True),
-        sa.Column("board_id", sa.String(64), nullable=False),
-        sa.Column("player_id", sa.String(64), nullable=False),
-        sa.Column("match_id", sa.String(128), nullable=False),
+        sa.Column("board_id", Ident(64), nullable=False),
+        sa.Column("player_id", Ident(64), nullable=False),
+        sa.Column("match_id", Ident(128), nullable=False),
         sa.Column("score", sa.BigInteger, nullable=False),
         sa.Column("at", sa.BigInteger, nullable=False),
         sa.Column("received_at", sa.BigInteger, nullable=False),
@@ -39,18 +42,21 @@ def upgrade() -> None:
         sa.Column("scopes", sa.Text, nullable=False),
         sa.Column("metadata", sa.Text, nullable=False),
         sa.UniqueConstraint("board_id", "player_id", "match_id", name="uq_rl_score_events_key"),
+        **TABLE_OPTIONS,
     )
     op.create_index("ix_rl_score_events_player", "rl_score_events", ["player_id", "id"])
     op.create_table(
         "rl_standings",
-        sa.Column("board_id", sa.String(64), nullable=False),
-        sa.Column("window", sa.String(16), nullable=False),
-        sa.Column("period", sa.String(64), nullable=False),
-        sa.Column("scope", sa.String(100), nullable=False),
-        sa.Column("player_id", sa.String(64), nullable=False),
+        sa.Column("board_id", Ident(64), nullable=False),
+        sa.Column("window", Ident(16), nullable=False),
+        sa.Column("period", Ident(64), nullable=False),
+        sa.Column("scope", Ident(100), nullable=False),
+        sa.Column("player_id", Ident(64), nullable=False),
         sa.Column("score", sa.BigInteger, nullable=False),
         sa.Column("achieved_at", sa.BigInteger, nullable=False),
+        sa.Column("revision", sa.BigInteger, nullable=False),
         sa.PrimaryKeyConstraint("board_id", "window", "period", "scope", "player_id"),
+        **TABLE_OPTIONS,
     )
     op.create_index(
         "ix_rl_standings_rank",
@@ -60,12 +66,13 @@ def upgrade() -> None:
     op.create_index("ix_rl_standings_player", "rl_standings", ["player_id"])
     op.create_table(
         "rl_periods",
-        sa.Column("board_id", sa.String(64), nullable=False),
-        sa.Column("window", sa.String(16), nullable=False),
-        sa.Column("period", sa.String(64), nullable=False),
+        sa.Column("board_id", Ident(64), nullable=False),
+        sa.Column("window", Ident(16), nullable=False),
+        sa.Column("period", Ident(64), nullable=False),
         sa.Column("starts_at", sa.BigInteger, nullable=True),
         sa.Column("ends_at", sa.BigInteger, nullable=True),
         sa.PrimaryKeyConstraint("board_id", "window", "period"),
+        **TABLE_OPTIONS,
     )
 
 
