@@ -10,7 +10,7 @@ from rankline.clock import format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.ordering import decode, player_of
 from rankline.periods import Period, current_period, parse_period
-from rankline.types import GLOBAL_SCOPE, LeaderboardId, PlayerId, Position, SortKey
+from rankline.types import GLOBAL_SCOPE, LeaderboardId, PlayerId, Position, RankingIndex, SortKey
 
 if TYPE_CHECKING:
     from rankline.service import Rankline
@@ -21,9 +21,9 @@ class BoardHandle:
     ``window`` defaults to ``all_time`` (or the board's first window), ``period`` to the
     current one and ``scope`` to ``global``."""
 
-    def __init__(self, service: Rankline, board: Board) -> None:
+    def __init__(self, service: Rankline, board: Board, index: RankingIndex) -> None:
         self._service = service
-        self._index = service.index
+        self._index = index
         self.board = board
 
     def leaderboard(
@@ -91,8 +91,7 @@ class BoardHandle:
     ) -> dict[str, Any]:
         """The entries ranked ``offset + 1`` to ``offset + limit``."""
         leaderboard, _ = self.leaderboard(window, period, scope)
-        keys = await self._index.slice(leaderboard, offset, offset + limit)
-        total = await self._index.total(leaderboard)
+        total, keys = await self._index.page(leaderboard, offset, offset + limit)
         body = self._head(leaderboard, total)
         body["entries"] = [self._entry(offset + i + 1, k) for i, k in enumerate(keys)]
         return body

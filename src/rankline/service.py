@@ -1,30 +1,27 @@
-"""The rankline service: boards, the write path and the read handles, over one store and index.
+"""The rankline service: boards, the write path and reads, over one store and one index.
 
 service = Rankline(Settings())
 await service.start()
-board = service.board("arena-solo")
-await board.top(window="daily")
+top = await service.read("arena-solo", lambda board: board.top(window="daily"))
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from rankline.boards import Board, BoardSpec
-from rankline.clock import SystemClock, format_time
+from rankline.clock import SystemClock
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
 from rankline.index.memory import MemoryIndex
-from rankline.ordering import encode
-from rankline.periods import parse_period
+from rankline.indexing import IndexKeeper
 from rankline.reads import BoardHandle
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.sql import SqlStore
-from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId, RankingIndex, SortKey
+from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId, RankingIndex
 from rankline.writer import GroupCommitWriter, Outcome, Submission
 
 log = logging.getLogger("rankline")
@@ -32,6 +29,15 @@ log = logging.getLogger("rankline")
 
 class NotMigrated(RanklineError):
     title, slug = "Database not migrated", "not-migrated"
+
+
+def make_index(settings: Settings) -> RankingIndex:
+    """The index backend the settings ask for: Redis when RANKLINE_REDIS_URL is set."""
+    if settings.redis_url:
+        from rankline.index.redis import RedisIndex
+
+        return RedisIndex(settings.redis_url)
+    return MemoryIndex()
 
 
 class Rankline:
@@ -48,10 +54,17 @@ class Rankline:
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         self.store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
-        self.index: RankingIndex = index or MemoryIndex()
+        self.index: RankingIndex = index or make_index(settings)
         self._auto_migrate = settings.is_embedded if auto_migrate is None else auto_migrate
         self._boards: dict[BoardId, Board] = {}
         self._board_lock = asyncio.Lock()
+        self.keeper = IndexKeeper(
+            self.index,
+            self.store,
+            self.clock,
+            self.boards,
+            check_seconds=settings.index_check_seconds,
+        )
         self.writer = GroupCommitWriter(
             self.store,
             self.index,
@@ -59,14 +72,12 @@ class Rankline:
             self._boards.get,
             max_batch=settings.commit_max_batch,
             linger_seconds=settings.commit_linger_ms / 1000,
+            on_index_error=self.keeper.missed,
         )
-        self.ready = False
-        self.rebuild_progress: tuple[int, int] = (0, 0)
         self._tasks: list[asyncio.Task[None]] = []
-        self._ready_event = asyncio.Event()
 
     async def start(self, *, wait_ready: bool = False) -> None:
-        """Connect, check the schema, load boards and rebuild the index in the background."""
+        """Connect, check the schema, load boards and build the index in the background."""
         await self.store.start()
         if not await migrate.is_current(self.store.engine):
             if not self._auto_migrate:
@@ -74,14 +85,44 @@ class Rankline:
                     "the database schema is not at the current revision; run `rankline migrate`"
                 )
             await migrate.upgrade(self.store.engine)
-        await self.index.start()
-        for definition in await self.store.load_boards():
-            board = Board(BoardSpec(**definition))
-            self._boards[board.id] = board
-        rebuild = asyncio.create_task(self._rebuild(), name="rankline-rebuild")
-        self._tasks = [rebuild, asyncio.create_task(self._sweep(), name="rankline-retention")]
+        await self.reload_boards()
+        try:
+            await self.index.start()
+        except IndexUnavailable as exc:
+            self.keeper.degrade(exc.detail)
+        if self.keeper.shared:
+            # Writes go to SQL and a shared index guards by revision, so they need not
+            # wait for the build; reads are served from SQL until it is done.
+            self.writer.start()
+        self._tasks = [
+            asyncio.create_task(self._build(), name="rankline-build"),
+            asyncio.create_task(self._sweep(), name="rankline-retention"),
+        ]
+        if self.keeper.shared:
+            self._tasks.append(asyncio.create_task(self.keeper.watch(), name="rankline-watch"))
         if wait_ready:
             await self.wait_ready()
+
+    async def _build(self) -> None:
+        while True:
+            try:
+                await self.keeper.build()
+                break
+            except IndexUnavailable as exc:
+                self.keeper.degrade(exc.detail)
+                await asyncio.sleep(self.settings.index_check_seconds)
+        self.writer.start()
+
+    async def wait_ready(self) -> None:
+        """Wait until the ranking index is built (raises if the build failed)."""
+        build = self._tasks[0]
+        waiter = asyncio.ensure_future(self.keeper.wait_built())
+        try:
+            await asyncio.wait({build, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if build.done() and not waiter.done():
+                build.result()
+        finally:
+            waiter.cancel()
 
     async def close(self) -> None:
         await self.writer.close()
@@ -94,7 +135,23 @@ class Rankline:
     def now(self) -> Micros:
         return self.clock.now()
 
+    @property
+    def ready(self) -> bool:
+        return self.keeper.usable
+
+    def readiness(self) -> dict[str, Any]:
+        return self.keeper.state()
+
     # --- boards -------------------------------------------------------------------------
+
+    async def reload_boards(self) -> None:
+        """Read board definitions from the durable store (the truth for every worker)."""
+        fresh = {}
+        for definition in await self.store.load_boards():
+            board = Board(BoardSpec(**definition))
+            fresh[board.id] = board
+        self._boards.clear()
+        self._boards.update(fresh)
 
     def boards(self) -> list[Board]:
         return [self._boards[k] for k in sorted(self._boards)]
@@ -104,12 +161,6 @@ class Rankline:
         if board is None:
             raise NotFound(f"no board {board_id!r}")
         return board
-
-    def board(self, board_id: BoardId) -> BoardHandle:
-        """A handle for reading one board's leaderboards."""
-        if not self.ready:
-            raise IndexUnavailable("the ranking index is rebuilding; retry shortly")
-        return BoardHandle(self, self.get_board(board_id))
 
     async def put_board(self, board_id: BoardId, spec: BoardSpec) -> tuple[Board, bool]:
         """Create or update a board; True when it was created."""
@@ -129,6 +180,26 @@ class Rankline:
             self._boards.pop(board_id, None)
             self.writer.forget_board(board_id)
             await self.index.drop(await self.index.leaderboards(board_id))
+
+    # --- reads --------------------------------------------------------------------------
+
+    async def read(
+        self, board_id: BoardId, op: Callable[[BoardHandle], Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """Run a read on the index; from SQL, flagged ``degraded``, when it cannot answer."""
+        board = self.get_board(board_id)
+        if self.keeper.usable:
+            try:
+                return await op(BoardHandle(self, board, self.index))
+            except IndexUnavailable as exc:
+                self.keeper.degrade(exc.detail)
+        body = await op(BoardHandle(self, board, self.keeper.fallback))
+        body["degraded"] = True
+        return body
+
+    def board(self, board_id: BoardId) -> BoardHandle:
+        """A handle on one board's leaderboards, reading from whatever can answer now."""
+        return BoardHandle(self, self.get_board(board_id), self.keeper.reader())
 
     # --- writes -------------------------------------------------------------------------
 
@@ -163,12 +234,22 @@ class Rankline:
         self, submissions: Sequence[Submission]
     ) -> list[dict[str, Any] | RanklineError]:
         """Write submissions durably (group commit) and answer each with its standings."""
-        if not self.ready:
-            raise IndexUnavailable("the ranking index is rebuilding; retry shortly")
+        if not self.writer.running:
+            raise IndexUnavailable("the ranking index is being built; retry shortly")
         outcomes = await self.writer.submit(submissions)
         return [
             o if isinstance(o, RanklineError) else await self._render_outcome(o) for o in outcomes
         ]
+
+    async def _rank(self, leaderboard: LeaderboardId, player: PlayerId) -> int | None:
+        if self.keeper.usable:
+            try:
+                position = await self.index.position(leaderboard, player)
+                return None if position is None else position.offset + 1
+            except IndexUnavailable as exc:
+                self.keeper.degrade(exc.detail)
+        position = await self.keeper.fallback.position(leaderboard, player)
+        return None if position is None else position.offset + 1
 
     async def _render_outcome(self, outcome: Outcome) -> dict[str, Any]:
         sub = outcome.submission
@@ -176,8 +257,7 @@ class Rankline:
         for s in outcome.standings:
             rank = None
             if s.entry is not None:
-                position = await self.index.position(s.target.leaderboard, sub.player)
-                rank = None if position is None else position.offset + 1
+                rank = await self._rank(s.target.leaderboard, sub.player)
             item: dict[str, Any] = {
                 "window": s.target.leaderboard.window,
                 "period": s.target.leaderboard.period,
@@ -190,105 +270,31 @@ class Rankline:
                 item["reason"] = s.reason
             standings.append(item)
         primary = outcome.primary
+        previous = None if primary is None or primary.previous is None else primary.previous
         return {
             "player_id": sub.player,
             "match_id": sub.match_id,
             "applied": False if primary is None else primary.applied,
             "duplicate": outcome.duplicate,
-            "previous_score": None
-            if primary is None or primary.previous is None
-            else primary.previous.score,
+            "previous_score": None if previous is None else previous.score,
             "score": None if primary is None or primary.entry is None else primary.entry.score,
             "standings": standings,
         }
 
-    # --- index lifecycle ------------------------------------------------------------------
-
-    def readiness(self) -> dict[str, Any]:
-        done, total = self.rebuild_progress
-        return {
-            "ready": self.ready,
-            "index": "ready" if self.ready else "rebuilding",
-            "rebuild": {"done": done, "total": total},
-            "as_of": format_time(self.now()),
-        }
-
-    def _expired(self, board: Board, leaderboard: LeaderboardId, now: Micros) -> bool:
-        try:
-            period = parse_period(leaderboard.window, leaderboard.period, board.seasons)
-        except ValueError:
-            return False
-        expires = board.expires_at(period)
-        return expires is not None and now >= expires
-
-    async def _rebuild(self) -> None:
-        """Load every live standing from the durable store into the index."""
-        started = time.perf_counter()
-        total = await self.store.count_standings()
-        self.rebuild_progress = (0, total)
-        if total:
-            log.info("rebuilding the ranking index from %s standings", f"{total:,}")
-        done = 0
-        last_log = started
-        now = self.now()
-        for board in list(self._boards.values()):
-            current: LeaderboardId | None = None
-            entries: list[tuple[PlayerId, SortKey, int]] = []
-            skip = False
-            async for row in self.store.stream_standings(board.id):
-                if row.leaderboard != current:
-                    if current is not None and not skip:
-                        await self.index.load(current, entries)
-                    current, entries = row.leaderboard, []
-                    skip = self._expired(board, current, now)
-                if not skip:
-                    key = encode(row.score, row.achieved_at, row.player, board.order)
-                    entries.append((row.player, key, row.revision))
-                done += 1
-                if done % 100_000 == 0:
-                    self.rebuild_progress = (done, total)
-                    if time.perf_counter() - last_log > 2:
-                        last_log = time.perf_counter()
-                        log.info("rebuild: %s / %s standings", f"{done:,}", f"{total:,}")
-            if current is not None and not skip:
-                await self.index.load(current, entries)
-        self.rebuild_progress = (done, total)
-        elapsed = time.perf_counter() - started
-        if total:
-            log.info("ranking index ready: %s standings in %.1f s", f"{done:,}", elapsed)
-        self.writer.start()
-        self.ready = True
-        self._ready_event.set()
-
-    async def wait_ready(self) -> None:
-        """Wait until the ranking index is built (raises if the rebuild failed)."""
-        while not self._ready_event.is_set():
-            for task in self._tasks[:1]:
-                if task.done():
-                    task.result()
-            try:
-                await asyncio.wait_for(self._ready_event.wait(), 0.05)
-            except TimeoutError:
-                continue
+    # --- retention ----------------------------------------------------------------------
 
     async def _sweep(self) -> None:
-        """Drop the live leaderboards of closed periods whose retention has passed."""
         while True:
             await asyncio.sleep(self.settings.retention_sweep_seconds)
-            if self.ready:
-                await self.expire_periods()
+            if self.keeper.usable:
+                try:
+                    await self.expire_periods()
+                except IndexUnavailable as exc:
+                    self.keeper.degrade(exc.detail)
 
     async def expire_periods(self) -> list[LeaderboardId]:
-        now = self.now()
-        dropped: list[LeaderboardId] = []
-        for board in list(self._boards.values()):
-            for leaderboard in await self.index.leaderboards(board.id):
-                if self._expired(board, leaderboard, now):
-                    dropped.append(leaderboard)
-        if dropped:
-            await self.index.drop(dropped)
-            log.info("expired %d leaderboards past retention", len(dropped))
-        return dropped
+        """Drop the live leaderboards of closed periods whose retention has passed."""
+        return await self.keeper.sweep()
 
 
-__all__ = ["NotMigrated", "Rankline"]
+__all__ = ["NotMigrated", "Rankline", "make_index"]

@@ -31,6 +31,11 @@ class Settings(BaseSettings):
         description="SQLAlchemy async URL of the durable store, e.g. "
         "postgresql+asyncpg://user@host/db. Default: SQLite at DATA_DIR/rankline.db.",
     )
+    redis_url: str | None = Field(
+        None,
+        description="Redis URL of a shared ranking index, e.g. redis://127.0.0.1:6379/0. "
+        "Default: the in-process index (one process only).",
+    )
     server_keys: str = Field(
         "",
         description="Comma-separated keys accepted for writes. If empty, one is generated "
@@ -65,6 +70,11 @@ class Settings(BaseSettings):
         "FULL",
         description="SQLite fsync mode. FULL survives power loss; NORMAL survives process "
         "crashes only and writes faster.",
+    )
+    index_check_seconds: float = Field(
+        0.5,
+        gt=0,
+        description="How often a shared (Redis) index is checked while degraded or lost.",
     )
     retention_sweep_seconds: float = Field(
         60.0, gt=0, description="How often expired periods are dropped from the ranking index."

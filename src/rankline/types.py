@@ -115,6 +115,11 @@ class RankingIndex(Protocol):
     async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
         """Keys at positions ``start`` (inclusive) to ``stop`` (exclusive)."""
 
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        """The leaderboard's total and the keys from ``start`` to ``stop``, read together."""
+
     async def around(
         self, leaderboard: LeaderboardId, player: PlayerId, k: int
     ) -> tuple[Position, int, list[SortKey]] | None:
@@ -126,6 +131,10 @@ class RankingIndex(Protocol):
         """Every leaderboard of a board that holds at least one entry."""
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None: ...
+
+    async def expire_at(self, leaderboard: LeaderboardId, when_micros: Micros) -> None:
+        """Let the index drop a closed period's leaderboard by itself at ``when_micros``
+        (a shared index); an index that cannot may rely on the service's sweep instead."""
 
 
 class StoreTransaction(Protocol):

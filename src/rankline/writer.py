@@ -19,6 +19,7 @@ from typing import Any
 from rankline.boards import Board, Target
 from rankline.errors import (
     Conflict,
+    IndexUnavailable,
     InvalidInput,
     NotFound,
     RanklineError,
@@ -115,6 +116,7 @@ class GroupCommitWriter:
         *,
         max_batch: int = 2000,
         linger_seconds: float = 0.0,
+        on_index_error: Callable[[Sequence[IndexChange], RanklineError], None] | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -122,6 +124,7 @@ class GroupCommitWriter:
         self._boards = boards
         self._max_batch = max_batch
         self._linger = linger_seconds
+        self._on_index_error = on_index_error
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._known_periods: set[tuple[BoardId, str, str]] = set()
@@ -129,6 +132,10 @@ class GroupCommitWriter:
         """Held while a batch commits; board deletion takes it to avoid racing a batch."""
         self.batches = 0
         self.committed = 0
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None
 
     def start(self) -> None:
         if self._task is None:
@@ -191,7 +198,13 @@ class GroupCommitWriter:
                 except Unavailable as exc:
                     _fail(batch, exc)
                     return
-            await self._index.apply(plan.changes)
+            try:
+                await self._index.apply(plan.changes)
+            except IndexUnavailable as exc:
+                # Committed to SQL, so the writes stand; the index catches up later.
+                if self._on_index_error is None:
+                    raise
+                self._on_index_error(plan.changes, exc)
         self._known_periods |= plan.periods
         self.batches += 1
         self.committed += len(batch)

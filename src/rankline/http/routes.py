@@ -181,49 +181,57 @@ def _located(error: RanklineError, index: int) -> dict[str, Any]:
 
 async def top(request: Request) -> Response:
     _keys(request).require_read(request)
-    handle = _service(request).board(_board_id(request))
-    body = await handle.top(
-        **_where(request),
-        limit=query_int(request, "limit", 100, 1, 1000),
-        offset=query_int(request, "offset", 0, 0, 2**62),
+    where = _where(request)
+    limit = query_int(request, "limit", 100, 1, 1000)
+    offset = query_int(request, "offset", 0, 0, 2**62)
+    body = await _service(request).read(
+        _board_id(request), lambda board: board.top(**where, limit=limit, offset=offset)
     )
     return json_response(body)
 
 
 async def player(request: Request) -> Response:
     _keys(request).require_read(request)
-    handle = _service(request).board(_board_id(request))
-    return json_response(await handle.player(_player_id(request), **_where(request)))
+    board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
+    body = await _service(request).read(board_id, lambda board: board.player(player_id, **where))
+    return json_response(body)
 
 
 async def around(request: Request) -> Response:
     _keys(request).require_read(request)
-    handle = _service(request).board(_board_id(request))
+    board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
     k = query_int(request, "k", 5, 0, 100)
-    return json_response(await handle.around(_player_id(request), k=k, **_where(request)))
+    body = await _service(request).read(
+        board_id, lambda board: board.around(player_id, k=k, **where)
+    )
+    return json_response(body)
 
 
 async def friends(request: Request) -> Response:
     _keys(request).require_read(request)
-    board_id, player_id = _board_id(request), _player_id(request)
-    body = await _body(request, s.FriendsIn)
-    handle = _service(request).board(board_id)
-    answer = await handle.friends(player_id, body.friends, k=body.k, **_where(request))
-    return json_response(answer)
+    board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
+    ask = await _body(request, s.FriendsIn)
+    body = await _service(request).read(
+        board_id, lambda board: board.friends(player_id, ask.friends, k=ask.k, **where)
+    )
+    return json_response(body)
 
 
 async def ranks(request: Request) -> Response:
     _keys(request).require_read(request)
-    board_id = _board_id(request)
-    body = await _body(request, s.RanksIn)
-    handle = _service(request).board(board_id)
-    return json_response(await handle.ranks(body.player_ids, **_where(request)))
+    board_id, where = _board_id(request), _where(request)
+    ask = await _body(request, s.RanksIn)
+    body = await _service(request).read(
+        board_id, lambda board: board.ranks(ask.player_ids, **where)
+    )
+    return json_response(body)
 
 
 async def periods(request: Request) -> Response:
     _keys(request).require_read(request)
-    handle = _service(request).board(_board_id(request))
-    return json_response(await handle.periods(query_str(request, "window")))
+    window = query_str(request, "window")
+    body = await _service(request).read(_board_id(request), lambda board: board.periods(window))
+    return json_response(body)
 
 
 # --- the table -----------------------------------------------------------------------

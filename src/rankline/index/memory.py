@@ -45,6 +45,8 @@ class _Leaderboard:
 class MemoryIndex:
     """``RankingIndex`` in this process's memory; one process only."""
 
+    shared = False
+
     def __init__(self) -> None:
         self._boards: dict[BoardId, dict[LeaderboardId, _Leaderboard]] = {}
 
@@ -108,6 +110,14 @@ class MemoryIndex:
             return []
         return list(found.keys.islice(start, stop))
 
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        found = self._get(leaderboard)
+        if found is None:
+            return 0, []
+        return len(found.keys), list(found.keys.islice(start, stop)) if start < stop else []
+
     async def around(
         self, leaderboard: LeaderboardId, player: PlayerId, k: int
     ) -> tuple[Position, int, list[SortKey]] | None:
@@ -124,6 +134,9 @@ class MemoryIndex:
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         return [lb for lb, found in self._boards.get(board, {}).items() if found.keys]
+
+    async def expire_at(self, leaderboard: LeaderboardId, when_micros: int) -> None:
+        return None  # the service's retention sweep drops it
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
         for leaderboard in leaderboards:

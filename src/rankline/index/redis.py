@@ -9,13 +9,16 @@ same script. redis-py errors never leave this module: they become ``IndexUnavail
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from itertools import islice
 from typing import Any
 
 from redis import asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.asyncio.lock import Lock
+from redis.exceptions import LockError, RedisError
 
 from rankline.errors import IndexUnavailable
 from rankline.index import keys as k
@@ -24,6 +27,7 @@ from rankline.ordering import HEAD_BYTES
 from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
 
 _LOAD_CHUNK = 1000
+_LOCK_SECONDS = 30
 _ARG_CHUNK = 1000
 
 
@@ -45,6 +49,8 @@ def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[by
 class RedisIndex:
     """``RankingIndex`` in Redis; shared by every worker process."""
 
+    shared = True
+
     def __init__(self, url: str, *, client: aioredis.Redis | None = None) -> None:
         self.url = url
         self.client: aioredis.Redis = client or aioredis.Redis.from_url(
@@ -54,6 +60,7 @@ class RedisIndex:
         self._around = self.client.register_script(scripts.AROUND)
         self._positions = self.client.register_script(scripts.POSITIONS)
         self._page = self.client.register_script(scripts.PAGE)
+        self._lock: Lock | None = None
 
     async def start(self) -> None:
         async with _mapped():
@@ -70,9 +77,29 @@ class RedisIndex:
         async with _mapped():
             return bool(await self.client.exists(k.META_BUILT))
 
-    async def mark_built(self, value: str) -> None:
+    async def mark_built(self) -> None:
         async with _mapped():
-            await self.client.set(k.META_BUILT, value)
+            await self.client.set(k.META_BUILT, str(time.time()))
+
+    @asynccontextmanager
+    async def rebuild_lock(self) -> AsyncIterator[bool]:
+        """Try to become the one process rebuilding; yields whether this one is."""
+        lock = self.client.lock(k.META_REBUILD_LOCK, timeout=_LOCK_SECONDS)
+        async with _mapped():
+            mine = bool(await lock.acquire(blocking=False))
+        self._lock = lock if mine else None
+        try:
+            yield mine
+        finally:
+            self._lock = None
+            if mine:
+                with contextlib.suppress(LockError, RedisError, OSError):
+                    await lock.release()
+
+    async def extend_rebuild_lock(self) -> None:
+        if self._lock is not None:
+            async with _mapped():
+                await self._lock.extend(_LOCK_SECONDS, replace_ttl=True)
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
         grouped: dict[LeaderboardId, list[tuple[PlayerId, SortKey | None, int]]] = {}

@@ -12,7 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from rankline.store.sql import _mapped_errors
+from rankline.store.sql import mapped_errors
 
 logging.getLogger("alembic").setLevel(logging.WARNING)
 
@@ -32,7 +32,7 @@ async def current_revision(engine: AsyncEngine) -> str | None:
     def read(conn: Connection) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
-    async with _mapped_errors(), engine.connect() as conn:
+    async with mapped_errors(), engine.connect() as conn:
         return await conn.run_sync(read)
 
 
@@ -42,7 +42,7 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
     def run(conn: Connection) -> None:
         command.upgrade(_config(conn), revision)
 
-    async with _mapped_errors(), engine.begin() as conn:
+    async with mapped_errors(), engine.begin() as conn:
         await conn.run_sync(run)
 
 

@@ -43,7 +43,7 @@ def _chunks(items: Sequence[_T], size: int = _CHUNK) -> list[Sequence[_T]]:
 
 
 @asynccontextmanager
-async def _mapped_errors() -> AsyncIterator[None]:
+async def mapped_errors() -> AsyncIterator[None]:
     try:
         yield
     except IntegrityError as exc:
@@ -210,7 +210,7 @@ class SqlStore:
         return self._engine
 
     async def start(self) -> None:
-        async with _mapped_errors(), self._engine.connect() as conn:
+        async with mapped_errors(), self._engine.connect() as conn:
             await conn.execute(select(1))
 
     async def close(self) -> None:
@@ -218,18 +218,18 @@ class SqlStore:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Transaction]:
-        async with _mapped_errors(), self._engine.begin() as conn:
+        async with mapped_errors(), self._engine.begin() as conn:
             yield _Transaction(conn)
 
     async def load_boards(self) -> list[dict[str, Any]]:
-        async with _mapped_errors(), self._engine.connect() as conn:
+        async with mapped_errors(), self._engine.connect() as conn:
             rows = await conn.execute(select(t.boards.c.definition).order_by(t.boards.c.id))
             return [_unjson.decode(r[0]) for r in rows]
 
     async def save_board(self, board_id: BoardId, definition: dict[str, Any], now: Micros) -> None:
         b = t.boards
         text = _json.encode(definition).decode()
-        async with _mapped_errors(), self._engine.begin() as conn:
+        async with mapped_errors(), self._engine.begin() as conn:
             changed = await conn.execute(
                 update(b).where(b.c.id == board_id).values(definition=text, updated_at=now)
             )
@@ -239,14 +239,14 @@ class SqlStore:
                 )
 
     async def delete_board(self, board_id: BoardId) -> None:
-        async with _mapped_errors(), self._engine.begin() as conn:
+        async with mapped_errors(), self._engine.begin() as conn:
             for table in (t.standings, t.score_events, t.periods):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
             await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
 
     async def board_has_entries(self, board_id: BoardId) -> bool:
         s = t.standings
-        async with _mapped_errors(), self._engine.connect() as conn:
+        async with mapped_errors(), self._engine.connect() as conn:
             row = await conn.execute(select(s.c.player_id).where(s.c.board_id == board_id).limit(1))
             return row.first() is not None
 
@@ -259,12 +259,12 @@ class SqlStore:
         )
         if window is not None:
             query = query.where(p.c.window == window)
-        async with _mapped_errors(), self._engine.connect() as conn:
+        async with mapped_errors(), self._engine.connect() as conn:
             return [(r[0], r[1], r[2], r[3]) for r in await conn.execute(query)]
 
     async def count_leaderboard(self, leaderboard: LeaderboardId) -> int:
         s = t.standings
-        async with _mapped_errors(), self._engine.connect() as conn:
+        async with mapped_errors(), self._engine.connect() as conn:
             row = await conn.execute(
                 select(func.count()).where(
                     s.c.board_id == leaderboard.board,
@@ -280,7 +280,7 @@ class SqlStore:
         query = select(func.count()).select_from(s)
         if board_id is not None:
             query = query.where(s.c.board_id == board_id)
-        async with _mapped_errors(), self._engine.connect() as conn:
+        async with mapped_errors(), self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def stream_standings(self, board_id: BoardId) -> AsyncIterator[Standing]:
@@ -300,7 +300,7 @@ class SqlStore:
             .order_by(s.c.window, s.c.period, s.c.scope, s.c.player_id)
             .execution_options(yield_per=10_000)
         )
-        async with _mapped_errors(), self._engine.connect() as conn:
+        async with mapped_errors(), self._engine.connect() as conn:
             result = await conn.stream(query)
             async for window, period, scope, player, score, at, revision in result:
                 leaderboard = LeaderboardId(board_id, window, period, scope)

@@ -1,0 +1,174 @@
+"""Ranking answered by the durable store itself: the degraded read path.
+
+Used while the ranking index cannot answer (Redis unreachable, or rebuilding). Every rank is
+a count over the standings' rank index (board, window, period, scope, score, achieved_at,
+player_id), so answers are exact and slower: O(rank) instead of O(log N). It writes nothing;
+the group-commit writer has already put every standing in SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, func, or_, select
+
+from rankline.ordering import encode
+from rankline.store import schema as t
+from rankline.store.sql import SqlStore, mapped_errors
+from rankline.types import (
+    BoardId,
+    IndexChange,
+    LeaderboardId,
+    Order,
+    PlayerId,
+    Position,
+    Score,
+    SortKey,
+)
+
+_s = t.standings
+
+
+def _where(leaderboard: LeaderboardId) -> ColumnElement[bool]:
+    return and_(
+        _s.c.board_id == leaderboard.board,
+        _s.c.window == leaderboard.window,
+        _s.c.period == leaderboard.period,
+        _s.c.scope == leaderboard.scope,
+    )
+
+
+def _better(order: Order, score: Score) -> ColumnElement[bool]:
+    return _s.c.score > score if order == "desc" else _s.c.score < score
+
+
+def _before(order: Order, score: Score, at: int, player: PlayerId) -> ColumnElement[bool]:
+    """Rows ranked strictly before (score, at, player)."""
+    return or_(
+        _better(order, score),
+        and_(
+            _s.c.score == score,
+            or_(_s.c.achieved_at < at, and_(_s.c.achieved_at == at, _s.c.player_id < player)),
+        ),
+    )
+
+
+class SqlIndex:
+    """The read half of ``RankingIndex`` over SQL; ``order_of`` gives a board's order."""
+
+    def __init__(self, store: SqlStore, order_of: Callable[[BoardId], Order]) -> None:
+        self._store = store
+        self._order_of = order_of
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def apply(self, changes: Sequence[IndexChange]) -> None:
+        return None
+
+    async def load(
+        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
+    ) -> None:
+        return None
+
+    def _sorted(self, leaderboard: LeaderboardId) -> list[Any]:
+        score = _s.c.score.desc() if self._order_of(leaderboard.board) == "desc" else _s.c.score
+        return [score, _s.c.achieved_at, _s.c.player_id]
+
+    def _key(self, leaderboard: LeaderboardId, row: Any) -> SortKey:
+        order = self._order_of(leaderboard.board)
+        return encode(row.score, row.achieved_at, row.player_id, order)
+
+    async def _scalar(self, query: Any) -> int:
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        order = self._order_of(leaderboard.board)
+        where = _where(leaderboard)
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(_s.c.score, _s.c.achieved_at, _s.c.player_id).where(
+                        where, _s.c.player_id == player
+                    )
+                )
+            ).first()
+            if row is None:
+                return None
+            before = _before(order, row.score, row.achieved_at, player)
+            counts = (
+                await conn.execute(
+                    select(
+                        select(func.count()).where(where, before).scalar_subquery(),
+                        select(func.count()).where(where).scalar_subquery(),
+                        select(func.count())
+                        .where(where, _better(order, row.score))
+                        .scalar_subquery(),
+                    )
+                )
+            ).one()
+        return Position(int(counts[0]), self._key(leaderboard, row), int(counts[1]), int(counts[2]))
+
+    async def positions(
+        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
+    ) -> list[tuple[int, SortKey]]:
+        found = []
+        for player in dict.fromkeys(players):
+            position = await self.position(leaderboard, player)
+            if position is not None:
+                found.append((position.offset, position.key))
+        found.sort()
+        return found
+
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        where = _where(leaderboard)
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            total = int((await conn.execute(select(func.count()).where(where))).scalar_one())
+            if stop <= start:
+                return total, []
+            rows = await conn.execute(
+                select(_s.c.score, _s.c.achieved_at, _s.c.player_id)
+                .where(where)
+                .order_by(*self._sorted(leaderboard))
+                .offset(start)
+                .limit(stop - start)
+            )
+            return total, [self._key(leaderboard, r) for r in rows]
+
+    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
+        return (await self.page(leaderboard, start, stop))[1]
+
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        position = await self.position(leaderboard, player)
+        if position is None:
+            return None
+        first = max(0, position.offset - k)
+        _, keys = await self.page(leaderboard, first, position.offset + k + 1)
+        return position, first, keys
+
+    async def total(self, leaderboard: LeaderboardId) -> int:
+        return await self._scalar(select(func.count()).where(_where(leaderboard)))
+
+    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            rows = await conn.execute(
+                select(_s.c.window, _s.c.period, _s.c.scope)
+                .where(_s.c.board_id == board)
+                .distinct()
+            )
+            return [LeaderboardId(board, w, p, s) for w, p, s in rows]
+
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        return None
+
+    async def expire_at(self, leaderboard: LeaderboardId, when_micros: int) -> None:
+        return None

@@ -1,0 +1,267 @@
+"""Keeping the ranking index true to the durable store: rebuilds, degraded mode, retention.
+
+The index is a projection of the SQL standings. ``IndexKeeper`` builds it at start, notices
+when it cannot answer (Redis down, or flushed), serves reads from SQL meanwhile (flagged
+``degraded``), and brings it back by itself: a full rebuild when the index was lost, or a
+reload of just the leaderboards whose updates it missed. Several workers may share one
+Redis; a lock in Redis makes one of them do a full rebuild while the others wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from rankline.boards import Board
+from rankline.clock import format_time
+from rankline.errors import IndexUnavailable, RanklineError, Unavailable
+from rankline.index.sql import SqlIndex
+from rankline.ordering import encode
+from rankline.periods import parse_period
+from rankline.store.sql import SqlStore
+from rankline.types import (
+    BoardId,
+    Clock,
+    IndexChange,
+    LeaderboardId,
+    Micros,
+    PlayerId,
+    RankingIndex,
+    SortKey,
+)
+
+log = logging.getLogger("rankline.index")
+
+
+class IndexKeeper:
+    def __init__(
+        self,
+        index: RankingIndex,
+        store: SqlStore,
+        clock: Clock,
+        boards: Callable[[], list[Board]],
+        *,
+        check_seconds: float = 0.5,
+    ) -> None:
+        self.index = index
+        self.fallback = SqlIndex(store, self._order_of)
+        self._store = store
+        self._clock = clock
+        self._boards = boards
+        self._check_seconds = check_seconds
+        self.shared = bool(getattr(index, "shared", False))
+        self.built = False
+        self.degraded_reason: str | None = "the ranking index is being built"
+        self.rebuilding = False
+        self.progress: tuple[int, int] = (0, 0)
+        self._missed: set[LeaderboardId] = set()
+        self._built_event = asyncio.Event()
+
+    def _order_of(self, board_id: BoardId) -> Any:
+        for board in self._boards():
+            if board.id == board_id:
+                return board.order
+        return "desc"
+
+    @property
+    def usable(self) -> bool:
+        """True when reads may go to the index (built and reachable)."""
+        return self.built and self.degraded_reason is None
+
+    def reader(self) -> RankingIndex:
+        return self.index if self.usable else self.fallback
+
+    def state(self) -> dict[str, Any]:
+        done, total = self.progress
+        if self.usable:
+            state = "ready"
+        elif self.rebuilding or not self.built:
+            state = "rebuilding"
+        else:
+            state = "degraded"
+        body: dict[str, Any] = {
+            "ready": self.usable,
+            "index": type(self.index).__name__.removesuffix("Index").lower(),
+            "state": state,
+            "degraded": not self.usable,
+            "rebuild": {"done": done, "total": total},
+            "as_of": format_time(self._clock.now()),
+        }
+        if self.degraded_reason is not None:
+            body["reason"] = self.degraded_reason
+        return body
+
+    def degrade(self, reason: str) -> None:
+        if self.degraded_reason is None:
+            log.warning("ranking index degraded: %s; reads are served from SQL", reason)
+        self.degraded_reason = reason
+
+    def missed(self, changes: Sequence[IndexChange], error: RanklineError) -> None:
+        """The writer committed these to SQL but could not apply them to the index."""
+        self._missed.update(c.leaderboard for c in changes)
+        self.degrade(f"index updates failed: {error.detail}")
+
+    async def wait_built(self) -> None:
+        await self._built_event.wait()
+
+    # --- building ------------------------------------------------------------------------
+
+    def expired(self, board: Board, leaderboard: LeaderboardId, now: Micros) -> bool:
+        expires = self._expires_at(board, leaderboard)
+        return expires is not None and now >= expires
+
+    def _expires_at(self, board: Board, leaderboard: LeaderboardId) -> Micros | None:
+        try:
+            period = parse_period(leaderboard.window, leaderboard.period, board.seasons)
+        except ValueError:
+            return None
+        return board.expires_at(period)
+
+    async def build(self) -> None:
+        """Make the index answerable at start: reuse a shared index that is already built,
+        otherwise load every live standing (one worker does it; the others wait)."""
+        if self.shared:
+            await self._rebuild_shared()
+        else:
+            await self.load_all()
+        self._mark_built()
+
+    def _mark_built(self) -> None:
+        self.built = True
+        self.degraded_reason = None
+        self._built_event.set()
+
+    async def _rebuild_shared(self) -> None:
+        index: Any = self.index
+        while True:
+            if await index.is_built():
+                return
+            async with index.rebuild_lock() as mine:
+                if mine and not await index.is_built():
+                    await self.load_all(keepalive=index.extend_rebuild_lock)
+                    await index.mark_built()
+                    return
+            await asyncio.sleep(self._check_seconds)
+
+    async def load_all(self, keepalive: Callable[[], Any] | None = None) -> int:
+        """Load every live standing from SQL into the index, streaming (guarded by revision,
+        so concurrent writers' newer states win)."""
+        self.rebuilding = True
+        started = time.perf_counter()
+        try:
+            total = await self._store.count_standings()
+            self.progress = (0, total)
+            if total:
+                log.info("building the ranking index from %s standings", f"{total:,}")
+            done = 0
+            last = started
+            now = self._clock.now()
+            for board in self._boards():
+                async for count in self._load_board(board, now, None):
+                    done += count
+                    self.progress = (done, total)
+                    if time.perf_counter() - last > 2:
+                        last = time.perf_counter()
+                        log.info("rebuild: %s / %s standings", f"{done:,}", f"{total:,}")
+                        if keepalive is not None:
+                            await keepalive()
+            elapsed = time.perf_counter() - started
+            if total:
+                rate = done / elapsed if elapsed else 0
+                log.info("ranking index built: %s in %.1f s (%.0f/s)", f"{done:,}", elapsed, rate)
+            return done
+        finally:
+            self.rebuilding = False
+
+    async def _load_board(
+        self, board: Board, now: Micros, only: set[LeaderboardId] | None
+    ) -> AsyncIterator[int]:
+        current: LeaderboardId | None = None
+        entries: list[tuple[PlayerId, SortKey, int]] = []
+        skip = False
+
+        async def flush() -> int:
+            if current is None or skip or not entries:
+                return 0
+            await self.index.load(current, entries)
+            expires = self._expires_at(board, current)
+            if expires is not None:
+                await self.index.expire_at(current, expires)
+            return len(entries)
+
+        # A shared index takes big leaderboards in chunks; the memory index builds each
+        # leaderboard in one sort, so it gets them whole.
+        chunk = 50_000 if self.shared else None
+        async for row in self._store.stream_standings(board.id):
+            if row.leaderboard != current:
+                yield await flush()
+                current, entries = row.leaderboard, []
+                skip = self.expired(board, current, now) or (
+                    only is not None and current not in only
+                )
+            elif chunk is not None and len(entries) >= chunk:
+                yield await flush()
+                entries = []
+            if not skip:
+                key = encode(row.score, row.achieved_at, row.player, board.order)
+                entries.append((row.player, key, row.revision))
+        yield await flush()
+
+    # --- recovery ------------------------------------------------------------------------
+
+    async def watch(self) -> None:
+        """Notice a lost or unreachable shared index and bring it back (runs forever)."""
+        index: Any = self.index
+        while True:
+            await asyncio.sleep(self._check_seconds)
+            if not self.built:
+                continue
+            try:
+                if self.degraded_reason is None:
+                    if not await index.is_built():
+                        self.degrade("the index was lost (Redis restarted or flushed)")
+                    continue
+                await index.ping()
+                if not await index.is_built():
+                    await self._rebuild_shared()
+                elif self._missed:
+                    await self._reload_missed()
+                self._missed.clear()
+                self.degraded_reason = None
+                log.info("ranking index recovered; reads use it again")
+            except Unavailable as exc:
+                self.degrade(exc.detail)
+            except Exception:
+                log.exception("index recovery failed; retrying")
+
+    async def _reload_missed(self) -> None:
+        missed, now = set(self._missed), self._clock.now()
+        for board in self._boards():
+            wanted = {lb for lb in missed if lb.board == board.id}
+            if wanted:
+                async for _ in self._load_board(board, now, wanted):
+                    pass
+
+    async def sweep(self) -> list[LeaderboardId]:
+        """Hand closed periods' retention to the index and drop the expired ones."""
+        now = self._clock.now()
+        dropped: list[LeaderboardId] = []
+        for board in self._boards():
+            for leaderboard in await self.index.leaderboards(board.id):
+                expires = self._expires_at(board, leaderboard)
+                if expires is None:
+                    continue
+                if now >= expires:
+                    dropped.append(leaderboard)
+                else:
+                    await self.index.expire_at(leaderboard, expires)
+        if dropped:
+            await self.index.drop(dropped)
+            log.info("expired %d leaderboards past retention", len(dropped))
+        return dropped
+
+
+__all__ = ["IndexKeeper", "IndexUnavailable"]
