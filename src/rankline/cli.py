@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 
 from rankline import __version__
+from rankline.errors import RanklineError
 from rankline.settings import Settings, documented_settings
 
 console = Console(stderr=True, soft_wrap=True)
@@ -35,17 +36,30 @@ def serve(
         str | None, typer.Option(help="Interface to listen on [env RANKLINE_HOST].")
     ] = None,
     port: Annotated[int | None, typer.Option(help="Port to listen on [env RANKLINE_PORT].")] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Worker processes sharing the port. More than 1 needs RANKLINE_REDIS_URL "
+            "and a PostgreSQL or MariaDB RANKLINE_DATABASE_URL.",
+        ),
+    ] = 1,
 ) -> None:
     """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data)."""
     import uvicorn
 
-    from rankline.http import create_app
     from rankline.http.auth import KEY_FILE, ensure_server_key
 
     settings = Settings()
     host = host or settings.host
     port = settings.port if port is None else port
     _setup_logging(settings.log_level)
+    if workers > 1 and not settings.redis_url:
+        _fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
+    if workers > 1 and settings.is_embedded:
+        _fail("--workers above 1 needs PostgreSQL or MariaDB: set RANKLINE_DATABASE_URL")
+    if not settings.is_embedded:
+        asyncio.run(_check_schema(settings))
     if settings.server_key_list:
         key_note = "server keys: from RANKLINE_SERVER_KEYS"
     else:
@@ -56,19 +70,50 @@ def serve(
             if created
             else f"server key: stored in {path}"
         )
+    index = "redis" if settings.redis_url else "memory (in-process)"
     console.print(f"rankline {__version__} serving on http://{host}:{port}  (docs: /docs)")
     console.print(key_note)
-    console.print(f"durable store: {_redact(settings.database)}; ranking index: memory")
-    uvicorn.run(
-        create_app(settings),
-        host=host,
-        port=port,
-        loop="uvloop",
-        http="httptools",
-        log_level=settings.log_level,
-        access_log=False,
-        timeout_graceful_shutdown=10,
-    )
+    console.print(f"durable store: {_redact(settings.database)}; ranking index: {index}")
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "loop": "uvloop",
+        "http": "httptools",
+        "log_level": settings.log_level,
+        "access_log": False,
+        "timeout_graceful_shutdown": 10,
+    }
+    if workers > 1:
+        from rankline.metrics import prepare_multiprocess
+
+        prepare_multiprocess(settings.data_dir)
+        uvicorn.run("rankline.http.app:app_from_env", factory=True, workers=workers, **options)
+    else:
+        from rankline.http import create_app
+
+        uvicorn.run(create_app(settings), **options)
+
+
+async def _check_schema(settings: Settings) -> None:
+    from rankline.store import migrate as migrations
+    from rankline.store.sql import SqlStore
+
+    store = SqlStore(settings.database)
+    try:
+        if not await migrations.is_current(store.engine):
+            _fail(
+                f"{_redact(settings.database)} is not migrated to revision "
+                f"{migrations.head_revision()}: run `rankline migrate` first"
+            )
+    except RanklineError as exc:
+        _fail(f"cannot reach the durable store: {exc.detail}")
+    finally:
+        await store.close()
+
+
+def _fail(message: str) -> NoReturn:
+    console.print(f"[bold red]error:[/bold red] {message}")
+    raise typer.Exit(2)
 
 
 @app.command()
@@ -89,6 +134,131 @@ def migrate() -> None:
 
     revision = asyncio.run(run())
     console.print(f"{_redact(settings.database)} is at revision {revision}")
+
+
+def _operator_service(settings: Settings) -> Any:
+    from rankline.service import Rankline
+
+    if not settings.redis_url:
+        _fail(
+            "the in-process index is rebuilt at every start of `rankline serve`; "
+            "rebuild and verify work on a shared index: set RANKLINE_REDIS_URL"
+        )
+    return Rankline(settings, auto_migrate=False)
+
+
+async def _with_progress(label: str, work: Any, service: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    columns = (
+        "{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(label, total=None)
+
+        async def follow() -> None:
+            while True:
+                done, total = service.keeper.progress
+                bar.update(task, completed=done, total=total or None)
+                await asyncio.sleep(0.2)
+
+        follower = asyncio.create_task(follow())
+        try:
+            return await work(lambda done, total: bar.update(task, completed=done, total=total))
+        finally:
+            follower.cancel()
+
+
+@app.command()
+def rebuild() -> None:
+    """Rebuild the shared (Redis) index from the durable store, then remove anything SQL
+    does not have. Safe while servers run: newer states written meanwhile win."""
+    from rankline import maintenance
+
+    settings = Settings()
+    _setup_logging("warning")
+
+    async def run() -> maintenance.Report:
+        service = _operator_service(settings)
+        await service.store.start()
+        await service.reload_boards()
+        await service.index.start()
+        try:
+            report: maintenance.Report = await _with_progress(
+                "rebuilding",
+                lambda progress: maintenance.rebuild(
+                    service.keeper, service.store, service.boards(), progress=progress
+                ),
+                service,
+            )
+            return report
+        finally:
+            await service.index.close()
+            await service.store.close()
+
+    report = _run_operator(run)
+    console.print(
+        f"rebuilt {report.leaderboards} leaderboards, {report.entries:,} entries; "
+        f"fixed {report.count} differences"
+    )
+
+
+@app.command()
+def verify(
+    limit: Annotated[int, typer.Option(help="Most differences to print.")] = 50,
+) -> None:
+    """Compare every index entry with the durable store; exit 1 if any differ."""
+    from rankline import maintenance
+    from rankline.clock import format_time
+
+    settings = Settings()
+    _setup_logging("warning")
+
+    async def run() -> maintenance.Report:
+        service = _operator_service(settings)
+        await service.store.start()
+        await service.reload_boards()
+        await service.index.start()
+        try:
+            report: maintenance.Report = await _with_progress(
+                "verifying",
+                lambda progress: maintenance.verify(
+                    service.keeper,
+                    service.store,
+                    service.boards(),
+                    limit=limit,
+                    progress=progress,
+                ),
+                service,
+            )
+            return report
+        finally:
+            await service.index.close()
+            await service.store.close()
+
+    report = _run_operator(run)
+    for d in report.differences:
+        lb = d.leaderboard
+        console.print(
+            f"{d.kind:8} {lb.board} {lb.window} {lb.period} {lb.scope}: "
+            f"{d.player} score={d.score} at={format_time(d.achieved_at)}"
+        )
+    console.print(
+        f"checked {report.leaderboards} leaderboards, {report.entries:,} entries: "
+        f"{report.count} differences"
+    )
+    if report.count:
+        raise typer.Exit(1)
+
+
+def _run_operator(run: Any) -> Any:
+    try:
+        return asyncio.run(run())
+    except RanklineError as exc:
+        _fail(exc.detail)
 
 
 @app.command("settings")

@@ -47,7 +47,10 @@ def from_micros(micros: Micros) -> datetime:
 
 def format_time(micros: Micros) -> str:
     """RFC 3339, UTC, millisecond precision: ``2026-11-21T22:30:00.000Z``."""
-    when = from_micros(micros - micros % 1000)
+    try:
+        when = from_micros(micros - micros % 1000)
+    except OverflowError:
+        return f"@{micros}us"  # outside datetime's years 1-9999; only corrupt data gets here
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
 
 

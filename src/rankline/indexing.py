@@ -19,6 +19,7 @@ from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import IndexUnavailable, RanklineError, Unavailable
 from rankline.index.sql import SqlIndex
+from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
 from rankline.ordering import encode
 from rankline.periods import parse_period
 from rankline.store.sql import SqlStore
@@ -95,6 +96,7 @@ class IndexKeeper:
         return body
 
     def degrade(self, reason: str) -> None:
+        DEGRADED.set(1)
         if self.degraded_reason is None:
             log.warning("ranking index degraded: %s; reads are served from SQL", reason)
         self.degraded_reason = reason
@@ -103,6 +105,15 @@ class IndexKeeper:
         """The writer committed these to SQL but could not apply them to the index."""
         self._missed.update(c.leaderboard for c in changes)
         self.degrade(f"index updates failed: {error.detail}")
+
+    def _recovered(self) -> None:
+        self.degraded_reason = None
+        DEGRADED.set(0)
+
+    def _progress(self, done: int, total: int) -> None:
+        self.progress = (done, total)
+        REBUILD_DONE.set(done)
+        REBUILD_TOTAL.set(total)
 
     async def wait_built(self) -> None:
         await self._built_event.wait()
@@ -131,7 +142,7 @@ class IndexKeeper:
 
     def _mark_built(self) -> None:
         self.built = True
-        self.degraded_reason = None
+        self._recovered()
         self._built_event.set()
 
     async def _rebuild_shared(self) -> None:
@@ -153,7 +164,7 @@ class IndexKeeper:
         started = time.perf_counter()
         try:
             total = await self._store.count_standings()
-            self.progress = (0, total)
+            self._progress(0, total)
             if total:
                 log.info("building the ranking index from %s standings", f"{total:,}")
             done = 0
@@ -162,7 +173,7 @@ class IndexKeeper:
             for board in self._boards():
                 async for count in self._load_board(board, now, None):
                     done += count
-                    self.progress = (done, total)
+                    self._progress(done, total)
                     if time.perf_counter() - last > 2:
                         last = time.perf_counter()
                         log.info("rebuild: %s / %s standings", f"{done:,}", f"{total:,}")
@@ -230,7 +241,7 @@ class IndexKeeper:
                 elif self._missed:
                     await self._reload_missed()
                 self._missed.clear()
-                self.degraded_reason = None
+                self._recovered()
                 log.info("ranking index recovered; reads use it again")
             except Unavailable as exc:
                 self.degrade(exc.detail)

@@ -25,6 +25,7 @@ from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId, Rank
 from rankline.writer import GroupCommitWriter, Outcome, Submission
 
 log = logging.getLogger("rankline")
+_BOARD_REFRESH_SECONDS = 2.0
 
 
 class NotMigrated(RanklineError):
@@ -69,7 +70,7 @@ class Rankline:
             self.store,
             self.index,
             self.clock,
-            self._boards.get,
+            on_board=self._learn_board,
             max_batch=settings.commit_max_batch,
             linger_seconds=settings.commit_linger_ms / 1000,
             on_index_error=self.keeper.missed,
@@ -100,6 +101,7 @@ class Rankline:
         ]
         if self.keeper.shared:
             self._tasks.append(asyncio.create_task(self.keeper.watch(), name="rankline-watch"))
+            self._tasks.append(asyncio.create_task(self._refresh_boards(), name="rankline-boards"))
         if wait_ready:
             await self.wait_ready()
 
@@ -153,6 +155,10 @@ class Rankline:
         self._boards.clear()
         self._boards.update(fresh)
 
+    def _learn_board(self, board: Board) -> None:
+        """The writer read a board definition from SQL; keep the registry as fresh."""
+        self._boards[board.id] = board
+
     def boards(self) -> list[Board]:
         return [self._boards[k] for k in sorted(self._boards)]
 
@@ -161,6 +167,21 @@ class Rankline:
         if board is None:
             raise NotFound(f"no board {board_id!r}")
         return board
+
+    async def find_board(self, board_id: BoardId) -> Board:
+        """The board, looking in the durable store when another worker may have made it."""
+        if board_id not in self._boards and self.keeper.shared:
+            await self.reload_boards()
+        return self.get_board(board_id)
+
+    async def _refresh_boards(self) -> None:
+        """Other workers change boards too: re-read the definitions now and then."""
+        while True:
+            await asyncio.sleep(_BOARD_REFRESH_SECONDS)
+            try:
+                await self.reload_boards()
+            except RanklineError as exc:
+                log.warning("could not refresh boards: %s", exc.detail)
 
     async def put_board(self, board_id: BoardId, spec: BoardSpec) -> tuple[Board, bool]:
         """Create or update a board; True when it was created."""
@@ -187,7 +208,7 @@ class Rankline:
         self, board_id: BoardId, op: Callable[[BoardHandle], Awaitable[dict[str, Any]]]
     ) -> dict[str, Any]:
         """Run a read on the index; from SQL, flagged ``degraded``, when it cannot answer."""
-        board = self.get_board(board_id)
+        board = await self.find_board(board_id)
         if self.keeper.usable:
             try:
                 return await op(BoardHandle(self, board, self.index))
@@ -203,7 +224,7 @@ class Rankline:
 
     # --- writes -------------------------------------------------------------------------
 
-    def prepare(
+    async def prepare(
         self,
         board_id: BoardId,
         *,
@@ -215,7 +236,7 @@ class Rankline:
         metadata: dict[str, Any] | None,
     ) -> Submission:
         """Validate one submission against its board; InvalidInput/NotFound/Conflict if bad."""
-        board = self.get_board(board_id)
+        board = await self.find_board(board_id)
         if board.frozen:
             raise Conflict(f"board {board_id!r} is frozen; it takes no writes")
         if board.policy == "rating":

@@ -130,6 +130,9 @@ class RankingIndex(Protocol):
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         """Every leaderboard of a board that holds at least one entry."""
 
+    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
+        """Remove exactly these keys (repairs); a player's entry goes only if it is that key."""
+
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None: ...
 
     async def expire_at(self, leaderboard: LeaderboardId, when_micros: Micros) -> None:
@@ -149,6 +152,12 @@ class StoreTransaction(Protocol):
     ) -> dict[tuple[LeaderboardId, PlayerId], Standing]: ...
 
     async def insert_events(self, events: Sequence[ScoreEvent]) -> None: ...
+
+    async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]: ...
+
+    async def add_periods(
+        self, rows: Sequence[tuple[BoardId, str, str, Micros | None, Micros | None]]
+    ) -> None: ...
 
     async def write_standings(
         self, inserts: Sequence[Standing], updates: Sequence[Standing]

@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rankline.boards import Board, Target
+import msgspec
+
+from rankline.boards import Board, BoardSpec, Target
 from rankline.errors import (
     Conflict,
     IndexUnavailable,
@@ -26,6 +29,7 @@ from rankline.errors import (
     Unavailable,
     WriteConflict,
 )
+from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS
 from rankline.ordering import encode
 from rankline.policies import Entry, combine
 from rankline.store.sql import SqlStore
@@ -42,6 +46,7 @@ from rankline.types import (
     Score,
     ScoreEvent,
     Standing,
+    StoreTransaction,
 )
 
 log = logging.getLogger("rankline.writer")
@@ -112,7 +117,7 @@ class GroupCommitWriter:
         store: SqlStore,
         index: RankingIndex,
         clock: Clock,
-        boards: Callable[[BoardId], Board | None],
+        on_board: Callable[[Board], None] | None = None,
         *,
         max_batch: int = 2000,
         linger_seconds: float = 0.0,
@@ -121,7 +126,8 @@ class GroupCommitWriter:
         self._store = store
         self._index = index
         self._clock = clock
-        self._boards = boards
+        self._on_board = on_board
+        self._definitions: dict[str, Board] = {}
         self._max_batch = max_batch
         self._linger = linger_seconds
         self._on_index_error = on_index_error
@@ -183,6 +189,8 @@ class GroupCommitWriter:
                     self._queue.task_done()
 
     async def _commit(self, batch: list[_Pending]) -> None:
+        started = time.perf_counter()
+        BATCH_SIZE.observe(len(batch))
         async with self.commit_lock:
             for attempt in range(_RETRIES):
                 now = self._clock.now()
@@ -205,6 +213,7 @@ class GroupCommitWriter:
                 if self._on_index_error is None:
                     raise
                 self._on_index_error(plan.changes, exc)
+        COMMIT_SECONDS.observe(time.perf_counter() - started)
         self._known_periods |= plan.periods
         self.batches += 1
         self.committed += len(batch)
@@ -216,17 +225,33 @@ class GroupCommitWriter:
             else:
                 item.future.set_result(outcome)
 
-    async def _plan(self, tx: Any, submissions: list[Submission], now: Micros) -> _Plan:
-        boards: dict[BoardId, Board] = {}
+    def _board(self, definition: str) -> Board:
+        board = self._definitions.get(definition)
+        if board is None:
+            if len(self._definitions) > 1000:
+                self._definitions.clear()
+            board = Board(msgspec.json.decode(definition, type=BoardSpec))
+            self._definitions[definition] = board
+            if self._on_board is not None:
+                self._on_board(board)
+        return board
+
+    async def _plan(
+        self, tx: StoreTransaction, submissions: list[Submission], now: Micros
+    ) -> _Plan:
+        # Board definitions are read in the transaction: another worker may have frozen,
+        # changed or deleted a board since this one validated the submission.
+        definitions = await tx.board_definitions([sub.board.id for sub in submissions])
+        boards = {board_id: self._board(text) for board_id, text in definitions.items()}
         checked: list[Submission | RanklineError] = []
         for sub in submissions:
-            board = self._boards(sub.board.id)
+            board = boards.get(sub.board.id)
             if board is None:
                 checked.append(NotFound(f"no board {sub.board.id!r}"))
             elif board.frozen:
                 checked.append(Conflict(f"board {board.id!r} is frozen"))
             else:
-                sub.board = boards[board.id] = board
+                sub.board = board
                 checked.append(sub)
         live = [s for s in checked if isinstance(s, Submission)]
         existing = await tx.existing_events(list({s.event_key for s in live}))

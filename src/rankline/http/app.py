@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import prometheus_client
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from swagger_ui_bundle import swagger_ui_path
 
+from rankline import metrics
 from rankline.errors import MethodNotAllowed, NotFound, RanklineError
 from rankline.http.auth import Keys
 from rankline.http.openapi import DOCS_HTML, build_openapi
@@ -25,6 +28,7 @@ from rankline.settings import Settings
 from rankline.types import Clock
 
 log = logging.getLogger("rankline")
+_MAX_ENTRY_GAUGES = 1000
 
 HOME_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rankline</title>
@@ -47,9 +51,50 @@ async def _readyz(request: Request) -> Response:
 
 
 async def _metrics(request: Request) -> Response:
-    return Response(
-        prometheus_client.generate_latest(), media_type=prometheus_client.CONTENT_TYPE_LATEST
-    )
+    service: Rankline = request.app.state.service
+    if service.ready:
+        await _count_entries(service)
+    body, content_type = metrics.render()
+    return Response(body, media_type=content_type)
+
+
+async def _count_entries(service: Rankline) -> None:
+    seen = 0
+    for board in service.boards():
+        for leaderboard in await service.index.leaderboards(board.id):
+            total = await service.index.total(leaderboard)
+            metrics.ENTRIES.labels(*leaderboard).set(total)
+            seen += 1
+            if seen >= _MAX_ENTRY_GAUGES:
+                return
+
+
+class _Measured:
+    """Counts requests and times them by route (the endpoint's name) and status."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            endpoint = scope.get("endpoint")
+            route = getattr(endpoint, "__name__", None) or type(endpoint).__name__
+            metrics.REQUESTS.labels(route, str(status)).inc()
+            metrics.LATENCY.labels(route).observe(time.perf_counter() - started)
 
 
 async def _openapi(request: Request) -> Response:
@@ -110,6 +155,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
+        middleware=[Middleware(_Measured)],
         exception_handlers={
             RanklineError: _on_error,
             HTTPException: _on_error,
@@ -121,3 +167,8 @@ def create_app(
     app.state.keys = Keys.from_settings(settings)
     app.state.openapi = build_openapi()
     return app
+
+
+def app_from_env() -> Starlette:
+    """The app for ``uvicorn --factory`` (each worker process builds its own)."""
+    return create_app(Settings())

@@ -117,14 +117,14 @@ async def delete_board(request: Request) -> Response:
 # --- scores --------------------------------------------------------------------------
 
 
-def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submission:
+async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submission:
     at = None
     if item.at is not None:
         try:
             at = parse_time(item.at)
         except ValueError as exc:
             raise InvalidInput.at(["body", "at"], str(exc)) from None
-    return service.prepare(
+    return await service.prepare(
         board_id,
         player=item.player_id,
         match_id=item.match_id,
@@ -140,7 +140,7 @@ async def post_score(request: Request) -> Response:
     board_id = _board_id(request)
     item = await _body(request, s.ScoreIn)
     service = _service(request)
-    [result] = await service.submit([_prepare(service, board_id, item)])
+    [result] = await service.submit([await _prepare(service, board_id, item)])
     if isinstance(result, RanklineError):
         raise result
     return json_response(result)
@@ -155,7 +155,7 @@ async def post_batch(request: Request) -> Response:
     for index, raw in enumerate(batch.scores):
         try:
             item = decode_as(bytes(raw), s.BatchItemIn)
-            ready.append((index, _prepare(service, item.board, item)))
+            ready.append((index, await _prepare(service, item.board, item)))
         except RanklineError as exc:
             results[index] = {"index": index, "error": _located(exc, index)}
     outcomes = await service.submit([sub for _, sub in ready]) if ready else []

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from sortedcontainers import SortedList
 
-from rankline.ordering import PREFIX_BYTES
+from rankline.ordering import PREFIX_BYTES, player_of
 from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
 
 
@@ -134,6 +134,16 @@ class MemoryIndex:
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         return [lb for lb, found in self._boards.get(board, {}).items() if found.keys]
+
+    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
+        found = self._get(leaderboard)
+        if found is None:
+            return
+        for key in keys:
+            found.keys.discard(key)
+            player = player_of(key)
+            if found.players.get(player) == key:
+                del found.players[player]
 
     async def expire_at(self, leaderboard: LeaderboardId, when_micros: int) -> None:
         return None  # the service's retention sweep drops it

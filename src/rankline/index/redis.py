@@ -23,6 +23,7 @@ from redis.exceptions import LockError, RedisError
 from rankline.errors import IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
+from rankline.metrics import BACKEND_ERRORS
 from rankline.ordering import HEAD_BYTES
 from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
 
@@ -36,6 +37,7 @@ async def _mapped() -> AsyncIterator[None]:
     try:
         yield
     except (RedisError, OSError) as exc:
+        BACKEND_ERRORS.labels("redis").inc()
         raise IndexUnavailable(f"the Redis index is unavailable ({type(exc).__name__})") from exc
 
 
@@ -60,6 +62,7 @@ class RedisIndex:
         self._around = self.client.register_script(scripts.AROUND)
         self._positions = self.client.register_script(scripts.POSITIONS)
         self._page = self.client.register_script(scripts.PAGE)
+        self._discard = self.client.register_script(scripts.DISCARD)
         self._lock: Lock | None = None
 
     async def start(self) -> None:
@@ -196,6 +199,12 @@ class RedisIndex:
                 pipe.exists(k.entries(leaderboard))
             alive = await pipe.execute()
         return [lb for lb, exists in zip(found, alive, strict=True) if exists]
+
+    async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
+        async with _mapped():
+            lb_keys = [k.entries(leaderboard), k.heads(leaderboard)]
+            for start in range(0, len(keys_), _ARG_CHUNK):
+                await self._discard(keys=lb_keys, args=list(keys_[start : start + _ARG_CHUNK]))
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
         if not leaderboards:

@@ -29,6 +29,22 @@ end
 return n
 """
 
+# ARGV: exact keys to remove (repairs). The player's hash entry goes only if it points at
+# that key. Returns how many members were removed.
+DISCARD = """
+local n = 0
+for i = 1, #ARGV do
+  local key = ARGV[i]
+  n = n + redis.call('ZREM', KEYS[1], key)
+  local player = string.sub(key, 17)
+  local cur = redis.call('HGET', KEYS[2], player)
+  if cur and string.sub(cur, 1, 16) == string.sub(key, 1, 16) then
+    redis.call('HDEL', KEYS[2], player)
+  end
+end
+return n
+"""
+
 # ARGV: player, k. Returns nil, or {offset, key, total, better, first, keys...}: the
 # player's 0-based offset, the count of strictly better scores, and up to k keys each side.
 AROUND = """

@@ -167,6 +167,9 @@ class SqlIndex:
             )
             return [LeaderboardId(board, w, p, s) for w, p, s in rows]
 
+    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
+        return None
+
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
         return None
 

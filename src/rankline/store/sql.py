@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from rankline.errors import StoreUnavailable, WriteConflict
+from rankline.metrics import BACKEND_ERRORS
 from rankline.store import schema as t
 from rankline.types import (
     BoardId,
@@ -49,6 +50,7 @@ async def mapped_errors() -> AsyncIterator[None]:
     except IntegrityError as exc:
         raise WriteConflict("a concurrent writer changed the same rows") from exc
     except (DBAPIError, SQLAlchemyError, OSError) as exc:
+        BACKEND_ERRORS.labels("sql").inc()
         log.warning("durable store error: %s", exc.__class__.__name__, exc_info=exc)
         raise StoreUnavailable(f"the durable store is unavailable ({type(exc).__name__})") from exc
 
@@ -152,6 +154,14 @@ class _Transaction:
                     for x in updates
                 ],
             )
+
+    async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]:
+        """The stored definitions (JSON text) of these boards, read in this transaction."""
+        b = t.boards
+        rows = await self._conn.execute(
+            select(b.c.id, b.c.definition).where(b.c.id.in_(sorted(set(board_ids))))
+        )
+        return {r[0]: r[1] for r in rows}
 
     async def add_periods(
         self, rows: Sequence[tuple[BoardId, str, str, Micros | None, Micros | None]]
