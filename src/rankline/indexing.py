@@ -200,7 +200,7 @@ class IndexKeeper:
             await self.index.load(current, entries)
             expires = self._expires_at(board, current)
             if expires is not None:
-                await self.index.expire_at(current, expires)
+                await self.index.expire_in(current, expires - now)
             return len(entries)
 
         # A shared index takes big leaderboards in chunks; the memory index builds each
@@ -268,7 +268,7 @@ class IndexKeeper:
                 if now >= expires:
                     dropped.append(leaderboard)
                 else:
-                    await self.index.expire_at(leaderboard, expires)
+                    await self.index.expire_in(leaderboard, expires - now)
         if dropped:
             await self.index.drop(dropped)
             log.info("expired %d leaderboards past retention", len(dropped))

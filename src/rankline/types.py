@@ -135,9 +135,9 @@ class RankingIndex(Protocol):
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None: ...
 
-    async def expire_at(self, leaderboard: LeaderboardId, when_micros: Micros) -> None:
-        """Let the index drop a closed period's leaderboard by itself at ``when_micros``
-        (a shared index); an index that cannot may rely on the service's sweep instead."""
+    async def expire_in(self, leaderboard: LeaderboardId, micros: Micros) -> None:
+        """Let the index drop a period's leaderboard by itself ``micros`` from now, when its
+        retention ends (a shared index); one that cannot relies on the service's sweep."""
 
 
 class StoreTransaction(Protocol):

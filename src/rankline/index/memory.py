@@ -145,7 +145,7 @@ class MemoryIndex:
             if found.players.get(player) == key:
                 del found.players[player]
 
-    async def expire_at(self, leaderboard: LeaderboardId, when_micros: int) -> None:
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
         return None  # the service's retention sweep drops it
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:

@@ -216,10 +216,11 @@ class RedisIndex:
                 pipe.srem(k.registry(leaderboard.board), k.tag(leaderboard))
             await pipe.execute()
 
-    async def expire_at(self, leaderboard: LeaderboardId, when_micros: int) -> None:
-        """Let Redis drop a closed period's keys when its retention ends."""
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
+        """Let Redis drop a period's keys when its retention ends (relative, so that the
+        service's clock, not Redis's, decides)."""
         async with _mapped():
             pipe = self.client.pipeline(transaction=False)
             for key in (k.entries(leaderboard), k.heads(leaderboard)):
-                pipe.pexpireat(key, max(1, when_micros // 1000))
+                pipe.pexpire(key, max(1, micros // 1000))
             await pipe.execute()

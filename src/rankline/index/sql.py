@@ -173,5 +173,5 @@ class SqlIndex:
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
         return None
 
-    async def expire_at(self, leaderboard: LeaderboardId, when_micros: int) -> None:
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
         return None
