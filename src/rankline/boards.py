@@ -15,12 +15,13 @@ from rankline.ordering import SCORE_MAX, SCORE_MIN
 from rankline.periods import Period, Season, period_at
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
-BOARD_ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
-PLAYER_ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}$"
-MATCH_ID_PATTERN = r"^[\x21-\x7e]{1,128}$"
-DIMENSION_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
-SCOPE_VALUE_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}$"
-SEASON_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+# `(?!\n)$`: Python's `$` also matches before a trailing newline; JSON Schema's does not.
+BOARD_ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}(?!\n)$"
+PLAYER_ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}(?!\n)$"
+MATCH_ID_PATTERN = r"^[\x21-\x7e]{1,128}(?!\n)$"
+DIMENSION_PATTERN = r"^[a-z][a-z0-9_]{0,31}(?!\n)$"
+SCOPE_VALUE_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}(?!\n)$"
+SEASON_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?!\n)$"
 
 Score64 = Annotated[int, Meta(ge=SCORE_MIN, le=SCORE_MAX)]
 DEFAULT_RETENTION_DAYS = {"daily": 7, "weekly": 30, "monthly": 90, "season": 365}

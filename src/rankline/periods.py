@@ -16,9 +16,9 @@ from rankline.clock import from_micros, to_micros
 from rankline.types import Micros
 
 ALL_TIME_PERIOD = "all"
-_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
-_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
+_WEEK = re.compile(r"(\d{4})-W(\d{2})", re.ASCII)
+_MONTH = re.compile(r"(\d{4})-(\d{2})", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +118,11 @@ def parse_period(window: str, name: str, seasons: Sequence[Season] = ()) -> Peri
                 if season.id == name:
                     return _season(season)
             raise ValueError(f"no season {name!r} on this board")
-        elif window == "daily" and (m := _DAY.match(name)):
+        elif window == "daily" and (m := _DAY.fullmatch(name)):
             return _day(date(int(m[1]), int(m[2]), int(m[3])))
-        elif window == "weekly" and (m := _WEEK.match(name)):
+        elif window == "weekly" and (m := _WEEK.fullmatch(name)):
             return _week(int(m[1]), int(m[2]))
-        elif window == "monthly" and (m := _MONTH.match(name)):
+        elif window == "monthly" and (m := _MONTH.fullmatch(name)):
             return _month(int(m[1]), int(m[2]))
     except ValueError as exc:
         raise ValueError(f"{name!r} is not a {window} period: {exc}") from None

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import msgspec
+
 from rankline.boards import Board, BoardSpec
 from rankline.clock import SystemClock
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
@@ -150,7 +152,7 @@ class Rankline:
         """Read board definitions from the durable store (the truth for every worker)."""
         fresh = {}
         for definition in await self.store.load_boards():
-            board = Board(BoardSpec(**definition))
+            board = Board(msgspec.convert(definition, BoardSpec))
             fresh[board.id] = board
         self._boards.clear()
         self._boards.update(fresh)
