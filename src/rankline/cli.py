@@ -270,7 +270,7 @@ def show_settings() -> None:
         value = getattr(current, name)
         if "keys" in name and value:
             value = "(set)"
-        elif name == "database_url" and value:
+        elif name.endswith("_url") and value:
             value = _redact(value)
         shown = os.environ.get(env) is not None
         console.print(f"[bold]{env}[/bold] = {value!s}{'' if shown else '  (default)'}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import os
 import secrets
 from pathlib import Path
 
@@ -62,6 +63,12 @@ def ensure_server_key(data_dir: Path) -> tuple[str, bool]:
         return path.read_text().strip(), False
     data_dir.mkdir(parents=True, exist_ok=True)
     key = "rk_" + secrets.token_urlsafe(32)
-    path.write_text(key + "\n")
-    path.chmod(0o600)
+    # Created with mode 0600 and O_EXCL: never readable by others, and two processes
+    # starting at once cannot both write one.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip(), False
+    with os.fdopen(fd, "w") as out:
+        out.write(key + "\n")
     return key, True

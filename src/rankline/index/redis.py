@@ -18,6 +18,9 @@ from typing import Any
 
 from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import LockError, RedisError
 
 from rankline.errors import IndexUnavailable
@@ -56,7 +59,15 @@ class RedisIndex:
     def __init__(self, url: str, *, client: aioredis.Redis | None = None) -> None:
         self.url = url
         self.client: aioredis.Redis = client or aioredis.Redis.from_url(
-            url, decode_responses=False, health_check_interval=10, socket_timeout=5
+            url,
+            decode_responses=False,
+            health_check_interval=10,
+            socket_timeout=5,
+            # After Redis restarts, every pooled connection fails its next command once
+            # ("Connection closed by server"); reconnect and retry that once instead of
+            # reporting the index unavailable (which made a recovered index flap back to
+            # degraded). Every command here is idempotent (updates are revision-guarded).
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
         )
         self._apply = self.client.register_script(scripts.APPLY)
         self._around = self.client.register_script(scripts.AROUND)
