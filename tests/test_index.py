@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backends import REDIS_URL
 from rankline.index import MemoryIndex
+from rankline.index.redis import RedisIndex
 from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of
 from rankline.types import (
     BoardId,
@@ -40,8 +42,21 @@ async def memory_backend() -> AsyncIterator[RankingIndex]:
         await index.close()
 
 
-# Every backend opens a fresh, empty index per call; add e.g. "redis": redis_backend here.
-BACKENDS: dict[str, Backend] = {"memory": memory_backend}
+@asynccontextmanager
+async def redis_backend() -> AsyncIterator[RankingIndex]:
+    """The machine's real Redis (database 9, flushed before and after)."""
+    index = RedisIndex(REDIS_URL)
+    await index.start()
+    await index.client.flushdb()
+    try:
+        yield index
+    finally:
+        await index.client.flushdb()
+        await index.close()
+
+
+# Every backend opens a fresh, empty index per call.
+BACKENDS: dict[str, Backend] = {"memory": memory_backend, "redis": redis_backend}
 
 
 @pytest.fixture(scope="module", params=sorted(BACKENDS))

@@ -51,7 +51,10 @@ def format_time(micros: Micros) -> str:
         when = from_micros(micros - micros % 1000)
     except OverflowError:
         return f"@{micros}us"  # outside datetime's years 1-9999; only corrupt data gets here
-    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+    return (
+        f"{when.year:04d}-{when.month:02d}-{when.day:02d}T"
+        f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}.{when.microsecond // 1000:03d}Z"
+    )
 
 
 def parse_time(text: str) -> Micros:

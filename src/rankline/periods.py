@@ -55,14 +55,14 @@ def _day(day: date) -> Period:
 def _week(year: int, week: int) -> Period:
     monday = date.fromisocalendar(year, week, 1)
     return Period(
-        "weekly", f"{year}-W{week:02d}", _midnight(monday), _midnight(monday + timedelta(7))
+        "weekly", f"{year:04d}-W{week:02d}", _midnight(monday), _midnight(monday + timedelta(7))
     )
 
 
 def _month(year: int, month: int) -> Period:
     start = date(year, month, 1)
     end = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
-    return Period("monthly", f"{year}-{month:02d}", _midnight(start), _midnight(end))
+    return Period("monthly", f"{year:04d}-{month:02d}", _midnight(start), _midnight(end))
 
 
 def _season(season: Season) -> Period:
@@ -124,7 +124,7 @@ def parse_period(window: str, name: str, seasons: Sequence[Season] = ()) -> Peri
             return _week(int(m[1]), int(m[2]))
         elif window == "monthly" and (m := _MONTH.fullmatch(name)):
             return _month(int(m[1]), int(m[2]))
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # OverflowError: the day after 9999-12-31
         raise ValueError(f"{name!r} is not a {window} period: {exc}") from None
     examples = {
         "all_time": "all",

@@ -111,6 +111,9 @@ class Rankline:
         while True:
             try:
                 await self.keeper.build()
+                # Periods whose retention ended while the service was down go now, not at
+                # the first sweep.
+                await self.expire_periods()
                 break
             except IndexUnavailable as exc:
                 self.keeper.degrade(exc.detail)

@@ -30,19 +30,33 @@ def invalid(exc: msgspec.ValidationError, prefix: str = "body") -> InvalidInput:
     return InvalidInput(msg, errors=[{"loc": loc, "msg": msg}])
 
 
+def _well_formed(data: bytes) -> bool:
+    try:
+        msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return True
+
+
 def decode_as(data: bytes, kind: type[T]) -> T:
     try:
         return msgspec.json.decode(data, type=kind)
     except msgspec.ValidationError as exc:
-        raise invalid(exc) from None
+        # a truncated body can fail validation before the parser sees its end: that is 400
+        if _well_formed(data):
+            raise invalid(exc) from None
     except msgspec.DecodeError:
         pass
+    except RecursionError:
+        raise BadRequest("the body is nested too deeply") from None
     # NaN and Infinity are not JSON, but clients send them; they are invalid scores (422),
     # not malformed requests (400). The standard library's parser accepts them.
     try:
         loose = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadRequest("the body is nested too deeply") from None
     try:
         return msgspec.convert(loose, kind)
     except msgspec.ValidationError as exc:

@@ -1,0 +1,99 @@
+"""The backend matrix: every API and service test runs on each index and store combination.
+
+The server databases are the machine's real PostgreSQL and MariaDB (database
+``rankline_test``, created and migrated once per session, emptied before each test) and its
+real Redis (database 9, flushed before each test). Set RANKLINE_TEST_BACKENDS to a
+comma-separated subset of the names below to run fewer.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import redis
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from rankline.store import migrate
+from rankline.store.schema import metadata
+
+PG_ADMIN = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_test"
+MARIADB_ADMIN = "mysql+asyncmy://root@127.0.0.1:3306/test"
+MARIADB_URL = "mysql+asyncmy://root@127.0.0.1:3306/rankline_test"
+REDIS_URL = "redis://127.0.0.1:6379/9"
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    database_url: str | None
+    redis_url: str | None
+
+
+ALL = {
+    b.name: b
+    for b in (
+        Backend("memory-sqlite", None, None),
+        Backend("redis-sqlite", None, REDIS_URL),
+        Backend("memory-postgresql", PG_URL, None),
+        Backend("redis-postgresql", PG_URL, REDIS_URL),
+        Backend("redis-mariadb", MARIADB_URL, REDIS_URL),
+    )
+}
+
+
+def selected() -> list[str]:
+    wanted = os.environ.get("RANKLINE_TEST_BACKENDS")
+    if not wanted:
+        return list(ALL)
+    names = [n.strip() for n in wanted.split(",") if n.strip()]
+    unknown = [n for n in names if n not in ALL]
+    if unknown:
+        raise ValueError(f"unknown RANKLINE_TEST_BACKENDS {unknown}; known: {list(ALL)}")
+    return names
+
+
+def flush_redis(url: str) -> None:
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+async def prepare_database(url: str) -> None:
+    """Create the test database if needed and migrate it to the current revision."""
+    admin = PG_ADMIN if url.startswith("postgresql") else MARIADB_ADMIN
+    name = sa.engine.make_url(url).database
+    engine = create_async_engine(admin, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            if admin == PG_ADMIN:
+                exists = await conn.scalar(
+                    sa.text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
+                )
+                if not exists:
+                    await conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+            else:
+                await conn.execute(
+                    sa.text(f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4")
+                )
+    finally:
+        await engine.dispose()
+    target = create_async_engine(url)
+    try:
+        await migrate.upgrade(target)
+    finally:
+        await target.dispose()
+
+
+async def empty_database(url: str) -> None:
+    engine = create_async_engine(url)
+    try:
+        async with engine.begin() as conn:
+            for table in reversed(metadata.sorted_tables):
+                await conn.execute(table.delete())
+    finally:
+        await engine.dispose()
