@@ -35,6 +35,18 @@ class SeasonSpec(msgspec.Struct, forbid_unknown_fields=True):
     end: str
 
 
+Days = Annotated[int, Meta(ge=0, le=36500)]
+
+
+class RetentionDays(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """How many days a closed period stays live, per window (defaults apply where unset)."""
+
+    daily: Days | None = None
+    weekly: Days | None = None
+    monthly: Days | None = None
+    season: Days | None = None
+
+
 class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     """A board definition, as PUT and GET carry it."""
 
@@ -47,9 +59,7 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     scopes: Annotated[list[Annotated[str, Meta(pattern=DIMENSION_PATTERN)]], Meta(max_length=8)] = (
         msgspec.field(default_factory=list)
     )
-    retention_days: dict[
-        Literal["daily", "weekly", "monthly", "season"], Annotated[int, Meta(ge=0, le=36500)]
-    ] = msgspec.field(default_factory=dict)
+    retention_days: RetentionDays = msgspec.field(default_factory=RetentionDays)
     grace_seconds: Annotated[int, Meta(ge=0, le=31 * 86_400)] = DEFAULT_GRACE_SECONDS
     min_score: Score64 | None = None
     max_score: Score64 | None = None
@@ -87,8 +97,11 @@ class Board:
         if self.seasons and "season" not in windows:
             windows.append("season")
         self.windows = tuple(windows)
-        self.retention_days: dict[str, int] = dict(DEFAULT_RETENTION_DAYS)
-        self.retention_days.update(spec.retention_days.items())
+        given = msgspec.structs.asdict(spec.retention_days)
+        self.retention_days: dict[str, int] = {
+            window: days if (days := given[window]) is not None else default
+            for window, default in DEFAULT_RETENTION_DAYS.items()
+        }
 
     @classmethod
     def define(cls, board_id: str, spec: BoardSpec) -> Board:

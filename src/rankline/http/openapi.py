@@ -56,6 +56,7 @@ def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str
         ],
         "responses": {
             str(endpoint.status): ok,
+            **{str(code): ok for code in endpoint.also},
             **{code: {"description": text, "content": problem} for code, text in _ERRORS.items()},
         },
         "security": [{"serverKey": []}] if endpoint.auth == "server" else [{}, {"readKey": []}],

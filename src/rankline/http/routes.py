@@ -48,6 +48,8 @@ class Endpoint:
     body: type | None = None
     response: type | None = None
     status: int = 200
+    also: tuple[int, ...] = ()
+    """Other success statuses with the same body (PUT answers 201 when it creates)."""
     params: tuple[Param, ...] = ()
     tag: str = "leaderboards"
 
@@ -259,6 +261,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         auth="server",
         body=BoardSpec,
         response=BoardSpec,
+        also=(201,),
         params=(BOARD,),
         tag="boards",
     ),
