@@ -107,7 +107,7 @@ async def service(settings: Settings, clock: ManualClock) -> AsyncIterator[Rankl
 @pytest.fixture
 async def app(settings: Settings, clock: ManualClock) -> AsyncIterator[Starlette]:
     application = create_app(settings, clock=clock)
-    async with LifespanManager(application):
+    async with LifespanManager(application, startup_timeout=60, shutdown_timeout=60):
         await application.state.service.wait_ready()
         yield application
 

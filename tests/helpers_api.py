@@ -120,7 +120,7 @@ async def ranking(client: httpx.AsyncClient, board_id: str, **params: Any) -> li
 async def open_app(settings: Settings, clock: ManualClock) -> AsyncIterator[Starlette]:
     """A started app (lifespan run, index built) for settings other than the conftest ones."""
     application = create_app(settings, clock=clock)
-    async with LifespanManager(application):
+    async with LifespanManager(application, startup_timeout=60, shutdown_timeout=60):
         await application.state.service.wait_ready()
         yield application
 

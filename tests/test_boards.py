@@ -24,7 +24,8 @@ def utc(*parts: int) -> Micros:
 
 
 def define(**fields: Any) -> Board:
-    return Board.define("arena", BoardSpec(**fields))
+    """A board defined from JSON-like fields, decoded as the HTTP edge decodes a body."""
+    return Board.define("arena", msgspec.convert(fields, BoardSpec))
 
 
 def error_loc(**fields: Any) -> list[str | int]:

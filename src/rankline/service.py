@@ -8,8 +8,10 @@ top = await service.read("arena-solo", lambda board: board.top(window="daily"))
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -28,6 +30,15 @@ from rankline.writer import GroupCommitWriter, Outcome, Submission
 
 log = logging.getLogger("rankline")
 _BOARD_REFRESH_SECONDS = 2.0
+
+
+@contextlib.asynccontextmanager
+async def _timed(step: str) -> AsyncIterator[None]:
+    started = time.perf_counter()
+    yield
+    elapsed = time.perf_counter() - started
+    if elapsed > 1:
+        log.warning("closing the %s took %.1f s", step, elapsed)
 
 
 class NotMigrated(RanklineError):
@@ -132,12 +143,17 @@ class Rankline:
             waiter.cancel()
 
     async def close(self) -> None:
-        await self.writer.close()
+        """Finish queued writes, stop background work and close connections."""
+        async with _timed("writer"):
+            await self.writer.close()
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.index.close()
-        await self.store.close()
+        async with _timed("background tasks"):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        async with _timed("index"):
+            await self.index.close()
+        async with _timed("store"):
+            await self.store.close()
 
     def now(self) -> Micros:
         return self.clock.now()

@@ -43,9 +43,18 @@ class BatchIn(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class BatchDoc(msgspec.Struct):
-    """The documented shape of a batch: up to 1,000 submissions, each naming its board."""
+    """A batch: up to 1,000 submissions, each a score submission plus its ``board``.
 
-    scores: Annotated[list[BatchItemIn], Meta(max_length=1000)]
+    Items are validated one by one: an invalid item gets its own error in ``results``
+    and the others are still recorded, so the request schema does not constrain items."""
+
+    scores: Annotated[
+        list[dict[str, Any]],
+        Meta(
+            max_length=1000,
+            description="Each item: the fields of a score submission plus `board`.",
+        ),
+    ]
 
 
 class FriendsIn(msgspec.Struct, forbid_unknown_fields=True):
