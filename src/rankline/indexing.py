@@ -60,6 +60,9 @@ class IndexKeeper:
         self.progress: tuple[int, int] = (0, 0)
         self._missed: set[LeaderboardId] = set()
         self._built_event = asyncio.Event()
+        self.stopping = False
+        """Set at shutdown: the loops below end even if a driver turned their cancellation
+        into a connection error (which they would otherwise retry)."""
 
     def _order_of(self, board_id: BoardId) -> Any:
         for board in self._boards():
@@ -147,7 +150,7 @@ class IndexKeeper:
 
     async def _rebuild_shared(self) -> None:
         index: Any = self.index
-        while True:
+        while not self.stopping:
             if await index.is_built():
                 return
             async with index.rebuild_lock() as mine:
@@ -226,7 +229,7 @@ class IndexKeeper:
     async def watch(self) -> None:
         """Notice a lost or unreachable shared index and bring it back (runs forever)."""
         index: Any = self.index
-        while True:
+        while not self.stopping:
             await asyncio.sleep(self._check_seconds)
             if not self.built:
                 continue

@@ -8,10 +8,9 @@ top = await service.read("arena-solo", lambda board: board.top(window="daily"))
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -30,12 +29,22 @@ from rankline.writer import GroupCommitWriter, Outcome, Submission
 
 log = logging.getLogger("rankline")
 _BOARD_REFRESH_SECONDS = 2.0
+_CLOSE_SECONDS = 10.0
 
 
-@contextlib.asynccontextmanager
-async def _timed(step: str) -> AsyncIterator[None]:
+async def _bounded(step: str, work: Awaitable[Any], seconds: float = _CLOSE_SECONDS) -> None:
     started = time.perf_counter()
-    yield
+    try:
+        await asyncio.wait_for(work, seconds)
+    except TimeoutError:
+        log.error("closing the %s took over %.0f s; giving up on it", step, seconds)
+        for task in asyncio.all_tasks():
+            log.error("still running: %r", task, stack_info=False)
+            for frame in task.get_stack():
+                log.error(
+                    "    %s:%d %s", frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+                )
+        return
     elapsed = time.perf_counter() - started
     if elapsed > 1:
         log.warning("closing the %s took %.1f s", step, elapsed)
@@ -119,7 +128,7 @@ class Rankline:
             await self.wait_ready()
 
     async def _build(self) -> None:
-        while True:
+        while not self.keeper.stopping:
             try:
                 await self.keeper.build()
                 # Periods whose retention ended while the service was down go now, not at
@@ -143,17 +152,15 @@ class Rankline:
             waiter.cancel()
 
     async def close(self) -> None:
-        """Finish queued writes, stop background work and close connections."""
-        async with _timed("writer"):
-            await self.writer.close()
+        """Finish queued writes, stop background work and close connections; each step
+        is bounded, so a stuck connection cannot hold up a shutdown forever."""
+        await _bounded("writer", self.writer.close())
+        self.keeper.stopping = True
         for task in self._tasks:
             task.cancel()
-        async with _timed("background tasks"):
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-        async with _timed("index"):
-            await self.index.close()
-        async with _timed("store"):
-            await self.store.close()
+        await _bounded("background tasks", asyncio.gather(*self._tasks, return_exceptions=True))
+        await _bounded("index", self.index.close())
+        await _bounded("store", self.store.close())
 
     def now(self) -> Micros:
         return self.clock.now()
@@ -197,7 +204,7 @@ class Rankline:
 
     async def _refresh_boards(self) -> None:
         """Other workers change boards too: re-read the definitions now and then."""
-        while True:
+        while not self.keeper.stopping:
             await asyncio.sleep(_BOARD_REFRESH_SECONDS)
             try:
                 await self.reload_boards()
@@ -326,7 +333,7 @@ class Rankline:
     # --- retention ----------------------------------------------------------------------
 
     async def _sweep(self) -> None:
-        while True:
+        while not self.keeper.stopping:
             await asyncio.sleep(self.settings.retention_sweep_seconds)
             if self.keeper.usable:
                 try:
