@@ -36,6 +36,10 @@ from rankline.types import (
 
 log = logging.getLogger("rankline.index")
 
+_EXPIRY_MARGIN = 10 * 60 * 1_000_000
+"""The sweep drops expired leaderboards on time; the index's own expiry (Redis TTL) is a
+backstop that follows 10 minutes later, for when no worker is running."""
+
 
 class IndexKeeper:
     def __init__(
@@ -203,7 +207,7 @@ class IndexKeeper:
             await self.index.load(current, entries)
             expires = self._expires_at(board, current)
             if expires is not None:
-                await self.index.expire_in(current, expires - now)
+                await self.index.expire_in(current, expires - now + _EXPIRY_MARGIN)
             return len(entries)
 
         # A shared index takes big leaderboards in chunks; the memory index builds each
@@ -271,7 +275,7 @@ class IndexKeeper:
                 if now >= expires:
                     dropped.append(leaderboard)
                 else:
-                    await self.index.expire_in(leaderboard, expires - now)
+                    await self.index.expire_in(leaderboard, expires - now + _EXPIRY_MARGIN)
         if dropped:
             await self.index.drop(dropped)
             log.info("expired %d leaderboards past retention", len(dropped))
