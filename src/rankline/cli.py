@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Annotated, Any, NoReturn
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -13,6 +14,9 @@ from rich.console import Console
 from rankline import __version__
 from rankline.errors import RanklineError
 from rankline.settings import Settings, documented_settings
+
+if TYPE_CHECKING:
+    from rankline.maintenance import Progress, Report
 
 console = Console(stderr=True, soft_wrap=True)
 app = typer.Typer(
@@ -136,30 +140,46 @@ def migrate() -> None:
     console.print(f"{_redact(settings.database)} is at revision {revision}")
 
 
-def _operator_service(settings: Settings) -> Any:
+def _maintain(label: str, task: Callable[[Any, Progress], Awaitable[Report]]) -> Report:
+    """Run a maintenance task on a shared index with a progress bar, then close up."""
     from rankline.service import Rankline
 
+    settings = Settings()
+    _setup_logging("warning")
     if not settings.redis_url:
         _fail(
             "the in-process index is rebuilt at every start of `rankline serve`; "
             "rebuild and verify work on a shared index: set RANKLINE_REDIS_URL"
         )
-    return Rankline(settings, auto_migrate=False)
+
+    async def run() -> Report:
+        service = Rankline(settings, auto_migrate=False)
+        await service.store.start()
+        try:
+            await service.reload_boards()
+            await service.index.start()
+            return await _with_progress(label, lambda progress: task(service, progress), service)
+        finally:
+            await service.index.close()
+            await service.store.close()
+
+    try:
+        return asyncio.run(run())
+    except RanklineError as exc:
+        _fail(exc.detail)
 
 
-async def _with_progress(label: str, work: Any, service: Any) -> Any:
+async def _with_progress(
+    label: str, work: Callable[[Progress], Awaitable[Report]], service: Any
+) -> Report:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    columns = (
-        "{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-    )
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task(label, total=None)
 
         async def follow() -> None:
+            # A rebuild reports its SQL load through the keeper; the merge through `work`.
             while True:
                 done, total = service.keeper.progress
                 bar.update(task, completed=done, total=total or None)
@@ -178,28 +198,12 @@ def rebuild() -> None:
     does not have. Safe while servers run: newer states written meanwhile win."""
     from rankline import maintenance
 
-    settings = Settings()
-    _setup_logging("warning")
-
-    async def run() -> maintenance.Report:
-        service = _operator_service(settings)
-        await service.store.start()
-        await service.reload_boards()
-        await service.index.start()
-        try:
-            report: maintenance.Report = await _with_progress(
-                "rebuilding",
-                lambda progress: maintenance.rebuild(
-                    service.keeper, service.store, service.boards(), progress=progress
-                ),
-                service,
-            )
-            return report
-        finally:
-            await service.index.close()
-            await service.store.close()
-
-    report = _run_operator(run)
+    report = _maintain(
+        "rebuilding",
+        lambda service, progress: maintenance.rebuild(
+            service.keeper, service.store, service.boards(), progress=progress
+        ),
+    )
     console.print(
         f"rebuilt {report.leaderboards} leaderboards, {report.entries:,} entries; "
         f"fixed {report.count} differences"
@@ -214,32 +218,12 @@ def verify(
     from rankline import maintenance
     from rankline.clock import format_time
 
-    settings = Settings()
-    _setup_logging("warning")
-
-    async def run() -> maintenance.Report:
-        service = _operator_service(settings)
-        await service.store.start()
-        await service.reload_boards()
-        await service.index.start()
-        try:
-            report: maintenance.Report = await _with_progress(
-                "verifying",
-                lambda progress: maintenance.verify(
-                    service.keeper,
-                    service.store,
-                    service.boards(),
-                    limit=limit,
-                    progress=progress,
-                ),
-                service,
-            )
-            return report
-        finally:
-            await service.index.close()
-            await service.store.close()
-
-    report = _run_operator(run)
+    report = _maintain(
+        "verifying",
+        lambda service, progress: maintenance.verify(
+            service.keeper, service.store, service.boards(), limit=limit, progress=progress
+        ),
+    )
     for d in report.differences:
         lb = d.leaderboard
         console.print(
@@ -252,13 +236,6 @@ def verify(
     )
     if report.count:
         raise typer.Exit(1)
-
-
-def _run_operator(run: Any) -> Any:
-    try:
-        return asyncio.run(run())
-    except RanklineError as exc:
-        _fail(exc.detail)
 
 
 @app.command("settings")

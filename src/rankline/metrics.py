@@ -25,8 +25,8 @@ REQUESTS = Counter(
 )
 LATENCY = Histogram(
     "rankline_http_request_seconds",
-    "HTTP request latency by route.",
-    ["route"],
+    "HTTP request latency by route and status.",
+    ["route", "status"],
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 BATCH_SIZE = Histogram(

@@ -94,7 +94,7 @@ class _Measured:
             endpoint = scope.get("endpoint")
             route = getattr(endpoint, "__name__", None) or type(endpoint).__name__
             metrics.REQUESTS.labels(route, str(status)).inc()
-            metrics.LATENCY.labels(route).observe(time.perf_counter() - started)
+            metrics.LATENCY.labels(route, str(status)).observe(time.perf_counter() - started)
 
 
 async def _openapi(request: Request) -> Response:
