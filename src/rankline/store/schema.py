@@ -104,6 +104,59 @@ periods = Table(
     Column("period", Ident(64), nullable=False),
     Column("starts_at", BigInteger, nullable=True),
     Column("ends_at", BigInteger, nullable=True),
+    Column("state", Ident(16), nullable=False, server_default="open"),
+    Column("claimed_until", BigInteger, nullable=True),
+    Column("archived_at", BigInteger, nullable=True),
+    Column("total", BigInteger, nullable=True),
     PrimaryKeyConstraint("board_id", "window", "period"),
     **TABLE_OPTIONS,
 )
+
+players = Table(
+    "rl_players",
+    metadata,
+    Column("player_id", Ident(64), primary_key=True),
+    Column("display_name", String(100), nullable=True),
+    Column("avatar_url", String(500), nullable=True),
+    Column("country", String(8), nullable=True),
+    Column("metadata", Text, nullable=False),
+    Column("updated_at", BigInteger, nullable=False),
+    **TABLE_OPTIONS,
+)
+
+friends = Table(
+    "rl_friends",
+    metadata,
+    Column("player_id", Ident(64), nullable=False),
+    Column("friend_id", Ident(64), nullable=False),
+    PrimaryKeyConstraint("player_id", "friend_id"),
+    Index("ix_rl_friends_friend", "friend_id"),
+    **TABLE_OPTIONS,
+)
+
+bans = Table(
+    "rl_bans",
+    metadata,
+    Column("player_id", Ident(64), primary_key=True),
+    Column("banned_at", BigInteger, nullable=False),
+    **TABLE_OPTIONS,
+)
+
+archive = Table(
+    "rl_archive",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("scope", Ident(100), nullable=False),
+    Column("rank", BigInteger, nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("score", BigInteger, nullable=False),
+    Column("achieved_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("board_id", "window", "period", "scope", "rank"),
+    Index("ix_rl_archive_player", "board_id", "window", "period", "scope", "player_id"),
+    Index("ix_rl_archive_by_player", "player_id"),
+    **TABLE_OPTIONS,
+)
+"""Final standings of closed periods, with their final rank; readable after the live
+leaderboard has expired from the index."""
