@@ -1,0 +1,343 @@
+"""A typed Python client for the rankline v1 API, synchronous and asynchronous (httpx).
+
+    from rankline.client import Client
+
+    with Client("http://127.0.0.1:8000", server_key="rk_...") as rl:
+        rl.put_board("arena", windows=["all_time", "daily"])
+        rl.submit("arena", "p:42", 4500, match_id="m:1")
+        print(rl.top("arena", limit=10)["entries"])
+
+``AsyncClient`` has the same methods, to ``await``. Answers are the API's JSON as dicts.
+Submissions are idempotent on (player_id, match_id), so 503 and 429 answers are retried
+with exponential backoff (honouring ``Retry-After``); other errors raise ``ApiError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+
+R = TypeVar("R")
+Json = dict[str, Any]
+BATCH_LIMIT = 1000
+_RETRYABLE = {429, 503}
+
+
+class ApiError(Exception):
+    """An error answer: ``status`` and the problem+json body (``problem``)."""
+
+    def __init__(self, status: int, problem: Mapping[str, Any]) -> None:
+        self.status = status
+        self.problem = dict(problem)
+        super().__init__(f"{status} {problem.get('title', '')}: {problem.get('detail', '')}")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One HTTP request, described once for both clients."""
+
+    method: str
+    path: str
+    params: dict[str, Any] = field(default_factory=dict)
+    body: Any = None
+    write: bool = False
+
+
+def _p(value: str) -> str:
+    return quote(value, safe=":@")
+
+
+def _where(window: str | None, period: str | None, scope: str | None) -> dict[str, Any]:
+    found = {"window": window, "period": period, "scope": scope}
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def _headers(key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def _answer(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        try:
+            problem = response.json()
+        except ValueError:
+            problem = {"title": response.reason_phrase, "detail": response.text}
+        raise ApiError(response.status_code, problem)
+    if response.status_code == 204 or not response.content:
+        return None
+    return response.json()
+
+
+def _delay(response: httpx.Response, attempt: int, backoff: float) -> float:
+    after: str = response.headers.get("retry-after", "")
+    wait = float(after) if after.replace(".", "", 1).isdigit() else 0.0
+    return max(wait, backoff * 2.0**attempt)
+
+
+class _Api(Generic[R]):
+    """Every v1 endpoint, as a method that hands one ``Call`` to ``_call``."""
+
+    server_key: str | None
+    read_key: str | None
+
+    def _call(self, call: Call) -> R:
+        raise NotImplementedError
+
+    # boards
+    def list_boards(self) -> R:
+        return self._call(Call("GET", "/v1/boards"))
+
+    def get_board(self, board: str) -> R:
+        return self._call(Call("GET", f"/v1/boards/{_p(board)}"))
+
+    def put_board(self, board: str, **definition: Any) -> R:
+        return self._call(Call("PUT", f"/v1/boards/{_p(board)}", body=definition, write=True))
+
+    def delete_board(self, board: str) -> R:
+        return self._call(Call("DELETE", f"/v1/boards/{_p(board)}", write=True))
+
+    # scores
+    def submit(
+        self,
+        board: str,
+        player_id: str,
+        score: int,
+        *,
+        match_id: str,
+        at: str | None = None,
+        scopes: Mapping[str, str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> R:
+        body: Json = {"player_id": player_id, "score": score, "match_id": match_id}
+        if at is not None:
+            body["at"] = at
+        if scopes:
+            body["scopes"] = dict(scopes)
+        if metadata:
+            body["metadata"] = dict(metadata)
+        return self._call(Call("POST", f"/v1/boards/{_p(board)}/scores", body=body, write=True))
+
+    def submit_batch(self, items: Sequence[Mapping[str, Any]]) -> R:
+        """Up to 1,000 submissions, each with its ``board``; see ``batches`` for more."""
+        if len(items) > BATCH_LIMIT:
+            raise ValueError(f"a batch holds at most {BATCH_LIMIT} items; use batches()")
+        body = {"scores": [dict(item) for item in items]}
+        return self._call(Call("POST", "/v1/scores/batch", body=body, write=True))
+
+    # reads
+    def top(
+        self,
+        board: str,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        params = {"limit": limit, "offset": offset, **_where(window, period, scope)}
+        return self._call(Call("GET", f"/v1/boards/{_p(board)}/top", params))
+
+    def player(
+        self,
+        board: str,
+        player_id: str,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}"
+        return self._call(Call("GET", path, _where(window, period, scope)))
+
+    def around(
+        self,
+        board: str,
+        player_id: str,
+        *,
+        k: int = 5,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}/around"
+        return self._call(Call("GET", path, {"k": k, **_where(window, period, scope)}))
+
+    def friends(
+        self,
+        board: str,
+        player_id: str,
+        friends: Sequence[str] | None = None,
+        *,
+        k: int | None = None,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        """Among these ``friends``; without them, among the player's stored friend list."""
+        path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}/friends"
+        where = _where(window, period, scope)
+        if friends is None:
+            return self._call(Call("GET", path, where | ({} if k is None else {"k": k})))
+        body: Json = {"friends": list(friends)}
+        if k is not None:
+            body["k"] = k
+        return self._call(Call("POST", path, where, body))
+
+    def ranks(
+        self,
+        board: str,
+        player_ids: Sequence[str],
+        *,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        body = {"player_ids": list(player_ids)}
+        path = f"/v1/boards/{_p(board)}/ranks"
+        return self._call(Call("POST", path, _where(window, period, scope), body))
+
+    def periods(self, board: str, *, window: str | None = None) -> R:
+        params = {} if window is None else {"window": window}
+        return self._call(Call("GET", f"/v1/boards/{_p(board)}/periods", params))
+
+    # players
+    def put_player(self, player_id: str, **profile: Any) -> R:
+        return self._call(Call("PUT", f"/v1/players/{_p(player_id)}", body=profile, write=True))
+
+    def get_player(self, player_id: str) -> R:
+        return self._call(Call("GET", f"/v1/players/{_p(player_id)}"))
+
+    def history(
+        self,
+        player_id: str,
+        *,
+        board: str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> R:
+        params: Json = {"limit": limit}
+        if board is not None:
+            params["board"] = board
+        if cursor is not None:
+            params["cursor"] = cursor
+        return self._call(Call("GET", f"/v1/players/{_p(player_id)}/history", params))
+
+    def put_friends(self, player_id: str, friends: Sequence[str]) -> R:
+        path = f"/v1/players/{_p(player_id)}/friends"
+        return self._call(Call("PUT", path, body={"friends": list(friends)}, write=True))
+
+    def ban(self, player_id: str) -> R:
+        return self._call(Call("POST", f"/v1/players/{_p(player_id)}/ban", write=True))
+
+    def unban(self, player_id: str) -> R:
+        return self._call(Call("DELETE", f"/v1/players/{_p(player_id)}/ban", write=True))
+
+    def erase(self, player_id: str) -> R:
+        return self._call(Call("DELETE", f"/v1/players/{_p(player_id)}", write=True))
+
+    # operations
+    def health(self) -> R:
+        return self._call(Call("GET", "/healthz"))
+
+    def _key(self, call: Call) -> str | None:
+        return self.server_key if call.write else (self.read_key or self.server_key)
+
+
+def batches(items: Iterable[Mapping[str, Any]], size: int = BATCH_LIMIT) -> Iterable[list[Json]]:
+    """Split submissions into batch-sized lists for ``submit_batch``."""
+    chunk: list[Json] = []
+    for item in items:
+        chunk.append(dict(item))
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+class Client(_Api[Any]):
+    """The synchronous client. Use it as a context manager, or call ``close()``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        server_key: str | None = None,
+        read_key: str | None = None,
+        retries: int = 4,
+        backoff: float = 0.1,
+        timeout: float = 10.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.server_key, self.read_key = server_key, read_key
+        self.retries, self.backoff = retries, backoff
+        self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=transport)
+
+    def _call(self, call: Call) -> Any:
+        headers = _headers(self._key(call))
+        for attempt in range(self.retries + 1):
+            response = self.http.request(
+                call.method, call.path, params=call.params, json=call.body, headers=headers
+            )
+            if response.status_code not in _RETRYABLE or attempt == self.retries:
+                return _answer(response)
+            time.sleep(_delay(response, attempt, self.backoff))
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class AsyncClient(_Api[Coroutine[Any, Any, Any]]):
+    """The asynchronous client: the same methods, to ``await``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        server_key: str | None = None,
+        read_key: str | None = None,
+        retries: int = 4,
+        backoff: float = 0.1,
+        timeout: float = 10.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.server_key, self.read_key = server_key, read_key
+        self.retries, self.backoff = retries, backoff
+        self.http = httpx.AsyncClient(base_url=base_url, timeout=timeout, transport=transport)
+
+    async def _call(self, call: Call) -> Any:
+        headers = _headers(self._key(call))
+        for attempt in range(self.retries + 1):
+            response = await self.http.request(
+                call.method, call.path, params=call.params, json=call.body, headers=headers
+            )
+            if response.status_code not in _RETRYABLE or attempt == self.retries:
+                return _answer(response)
+            await asyncio.sleep(_delay(response, attempt, self.backoff))
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+__all__ = ["ApiError", "AsyncClient", "Client", "batches"]

@@ -1,0 +1,128 @@
+"""The Python client: every call against the real app, retries, errors, the sync flavour
+against a real server process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from helpers_api import SERVER_KEY, open_app
+from procs import serving
+from rankline import ManualClock, Settings
+from rankline.client import ApiError, AsyncClient, Client, batches
+
+
+async def test_async_client_covers_the_board_and_score_endpoints(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", server_keys=SERVER_KEY)
+    async with open_app(settings, clock) as app:
+        transport = httpx.ASGITransport(app=app)
+        async with AsyncClient("http://t", server_key=SERVER_KEY, transport=transport) as rl:
+            created = await rl.put_board("arena", windows=["all_time", "daily"], scopes=["region"])
+            assert created["windows"] == ["all_time", "daily"]
+            assert [b["id"] for b in (await rl.list_boards())["boards"]] == ["arena"]
+            assert (await rl.get_board("arena"))["scopes"] == ["region"]
+            answer = await rl.submit(
+                "arena", "p:1", 2**53 + 1, match_id="m1", scopes={"region": "EU"}
+            )
+            assert answer["score"] == 2**53 + 1 and answer["applied"] is True
+            items = [
+                {"board": "arena", "player_id": f"p:{i}", "score": i, "match_id": f"b{i}"}
+                for i in range(2, 2503)
+            ]
+            results = [
+                r for chunk in batches(items) for r in (await rl.submit_batch(chunk))["results"]
+            ]
+            assert len(results) == 2501 and all("error" not in r for r in results)
+            top = await rl.top("arena", limit=3, scope="region:EU")
+            assert [e["player_id"] for e in top["entries"]] == ["p:1"]
+            assert (await rl.player("arena", "p:2502"))["rank"] == 2
+            around = await rl.around("arena", "p:2000", k=1, window="daily")
+            assert [e["player_id"] for e in around["entries"]] == ["p:2001", "p:2000", "p:1999"]
+            friends = await rl.friends("arena", "p:5", ["p:6", "p:4", "nobody"])
+            assert [e["player_id"] for e in friends["entries"]] == ["p:6", "p:5", "p:4"]
+            ranks = await rl.ranks("arena", ["p:3", "p:1"])
+            assert [e["rank"] for e in ranks["entries"]] == [1, 2501]
+            periods = await rl.periods("arena", window="daily")
+            assert [p["period"] for p in periods["periods"]] == ["2026-11-21"]
+            assert (await rl.health())["status"] == "ok"
+            with pytest.raises(ApiError) as missing:
+                await rl.player("arena", "nobody")
+            assert missing.value.status == 404 and missing.value.problem["status"] == 404
+            assert await rl.delete_board("arena") is None
+
+
+def test_batch_limit_is_enforced_before_sending() -> None:
+    with Client("http://unused") as rl, pytest.raises(ValueError, match="at most 1000"):
+        rl.submit_batch([{"board": "b"}] * 1001)
+    assert [len(c) for c in batches([{}] * 2500)] == [1000, 1000, 500]
+
+
+def _flaky(statuses: list[int]) -> tuple[httpx.MockTransport, list[httpx.Request]]:
+    """A transport answering the given statuses in turn (the last one from then on)."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        status = statuses[min(len(seen), len(statuses)) - 1]
+        if status >= 400:
+            problem = {"type": "t", "title": "busy", "status": status, "detail": "later"}
+            return httpx.Response(status, json=problem, headers={"Retry-After": "0"})
+        return httpx.Response(status, json={"ok": True})
+
+    return httpx.MockTransport(answer), seen
+
+
+def test_503_and_429_are_retried_with_the_same_request() -> None:
+    transport, seen = _flaky([503, 429, 200])
+    with Client("http://t", server_key="k", backoff=0.001, transport=transport) as rl:
+        assert rl.submit("b", "p", 1, match_id="m") == {"ok": True}
+    assert len(seen) == 3
+    assert {r.content for r in seen} == {seen[0].content}
+    assert all(r.headers["authorization"] == "Bearer k" for r in seen)
+
+
+async def test_retries_give_up_with_the_last_problem() -> None:
+    transport, seen = _flaky([503])
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        return transport.handle_request(request)
+
+    async with AsyncClient(
+        "http://t", retries=2, backoff=0.001, transport=httpx.MockTransport(handler)
+    ) as rl:
+        with pytest.raises(ApiError) as failed:
+            await rl.top("b")
+    assert failed.value.status == 503 and len(seen) == 3
+
+
+def test_other_errors_are_not_retried() -> None:
+    transport, seen = _flaky([422, 200])
+    with Client("http://t", transport=transport) as rl, pytest.raises(ApiError) as failed:
+        rl.put_board("b", order="sideways")
+    assert failed.value.status == 422 and len(seen) == 1
+
+
+def test_reads_use_the_read_key_and_writes_the_server_key() -> None:
+    transport, seen = _flaky([200])
+    with Client("http://t", server_key="s", read_key="r", transport=transport) as rl:
+        rl.top("b")
+        rl.ban("p")
+    assert [r.headers["authorization"] for r in seen] == ["Bearer r", "Bearer s"]
+
+
+@pytest.mark.slow
+def test_sync_client_against_a_real_server(tmp_path: Path) -> None:
+    with (
+        serving(tmp_path / "data", tmp_path / "log", server_keys="real") as server,
+        Client(server.url, server_key="real") as rl,
+    ):
+        rl.put_board("speed", order="asc")
+        for i, score in enumerate([30, 10, 20]):
+            rl.submit("speed", f"p{i}", score, match_id=f"m{i}")
+        assert [e["score"] for e in rl.top("speed")["entries"]] == [10, 20, 30]
+        again = rl.submit("speed", "p0", 30, match_id="m0")
+        assert again["duplicate"] is True
