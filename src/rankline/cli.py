@@ -238,6 +238,28 @@ def verify(
         raise typer.Exit(1)
 
 
+@app.command()
+def archive() -> None:
+    """Close every period whose grace has passed and archive its final standings to the
+    durable store now (servers do it every RANKLINE_ARCHIVE_INTERVAL_SECONDS). Safe while
+    servers run: each period is archived once."""
+    from rankline.lifecycle import archive_now
+
+    settings = Settings()
+    _setup_logging("warning")
+    try:
+        done = asyncio.run(archive_now(settings))
+    except RanklineError as exc:
+        _fail(exc.detail)
+    for item in done:
+        board, window, period = item.key
+        console.print(
+            f"archived {board} {window} {period}: {item.total:,} entries "
+            f"({item.entries:,} across {item.scopes} scoped and global leaderboards)"
+        )
+    console.print(f"archived {len(done)} periods" if done else "nothing to archive")
+
+
 @app.command("settings")
 def show_settings() -> None:
     """List every setting (environment variable), its current value and what it does."""

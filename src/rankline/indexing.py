@@ -63,6 +63,9 @@ class IndexKeeper:
         self.rebuilding = False
         self.progress: tuple[int, int] = (0, 0)
         self._missed: set[LeaderboardId] = set()
+        self._missed_removals: set[tuple[LeaderboardId, PlayerId]] = set()
+        """Players to take off leaderboards (bans, erasures) once the index is back: a
+        reload from SQL only adds."""
         self._built_event = asyncio.Event()
         self.stopping = False
         """Set at shutdown: the loops below end even if a driver turned their cancellation
@@ -111,6 +114,7 @@ class IndexKeeper:
     def missed(self, changes: Sequence[IndexChange], error: RanklineError) -> None:
         """The writer committed these to SQL but could not apply them to the index."""
         self._missed.update(c.leaderboard for c in changes)
+        self._missed_removals.update((c.leaderboard, c.player) for c in changes if c.key is None)
         self.degrade(f"index updates failed: {error.detail}")
 
     def _recovered(self) -> None:
@@ -248,6 +252,7 @@ class IndexKeeper:
                 elif self._missed:
                     await self._reload_missed()
                 self._missed.clear()
+                self._missed_removals.clear()
                 self._recovered()
                 log.info("ranking index recovered; reads use it again")
             except Unavailable as exc:
@@ -257,6 +262,9 @@ class IndexKeeper:
 
     async def _reload_missed(self) -> None:
         missed, now = set(self._missed), self._clock.now()
+        if self._missed_removals:
+            removals = sorted(self._missed_removals)
+            await self.index.apply([IndexChange(lb, player, None) for lb, player in removals])
         for board in self._boards():
             wanted = {lb for lb in missed if lb.board == board.id}
             if wanted:

@@ -16,7 +16,7 @@ from rankline.boards import Board
 from rankline.indexing import IndexKeeper
 from rankline.ordering import decode, encode, player_of
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore, mapped_errors, unbanned
 from rankline.types import IndexChange, LeaderboardId, RankingIndex, SortKey
 
 Progress = Callable[[int, int], None]
@@ -50,6 +50,7 @@ async def _sql_keys(store: SqlStore, board: Board, lb: LeaderboardId) -> AsyncIt
             s.c.window == lb.window,
             s.c.period == lb.period,
             s.c.scope == lb.scope,
+            unbanned(s.c.player_id),
         )
         .order_by(score, s.c.achieved_at, s.c.player_id)
         .execution_options(yield_per=_PAGE)

@@ -10,6 +10,7 @@ from rankline.clock import format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.ordering import decode, player_of
 from rankline.periods import Period, current_period, parse_period
+from rankline.store import archive as store_archive
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, PlayerId, Position, RankingIndex, SortKey
 
 if TYPE_CHECKING:
@@ -196,11 +197,17 @@ class BoardHandle:
             if current is not None:
                 known.setdefault((name, current.name), current)
         live = {(lb.window, lb.period) for lb in await self._index.leaderboards(board.id)}
+        states = await store_archive.period_states(service.store, board.id, window)
         items = []
         ordered = sorted(known.items(), key=lambda kv: (kv[0][0], -(kv[1].starts_at or 0)))
         for (name, period_name), period in ordered:
             leaderboard = LeaderboardId(board.id, name, period_name, GLOBAL_SCOPE)
-            if (name, period_name) in live or not period.is_closed(now, board.grace_seconds):
+            state, archived_total = states.get((name, period_name), ("open", None))
+            closed = period.is_closed(now, board.grace_seconds)
+            expires = board.expires_at(period)
+            if state == "archived" and expires is not None and now >= expires:
+                total = archived_total or 0
+            elif (name, period_name) in live or not closed:
                 total = await self._index.total(leaderboard)
             else:
                 total = await service.store.count_leaderboard(leaderboard)
@@ -212,7 +219,7 @@ class BoardHandle:
                     if period.starts_at is None
                     else format_time(period.starts_at),
                     "ends_at": None if period.ends_at is None else format_time(period.ends_at),
-                    "state": "closed" if period.is_closed(now, board.grace_seconds) else "open",
+                    "state": "archived" if state == "archived" else "closed" if closed else "open",
                     "total": total,
                 }
             )

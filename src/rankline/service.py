@@ -20,9 +20,12 @@ from rankline.clock import SystemClock
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
 from rankline.index.memory import MemoryIndex
 from rankline.indexing import IndexKeeper
+from rankline.lifecycle import Lifecycle
+from rankline.players import Players
 from rankline.reads import BoardHandle
 from rankline.settings import Settings
 from rankline.store import migrate
+from rankline.store.archive import ArchivedPeriod
 from rankline.store.sql import SqlStore
 from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId, RankingIndex
 from rankline.writer import GroupCommitWriter, Outcome, Submission
@@ -97,6 +100,8 @@ class Rankline:
             linger_seconds=settings.commit_linger_ms / 1000,
             on_index_error=self.keeper.missed,
         )
+        self.lifecycle = Lifecycle(self.store, self.clock, self.boards)
+        self.players = Players(self)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self, *, wait_ready: bool = False) -> None:
@@ -120,6 +125,12 @@ class Rankline:
         self._tasks = [
             asyncio.create_task(self._build(), name="rankline-build"),
             asyncio.create_task(self._sweep(), name="rankline-retention"),
+            asyncio.create_task(
+                self.lifecycle.run(
+                    self.settings.archive_interval_seconds, lambda: self.keeper.stopping
+                ),
+                name="rankline-archive",
+            ),
         ]
         if self.keeper.shared:
             self._tasks.append(asyncio.create_task(self.keeper.watch(), name="rankline-watch"))
@@ -155,6 +166,7 @@ class Rankline:
         """Finish queued writes, stop background work and close connections; each step
         is bounded, so a stuck connection cannot hold up a shutdown forever."""
         await _bounded("writer", self.writer.close())
+        await _bounded("player tasks", self.players.close())
         self.keeper.stopping = True
         for task in self._tasks:
             task.cancel()
@@ -237,13 +249,27 @@ class Rankline:
     ) -> dict[str, Any]:
         """Run a read on the index; from SQL, flagged ``degraded``, when it cannot answer."""
         board = await self.find_board(board_id)
+        op = self.players.named(op)  # display names joined into every answer
         if self.keeper.usable:
             try:
-                return await op(BoardHandle(self, board, self.index))
+                return await self._read_routed(board, self.index, op)
             except IndexUnavailable as exc:
                 self.keeper.degrade(exc.detail)
-        body = await op(BoardHandle(self, board, self.keeper.fallback))
+        body = await self._read_routed(board, self.keeper.fallback, op)
         body["degraded"] = True
+        return body
+
+    async def _read_routed(
+        self,
+        board: Board,
+        index: RankingIndex,
+        op: Callable[[BoardHandle], Awaitable[dict[str, Any]]],
+    ) -> dict[str, Any]:
+        """Run a read on ``index``, or on the archive for periods whose retention ended."""
+        router = self.lifecycle.reader(board, index, self.keeper.fallback)
+        body = await op(BoardHandle(self, board, router))
+        if router.archived:
+            body["archived"] = True
         return body
 
     def board(self, board_id: BoardId) -> BoardHandle:
@@ -344,6 +370,10 @@ class Rankline:
     async def expire_periods(self) -> list[LeaderboardId]:
         """Drop the live leaderboards of closed periods whose retention has passed."""
         return await self.keeper.sweep()
+
+    async def archive_periods(self) -> list[ArchivedPeriod]:
+        """Archive the closed periods now (what the scheduler does every interval)."""
+        return await self.lifecycle.step()
 
 
 __all__ = ["NotMigrated", "Rankline", "make_index"]

@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     retention_sweep_seconds: float = Field(
         60.0, gt=0, description="How often expired periods are dropped from the ranking index."
     )
+    archive_interval_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="How often the scheduler closes the periods whose grace has passed and "
+        "archives their final standings to the durable store (one worker does each period).",
+    )
 
     @property
     def database(self) -> str:

@@ -151,6 +151,9 @@ class StoreTransaction(Protocol):
         self, keys: Sequence[tuple[LeaderboardId, PlayerId]]
     ) -> dict[tuple[LeaderboardId, PlayerId], Standing]: ...
 
+    async def banned_players(self, players: Sequence[PlayerId]) -> set[PlayerId]:
+        """Which of these players are banned: they stay in SQL but out of the index."""
+
     async def insert_events(self, events: Sequence[ScoreEvent]) -> None: ...
 
     async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]: ...

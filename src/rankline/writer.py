@@ -314,6 +314,8 @@ class GroupCommitWriter:
         )
         if periods:
             await tx.add_periods([(*key, *bounds) for key, bounds in sorted(periods.items())])
+        # A banned player's submissions are recorded, but they stay off every leaderboard.
+        banned = await tx.banned_players([s.player for s in live]) if rows else set()
         changes = [
             IndexChange(
                 r.leaderboard,
@@ -322,6 +324,7 @@ class GroupCommitWriter:
                 r.revision,
             )
             for r in rows
+            if r.player not in banned
         ]
         return _Plan(outcomes, changes, set(periods))
 

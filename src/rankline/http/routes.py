@@ -361,3 +361,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         params=(BOARD, Param("window", "query", "Only this window.")),
     ),
 )
+
+# The player routes use the helpers above, so they are imported last.
+from rankline.http.player_routes import PLAYER_ENDPOINTS  # noqa: E402
+
+ENDPOINTS += PLAYER_ENDPOINTS

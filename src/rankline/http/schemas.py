@@ -88,19 +88,24 @@ class PlayerStanding(msgspec.Struct):
     competition_rank: int
     percentile: float
     achieved_at: Time
+    display_name: str | None = None
 
 
 class FriendPlayer(PlayerStanding):
     friends_rank: int = 0
 
 
-class _Head(msgspec.Struct):
+class _Head(msgspec.Struct, kw_only=True):
     board: str
     window: str
     period: str
     scope: str
     total: int
     as_of: Time
+    degraded: bool | None = None
+    """True when the ranking index could not answer and SQL did (exact, slower)."""
+    archived: bool | None = None
+    """True when the period's live leaderboard expired and its archive answered."""
 
 
 class TopOut(_Head):
@@ -114,6 +119,7 @@ class PlayerOut(_Head):
     competition_rank: int
     percentile: float
     achieved_at: Time
+    display_name: str | None = None
 
 
 class AroundOut(_Head):
@@ -199,18 +205,94 @@ class BoardsOut(msgspec.Struct):
     boards: list[BoardSpec]
 
 
+# --- players ---------------------------------------------------------------------------
+
+
+class ProfileIn(msgspec.Struct, forbid_unknown_fields=True):
+    """A player's profile. PUT replaces it whole: an omitted field becomes null (or {})."""
+
+    display_name: Annotated[str, Meta(max_length=100)] | None = None
+    avatar_url: Annotated[str, Meta(max_length=500)] | None = None
+    country: Annotated[str, Meta(max_length=8)] | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class ProfileOut(msgspec.Struct):
+    player_id: str
+    display_name: str | None
+    avatar_url: str | None
+    country: str | None
+    metadata: dict[str, Any]
+
+
+class ProfileStandingOut(msgspec.Struct):
+    board: str
+    window: str
+    period: str
+    scope: str
+    score: int
+    rank: int | None
+
+
+class PlayerProfileOut(ProfileOut):
+    """The profile and the player's standings in every board's current periods (``rank``
+    is null while the player is banned)."""
+
+    standings: list[ProfileStandingOut]
+    banned: bool = False
+
+
+class HistoryItemOut(msgspec.Struct):
+    board: str
+    match_id: str
+    score: int
+    at: Time
+    received_at: Time
+    applied: bool
+
+
+class HistoryOut(msgspec.Struct):
+    player_id: str
+    items: list[HistoryItemOut]
+    next_cursor: str | None
+
+
+class FriendListIn(msgspec.Struct, forbid_unknown_fields=True):
+    friends: Annotated[list[PlayerIdStr], Meta(max_length=5000)]
+
+
+class FriendListOut(msgspec.Struct):
+    player_id: str
+    friends: list[str]
+
+
+class BanOut(msgspec.Struct):
+    player_id: str
+    banned: bool
+    banned_at: Time | None
+
+
 __all__ = [
     "AroundOut",
+    "BanOut",
     "BatchDoc",
     "BatchIn",
     "BatchItemIn",
     "BatchOut",
     "BoardsOut",
+    "FriendListIn",
+    "FriendListOut",
     "FriendsIn",
     "FriendsOut",
+    "HistoryItemOut",
+    "HistoryOut",
     "PeriodsOut",
     "PlayerOut",
+    "PlayerProfileOut",
     "Problem",
+    "ProfileIn",
+    "ProfileOut",
+    "ProfileStandingOut",
     "RanksIn",
     "RanksOut",
     "ScoreIn",

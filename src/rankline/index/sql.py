@@ -2,7 +2,8 @@
 
 Used while the ranking index cannot answer (Redis unreachable, or rebuilding). Every rank is
 a count over the standings' rank index (board, window, period, scope, score, achieved_at,
-player_id), so answers are exact and slower: O(rank) instead of O(log N). It writes nothing;
+player_id), so answers are exact and slower: O(rank) instead of O(log N). Banned players
+are left out, as the index leaves them out. It writes nothing;
 the group-commit writer has already put every standing in SQL.
 """
 
@@ -15,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, func, or_, select
 
 from rankline.ordering import encode
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore, mapped_errors, unbanned
 from rankline.types import (
     BoardId,
     IndexChange,
@@ -36,6 +37,7 @@ def _where(leaderboard: LeaderboardId) -> ColumnElement[bool]:
         _s.c.window == leaderboard.window,
         _s.c.period == leaderboard.period,
         _s.c.scope == leaderboard.scope,
+        unbanned(_s.c.player_id),
     )
 
 
@@ -162,7 +164,7 @@ class SqlIndex:
         async with mapped_errors(), self._store.engine.connect() as conn:
             rows = await conn.execute(
                 select(_s.c.window, _s.c.period, _s.c.scope)
-                .where(_s.c.board_id == board)
+                .where(_s.c.board_id == board, unbanned(_s.c.player_id))
                 .distinct()
             )
             return [LeaderboardId(board, w, p, s) for w, p, s in rows]

@@ -13,7 +13,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from sqlalchemy import bindparam, delete, event, func, insert, select, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    bindparam,
+    delete,
+    event,
+    exists,
+    func,
+    insert,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -41,6 +52,12 @@ _unjson = msgspec.json.Decoder()
 
 def _chunks(items: Sequence[_T], size: int = _CHUNK) -> list[Sequence[_T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def unbanned(player_id: ColumnElement[str]) -> ColumnElement[bool]:
+    """Rows of players who are not banned: a banned player is on no leaderboard (their
+    standings stay, to come back on unban)."""
+    return ~exists().where(t.bans.c.player_id == player_id)
 
 
 @asynccontextmanager
@@ -96,6 +113,15 @@ class _Transaction:
                     found[leaderboard, player] = Standing(
                         leaderboard, player, score, achieved_at, revision
                     )
+        return found
+
+    async def banned_players(self, players: Sequence[PlayerId]) -> set[PlayerId]:
+        """Which of these players are banned (one query for up to 2,000 players)."""
+        b = t.bans
+        found: set[PlayerId] = set()
+        for chunk in _chunks(sorted(set(players)), 2000):
+            rows = await self._conn.execute(select(b.c.player_id).where(b.c.player_id.in_(chunk)))
+            found.update(r[0] for r in rows)
         return found
 
     async def insert_events(self, events: Sequence[ScoreEvent]) -> None:
@@ -250,7 +276,7 @@ class SqlStore:
 
     async def delete_board(self, board_id: BoardId) -> None:
         async with mapped_errors(), self._engine.begin() as conn:
-            for table in (t.standings, t.score_events, t.periods):
+            for table in (t.standings, t.score_events, t.periods, t.archive):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
             await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
 
@@ -281,6 +307,7 @@ class SqlStore:
                     s.c.window == leaderboard.window,
                     s.c.period == leaderboard.period,
                     s.c.scope == leaderboard.scope,
+                    unbanned(s.c.player_id),
                 )
             )
             return int(row.scalar_one())
@@ -294,7 +321,8 @@ class SqlStore:
             return int((await conn.execute(query)).scalar_one())
 
     async def stream_standings(self, board_id: BoardId) -> AsyncIterator[Standing]:
-        """Every standing of a board in leaderboard order, streamed in chunks."""
+        """Every standing of a board in leaderboard order, streamed in chunks; banned
+        players' standings are left out."""
         s = t.standings
         query = (
             select(
@@ -306,7 +334,7 @@ class SqlStore:
                 s.c.achieved_at,
                 s.c.revision,
             )
-            .where(s.c.board_id == board_id)
+            .where(s.c.board_id == board_id, unbanned(s.c.player_id))
             .order_by(s.c.window, s.c.period, s.c.scope, s.c.player_id)
             .execution_options(yield_per=10_000)
         )

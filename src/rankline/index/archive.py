@@ -1,0 +1,257 @@
+"""Ranking answered from the archive: reads of a period whose live leaderboard has expired.
+
+``ArchiveIndex`` is the read half of ``RankingIndex`` over ``rl_archive``, where every entry of
+an archived period is stored with its final rank (1..N per scope, without gaps). Because the
+rank is part of the primary key, every read is an index lookup: a player's position is their
+row, a page is a rank range, the total is the highest rank, and the count of strictly better
+scores is the rank of the nearest entry above with a different score.
+
+``ArchiveRouter`` is what a read uses: it sends each leaderboard to the live index, unless that
+period's retention has ended; then to the archive once the period is archived, or to the SQL
+standings until it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, func, select
+
+from rankline.ordering import encode
+from rankline.store import archive as store_archive
+from rankline.store import schema as t
+from rankline.store.sql import SqlStore, mapped_errors
+from rankline.types import (
+    BoardId,
+    IndexChange,
+    LeaderboardId,
+    Order,
+    PlayerId,
+    Position,
+    RankingIndex,
+    SortKey,
+)
+
+_a = t.archive
+_CHUNK = 500
+
+
+def _where(leaderboard: LeaderboardId) -> ColumnElement[bool]:
+    return and_(
+        _a.c.board_id == leaderboard.board,
+        _a.c.window == leaderboard.window,
+        _a.c.period == leaderboard.period,
+        _a.c.scope == leaderboard.scope,
+    )
+
+
+class ArchiveIndex:
+    """The read half of ``RankingIndex`` over ``rl_archive``; ``order_of`` gives a board's
+    order (the keys it returns encode it, as every index's do)."""
+
+    def __init__(self, store: SqlStore, order_of: Callable[[BoardId], Order]) -> None:
+        self._store = store
+        self._order_of = order_of
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def apply(self, changes: Sequence[IndexChange]) -> None:
+        return None
+
+    async def load(
+        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
+    ) -> None:
+        return None
+
+    async def holds(self, leaderboard: LeaderboardId) -> bool:
+        """Whether the leaderboard's period is archived (its final standings are here)."""
+        key = store_archive.PeriodKey(leaderboard.board, leaderboard.window, leaderboard.period)
+        return await store_archive.is_archived(self._store, key)
+
+    def _key(self, leaderboard: LeaderboardId, row: Any) -> SortKey:
+        return encode(row.score, row.achieved_at, row.player_id, self._order_of(leaderboard.board))
+
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        where = _where(leaderboard)
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(_a.c.rank, _a.c.score, _a.c.achieved_at, _a.c.player_id).where(
+                        where, _a.c.player_id == player
+                    )
+                )
+            ).first()
+            if row is None:
+                return None
+            # Entries with the player's score are contiguous just above them: the nearest
+            # entry above with another score has, as its rank, the count of better scores.
+            above = (
+                await conn.execute(
+                    select(_a.c.rank)
+                    .where(where, _a.c.rank < row.rank, _a.c.score != row.score)
+                    .order_by(_a.c.rank.desc())
+                    .limit(1)
+                )
+            ).scalar_one_or_none()
+            total = await self._count(conn, leaderboard)
+        return Position(int(row.rank) - 1, self._key(leaderboard, row), total, int(above or 0))
+
+    async def _count(self, conn: Any, leaderboard: LeaderboardId) -> int:
+        query = select(func.max(_a.c.rank)).where(_where(leaderboard))
+        return int((await conn.execute(query)).scalar_one() or 0)
+
+    async def positions(
+        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
+    ) -> list[tuple[int, SortKey]]:
+        unique = list(dict.fromkeys(players))
+        found: list[tuple[int, SortKey]] = []
+        where = _where(leaderboard)
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            for start in range(0, len(unique), _CHUNK):
+                rows = await conn.execute(
+                    select(_a.c.rank, _a.c.score, _a.c.achieved_at, _a.c.player_id).where(
+                        where, _a.c.player_id.in_(unique[start : start + _CHUNK])
+                    )
+                )
+                found += [(int(r.rank) - 1, self._key(leaderboard, r)) for r in rows]
+        found.sort()
+        return found
+
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        where = _where(leaderboard)
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            total = await self._count(conn, leaderboard)
+            if stop <= start or start >= total:
+                return total, []
+            rows = await conn.execute(
+                select(_a.c.score, _a.c.achieved_at, _a.c.player_id)
+                .where(where, _a.c.rank > start, _a.c.rank <= stop)
+                .order_by(_a.c.rank)
+            )
+            return total, [self._key(leaderboard, r) for r in rows]
+
+    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
+        return (await self.page(leaderboard, start, stop))[1]
+
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        position = await self.position(leaderboard, player)
+        if position is None:
+            return None
+        first = max(0, position.offset - k)
+        _, keys = await self.page(leaderboard, first, position.offset + k + 1)
+        return position, first, keys
+
+    async def total(self, leaderboard: LeaderboardId) -> int:
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            return await self._count(conn, leaderboard)
+
+    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            rows = await conn.execute(
+                select(_a.c.window, _a.c.period, _a.c.scope)
+                .where(_a.c.board_id == board)
+                .distinct()
+            )
+            return sorted(LeaderboardId(board, w, p, s) for w, p, s in rows)
+
+    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
+        return None
+
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        return None
+
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
+        return None
+
+
+class ArchiveRouter:
+    """The index one read uses: ``live`` for a leaderboard still live, the archive for one
+    whose retention has ended (``expired``) once its period is archived, ``standings`` (the
+    SQL standings) before that. ``archived`` tells whether the archive answered."""
+
+    def __init__(
+        self,
+        live: RankingIndex,
+        archive: ArchiveIndex,
+        standings: RankingIndex,
+        expired: Callable[[LeaderboardId], bool],
+    ) -> None:
+        self._live = live
+        self._archive = archive
+        self._standings = standings
+        self._expired = expired
+        self._picked: dict[LeaderboardId, RankingIndex] = {}
+        self.archived = False
+
+    async def _pick(self, leaderboard: LeaderboardId) -> RankingIndex:
+        found = self._picked.get(leaderboard)
+        if found is None:
+            if not self._expired(leaderboard):
+                found = self._live
+            elif await self._archive.holds(leaderboard):
+                found = self._archive
+            else:
+                found = self._standings
+            self._picked[leaderboard] = found
+        if found is self._archive:
+            self.archived = True
+        return found
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def apply(self, changes: Sequence[IndexChange]) -> None:
+        await self._live.apply(changes)
+
+    async def load(
+        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
+    ) -> None:
+        await self._live.load(leaderboard, entries)
+
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        return await (await self._pick(leaderboard)).position(leaderboard, player)
+
+    async def positions(
+        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
+    ) -> list[tuple[int, SortKey]]:
+        return await (await self._pick(leaderboard)).positions(leaderboard, players)
+
+    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
+        return await (await self._pick(leaderboard)).slice(leaderboard, start, stop)
+
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        return await (await self._pick(leaderboard)).page(leaderboard, start, stop)
+
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        return await (await self._pick(leaderboard)).around(leaderboard, player, k)
+
+    async def total(self, leaderboard: LeaderboardId) -> int:
+        return await (await self._pick(leaderboard)).total(leaderboard)
+
+    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
+        return await self._live.leaderboards(board)
+
+    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
+        await self._live.discard(leaderboard, keys)
+
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        await self._live.drop(leaderboards)
+
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
+        await self._live.expire_in(leaderboard, micros)

@@ -1,0 +1,231 @@
+"""SQL for players: profiles, stored friend lists, bans, submission history and erasure.
+
+The ban state lives here, in the durable store, so every worker sees it: the group-commit
+writer reads it inside each batch's transaction, and a rebuild leaves banned players out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from sqlalchemy import delete, insert, or_, select, tuple_, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from rankline.store import schema as t
+from rankline.store.sql import SqlStore, mapped_errors
+from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, Score, Standing
+
+_CHUNK = 500
+_json = msgspec.json.Encoder()
+_unjson = msgspec.json.Decoder()
+
+
+@dataclass(slots=True)
+class Profile:
+    player: PlayerId
+    display_name: str | None = None
+    avatar_url: str | None = None
+    country: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, frozen=True)
+class HistoryItem:
+    id: int
+    board: BoardId
+    match_id: MatchId
+    score: Score
+    at: Micros
+    received_at: Micros
+    applied: bool
+
+
+class PlayerStore:
+    """The player tables of one ``SqlStore``."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self._store = store
+
+    @property
+    def _engine(self) -> AsyncEngine:
+        return self._store.engine
+
+    # --- profiles ------------------------------------------------------------------------
+
+    async def profile(self, player: PlayerId) -> Profile | None:
+        p = t.players
+        query = select(p.c.display_name, p.c.avatar_url, p.c.country, p.c.metadata).where(
+            p.c.player_id == player
+        )
+        async with mapped_errors(), self._engine.connect() as conn:
+            row = (await conn.execute(query)).first()
+        if row is None:
+            return None
+        return Profile(player, row[0], row[1], row[2], _unjson.decode(row[3]))
+
+    async def save_profile(self, profile: Profile, now: Micros) -> bool:
+        """Replace the profile (or create it: True)."""
+        p = t.players
+        values = {
+            "display_name": profile.display_name,
+            "avatar_url": profile.avatar_url,
+            "country": profile.country,
+            "metadata": _json.encode(profile.metadata).decode(),
+            "updated_at": now,
+        }
+        async with mapped_errors(), self._engine.begin() as conn:
+            changed = await conn.execute(
+                update(p).where(p.c.player_id == profile.player).values(**values)
+            )
+            if changed.rowcount:
+                return False
+            await conn.execute(insert(p).values(player_id=profile.player, **values))
+            return True
+
+    async def display_names(self, players: Sequence[PlayerId]) -> dict[PlayerId, str | None]:
+        """The display name of each of ``players`` (None without one), in one query per
+        500 players."""
+        p = t.players
+        found: dict[PlayerId, str | None] = dict.fromkeys(players)
+        async with mapped_errors(), self._engine.connect() as conn:
+            for chunk in _chunks(sorted(found)):
+                rows = await conn.execute(
+                    select(p.c.player_id, p.c.display_name).where(p.c.player_id.in_(chunk))
+                )
+                found.update((r[0], r[1]) for r in rows)
+        return found
+
+    # --- standings and history -------------------------------------------------------------
+
+    async def standings(
+        self,
+        player: PlayerId,
+        periods: Sequence[tuple[BoardId, str, str]] | None = None,
+    ) -> list[Standing]:
+        """The player's standings, banned or not: all of them, or only in ``periods``
+        (board, window, period)."""
+        s = t.standings
+        query = select(
+            s.c.board_id,
+            s.c.window,
+            s.c.period,
+            s.c.scope,
+            s.c.score,
+            s.c.achieved_at,
+            s.c.revision,
+        ).where(s.c.player_id == player)
+        queries = [query]
+        if periods is not None:
+            chunks = _chunks(sorted(set(periods)))
+            queries = [
+                query.where(tuple_(s.c.board_id, s.c.window, s.c.period).in_(c)) for c in chunks
+            ]
+        found = []
+        async with mapped_errors(), self._engine.connect() as conn:
+            for each in queries:
+                for board, window, period, scope, score, at, revision in await conn.execute(each):
+                    leaderboard = LeaderboardId(board, window, period, scope)
+                    found.append(Standing(leaderboard, player, score, at, revision))
+        found.sort(key=lambda x: x.leaderboard)
+        return found
+
+    async def has_standings(self, player: PlayerId) -> bool:
+        s = t.standings
+        query = select(s.c.board_id).where(s.c.player_id == player).limit(1)
+        async with mapped_errors(), self._engine.connect() as conn:
+            return (await conn.execute(query)).first() is not None
+
+    async def history(
+        self, player: PlayerId, board: BoardId | None, limit: int, before: int | None
+    ) -> list[HistoryItem]:
+        """The player's score events, most recently recorded first, older than the event
+        ``before`` (an id) when given."""
+        e = t.score_events
+        query = (
+            select(
+                e.c.id, e.c.board_id, e.c.match_id, e.c.score, e.c.at, e.c.received_at, e.c.applied
+            )
+            .where(e.c.player_id == player)
+            .order_by(e.c.id.desc())
+            .limit(limit)
+        )
+        if board is not None:
+            query = query.where(e.c.board_id == board)
+        if before is not None:
+            query = query.where(e.c.id < before)
+        async with mapped_errors(), self._engine.connect() as conn:
+            rows = await conn.execute(query)
+            return [HistoryItem(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
+
+    # --- friend lists --------------------------------------------------------------------
+
+    async def friends(self, player: PlayerId) -> list[PlayerId]:
+        f = t.friends
+        query = select(f.c.friend_id).where(f.c.player_id == player).order_by(f.c.friend_id)
+        async with mapped_errors(), self._engine.connect() as conn:
+            return [r[0] for r in await conn.execute(query)]
+
+    async def set_friends(self, player: PlayerId, friends: Sequence[PlayerId]) -> None:
+        """Replace the player's stored friend list."""
+        f = t.friends
+        async with mapped_errors(), self._engine.begin() as conn:
+            await conn.execute(delete(f).where(f.c.player_id == player))
+            if friends:
+                await conn.execute(
+                    insert(f), [{"player_id": player, "friend_id": x} for x in friends]
+                )
+
+    # --- bans ----------------------------------------------------------------------------
+
+    async def banned_at(self, player: PlayerId) -> Micros | None:
+        b = t.bans
+        async with mapped_errors(), self._engine.connect() as conn:
+            row = (await conn.execute(select(b.c.banned_at).where(b.c.player_id == player))).first()
+        return None if row is None else int(row[0])
+
+    async def ban(self, player: PlayerId, now: Micros) -> Micros:
+        """Ban the player (once: a second ban keeps the first time); when they were banned."""
+        b = t.bans
+        async with mapped_errors(), self._engine.begin() as conn:
+            row = (await conn.execute(select(b.c.banned_at).where(b.c.player_id == player))).first()
+            if row is not None:
+                return int(row[0])
+            await conn.execute(insert(b).values(player_id=player, banned_at=now))
+            return now
+
+    async def unban(self, player: PlayerId) -> bool:
+        """Lift the ban; False when the player was not banned."""
+        b = t.bans
+        async with mapped_errors(), self._engine.begin() as conn:
+            return bool((await conn.execute(delete(b).where(b.c.player_id == player))).rowcount)
+
+    # --- erasure -------------------------------------------------------------------------
+
+    async def erase(self, player: PlayerId) -> int:
+        """Delete every row about the player but their archived ones, in one transaction;
+        how many went."""
+        f = t.friends
+        removed = 0
+        async with mapped_errors(), self._engine.begin() as conn:
+            for table in (t.score_events, t.standings, t.players, t.bans):
+                done = await conn.execute(delete(table).where(table.c.player_id == player))
+                removed += max(done.rowcount, 0)
+            done = await conn.execute(
+                delete(f).where(or_(f.c.player_id == player, f.c.friend_id == player))
+            )
+            removed += max(done.rowcount, 0)
+        return removed
+
+    async def erase_archived(self, player: PlayerId) -> int:
+        """Delete the player's rows in archived final standings; how many went."""
+        a = t.archive
+        async with mapped_errors(), self._engine.begin() as conn:
+            done = await conn.execute(delete(a).where(a.c.player_id == player))
+            return max(done.rowcount, 0)
+
+
+def _chunks(items: Sequence[Any], size: int = _CHUNK) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
