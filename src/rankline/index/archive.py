@@ -18,15 +18,15 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, select
 
+from rankline.index.sql import ReadOnlySql
 from rankline.ordering import encode
 from rankline.store import archive as store_archive
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import mapped_errors
 from rankline.types import (
     BoardId,
     IndexChange,
     LeaderboardId,
-    Order,
     PlayerId,
     Position,
     RankingIndex,
@@ -46,27 +46,8 @@ def _where(leaderboard: LeaderboardId) -> ColumnElement[bool]:
     )
 
 
-class ArchiveIndex:
-    """The read half of ``RankingIndex`` over ``rl_archive``; ``order_of`` gives a board's
-    order (the keys it returns encode it, as every index's do)."""
-
-    def __init__(self, store: SqlStore, order_of: Callable[[BoardId], Order]) -> None:
-        self._store = store
-        self._order_of = order_of
-
-    async def start(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def apply(self, changes: Sequence[IndexChange]) -> None:
-        return None
-
-    async def load(
-        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
-    ) -> None:
-        return None
+class ArchiveIndex(ReadOnlySql):
+    """The read half of ``RankingIndex`` over ``rl_archive`` (final standings)."""
 
     async def holds(self, leaderboard: LeaderboardId) -> bool:
         """Whether the leaderboard's period is archived (its final standings are here)."""
@@ -162,15 +143,6 @@ class ArchiveIndex:
                 .distinct()
             )
             return sorted(LeaderboardId(board, w, p, s) for w, p, s in rows)
-
-    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
-        return None
-
-    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        return None
-
-    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
-        return None
 
 
 class ArchiveRouter:

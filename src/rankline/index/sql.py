@@ -56,8 +56,10 @@ def _before(order: Order, score: Score, at: int, player: PlayerId) -> ColumnElem
     )
 
 
-class SqlIndex:
-    """The read half of ``RankingIndex`` over SQL; ``order_of`` gives a board's order."""
+class ReadOnlySql:
+    """What the SQL read paths share: built on the store and a board-order lookup (the keys
+    they return encode the order, as every index's do); writes are no-ops, because the
+    group-commit writer has already put the truth in SQL."""
 
     def __init__(self, store: SqlStore, order_of: Callable[[BoardId], Order]) -> None:
         self._store = store
@@ -76,6 +78,19 @@ class SqlIndex:
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
     ) -> None:
         return None
+
+    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
+        return None
+
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        return None
+
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
+        return None
+
+
+class SqlIndex(ReadOnlySql):
+    """The read half of ``RankingIndex`` over the current standings (degraded mode)."""
 
     def _sorted(self, leaderboard: LeaderboardId) -> list[Any]:
         score = _s.c.score.desc() if self._order_of(leaderboard.board) == "desc" else _s.c.score
@@ -168,12 +183,3 @@ class SqlIndex:
                 .distinct()
             )
             return [LeaderboardId(board, w, p, s) for w, p, s in rows]
-
-    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
-        return None
-
-    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        return None
-
-    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
-        return None
