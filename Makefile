@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev venv services check test bench fmt clean
+.PHONY: all run install install-dev venv services browser check test bench fmt clean
 
 PYTHON = python3
 VENV = .venv
@@ -36,13 +36,17 @@ run: install
 services:
 	@bash scripts/ensure-services.sh
 
+# Debian's chromium for the page test (tests/test_page.py); apt-get installs it when missing.
+browser:
+	@bash scripts/ensure-browser.sh
+
 check: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 # pytest exits 5 when no test ran: that is nonzero, so it fails the build.
-test: install-dev services
+test: install-dev services browser
 	@$(MAKE) check
 	$(BIN)/pytest
 

@@ -18,6 +18,7 @@ import msgspec
 from rankline.boards import Board, BoardSpec
 from rankline.clock import SystemClock
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
+from rankline.feed import make_feed
 from rankline.index.memory import MemoryIndex
 from rankline.indexing import IndexKeeper
 from rankline.lifecycle import Lifecycle
@@ -27,7 +28,15 @@ from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
 from rankline.store.sql import SqlStore
-from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId, RankingIndex
+from rankline.types import (
+    BoardId,
+    Clock,
+    IndexChange,
+    LeaderboardId,
+    Micros,
+    PlayerId,
+    RankingIndex,
+)
 from rankline.writer import GroupCommitWriter, Outcome, Submission
 
 log = logging.getLogger("rankline")
@@ -99,7 +108,11 @@ class Rankline:
             max_batch=settings.commit_max_batch,
             linger_seconds=settings.commit_linger_ms / 1000,
             on_index_error=self.keeper.missed,
+            on_applied=self._changed,
         )
+        shared = getattr(self.index, "shared", False)
+        self.feed = make_feed(getattr(self.index, "url", None) if shared else None)
+        """Which leaderboards changed, for live streams (in-process or Redis pub/sub)."""
         self.lifecycle = Lifecycle(self.store, self.clock, self.boards)
         self.players = Players(self)
         self._tasks: list[asyncio.Task[None]] = []
@@ -114,6 +127,7 @@ class Rankline:
                 )
             await migrate.upgrade(self.store.engine)
         await self.reload_boards()
+        await self.feed.start()
         try:
             await self.index.start()
         except IndexUnavailable as exc:
@@ -171,6 +185,7 @@ class Rankline:
         for task in self._tasks:
             task.cancel()
         await _bounded("background tasks", asyncio.gather(*self._tasks, return_exceptions=True))
+        await _bounded("change feed", self.feed.close())
         await _bounded("index", self.index.close())
         await _bounded("store", self.store.close())
 
@@ -194,6 +209,10 @@ class Rankline:
             fresh[board.id] = board
         self._boards.clear()
         self._boards.update(fresh)
+
+    def _changed(self, changes: Sequence[IndexChange]) -> None:
+        """The writer applied a batch: tell the streams which leaderboards moved."""
+        self.feed.publish({change.leaderboard for change in changes})
 
     def _learn_board(self, board: Board) -> None:
         """The writer read a board definition from SQL; keep the registry as fresh."""

@@ -86,6 +86,13 @@ class Settings(BaseSettings):
         "archives their final standings to the durable store (one worker does each period).",
     )
 
+    stream_heartbeat_seconds: float = Field(
+        15.0,
+        gt=0,
+        description="How often a live stream (`/stream`, Server-Sent Events) sends a "
+        "heartbeat comment, so proxies keep the idle connection open.",
+    )
+
     @property
     def database(self) -> str:
         if self.database_url:

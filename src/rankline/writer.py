@@ -122,6 +122,7 @@ class GroupCommitWriter:
         max_batch: int = 2000,
         linger_seconds: float = 0.0,
         on_index_error: Callable[[Sequence[IndexChange], RanklineError], None] | None = None,
+        on_applied: Callable[[Sequence[IndexChange]], None] | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -131,6 +132,8 @@ class GroupCommitWriter:
         self._max_batch = max_batch
         self._linger = linger_seconds
         self._on_index_error = on_index_error
+        self._on_applied = on_applied
+        """Called with each committed batch's index changes (the change feed)."""
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._known_periods: set[tuple[BoardId, str, str]] = set()
@@ -213,6 +216,8 @@ class GroupCommitWriter:
                 if self._on_index_error is None:
                     raise
                 self._on_index_error(plan.changes, exc)
+            if self._on_applied is not None and plan.changes:
+                self._on_applied(plan.changes)
         COMMIT_SECONDS.observe(time.perf_counter() - started)
         self._known_periods |= plan.periods
         self.batches += 1

@@ -6,12 +6,13 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -30,12 +31,8 @@ from rankline.types import Clock
 log = logging.getLogger("rankline")
 _MAX_ENTRY_GAUGES = 1000
 
-HOME_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rankline</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><h1>rankline</h1><p>Real-time leaderboards. See the <a href="/docs">API docs</a>.</p>
-</body></html>
-"""
+STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
+"""The live page: index.html, app.js and app.css, shipped inside the package (no CDN)."""
 
 
 async def _healthz(request: Request) -> Response:
@@ -106,7 +103,7 @@ async def _docs(request: Request) -> Response:
 
 
 async def _home(request: Request) -> Response:
-    return HTMLResponse(HOME_HTML)
+    return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
 
 async def _on_error(request: Request, exc: Exception) -> Response:
@@ -151,6 +148,7 @@ def create_app(
         Route("/openapi.json", _openapi, methods=["GET"]),
         Route("/docs", _docs, methods=["GET"]),
         Mount("/docs/static", StaticFiles(directory=str(swagger_ui_path)), name="docs-static"),
+        Mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static"),
     ]
     app = Starlette(
         routes=routes,

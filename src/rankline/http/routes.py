@@ -236,6 +236,28 @@ async def periods(request: Request) -> Response:
     return json_response(body)
 
 
+async def stream(request: Request) -> Response:
+    _keys(request).require_read(request)
+    from rankline.http.stream import Stream, respond
+
+    board_id, where = _board_id(request), _where(request)
+    limit = query_int(request, "limit", 10, 1, 100)
+    players = [p.strip() for p in (query_str(request, "players") or "").split(",") if p.strip()]
+    if len(players) > _STREAM_PLAYERS:
+        raise InvalidInput.at(
+            ["query", "players"], f"at most {_STREAM_PLAYERS} players can be watched"
+        )
+    for name in players:
+        if not _PLAYER.match(name):
+            raise InvalidInput.at(["query", "players"], f"{name!r} is not a valid player_id")
+    live = Stream(_service(request), board_id, where, limit, list(dict.fromkeys(players)))
+    await live.read_top()  # refuse a bad board, window, period or scope before streaming
+    return respond(live, _settings(request).stream_heartbeat_seconds)
+
+
+_STREAM_PLAYERS = 50
+
+
 # --- the table -----------------------------------------------------------------------
 
 _INT = {"type": "integer"}
@@ -359,6 +381,18 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "The known periods of a board",
         response=s.PeriodsOut,
         params=(BOARD, Param("window", "query", "Only this window.")),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/stream",
+        stream,
+        "Live top and watched players (Server-Sent Events: `top`, `player`)",
+        params=(
+            BOARD,
+            *WHERE,
+            Param("limit", "query", "Entries in each `top` event, 1..100, default 10.", _INT),
+            Param("players", "query", "Up to 50 comma-separated player ids to watch."),
+        ),
     ),
 )
 

@@ -14,6 +14,8 @@ SEP = "|"
 META_BUILT = f"{PREFIX}:meta:built"
 """Set once the index has been built from the durable store; absent after a Redis flush."""
 META_REBUILD_LOCK = f"{PREFIX}:meta:rebuild-lock"
+FEED_CHANNEL = f"{PREFIX}:feed:changed"
+"""Pub/sub channel: the tags of the leaderboards a committed write batch changed."""
 
 
 def tag(leaderboard: LeaderboardId) -> str:

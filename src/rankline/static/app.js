@@ -1,0 +1,506 @@
+// rankline live page: plain JS, no build step, no CDN.
+// Live updates come from the SSE stream (GET /v1/boards/{board}/stream, events `top` and
+// `player`); when EventSource is unavailable or fails, the page polls GET top every 2 s
+// (with If-None-Match when the server sent an ETag) and the watched player with it.
+"use strict";
+
+(function () {
+  const LIMIT = 20;
+  const AROUND_K = 5;
+  const POLL_MS = 2000;
+  const $ = (id) => document.getElementById(id);
+
+  const state = {
+    boards: [],
+    board: null,
+    window: "all_time",
+    period: "",
+    scope: "global",
+    player: "",
+    friends: null, // null: not shown; "" stored list; "a,b": typed list
+    key: "",
+    asOf: null, // Date.parse of the newest as_of shown
+    etag: null,
+    source: null,
+    pollTimer: null,
+    generation: 0, // bumps on every (re)connect so stale answers are dropped
+    lastRanks: new Map(),
+    playerBusy: false,
+    playerAgain: false,
+  };
+
+  // ---- HTTP ---------------------------------------------------------------------------
+
+  // Scores are exact signed 64-bit integers: keep integers beyond 2^53 as strings so that
+  // JSON.parse never rounds them.
+  function parseJSON(text) {
+    return JSON.parse(text.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
+  }
+
+  class HttpError extends Error {
+    constructor(status, problem) {
+      super((problem && (problem.detail || problem.title)) || "HTTP " + status);
+      this.status = status;
+    }
+  }
+
+  async function api(path, options) {
+    const opts = options || {};
+    const headers = Object.assign({ Accept: "application/json" }, opts.headers || {});
+    if (state.key) headers.Authorization = "Bearer " + state.key;
+    if (opts.body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(path, {
+      method: opts.method || "GET",
+      headers: headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      cache: "no-store",
+    });
+    if (response.status === 304) return { notModified: true, response: response };
+    const text = await response.text();
+    let body = null;
+    try {
+      body = text ? parseJSON(text) : null;
+    } catch (_) {
+      body = null;
+    }
+    if (response.status === 401 || response.status === 403) {
+      $("key-box").open = true;
+    }
+    if (!response.ok) throw new HttpError(response.status, body);
+    return { body: body, response: response };
+  }
+
+  function where(extra) {
+    const q = new URLSearchParams();
+    q.set("window", state.window);
+    if (state.period) q.set("period", state.period);
+    q.set("scope", state.scope);
+    for (const [k, v] of Object.entries(extra || {})) q.set(k, String(v));
+    return q.toString();
+  }
+
+  function boardPath(rest) {
+    return "/v1/boards/" + encodeURIComponent(state.board.id) + rest;
+  }
+
+  // ---- rendering ----------------------------------------------------------------------
+
+  function fmtInt(v) {
+    return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  function showError(message) {
+    const el = $("error");
+    el.textContent = message || "";
+    el.hidden = !message;
+  }
+
+  function noteAsOf(asOf) {
+    const t = Date.parse(asOf);
+    if (!Number.isNaN(t) && (state.asOf === null || t > state.asOf)) state.asOf = t;
+    tick();
+  }
+
+  function tick() {
+    const el = $("updated");
+    if (state.asOf === null) {
+      el.textContent = "";
+      return;
+    }
+    const s = Math.max(0, Math.round((Date.now() - state.asOf) / 1000));
+    el.textContent = "updated " + s + " s ago";
+  }
+
+  function setMode(mode) {
+    const el = $("mode");
+    el.dataset.mode = mode;
+    el.textContent = mode;
+  }
+
+  function row(entry, opts) {
+    const tr = document.createElement("tr");
+    tr.dataset.player = entry.player_id;
+    if (entry.player_id === state.player) tr.classList.add("me");
+    const rank = document.createElement("td");
+    rank.className = "num rank";
+    rank.textContent = opts && opts.friendsRank ? entry.friends_rank : entry.rank;
+    const name = document.createElement("td");
+    name.className = "name";
+    name.textContent = entry.display_name || entry.player_id;
+    if (entry.display_name) name.title = entry.player_id;
+    const previous = opts && opts.previous ? opts.previous.get(entry.player_id) : undefined;
+    if (previous !== undefined && previous !== entry.rank) {
+      const move = document.createElement("span");
+      move.className = previous > entry.rank ? "up" : "down";
+      move.textContent = previous > entry.rank ? " ▲" : " ▼";
+      name.appendChild(move);
+      tr.classList.add("moved");
+    } else if (opts && opts.previous && previous === undefined && opts.previous.size) {
+      tr.classList.add("moved");
+    }
+    const score = document.createElement("td");
+    score.className = "num";
+    score.textContent = fmtInt(entry.score);
+    tr.append(rank, name, score);
+    if (opts && opts.friendsRank) {
+      const global = document.createElement("td");
+      global.className = "num muted";
+      global.textContent = "#" + entry.rank;
+      tr.appendChild(global);
+    }
+    tr.addEventListener("click", () => watch(entry.player_id));
+    return tr;
+  }
+
+  function renderTop(body) {
+    const tbody = $("top").querySelector("tbody");
+    const previous = state.lastRanks;
+    const rows = body.entries.map((e) => row(e, { previous: previous }));
+    tbody.replaceChildren(...rows);
+    state.lastRanks = new Map(body.entries.map((e) => [e.player_id, e.rank]));
+    $("top-empty").hidden = body.entries.length > 0;
+    $("total").textContent = "of " + fmtInt(body.total) + " · " + body.period;
+    noteAsOf(body.as_of);
+  }
+
+  function renderPlayer(p) {
+    $("me").hidden = false;
+    $("me-missing").hidden = true;
+    $("me-rank").textContent = "#" + fmtInt(p.rank);
+    $("me-pct").textContent = Number(p.percentile).toFixed(1) + "%";
+    $("me-score").textContent = fmtInt(p.score);
+    const tie = p.competition_rank !== p.rank ? " · tied at #" + p.competition_rank : "";
+    $("me-note").textContent = (p.display_name || p.player_id) + tie;
+  }
+
+  function renderMissing(message) {
+    $("me").hidden = true;
+    $("me-missing").hidden = false;
+    $("me-missing").textContent = message;
+  }
+
+  // ---- loading ------------------------------------------------------------------------
+
+  async function loadTop(generation) {
+    const headers = state.etag ? { "If-None-Match": state.etag } : {};
+    const got = await api(boardPath("/top?" + where({ limit: LIMIT })), { headers: headers });
+    if (generation !== state.generation) return;
+    if (got.notModified) {
+      // The server confirmed the page is current.
+      state.asOf = Date.now();
+      tick();
+      return;
+    }
+    state.etag = got.response.headers.get("ETag");
+    renderTop(got.body);
+  }
+
+  async function loadPlayer(generation) {
+    if (!state.player) return;
+    if (state.playerBusy) {
+      state.playerAgain = true; // refresh once more when the current read ends
+      return;
+    }
+    state.playerBusy = true;
+    state.playerAgain = false;
+    try {
+      const path = "/players/" + encodeURIComponent(state.player) + "/around?";
+      const got = await api(boardPath(path + where({ k: AROUND_K })));
+      if (generation !== state.generation) return;
+      renderPlayer(got.body.player);
+      $("around").querySelector("tbody").replaceChildren(...got.body.entries.map((e) => row(e)));
+      noteAsOf(got.body.as_of);
+      if (state.friends !== null) await loadFriends(generation);
+    } catch (err) {
+      if (generation !== state.generation) return;
+      if (err.status === 404) renderMissing(state.player + " has no entry on this leaderboard.");
+      else throw err;
+    } finally {
+      state.playerBusy = false;
+      if (state.playerAgain && generation === state.generation) {
+        state.playerAgain = false;
+        guard(loadPlayer(generation));
+      }
+    }
+  }
+
+  async function loadFriends(generation) {
+    const path = boardPath(
+      "/players/" + encodeURIComponent(state.player) + "/friends?" + where(),
+    );
+    const typed = (state.friends || "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    let got;
+    try {
+      got = typed.length
+        ? await api(path, { method: "POST", body: { friends: typed } })
+        : await api(path);
+    } catch (err) {
+      if (err.status === 404) {
+        $("friends").querySelector("tbody").replaceChildren();
+        $("friends-note").textContent = "No friends list found: type friends above.";
+        return;
+      }
+      throw err;
+    }
+    if (generation !== state.generation) return;
+    const entries = got.body.entries || [];
+    $("friends").querySelector("tbody")
+      .replaceChildren(...entries.map((e) => row(e, { friendsRank: true })));
+    const me = got.body.player;
+    $("friends-note").textContent = me
+      ? "#" + me.friends_rank + " of " + got.body.friends_total + " among friends" +
+        (typed.length ? "" : " (stored list)")
+      : "";
+  }
+
+  function guard(promise) {
+    promise.then(() => showError(""), (err) => showError(err.message));
+  }
+
+  // ---- live updates: SSE first, polling as the fallback ---------------------------------
+
+  function stopLive() {
+    if (state.source) {
+      state.source.close();
+      state.source = null;
+    }
+    if (state.pollTimer) {
+      clearInterval(state.pollTimer);
+      state.pollTimer = null;
+    }
+  }
+
+  function startPolling(generation) {
+    if (generation !== state.generation || state.pollTimer) return;
+    if (state.source) {
+      state.source.close();
+      state.source = null;
+    }
+    setMode("polling");
+    state.pollTimer = setInterval(() => {
+      guard(loadTop(generation).then(() => loadPlayer(generation)));
+    }, POLL_MS);
+  }
+
+  function startStream(generation) {
+    // EventSource cannot send an Authorization header: with a read key, poll instead.
+    if (!("EventSource" in window) || state.key) {
+      startPolling(generation);
+      return;
+    }
+    const extra = { limit: LIMIT };
+    if (state.player) extra.players = state.player;
+    let source;
+    try {
+      source = new EventSource(boardPath("/stream?" + where(extra)));
+    } catch (_) {
+      startPolling(generation);
+      return;
+    }
+    state.source = source;
+    let opened = false;
+    source.onopen = () => {
+      opened = true;
+      setMode("live");
+    };
+    source.addEventListener("top", (event) => {
+      if (generation !== state.generation) return;
+      renderTop(parseJSON(event.data));
+      // The watched player's percentile and neighbours move with the board's total too,
+      // which a `player` event (score or rank changes) does not cover.
+      guard(loadPlayer(generation));
+    });
+    source.addEventListener("player", (event) => {
+      if (generation !== state.generation) return;
+      const p = parseJSON(event.data);
+      if (p.player_id !== state.player) return;
+      renderPlayer(p);
+      noteAsOf(p.as_of);
+      guard(loadPlayer(generation)); // the neighbours moved too
+    });
+    source.onerror = () => {
+      // A 404/500 answer closes the EventSource for good; a dropped connection that
+      // never opened means the stream is not there: fall back to polling either way.
+      if (source.readyState === EventSource.CLOSED || !opened) {
+        source.close();
+        startPolling(generation);
+      } else {
+        setMode("reconnecting");
+      }
+    };
+  }
+
+  function connect() {
+    stopLive();
+    state.generation += 1;
+    state.etag = null;
+    state.asOf = null;
+    state.lastRanks = new Map();
+    const generation = state.generation;
+    if (!state.board) return;
+    setMode("connecting");
+    saveHash();
+    guard(
+      loadTop(generation)
+        .then(() => loadPlayer(generation))
+        .finally(() => startStream(generation)),
+    );
+  }
+
+  // ---- controls -----------------------------------------------------------------------
+
+  function fillSelect(select, options, value) {
+    select.replaceChildren(
+      ...options.map(([v, label]) => {
+        const o = document.createElement("option");
+        o.value = v;
+        o.textContent = label;
+        return o;
+      }),
+    );
+    if (options.some(([v]) => v === value)) select.value = value;
+  }
+
+  async function loadPeriods() {
+    const options = [["", "current"]];
+    try {
+      const got = await api(boardPath("/periods?window=" + encodeURIComponent(state.window)));
+      for (const p of got.body.periods) {
+        if (p.window === state.window) options.push([p.period, p.period + " (" + p.state + ")"]);
+      }
+    } catch (err) {
+      showError(err.message);
+    }
+    fillSelect($("period"), options, state.period);
+    state.period = $("period").value;
+  }
+
+  async function selectBoard(id) {
+    state.board = state.boards.find((b) => b.id === id) || state.boards[0] || null;
+    if (!state.board) return;
+    $("board").value = state.board.id;
+    const windows = state.board.windows || ["all_time"];
+    fillSelect($("window"), windows.map((w) => [w, w.replace("_", " ")]), state.window);
+    state.window = $("window").value;
+    const dims = [["", "global"]].concat((state.board.scopes || []).map((d) => [d, d]));
+    const [dim, value] = state.scope === "global" ? ["", ""] : state.scope.split(/:(.*)/s);
+    fillSelect($("scope-dim"), dims, dim);
+    $("scope-value").hidden = !$("scope-dim").value;
+    $("scope-value").value = $("scope-dim").value ? value || "" : "";
+    readScope();
+    await loadPeriods();
+    connect();
+  }
+
+  function readScope() {
+    const dim = $("scope-dim").value;
+    const value = $("scope-value").value.trim();
+    $("scope-value").hidden = !dim;
+    state.scope = dim && value ? dim + ":" + value : "global";
+  }
+
+  async function loadBoards() {
+    const got = await api("/v1/boards");
+    state.boards = got.body.boards;
+    fillSelect($("board"), state.boards.map((b) => [b.id, b.title || b.id]), "");
+    if (!state.boards.length) {
+      setMode("no boards");
+      showError("No boards yet: create one with PUT /v1/boards/{board_id}.");
+      return;
+    }
+    await selectBoard(state.board ? state.board.id || state.board : state.boards[0].id);
+  }
+
+  function watch(player) {
+    state.player = player.trim();
+    $("player").value = state.player;
+    if (!state.player) {
+      $("me").hidden = true;
+      $("me-missing").hidden = true;
+    }
+    connect(); // the stream watches this player
+  }
+
+  function showTab(friends) {
+    $("tab-around").setAttribute("aria-selected", String(!friends));
+    $("tab-friends").setAttribute("aria-selected", String(friends));
+    $("around-view").hidden = friends;
+    $("friends-view").hidden = !friends;
+    state.friends = friends ? $("friends-list").value : null;
+  }
+
+  function saveHash() {
+    const q = new URLSearchParams();
+    if (state.board) q.set("board", state.board.id);
+    q.set("window", state.window);
+    if (state.period) q.set("period", state.period);
+    if (state.scope !== "global") q.set("scope", state.scope);
+    if (state.player) q.set("player", state.player);
+    history.replaceState(null, "", "#" + q.toString());
+  }
+
+  function readHash() {
+    const q = new URLSearchParams(location.hash.slice(1));
+    state.board = q.get("board");
+    state.window = q.get("window") || "all_time";
+    state.period = q.get("period") || "";
+    state.scope = q.get("scope") || "global";
+    state.player = q.get("player") || "";
+    $("player").value = state.player;
+  }
+
+  function init() {
+    state.key = sessionStorage.getItem("rankline.key") || "";
+    $("key").value = state.key;
+    readHash();
+    $("controls").addEventListener("submit", (e) => e.preventDefault());
+    $("board").addEventListener("change", () => {
+      state.period = "";
+      guard(selectBoard($("board").value));
+    });
+    $("window").addEventListener("change", () => {
+      state.window = $("window").value;
+      state.period = "";
+      guard(loadPeriods().then(connect));
+    });
+    $("period").addEventListener("change", () => {
+      state.period = $("period").value;
+      connect();
+    });
+    $("scope-dim").addEventListener("change", () => {
+      readScope();
+      if (!$("scope-dim").value || $("scope-value").value.trim()) connect();
+      else $("scope-value").focus();
+    });
+    $("scope-value").addEventListener("change", () => {
+      readScope();
+      connect();
+    });
+    $("key").addEventListener("change", () => {
+      state.key = $("key").value.trim();
+      sessionStorage.setItem("rankline.key", state.key);
+      guard(loadBoards());
+    });
+    $("search").addEventListener("submit", (e) => {
+      e.preventDefault();
+      watch($("player").value);
+    });
+    $("tab-around").addEventListener("click", () => showTab(false));
+    $("tab-friends").addEventListener("click", () => {
+      showTab(true);
+      if (state.player) guard(loadFriends(state.generation));
+    });
+    $("friends-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      state.friends = $("friends-list").value;
+      if (state.player) guard(loadFriends(state.generation));
+    });
+    setInterval(tick, 1000);
+    guard(loadBoards());
+  }
+
+  document.addEventListener("DOMContentLoaded", init);
+})();

@@ -1,0 +1,149 @@
+"""The live page at ``/`` in a real browser: Debian's chromium, headless, through Playwright.
+
+A real ``rankline serve`` runs; the test creates a board and scores over HTTP, opens the page,
+sees the top list, submits more scores through the API and sees the list and the watched
+player's rank change without a reload (through the SSE stream, or the page's polling fallback
+when the stream is not available). It saves a screenshot to docs/screenshot.png.
+``make test`` installs chromium (scripts/ensure-browser.sh); ``playwright install`` is never
+needed.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from procs import REPO, Server, serving
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+KEY = "page-test-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+BOARD = "arena-solo"
+LIVE_TIMEOUT_MS = 10_000
+SCREENSHOT = REPO / "docs" / "screenshot.png"
+NAMES = ["ada", "bo", "cy", "dee", "eli", "fay", "gus", "hal", "ivy", "jo", "kai", "lu"]
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+        pytest.fail("chromium is not installed: run `make browser` (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    with serving(tmp_path / "data", tmp_path / "server.log", server_keys=KEY) as server:
+        yield server
+
+
+def _submit(api: httpx.Client, player: str, score: int, match: str) -> None:
+    body = {"player_id": player, "score": score, "match_id": match, "scopes": {"region": "EU"}}
+    response = api.post(f"/v1/boards/{BOARD}/scores", json=body, headers=AUTH)
+    assert response.status_code == 200, response.text
+
+
+def _top_players(page: Page) -> list[str]:
+    rows = page.locator("#top tbody tr")
+    return [rows.nth(i).get_attribute("data-player") or "" for i in range(rows.count())]
+
+
+@pytest.mark.parametrize("transport", ["stream", "polling"])
+def test_the_page_shows_the_board_moving_live(
+    server: Server, browser: Browser, transport: str
+) -> None:
+    """``stream``: the page as served. ``polling``: the SSE endpoint answers 404 (as on a
+    server without it), so the page must fall back to polling GET top every 2 s."""
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        board = {
+            "title": "Arena Solo",
+            "windows": ["all_time", "daily", "weekly"],
+            "scopes": ["region"],
+        }
+        assert api.put(f"/v1/boards/{BOARD}", json=board, headers=AUTH).status_code == 201
+        for i, name in enumerate(NAMES):
+            _submit(api, f"p:{name}", 1000 + 250 * i, f"m:{name}:1")
+        # "p:bo" (1250) is second to last of 12: rank 11.
+
+        for path in ("/static/app.js", "/static/app.css"):
+            assert api.get(path).status_code == 200
+
+        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        if transport == "polling":
+            page.route("**/v1/boards/*/stream?*", lambda route: route.fulfill(status=404))
+        page.goto(server.url + "/")
+
+        # The top list.
+        top = page.locator("#top tbody tr")
+        expect(top).to_have_count(len(NAMES), timeout=LIVE_TIMEOUT_MS)
+        expect(top.first).to_have_attribute("data-player", "p:lu")
+        expect(page.locator("#total")).to_contain_text("of 12")
+        expect(page.locator("#updated")).to_contain_text("s ago")
+
+        # Watch a player: rank, percentile and the players around them.
+        page.fill("#player", "p:bo")
+        page.click("#search button")
+        expect(page.locator("#me-rank")).to_have_text("#11", timeout=LIVE_TIMEOUT_MS)
+        expect(page.locator("#around tbody tr.me")).to_have_attribute("data-player", "p:bo")
+        expect(page.locator("#me-pct")).to_have_text("8.3%")
+
+        # Friends: a typed, comma-separated list (POST friends).
+        page.click("#tab-friends")
+        page.fill("#friends-list", "p:ada, p:kai")
+        page.click("#friends-form button")
+        expect(page.locator("#friends tbody tr")).to_have_count(3, timeout=LIVE_TIMEOUT_MS)
+        expect(page.locator("#friends-note")).to_contain_text("#2 of 3 among friends")
+        page.click("#tab-around")
+
+        # Scores through the API: the list and the watched player move without a reload.
+        page.evaluate("window.__sameDocument = true")
+        _submit(api, "p:bo", 9000, "m:bo:2")
+        _submit(api, "p:new", 5000, "m:new:1")
+        expect(top.first).to_have_attribute("data-player", "p:bo", timeout=LIVE_TIMEOUT_MS)
+        expect(page.locator("#me-rank")).to_have_text("#1", timeout=LIVE_TIMEOUT_MS)
+        expect(page.locator("#me-pct")).to_have_text("92.3%", timeout=LIVE_TIMEOUT_MS)
+        expect(top.nth(1)).to_have_attribute("data-player", "p:new", timeout=LIVE_TIMEOUT_MS)
+        expect(page.locator("#total")).to_contain_text("of 13", timeout=LIVE_TIMEOUT_MS)
+        assert page.evaluate("window.__sameDocument") is True  # no reload happened
+        assert _top_players(page)[:2] == ["p:bo", "p:new"]
+        if transport == "polling":
+            expect(page.locator("#mode")).to_have_text("polling")
+        else:
+            # "live" once the SSE endpoint exists; "polling" on a server without it.
+            expect(page.locator("#mode")).to_have_text(re.compile("^(live|polling)$"))
+            page.wait_for_timeout(1300)  # let the row highlight fade for the picture
+            SCREENSHOT.parent.mkdir(exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT))
+            assert SCREENSHOT.stat().st_size > 10_000
+
+        # Readable on a phone: one column, nothing wider than the screen.
+        page.set_viewport_size({"width": 390, "height": 800})
+        expect(top).to_have_count(len(NAMES) + 1)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+        assert errors == []

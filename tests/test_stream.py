@@ -1,0 +1,284 @@
+"""Live streams (GET /v1/boards/{board}/stream, Server-Sent Events): the first events, new
+events after writes, coalescing, heartbeats, cleanup on disconnect, and (on Redis) a write
+through one instance waking a stream on another.
+
+httpx's ASGITransport buffers whole bodies, so the stream is driven by a small ASGI harness
+that feeds ``receive`` and parses what ``send`` gets as it arrives."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+
+from backends import ALL, selected
+from helpers_api import assert_problem, open_app, open_client, put_board, submit, top
+from rankline import ManualClock, Settings
+from rankline.http.stream import MIN_INTERVAL
+
+SHARED = [name for name in selected() if ALL[name].redis_url]
+
+
+class SSE:
+    """One open stream on an ASGI app: ``next()`` returns (event, data) as they arrive."""
+
+    def __init__(
+        self, app: Starlette, board: str, headers: dict[str, str] | None = None, **params: Any
+    ) -> None:
+        self.app = app
+        self.extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+        self.path = f"/v1/boards/{board}/stream"
+        self.query = urlencode(params).encode()
+        self.status: int | None = None
+        self.headers: dict[str, str] = {}
+        self.started = asyncio.Event()
+        self.events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.comments = 0
+        self.body = b""
+        self._buffer = ""
+        self._disconnect = asyncio.Event()
+        self._requested = False
+        self._task: asyncio.Task[None] | None = None
+
+    async def _receive(self) -> dict[str, Any]:
+        if not self._requested:
+            self._requested = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await self._disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            self.headers = {k.decode(): v.decode() for k, v in message["headers"]}
+            self.started.set()
+        elif message["type"] == "http.response.body":
+            chunk = message.get("body", b"")
+            self.body += chunk
+            self._buffer += chunk.decode().replace("\r\n", "\n")
+            while "\n\n" in self._buffer:
+                block, self._buffer = self._buffer.split("\n\n", 1)
+                self._parse(block)
+
+    def _parse(self, block: str) -> None:
+        name, data = "message", []
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                self.comments += 1
+            elif line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+        if data:
+            self.events.put_nowait((name, json.loads("\n".join(data))))
+
+    async def __aenter__(self) -> SSE:
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": self.path,
+            "raw_path": self.path.encode(),
+            "root_path": "",
+            "query_string": self.query,
+            "headers": [
+                (b"host", b"rankline.test"),
+                (b"accept", b"text/event-stream"),
+                *self.extra,
+            ],
+            "client": ("127.0.0.1", 5000),
+            "server": ("rankline.test", 80),
+        }
+        self._task = asyncio.create_task(self.app(scope, self._receive, self._send))
+        await asyncio.wait_for(self.started.wait(), 10)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        self._disconnect.set()
+        if self._task is not None:
+            await asyncio.wait_for(self._task, 10)
+            self._task = None
+
+    async def next(self, within: float = 5.0) -> tuple[str, Any]:
+        return await asyncio.wait_for(self.events.get(), within)
+
+    async def quiet(self, seconds: float) -> list[tuple[str, Any]]:
+        """Everything that arrives within ``seconds``."""
+        got = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                got.append(await asyncio.wait_for(self.events.get(), left))
+            except TimeoutError:
+                break
+        return got
+
+
+async def _player(client: httpx.AsyncClient, player: str) -> dict[str, Any]:
+    response = await client.get(f"/v1/boards/arena/players/{player}")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def _seed(client: httpx.AsyncClient) -> None:
+    await put_board(client, "arena")
+    for player, score in (("a", 10), ("b", 20), ("c", 5)):
+        await submit(client, "arena", player, score)
+
+
+async def _until(check: Any, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+async def test_first_events_are_the_top_and_the_watched_players(
+    app: Starlette, client: httpx.AsyncClient
+) -> None:
+    await _seed(client)
+    async with SSE(app, "arena", limit=2, players="c,a,nobody") as sse:
+        assert sse.status == 200
+        assert sse.headers["content-type"].startswith("text/event-stream")
+        assert await sse.next() == ("top", await top(client, "arena", limit=2))
+        assert await sse.next() == ("player", await _player(client, "c"))
+        assert await sse.next() == ("player", await _player(client, "a"))
+        assert await sse.quiet(3 * MIN_INTERVAL) == []  # nothing changed, nothing re-sent
+
+
+async def test_writes_send_new_top_and_player_events(
+    app: Starlette, client: httpx.AsyncClient
+) -> None:
+    await _seed(client)
+    async with SSE(app, "arena", limit=2, players="a,c") as sse:
+        assert [name for name, _ in [await sse.next() for _ in range(3)]] == [
+            "top",
+            "player",
+            "player",
+        ]
+        # Into the top: a new top, and the watched a and c drop a rank.
+        await submit(client, "arena", "d", 30)
+        name, body = await sse.next()
+        assert name == "top"
+        assert [e["player_id"] for e in body["entries"]] == ["d", "b"]
+        assert body == await top(client, "arena", limit=2)
+        name, body = await sse.next()
+        assert (name, body["player_id"], body["rank"]) == ("player", "a", 3)
+        name, body = await sse.next()
+        assert (name, body["player_id"], body["rank"]) == ("player", "c", 4)
+        # Below the top and below every watched player: nothing to send.
+        await submit(client, "arena", "e", 1)
+        assert await sse.quiet(3 * MIN_INTERVAL) == []
+        # A watched player outside the top moves: only a player event.
+        await submit(client, "arena", "c", 7)
+        name, body = await sse.next()
+        assert (name, body["player_id"], body["score"], body["rank"]) == ("player", "c", 7, 4)
+        assert await sse.quiet(3 * MIN_INTERVAL) == []
+
+
+async def test_many_quick_writes_are_coalesced(app: Starlette, client: httpx.AsyncClient) -> None:
+    await _seed(client)
+    async with SSE(app, "arena", limit=3) as sse:
+        assert (await sse.next())[0] == "top"
+        started = time.monotonic()
+        writes = 40
+        for i in range(writes):
+            await submit(client, "arena", f"fast{i}", 100 + i)
+            await asyncio.sleep(0.01)
+        elapsed = time.monotonic() - started
+        got = await sse.quiet(1.5)
+        assert got and all(name == "top" for name, _ in got)
+        # At most one read per MIN_INTERVAL, plus the first and a trailing one.
+        assert len(got) <= elapsed / MIN_INTERVAL + 2, (len(got), elapsed)
+        assert len(got) < writes
+        # The last event is the final state.
+        assert got[-1][1] == await top(client, "arena", limit=3)
+
+
+async def test_disconnected_streams_are_cleaned_up(
+    app: Starlette, client: httpx.AsyncClient
+) -> None:
+    await _seed(client)
+    feed = app.state.service.feed
+    assert feed.subscribers == 0
+    async with SSE(app, "arena") as one, SSE(app, "arena", window="all_time", players="a") as two:
+        await one.next()
+        assert [name for name, _ in await two.quiet(3 * MIN_INTERVAL)] == ["top", "player"]
+        await _until(lambda: feed.subscribers == 2)
+        await one.close()
+        await _until(lambda: feed.subscribers == 1)
+        await submit(client, "arena", "a", 50)  # the open one still gets its events
+        assert (await two.next())[0] == "top"
+    await _until(lambda: feed.subscribers == 0)
+
+
+async def test_bad_requests_are_refused_before_streaming(
+    app: Starlette, client: httpx.AsyncClient
+) -> None:
+    await _seed(client)
+    assert_problem(await client.get("/v1/boards/nope/stream"), 404)
+    assert_problem(await client.get("/v1/boards/arena/stream", params={"limit": 101}), 422)
+    assert_problem(await client.get("/v1/boards/arena/stream", params={"limit": 0}), 422)
+    assert_problem(await client.get("/v1/boards/arena/stream", params={"window": "x"}), 422)
+    many = ",".join(f"p{i}" for i in range(51))
+    assert_problem(await client.get("/v1/boards/arena/stream", params={"players": many}), 422)
+    bad = {"players": "a,b c"}
+    assert_problem(await client.get("/v1/boards/arena/stream", params=bad), 422)
+
+
+async def test_heartbeats_and_read_keys(settings: Settings, clock: ManualClock) -> None:
+    quick = settings.model_copy(update={"stream_heartbeat_seconds": 0.2, "read_keys": "rk"})
+    async with open_app(quick, clock) as app, open_client(app) as client:
+        await _seed(client)
+        assert_problem(await client.get("/v1/boards/arena/stream"), 401)
+        async with SSE(app, "arena") as sse:
+            assert sse.status == 401
+        async with SSE(app, "arena", headers={"Authorization": "Bearer rk"}) as sse:
+            assert sse.status == 200
+            assert (await sse.next())[0] == "top"
+    opened = settings.model_copy(update={"stream_heartbeat_seconds": 0.2})
+    # The same database: the board is there already.
+    async with open_app(opened, clock) as app, SSE(app, "arena") as sse:
+        assert (await sse.next())[0] == "top"
+        await asyncio.sleep(0.7)
+        assert sse.comments >= 2
+        assert sse.events.empty()  # a heartbeat re-read of an unchanged top sends nothing
+
+
+# The in-process index serves one process only, so this runs on the Redis stacks.
+@pytest.mark.parametrize("stack", [ALL[n] for n in SHARED], ids=SHARED)
+async def test_redis_a_write_on_one_instance_wakes_a_stream_on_another(
+    settings: Settings, clock: ManualClock, app: Starlette, client: httpx.AsyncClient
+) -> None:
+    assert settings.redis_url is not None
+    await _seed(client)
+    async with open_app(settings, clock) as other, open_client(other) as other_client:
+        await app.state.service.feed.wait_ready()
+        await other.state.service.feed.wait_ready()
+        async with SSE(app, "arena", limit=2, players="c") as sse:
+            assert (await sse.next())[0] == "top"
+            assert (await sse.next())[0] == "player"
+            await submit(other_client, "arena", "z", 99)
+            await submit(other_client, "arena", "c", 15)
+            seen: dict[str, Any] = {}
+            while (
+                "top" not in seen
+                or seen["top"]["entries"][0]["player_id"] != "z"
+                or (seen.get("player", {}).get("score") != 15)
+            ):
+                # Well before the 15 s heartbeat re-read: woken by Redis pub/sub.
+                name, body = await sse.next(within=3)
+                seen[name] = body
+            assert seen["top"] == await top(client, "arena", limit=2)
