@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -258,6 +259,38 @@ def archive() -> None:
             f"({item.entries:,} across {item.scopes} scoped and global leaderboards)"
         )
     console.print(f"archived {len(done)} periods" if done else "nothing to archive")
+
+
+@app.command()
+def demo(
+    host: Annotated[str, typer.Option(help="Interface the demo server listens on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port the demo server listens on.")] = 8000,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Data directory (default: a temporary one).")
+    ] = None,
+    players: Annotated[int, typer.Option(min=1, help="Simulated players.")] = 500,
+    rate: Annotated[float, typer.Option(min=0.1, help="Matches per second.")] = 50.0,
+    duration: Annotated[
+        float | None, typer.Option(min=0, help="Seconds to run (default or 0: until Ctrl-C).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed, for a repeatable game.")] = None,
+) -> None:
+    """Start a server and a simulated game (players, matches, an arena and an XP board) so
+    the page at / moves; stops the server on exit or Ctrl-C."""
+    from rankline.demo import run_demo
+
+    try:
+        run_demo(
+            host=host,
+            port=port,
+            data_dir=data_dir,
+            players=players,
+            rate=rate,
+            duration=duration,
+            seed=seed,
+        )
+    except RuntimeError as exc:
+        _fail(str(exc))
 
 
 @app.command("settings")
