@@ -118,19 +118,6 @@ class ArchiveIndex(ReadOnlySql):
             )
             return total, [self._key(leaderboard, r) for r in rows]
 
-    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
-        return (await self.page(leaderboard, start, stop))[1]
-
-    async def around(
-        self, leaderboard: LeaderboardId, player: PlayerId, k: int
-    ) -> tuple[Position, int, list[SortKey]] | None:
-        position = await self.position(leaderboard, player)
-        if position is None:
-            return None
-        first = max(0, position.offset - k)
-        _, keys = await self.page(leaderboard, first, position.offset + k + 1)
-        return position, first, keys
-
     async def total(self, leaderboard: LeaderboardId) -> int:
         async with mapped_errors(), self._store.engine.connect() as conn:
             return await self._count(conn, leaderboard)

@@ -79,6 +79,27 @@ class ReadOnlySql:
     ) -> None:
         return None
 
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        raise NotImplementedError
+
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        raise NotImplementedError
+
+    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
+        return (await self.page(leaderboard, start, stop))[1]
+
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        position = await self.position(leaderboard, player)
+        if position is None:
+            return None
+        first = max(0, position.offset - k)
+        _, keys = await self.page(leaderboard, first, position.offset + k + 1)
+        return position, first, keys
+
     async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
         return None
 
@@ -158,19 +179,6 @@ class SqlIndex(ReadOnlySql):
                 .limit(stop - start)
             )
             return total, [self._key(leaderboard, r) for r in rows]
-
-    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
-        return (await self.page(leaderboard, start, stop))[1]
-
-    async def around(
-        self, leaderboard: LeaderboardId, player: PlayerId, k: int
-    ) -> tuple[Position, int, list[SortKey]] | None:
-        position = await self.position(leaderboard, player)
-        if position is None:
-            return None
-        first = max(0, position.offset - k)
-        _, keys = await self.page(leaderboard, first, position.offset + k + 1)
-        return position, first, keys
 
     async def total(self, leaderboard: LeaderboardId) -> int:
         return await self._scalar(select(func.count()).where(_where(leaderboard)))
