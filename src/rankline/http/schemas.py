@@ -49,10 +49,11 @@ class BatchDoc(msgspec.Struct):
     and the others are still recorded, so the request schema does not constrain items."""
 
     scores: Annotated[
-        list[dict[str, Any]],
+        list[Any],
         Meta(
             max_length=1000,
-            description="Each item: the fields of a score submission plus `board`.",
+            description="Each item: the fields of a score submission plus `board`; "
+            "any item that is not one gets its own error in `results`.",
         ),
     ]
 
