@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev venv services browser check test bench fmt clean
+.PHONY: all run install install-dev install-bench venv services browser check test bench fmt clean
 
 PYTHON = python3
 VENV = .venv
@@ -50,12 +50,23 @@ test: install-dev services browser
 	@$(MAKE) check
 	$(BIN)/pytest
 
-bench: install
+# The benchmark's extra (matplotlib, py-spy); a dev install has it too.
+install-bench: venv
+	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	if [ ! -f $(VENV)/.installed-bench-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
+		echo "pip install -e '.[bench]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e '.[bench]' && \
+		rm -f $(VENV)/.installed-bench-* && touch $(VENV)/.installed-bench-$$h; \
+	fi
+
+# Quick mode (N=1M, 10 s per endpoint, < 10 min); `make bench ARGS="--markdown docs/performance.md"`.
+# Needs the local PostgreSQL and Redis (started by `services`) and wrk (installed here).
+bench: install install-bench services
 	@command -v wrk >/dev/null 2>&1 || { \
 		echo "installing wrk (apt-get)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; \
 	}
-	$(BIN)/rankline bench --quick
+	$(BIN)/rankline bench --quick $(ARGS)
 
 fmt: install-dev
 	$(BIN)/ruff format .

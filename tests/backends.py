@@ -3,7 +3,9 @@
 The server databases are the machine's real PostgreSQL and MariaDB (database
 ``rankline_test``, created and migrated once per session, emptied before each test) and its
 real Redis (database 9, flushed before each test). Set RANKLINE_TEST_BACKENDS to a
-comma-separated subset of the names below to run fewer.
+comma-separated subset of the names below to run fewer. Two suites on one machine interfere
+unless each sets RANKLINE_TEST_SLOT to its own small number: the databases become
+``rankline_test_<slot>`` and the Redis database 9 + slot.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from rankline.store import migrate
 from rankline.store.schema import metadata
 
 PG_ADMIN = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
-PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_test"
+_SLOT = int(os.environ.get("RANKLINE_TEST_SLOT", "0"))
+_DB = f"rankline_test_{_SLOT}" if _SLOT else "rankline_test"
+PG_URL = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{_DB}"
 MARIADB_ADMIN = "mysql+asyncmy://root@127.0.0.1:3306/test"
-MARIADB_URL = "mysql+asyncmy://root@127.0.0.1:3306/rankline_test"
-REDIS_URL = "redis://127.0.0.1:6379/9"
+MARIADB_URL = f"mysql+asyncmy://root@127.0.0.1:3306/{_DB}"
+REDIS_URL = f"redis://127.0.0.1:6379/{9 + _SLOT}"
 
 
 @dataclass(frozen=True)

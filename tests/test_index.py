@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -13,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backends import REDIS_URL
-from rankline.index import MemoryIndex
+from rankline.index import MemoryIndex, memory
 from rankline.index.redis import RedisIndex
 from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of
 from rankline.types import (
+    TOP_WINDOW,
     BoardId,
     IndexChange,
     LeaderboardId,
@@ -400,3 +402,138 @@ async def test_slice_past_the_end_and_empty_ranges(index: RankingIndex) -> None:
     assert await index.slice(ARENA, 2, 100) == []
     assert await index.slice(ARENA, 1, 1) == []
     assert await index.slice(ARENA, 2, 1) == []
+
+
+# --- the memory index: its player map at scale, and the top stamp ---------------------
+
+
+def test_memory_index_stays_exact_through_growth_and_shrinking() -> None:
+    """Thousands of players, so the player map's buckets split many times: built in bulk,
+    then grown, moved and emptied by single changes, checked against the naive model."""
+
+    async def run() -> None:
+        index, rng = MemoryIndex(), random.Random(6)
+        model: Entries = {f"p:{i}": (rng.randrange(50), rng.randrange(3)) for i in range(200)}
+        await index.load(ARENA, [(p, key(ARENA, p, *v), 1) for p, v in model.items()])
+        for step in range(12_000):
+            player = f"p:{rng.randrange(5000)}"
+            if step > 9000 or rng.random() < 0.2:
+                model.pop(player, None)
+                await index.apply([gone(ARENA, player)])
+            else:
+                model[player] = (rng.randrange(50), rng.randrange(3))
+                await index.apply([put(ARENA, player, *model[player])])
+            if step % 3000 == 0:
+                await check_many(index, model)
+        await check_many(index, model)
+        board = index._get(ARENA)
+        assert board is not None and len(board.players._buckets) > 1000  # it grew
+
+    asyncio.run(run())
+
+
+async def check_many(index: MemoryIndex, model: Entries) -> None:
+    keys = naive_keys(ARENA, model)
+    assert await index.slice(ARENA, 0, len(keys) + 1) == keys
+    offsets = {player_of(k): i for i, k in enumerate(keys)}
+    for player in (f"p:{i}" for i in range(5000)):
+        position = await index.position(ARENA, player)
+        assert (position and position.offset) == offsets.get(player)
+    asked = [f"p:{i}" for i in range(0, 5000, 7)]
+    assert await index.positions(ARENA, asked) == [
+        (offsets[p], keys[offsets[p]])
+        for p in sorted(asked, key=lambda p: offsets.get(p, -1))
+        if p in offsets
+    ]
+
+
+async def loaded(count: int) -> MemoryIndex:
+    """A memory index with ``count`` players on ARENA: p:0 best, scores 10 apart."""
+    index = MemoryIndex()
+    players = [(f"p:{i}", key(ARENA, f"p:{i}", 10 * (count - i)), 1) for i in range(count)]
+    await index.load(ARENA, players)
+    return index
+
+
+async def test_top_stamp_changes_with_writes_into_the_top() -> None:
+    index = await loaded(TOP_WINDOW + 500)
+    stamp, total = await index.top_stamp(ARENA)
+    assert total == TOP_WINDOW + 500
+    seen = {stamp}
+    for change in (
+        put(ARENA, "new", 10**9),  # a new first
+        put(ARENA, "p:1400", 10 * (TOP_WINDOW + 500)),  # from far below into the top
+        put(ARENA, "p:3", -1),  # from the top to the bottom
+        put(ARENA, f"p:{TOP_WINDOW - 1}", 10 * (TOP_WINDOW + 500) - 5),  # within the top
+        gone(ARENA, "p:0"),  # the first leaves: the others shift up
+    ):
+        await index.apply([change])
+        stamp, _ = await index.top_stamp(ARENA)
+        assert stamp not in seen
+        seen.add(stamp)
+
+
+async def test_top_stamp_keeps_still_for_writes_far_below_the_top() -> None:
+    index = await loaded(TOP_WINDOW + 500)
+    before = await index.top_stamp(ARENA)
+    last_in_top = await index.slice(ARENA, TOP_WINDOW - 1, TOP_WINDOW)
+    await index.apply([put(ARENA, "p:1300", 10), put(ARENA, "p:1200", 2505)])
+    await index.apply([put(ARENA, "newcomer", 1), gone(ARENA, "p:1499")])
+    await index.apply([gone(ARENA, "ghost"), put(ARENA, "p:1100", 10 * (1500 - 1100))])
+    stamp, total = await index.top_stamp(ARENA)
+    assert (stamp, total) == (before[0], before[1])  # newcomer in, p:1499 out
+    assert await index.slice(ARENA, TOP_WINDOW - 1, TOP_WINDOW) == last_in_top
+
+
+async def test_top_stamp_changes_at_the_edge_of_the_top() -> None:
+    index = await loaded(TOP_WINDOW + 2)
+    edge = f"p:{TOP_WINDOW - 1}"  # the last entry inside the top window
+    stamp, _ = await index.top_stamp(ARENA)
+    await index.apply([put(ARENA, f"p:{TOP_WINDOW}", 1)])  # the first outside moves down
+    assert (await index.top_stamp(ARENA))[0] == stamp
+    await index.apply([put(ARENA, edge, 2)])  # the last inside moves out
+    assert (await index.top_stamp(ARENA))[0] != stamp
+
+
+async def test_top_stamp_changes_with_load_discard_drop_and_return() -> None:
+    index = MemoryIndex()
+    assert await index.top_stamp(ARENA) == (0, 0)
+    await index.apply([put(ARENA, "a", 1)])
+    stamps = [(await index.top_stamp(ARENA))[0]]
+    await index.load(ARENA, [("b", key(ARENA, "b", 2), 1)])
+    stamps.append((await index.top_stamp(ARENA))[0])
+    await index.discard(ARENA, [key(ARENA, "a", 1)])
+    stamps.append((await index.top_stamp(ARENA))[0])
+    await index.drop([ARENA])
+    assert await index.top_stamp(ARENA) == (0, 0)
+    await index.apply([put(ARENA, "b", 2)])
+    stamps.append((await index.top_stamp(ARENA))[0])
+    assert len(set(stamps)) == len(stamps) and 0 not in stamps
+    assert (await index.top_stamp(ARENA))[1] == 1
+
+
+async def test_change_stamp_changes_with_every_change_only() -> None:
+    index = await loaded(TOP_WINDOW + 10)
+    stamp = await index.change_stamp(ARENA)
+    await index.apply([put(ARENA, "p:3", 10 * (TOP_WINDOW + 10 - 3))])  # the same key again
+    await index.apply([gone(ARENA, "ghost")])
+    assert await index.change_stamp(ARENA) == stamp
+    await index.apply([put(ARENA, f"p:{TOP_WINDOW + 5}", 3)])  # far below the top
+    assert await index.change_stamp(ARENA) != stamp
+    assert await index.change_stamp(SPRINT) == 0
+
+
+async def test_big_load_built_in_a_thread_merges_a_write_made_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(memory, "_THREAD_FROM", 1000)
+    index, count = MemoryIndex(), 1000
+    keys = [key(ARENA, f"p:{i}", i) for i in range(count)]
+    loading = asyncio.create_task(index.load_keys(ARENA, keys))
+    await asyncio.sleep(0)  # the load is now waiting for its thread
+    await index.apply([put(ARENA, "early", -1)])
+    await loading
+    assert await index.total(ARENA) == count + 1
+    last = Position(count, key(ARENA, "early", -1), count + 1, count)
+    assert await index.position(ARENA, "early") == last
+    assert await index.position(ARENA, "p:7") == Position(count - 8, keys[7], count + 1, count - 8)

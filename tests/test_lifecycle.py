@@ -218,8 +218,9 @@ async def test_the_scheduler_archives_by_itself(settings: Settings, clock: Manua
         await _ties(client)
         at_close = await live(client, "arena", "daily", DAY, ARENA_SCOPES)
         clock.set(ARCHIVABLE)
-        for _ in range(200):
-            if (await states(client, "arena", "daily"))[DAY][0] == "archived":
+        for _ in range(400):  # the scheduler archives one board's periods after the other
+            arena = (await states(client, "arena", "daily"))[DAY][0]
+            if arena == (await states(client, "golf", "daily"))[DAY][0] == "archived":
                 break
             await asyncio.sleep(0.025)
         assert (await states(client, "arena", "daily"))[DAY] == ("archived", 6)

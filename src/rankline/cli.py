@@ -94,9 +94,9 @@ def serve(
         prepare_multiprocess(settings.data_dir)
         uvicorn.run("rankline.http.app:app_from_env", factory=True, workers=workers, **options)
     else:
-        from rankline.http import create_app
+        from rankline.http.app import serving_app
 
-        uvicorn.run(create_app(settings), **options)
+        uvicorn.run(serving_app(settings), **options)
 
 
 async def _check_schema(settings: Settings) -> None:
@@ -291,6 +291,73 @@ def demo(
         )
     except RuntimeError as exc:
         _fail(str(exc))
+
+
+@app.command()
+def bench(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="N=1,000,000 and 10 s per endpoint: under 10 minutes.")
+    ] = False,
+    n: Annotated[
+        int | None, typer.Option(min=1, help="Players to load (default 10,000,000; quick 1M).")
+    ] = None,
+    duration: Annotated[
+        float | None, typer.Option(min=1, help="Seconds per endpoint (default 30; quick 10).")
+    ] = None,
+    backends: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: memory (in-process index + SQLite in a temporary "
+            "directory) and redis (Redis db 8 + PostgreSQL database rankline_bench, "
+            "both emptied first)."
+        ),
+    ] = "memory,redis",
+    json_path: Annotated[
+        Path | None,
+        typer.Option("--json", help="Result file (default bench-results/<timestamp>.json)."),
+    ] = None,
+    markdown: Annotated[
+        Path | None,
+        typer.Option(help="Also write the results section of this page, e.g. docs/performance.md."),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Server workers for the redis backend (memory: 1).")
+    ] = 1,
+    connections: Annotated[int, typer.Option(min=1, help="wrk connections.")] = 64,
+    threads: Annotated[int, typer.Option(min=1, help="wrk threads.")] = 1,
+    profile: Annotated[
+        bool,
+        typer.Option("--profile", help="Also profile the server with py-spy in a player-rank run."),
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the generated scores.")] = 1,
+) -> None:
+    """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
+    the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
+    import shlex
+    import sys
+
+    from rankline.bench import run
+
+    try:
+        options = run.make_options(
+            quick=quick,
+            n=n,
+            duration=duration,
+            backends=backends,
+            json_path=json_path,
+            markdown=markdown,
+            workers=workers,
+            connections=connections,
+            threads=threads,
+            profile=profile,
+            seed=seed,
+            command=shlex.join(["rankline", *sys.argv[1:]]),
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    code = run.main(options, console)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("settings")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import UTC, datetime
 
@@ -46,15 +47,26 @@ def from_micros(micros: Micros) -> datetime:
 
 
 def format_time(micros: Micros) -> str:
-    """RFC 3339, UTC, millisecond precision: ``2026-11-21T22:30:00.000Z``."""
+    """RFC 3339, UTC, millisecond precision: ``2026-11-21T22:30:00.000Z``. Every answer
+    formats times, so the date part is cached per day and the rest is integer arithmetic."""
+    day, rest = divmod(micros, _DAY_MICROS)
     try:
-        when = from_micros(micros - micros % 1000)
+        date = _date_part(day)
     except OverflowError:
         return f"@{micros}us"  # outside datetime's years 1-9999; only corrupt data gets here
-    return (
-        f"{when.year:04d}-{when.month:02d}-{when.day:02d}T"
-        f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}.{when.microsecond // 1000:03d}Z"
-    )
+    seconds, millis = divmod(rest // 1000, 1000)
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{date}{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
+
+
+_DAY_MICROS = 86_400_000_000
+
+
+@functools.lru_cache(maxsize=4096)
+def _date_part(day: int) -> str:
+    when = from_micros(day * _DAY_MICROS)
+    return f"{when.year:04d}-{when.month:02d}-{when.day:02d}T"
 
 
 def parse_time(text: str) -> Micros:

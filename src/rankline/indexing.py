@@ -12,16 +12,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from array import array
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import IndexUnavailable, RanklineError, Unavailable
+from rankline.index.memory import MemoryIndex
 from rankline.index.sql import SqlIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
 from rankline.ordering import encode
 from rankline.periods import parse_period
+from rankline.store import scan
 from rankline.store.sql import SqlStore
 from rankline.types import (
     BoardId,
@@ -36,6 +39,7 @@ from rankline.types import (
 
 log = logging.getLogger("rankline.index")
 
+_SHARED_CHUNK = 50_000
 _EXPIRY_MARGIN = 10 * 60 * 1_000_000
 """The sweep drops expired leaderboards on time; the index's own expiry (Redis TTL) is a
 backstop that follows 10 minutes later, for when no worker is running."""
@@ -201,36 +205,43 @@ class IndexKeeper:
     async def _load_board(
         self, board: Board, now: Micros, only: set[LeaderboardId] | None
     ) -> AsyncIterator[int]:
-        current: LeaderboardId | None = None
-        entries: list[tuple[PlayerId, SortKey, int]] = []
-        skip = False
-
-        async def flush() -> int:
-            if current is None or skip or not entries:
-                return 0
-            await self.index.load(current, entries)
-            expires = self._expires_at(board, current)
+        """Load the board's live leaderboards (only those in ``only``, when given), one at
+        a time; yields the count of standings read, chunk by chunk, for progress."""
+        for leaderboard in await scan.leaderboard_ids(self._store, board.id):
+            if self.expired(board, leaderboard, now) or (
+                only is not None and leaderboard not in only
+            ):
+                continue
+            if isinstance(self.index, MemoryIndex):
+                loading = self._load_keys(self.index, board, leaderboard)
+            else:
+                loading = self._load_entries(board, leaderboard)
+            async for count in loading:
+                yield count
+            expires = self._expires_at(board, leaderboard)
             if expires is not None:
-                await self.index.expire_in(current, expires - now + _EXPIRY_MARGIN)
-            return len(entries)
+                await self.index.expire_in(leaderboard, expires - now + _EXPIRY_MARGIN)
 
-        # A shared index takes big leaderboards in chunks; the memory index builds each
-        # leaderboard in one sort, so it gets them whole.
-        chunk = 50_000 if self.shared else None
-        async for row in self._store.stream_standings(board.id):
-            if row.leaderboard != current:
-                yield await flush()
-                current, entries = row.leaderboard, []
-                skip = self.expired(board, current, now) or (
-                    only is not None and current not in only
-                )
-            elif chunk is not None and len(entries) >= chunk:
-                yield await flush()
-                entries = []
-            if not skip:
-                key = encode(row.score, row.achieved_at, row.player, board.order)
-                entries.append((row.player, key, row.revision))
-        yield await flush()
+    async def _load_keys(
+        self, index: MemoryIndex, board: Board, leaderboard: LeaderboardId
+    ) -> AsyncIterator[int]:
+        # The memory index builds a leaderboard in one sort, so it takes it whole. It needs
+        # only the keys (each ends with its player's id) and their players' hashes, kept in
+        # an array: no other object outlives its chunk, so the build leaves no holes behind.
+        keys: list[SortKey] = []
+        hashes = array("q")
+        async for chunk, players in scan.scan_keys(self._store, leaderboard, board.order):
+            keys += chunk
+            hashes.extend(map(hash, players))
+            yield len(chunk)
+        await index.load_keys(leaderboard, keys, hashes)
+
+    async def _load_entries(self, board: Board, leaderboard: LeaderboardId) -> AsyncIterator[int]:
+        # A shared index takes big leaderboards in chunks, guarded by revision.
+        async for rows in scan.scan_rows(self._store, leaderboard, board.order, _SHARED_CHUNK):
+            entries = [(p, encode(s, at, p, board.order), rev) for p, s, at, rev in rows]
+            await self.index.load(leaderboard, entries)
+            yield len(rows)
 
     # --- recovery ------------------------------------------------------------------------
 

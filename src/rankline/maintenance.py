@@ -1,8 +1,8 @@
 """Operator tasks over a shared index: rebuild it from SQL, and verify it against SQL.
 
-Both stream: SQL rows come in rank order through a server-side cursor, the index is read a
-page at a time, and the two sorted streams are merged, so neither side is ever held in
-memory whole.
+Both stream: SQL rows come in rank order, a chunk at a time (``rankline.store.scan``), the
+index is read a page at a time, and the two sorted streams are merged, so neither side is
+ever held in memory whole.
 """
 
 from __future__ import annotations
@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
-
 from rankline.boards import Board
 from rankline.indexing import IndexKeeper
-from rankline.ordering import decode, encode, player_of
-from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors, unbanned
+from rankline.ordering import decode, player_of
+from rankline.store import scan
+from rankline.store.sql import SqlStore
 from rankline.types import IndexChange, LeaderboardId, RankingIndex, SortKey
 
 Progress = Callable[[int, int], None]
@@ -41,23 +39,9 @@ class Report:
 
 
 async def _sql_keys(store: SqlStore, board: Board, lb: LeaderboardId) -> AsyncIterator[SortKey]:
-    s = t.standings
-    score = s.c.score.desc() if board.order == "desc" else s.c.score
-    query = (
-        select(s.c.player_id, s.c.score, s.c.achieved_at)
-        .where(
-            s.c.board_id == lb.board,
-            s.c.window == lb.window,
-            s.c.period == lb.period,
-            s.c.scope == lb.scope,
-            unbanned(s.c.player_id),
-        )
-        .order_by(score, s.c.achieved_at, s.c.player_id)
-        .execution_options(yield_per=_PAGE)
-    )
-    async with mapped_errors(), store.engine.connect() as conn:
-        async for player, value, at in await conn.stream(query):
-            yield encode(value, at, player, board.order)
+    async for keys, _ in scan.scan_keys(store, lb, board.order, _PAGE, exact=True):
+        for key in keys:
+            yield key
 
 
 async def _index_keys(index: RankingIndex, lb: LeaderboardId) -> AsyncIterator[SortKey]:

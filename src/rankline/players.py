@@ -20,8 +20,7 @@ import asyncio
 import base64
 import binascii
 import logging
-import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -29,6 +28,7 @@ import msgspec
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import IndexUnavailable, InvalidInput, NotFound, RanklineError, Unavailable
+from rankline.names import NameDirectory
 from rankline.ordering import encode
 from rankline.periods import current_period
 from rankline.store.players import PlayerStore, Profile
@@ -49,64 +49,11 @@ _Read = Callable[["BoardHandle"], Awaitable[dict[str, Any]]]
 
 log = logging.getLogger("rankline.players")
 
-_NAME_TTL_SECONDS = 5.0
-"""How long a display name (or its absence) is reused before SQL is asked again; a profile
-change made on another worker shows within this time."""
-_NAME_CACHE_MAX = 100_000
-_NAME_BACKOFF_SECONDS = 1.0
-"""After a failed lookup, reads use the last names known for this long instead of waiting on
-a durable store that is down (the leaderboard itself is served from the index)."""
 _SETTLE_SECONDS = 1.0
 _CURSOR_PREFIX = "h1:"
 _json = msgspec.json.Encoder()
 
 __all__ = ["Players", "Profile"]
-
-
-class _NameCache:
-    """Display names by player, each kept for ``_NAME_TTL_SECONDS``."""
-
-    def __init__(self, store: PlayerStore) -> None:
-        self._store = store
-        self._names: dict[PlayerId, tuple[str | None, float]] = {}
-        self._down_until = 0.0
-
-    def put(self, player: PlayerId, name: str | None) -> None:
-        self._names[player] = (name, time.monotonic() + _NAME_TTL_SECONDS)
-
-    def forget(self, player: PlayerId) -> None:
-        self._names.pop(player, None)
-
-    def _stale(self, players: Iterable[PlayerId]) -> dict[PlayerId, str | None]:
-        """Expired names, better than none while the durable store is down."""
-        return {p: cached[0] for p in players if (cached := self._names.get(p)) is not None}
-
-    async def get(self, players: Iterable[PlayerId]) -> dict[PlayerId, str | None]:
-        now = time.monotonic()
-        found: dict[PlayerId, str | None] = {}
-        missing: list[PlayerId] = []
-        for player in dict.fromkeys(players):
-            cached = self._names.get(player)
-            if cached is not None and cached[1] > now:
-                found[player] = cached[0]
-            else:
-                missing.append(player)
-        if not missing:
-            return found
-        try:
-            if now < self._down_until:
-                return found | self._stale(missing)
-            fresh = await self._store.display_names(missing)
-        except Unavailable as exc:
-            self._down_until = now + _NAME_BACKOFF_SECONDS
-            log.warning("display names unavailable (%s); answering with cached ones", exc.detail)
-            return found | self._stale(missing)
-        if len(self._names) + len(fresh) > _NAME_CACHE_MAX:
-            self._names.clear()
-        expires = time.monotonic() + _NAME_TTL_SECONDS
-        for player, name in fresh.items():
-            self._names[player] = (name, expires)
-        return found | fresh
 
 
 class Players:
@@ -115,10 +62,25 @@ class Players:
     def __init__(self, service: Rankline) -> None:
         self._service = service
         self.store = PlayerStore(service.store)
-        self._names = _NameCache(self.store)
+        self._names = NameDirectory(self.store, service.settings.names_in_memory)
+        self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
 
+    async def start(self) -> None:
+        """Load the display names, then keep following them in the background."""
+        try:
+            await self._names.sync()
+        except Unavailable as exc:
+            log.warning("display names not loaded (%s); looking them up per read", exc.detail)
+        self._spawn(self._names.run(self._stopping))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def close(self) -> None:
+        self._stopping.set()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -168,6 +130,7 @@ class Players:
             ) from None
         created = await self.store.save_profile(profile, self._service.now())
         self._names.put(profile.player, profile.display_name)
+        self._service.tops.clear()  # cached top entries carry display names
         return _profile_json(profile), created
 
     async def profile(self, player: PlayerId) -> dict[str, Any]:
@@ -275,6 +238,7 @@ class Players:
             lambda board: board.friends(
                 player, friends, k=k, window=window, period=period, scope=scope
             ),
+            {"window": window, "period": period, "scope": scope},
         )
 
     # --- bans and erasure ----------------------------------------------------------------
@@ -326,6 +290,7 @@ class Players:
             leaderboards = {s.leaderboard for s in await self.store.standings(player)}
             removed = await self.store.erase(player)
             self._names.forget(player)
+            self._service.tops.clear()
             try:
                 for board in service.boards():
                     leaderboards.update(await service.index.leaderboards(board.id))
@@ -387,9 +352,7 @@ class Players:
 
     def _settle_later(self, player: PlayerId, leaderboards: Sequence[LeaderboardId]) -> None:
         if self._service.keeper.shared and leaderboards:
-            task = asyncio.create_task(self._settle(player, leaderboards))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._settle(player, leaderboards))
 
     async def _settle(self, player: PlayerId, leaderboards: Sequence[LeaderboardId]) -> None:
         """Remove the player again where SQL says they must not be: a batch another worker

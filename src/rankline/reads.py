@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from rankline.boards import Board, parse_scope
 from rankline.clock import format_time
@@ -11,10 +14,54 @@ from rankline.errors import InvalidInput, NotFound
 from rankline.ordering import decode, player_of
 from rankline.periods import Period, current_period, parse_period
 from rankline.store import archive as store_archive
-from rankline.types import GLOBAL_SCOPE, LeaderboardId, PlayerId, Position, RankingIndex, SortKey
+from rankline.types import (
+    GLOBAL_SCOPE,
+    LeaderboardId,
+    Micros,
+    PlayerId,
+    Position,
+    RankingIndex,
+    SortKey,
+)
 
 if TYPE_CHECKING:
     from rankline.service import Rankline
+
+_encoder = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A read's leaderboard, resolved from the request's window, period and scope."""
+
+    leaderboard: LeaderboardId
+    period: Period
+    expired: bool
+    """Its retention has ended: reads go to the archive (or SQL) instead of the index."""
+
+
+def resolve(
+    board: Board, window: str | None, period: str | None, scope: str | None, now: Micros
+) -> tuple[LeaderboardId, Period]:
+    """``window`` defaults to ``all_time`` (or the board's first window), ``period`` to the
+    current one and ``scope`` to ``global``; InvalidInput or NotFound when they don't fit."""
+    window = window or board.primary_window
+    if window not in board.windows:
+        raise InvalidInput.at(
+            ["query", "window"],
+            f"the board has no {window!r} window (it has {', '.join(board.windows)})",
+        )
+    if period is None:
+        found = current_period(window, now, board.seasons)
+        if found is None:
+            raise NotFound(f"the board has no current {window} period")
+    else:
+        try:
+            found = parse_period(window, period, board.seasons)
+        except ValueError as exc:
+            raise InvalidInput.at(["query", "period"], str(exc)) from None
+    scope = parse_scope(board, scope or GLOBAL_SCOPE)
+    return LeaderboardId(board.id, window, found.name, scope), found
 
 
 class BoardHandle:
@@ -30,26 +77,10 @@ class BoardHandle:
     def leaderboard(
         self, window: str | None = None, period: str | None = None, scope: str | None = None
     ) -> tuple[LeaderboardId, Period]:
-        board = self.board
-        window = window or board.primary_window
-        if window not in board.windows:
-            raise InvalidInput.at(
-                ["query", "window"],
-                f"the board has no {window!r} window (it has {', '.join(board.windows)})",
-            )
-        if period is None:
-            found = current_period(window, self._service.now(), board.seasons)
-            if found is None:
-                raise NotFound(f"the board has no current {window} period")
-        else:
-            try:
-                found = parse_period(window, period, board.seasons)
-            except ValueError as exc:
-                raise InvalidInput.at(["query", "period"], str(exc)) from None
-        scope = parse_scope(board, scope or GLOBAL_SCOPE)
-        return LeaderboardId(board.id, window, found.name, scope), found
+        resolved = self._service.resolve(self.board, window, period, scope)
+        return resolved.leaderboard, resolved.period
 
-    def _head(self, leaderboard: LeaderboardId, total: int) -> dict[str, Any]:
+    def head(self, leaderboard: LeaderboardId, total: int) -> dict[str, Any]:
         return {
             "board": leaderboard.board,
             "window": leaderboard.window,
@@ -58,6 +89,17 @@ class BoardHandle:
             "total": total,
             "as_of": format_time(self._service.now()),
         }
+
+    async def render_entries(self, keys: Sequence[SortKey], offset: int) -> list[bytes]:
+        """Keys read from ``offset`` as JSON entries, display names joined: what the top
+        cache keeps."""
+        entries = [self._entry(offset + i + 1, key) for i, key in enumerate(keys)]
+        names = await self._service.players.display_names(e["player_id"] for e in entries)
+        for entry in entries:
+            name = names.get(entry["player_id"])
+            if name is not None:
+                entry["display_name"] = name
+        return [_encoder.encode(entry) for entry in entries]
 
     def _entry(self, rank: int, key: SortKey) -> dict[str, Any]:
         score, at, player = decode(key, self.board.order)
@@ -93,7 +135,7 @@ class BoardHandle:
         """The entries ranked ``offset + 1`` to ``offset + limit``."""
         leaderboard, _ = self.leaderboard(window, period, scope)
         total, keys = await self._index.page(leaderboard, offset, offset + limit)
-        body = self._head(leaderboard, total)
+        body = self.head(leaderboard, total)
         body["entries"] = [self._entry(offset + i + 1, k) for i, k in enumerate(keys)]
         return body
 
@@ -108,7 +150,7 @@ class BoardHandle:
         """One player's rank, competition rank and percentile; NotFound without an entry."""
         leaderboard, _ = self.leaderboard(window, period, scope)
         position = await self._position(leaderboard, player)
-        return self._head(leaderboard, position.total) | self._player(position)
+        return self.head(leaderboard, position.total) | self._player(position)
 
     async def around(
         self,
@@ -125,7 +167,7 @@ class BoardHandle:
         if found is None:
             raise NotFound(f"player {player!r} has no entry on this leaderboard")
         position, first, keys = found
-        body = self._head(leaderboard, position.total)
+        body = self.head(leaderboard, position.total)
         body["player"] = self._player(position)
         body["entries"] = [self._entry(first + i + 1, key) for i, key in enumerate(keys)]
         return body
@@ -153,7 +195,7 @@ class BoardHandle:
             self._entry(index + 1, key) | {"friends_rank": i + 1}
             for i, (index, key) in enumerate(ranked)
         ]
-        body = self._head(leaderboard, total)
+        body = self.head(leaderboard, total)
         if me is None:
             body["player"] = None
             shown = entries if k is None else entries[: 2 * k + 1]
@@ -176,7 +218,7 @@ class BoardHandle:
         """The entries of those ``players`` that are ranked, in rank order."""
         leaderboard, _ = self.leaderboard(window, period, scope)
         ranked = await self._index.positions(leaderboard, players)
-        body = self._head(leaderboard, await self._index.total(leaderboard))
+        body = self.head(leaderboard, await self._index.total(leaderboard))
         body["entries"] = [self._entry(index + 1, key) for index, key in ranked]
         return body
 

@@ -8,22 +8,25 @@ top = await service.read("arena-solo", lambda board: board.top(window="daily"))
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any
 
 import msgspec
 
 from rankline.boards import Board, BoardSpec
+from rankline.cache import HotReads, TopCache, join_entries
 from rankline.clock import SystemClock
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
 from rankline.feed import make_feed
 from rankline.index.memory import MemoryIndex
 from rankline.indexing import IndexKeeper
 from rankline.lifecycle import Lifecycle
+from rankline.names import NAME_TTL_SECONDS
 from rankline.players import Players
-from rankline.reads import BoardHandle
+from rankline.reads import BoardHandle, Resolved, resolve
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
@@ -37,9 +40,14 @@ from rankline.types import (
     PlayerId,
     RankingIndex,
 )
-from rankline.writer import GroupCommitWriter, Outcome, Submission
+from rankline.writer import GroupCommitWriter, Outcome, Ranks, Submission, ranks_in
 
 log = logging.getLogger("rankline")
+Where = dict[str, str | None]
+"""A read's ``window``, ``period`` and ``scope`` as the request gave them (None: default)."""
+_encoder = msgspec.json.Encoder()
+_RESOLVED_MICROS = 1_000_000
+_RESOLVED_MAX = 10_000
 _BOARD_REFRESH_SECONDS = 2.0
 _CLOSE_SECONDS = 10.0
 
@@ -66,6 +74,13 @@ class NotMigrated(RanklineError):
     title, slug = "Database not migrated", "not-migrated"
 
 
+def top_etag(digest: str, offset: int, limit: int, total: int, flags: dict[str, bool]) -> str:
+    """A weak validator of a top page: the entries it was cut from, the cut, the total and
+    the flags; not ``as_of``."""
+    marks = "".join(sorted(name[0] for name in flags))
+    return f'W/"{digest}.{offset}.{limit}.{total}{marks}"'
+
+
 def make_index(settings: Settings) -> RankingIndex:
     """The index backend the settings ask for: Redis when RANKLINE_REDIS_URL is set."""
     if settings.redis_url:
@@ -85,8 +100,11 @@ class Rankline:
         clock: Clock | None = None,
         index: RankingIndex | None = None,
         auto_migrate: bool | None = None,
+        freeze_gc: bool = False,
     ) -> None:
         self.settings = settings
+        self._freeze_gc = freeze_gc
+        """Freeze the objects alive after the index build (a serving process's choice)."""
         self.clock: Clock = clock or SystemClock()
         self.store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
         self.index: RankingIndex = index or make_index(settings)
@@ -115,6 +133,11 @@ class Rankline:
         """Which leaderboards changed, for live streams (in-process or Redis pub/sub)."""
         self.lifecycle = Lifecycle(self.store, self.clock, self.boards)
         self.players = Players(self)
+        self._resolved: dict[tuple[Any, ...], tuple[Resolved, Micros, Micros]] = {}
+        self.tops = TopCache(NAME_TTL_SECONDS)
+        """The first entries of each leaderboard as JSON bytes (see ``rankline.cache``)."""
+        self.hot: HotReads[dict[str, Any]] = HotReads(settings.hot_read_ttl_ms / 1000)
+        """Single-flight for one player's reads, shared for a short TTL."""
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self, *, wait_ready: bool = False) -> None:
@@ -127,6 +150,7 @@ class Rankline:
                 )
             await migrate.upgrade(self.store.engine)
         await self.reload_boards()
+        await self.players.start()
         await self.feed.start()
         try:
             await self.index.start()
@@ -159,6 +183,10 @@ class Rankline:
                 # Periods whose retention ended while the service was down go now, not at
                 # the first sweep.
                 await self.expire_periods()
+                if self._freeze_gc:
+                    # The index is millions of long-lived objects: keep them out of every
+                    # garbage collection from now on (they are freed by reference counting).
+                    gc.freeze()
                 break
             except IndexUnavailable as exc:
                 self.keeper.degrade(exc.detail)
@@ -264,19 +292,74 @@ class Rankline:
     # --- reads --------------------------------------------------------------------------
 
     async def read(
-        self, board_id: BoardId, op: Callable[[BoardHandle], Awaitable[dict[str, Any]]]
+        self,
+        board_id: BoardId,
+        op: Callable[[BoardHandle], Awaitable[dict[str, Any]]],
+        where: Where | None = None,
+        *,
+        hot: Hashable | None = None,
     ) -> dict[str, Any]:
-        """Run a read on the index; from SQL, flagged ``degraded``, when it cannot answer."""
+        """Run a read on the index; from SQL, flagged ``degraded``, when it cannot answer.
+
+        ``where`` (the read's window, period and scope) lets a read of a live leaderboard go
+        straight to the index; with ``hot`` too (a key naming the read), concurrent and
+        repeated identical reads share one answer while the leaderboard is unchanged
+        (``rankline.cache.HotReads``).
+        """
         board = await self.find_board(board_id)
         op = self.players.named(op)  # display names joined into every answer
         if self.keeper.usable:
             try:
+                if where is not None:
+                    resolved = self.resolve(board, **where)
+                    if not resolved.expired:
+                        return await self._read_live(board, resolved.leaderboard, op, hot)
                 return await self._read_routed(board, self.index, op)
             except IndexUnavailable as exc:
                 self.keeper.degrade(exc.detail)
         body = await self._read_routed(board, self.keeper.fallback, op)
         body["degraded"] = True
         return body
+
+    async def _read_live(
+        self,
+        board: Board,
+        leaderboard: LeaderboardId,
+        op: Callable[[BoardHandle], Awaitable[dict[str, Any]]],
+        hot: Hashable | None,
+    ) -> dict[str, Any]:
+        handle = BoardHandle(self, board, self.index)
+        if hot is None:
+            return await op(handle)
+        index = self.index
+        body = await self.hot.get(
+            (leaderboard, hot), lambda: index.change_stamp(leaderboard), lambda: op(handle)
+        )
+        return dict(body)  # the shared answer stays as it was
+
+    def resolve(
+        self, board: Board, window: str | None, period: str | None, scope: str | None
+    ) -> Resolved:
+        """A read's leaderboard (``reads.resolve``), and whether its retention has ended;
+        kept for a second of the clock, or until the period or its retention ends."""
+        now = self.clock.now()
+        key = (board, window, period, scope)
+        held = self._resolved.get(key)
+        if held is not None and held[1] <= now < held[2]:
+            return held[0]
+        leaderboard, found = resolve(board, window, period, scope, now)
+        expires = board.expires_at(found)
+        expired = expires is not None and now >= expires
+        until = now + _RESOLVED_MICROS
+        if period is None and found.ends_at is not None:
+            until = min(until, found.ends_at)
+        if expires is not None and not expired:
+            until = min(until, expires)
+        if len(self._resolved) >= _RESOLVED_MAX:
+            self._resolved.clear()
+        resolved = Resolved(leaderboard, found, expired)
+        self._resolved[key] = (resolved, now, until)
+        return resolved
 
     async def _read_routed(
         self,
@@ -290,6 +373,44 @@ class Rankline:
         if router.archived:
             body["archived"] = True
         return body
+
+    async def read_top(
+        self, board_id: BoardId, where: Where, offset: int, limit: int
+    ) -> tuple[bytes, str]:
+        """A top page as ready JSON bytes and its weak ETag, from the top cache when the
+        index can vouch for it (see ``rankline.cache``); flagged like ``read`` otherwise."""
+        board = await self.find_board(board_id)
+        if self.keeper.usable:
+            try:
+                return await self._top_routed(board, self.index, where, offset, limit, {})
+            except IndexUnavailable as exc:
+                self.keeper.degrade(exc.detail)
+        flags = {"degraded": True}
+        return await self._top_routed(board, self.keeper.fallback, where, offset, limit, flags)
+
+    async def _top_routed(
+        self,
+        board: Board,
+        index: RankingIndex,
+        where: Where,
+        offset: int,
+        limit: int,
+        flags: dict[str, bool],
+    ) -> tuple[bytes, str]:
+        resolved = self.resolve(board, **where)
+        leaderboard = resolved.leaderboard
+        reader: RankingIndex = index
+        router = None
+        if resolved.expired or index is not self.index:
+            reader = router = self.lifecycle.reader(board, index, self.keeper.fallback)
+        handle = BoardHandle(self, board, reader)
+        total, entries, digest = await self.tops.page(
+            reader, leaderboard, offset, limit, handle.render_entries
+        )
+        if router is not None and router.archived:
+            flags = flags | {"archived": True}
+        head = _encoder.encode(handle.head(leaderboard, total) | flags)
+        return join_entries(head, entries), top_etag(digest, offset, limit, total, flags)
 
     def board(self, board_id: BoardId) -> BoardHandle:
         """A handle on one board's leaderboards, reading from whatever can answer now."""
@@ -331,49 +452,16 @@ class Rankline:
         if not self.writer.running:
             raise IndexUnavailable("the ranking index is being built; retry shortly")
         outcomes = await self.writer.submit(submissions)
-        return [
-            o if isinstance(o, RanklineError) else await self._render_outcome(o) for o in outcomes
-        ]
+        ranks = await self._ranks([o for o in outcomes if isinstance(o, Outcome)])
+        return [o if isinstance(o, RanklineError) else o.render(ranks) for o in outcomes]
 
-    async def _rank(self, leaderboard: LeaderboardId, player: PlayerId) -> int | None:
+    async def _ranks(self, outcomes: list[Outcome]) -> Ranks:
         if self.keeper.usable:
             try:
-                position = await self.index.position(leaderboard, player)
-                return None if position is None else position.offset + 1
+                return await ranks_in(self.index, outcomes)
             except IndexUnavailable as exc:
                 self.keeper.degrade(exc.detail)
-        position = await self.keeper.fallback.position(leaderboard, player)
-        return None if position is None else position.offset + 1
-
-    async def _render_outcome(self, outcome: Outcome) -> dict[str, Any]:
-        sub = outcome.submission
-        standings = []
-        for s in outcome.standings:
-            rank = None
-            if s.entry is not None:
-                rank = await self._rank(s.target.leaderboard, sub.player)
-            item: dict[str, Any] = {
-                "window": s.target.leaderboard.window,
-                "period": s.target.leaderboard.period,
-                "scope": s.target.leaderboard.scope,
-                "score": None if s.entry is None else s.entry.score,
-                "rank": rank,
-                "applied": s.applied,
-            }
-            if s.reason is not None:
-                item["reason"] = s.reason
-            standings.append(item)
-        primary = outcome.primary
-        previous = None if primary is None or primary.previous is None else primary.previous
-        return {
-            "player_id": sub.player,
-            "match_id": sub.match_id,
-            "applied": False if primary is None else primary.applied,
-            "duplicate": outcome.duplicate,
-            "previous_score": None if previous is None else previous.score,
-            "score": None if primary is None or primary.entry is None else primary.entry.score,
-            "standings": standings,
-        }
+        return await ranks_in(self.keeper.fallback, outcomes)
 
     # --- retention ----------------------------------------------------------------------
 

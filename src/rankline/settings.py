@@ -63,6 +63,20 @@ class Settings(BaseSettings):
         description="How long the writer waits for more submissions before committing a "
         "batch. 0 commits as soon as the previous commit ends (batches still form under load).",
     )
+    names_in_memory: int = Field(
+        1_000_000,
+        ge=0,
+        description="Keep every display name in memory (synced from SQL every 2 s) while the "
+        "store holds at most this many; beyond it, names are looked up per read and cached 5 s.",
+    )
+    hot_read_ttl_ms: float = Field(
+        250.0,
+        ge=0,
+        le=60_000,
+        description="How long one player's rank or neighbours answer is shared by identical "
+        "reads (single-flight for hot players; `as_of` shows its age). Writes through the same "
+        "server make it fresh at once. 0 turns it off.",
+    )
     clock_skew_seconds: int = Field(
         30, ge=0, description="How far in the future a submission's `at` may be (422 beyond)."
     )

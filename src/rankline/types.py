@@ -27,6 +27,8 @@ Window = Literal["all_time", "daily", "weekly", "monthly", "season"]
 
 WINDOWS: tuple[Window, ...] = ("all_time", "daily", "weekly", "monthly", "season")
 GLOBAL_SCOPE = "global"
+TOP_WINDOW = 1000
+"""How many leading entries of a leaderboard the top cache keeps (see ``top_stamp``)."""
 
 
 class LeaderboardId(NamedTuple):
@@ -127,6 +129,20 @@ class RankingIndex(Protocol):
 
     async def total(self, leaderboard: LeaderboardId) -> int: ...
 
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        """(stamp, total), read together. The stamp is an opaque number that changes
+        whenever the first ``TOP_WINDOW`` entries may have changed: a change whose old or new
+        offset is below ``TOP_WINDOW``, a load, discard or drop of the leaderboard, or the
+        loss of the index. It never comes back to an earlier value, also across processes
+        sharing the index, so a cache of the top keyed by the stamp is never stale: read the
+        stamp first, then the page, and cache the page under that stamp."""
+
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        """An opaque number that changes with every change of the leaderboard (apply,
+        load, discard, drop, loss of the index), in O(1). Like ``top_stamp`` it never comes
+        back to an earlier value, also across processes: answers computed after reading a
+        stamp stay valid while the stamp reads the same (``rankline.cache.HotReads``)."""
+
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         """Every leaderboard of a board that holds at least one entry."""
 
@@ -140,6 +156,11 @@ class RankingIndex(Protocol):
         retention ends (a shared index); one that cannot relies on the service's sweep."""
 
 
+StandingRow = tuple[LeaderboardId, PlayerId, Score, Micros, int]
+"""A standing as the write path moves it in bulk: (leaderboard, player, score, achieved_at,
+revision). Tuples rather than ``Standing``s: a batch reads and writes thousands."""
+
+
 class StoreTransaction(Protocol):
     """One durable-store transaction; the group-commit writer runs each batch in one."""
 
@@ -149,7 +170,7 @@ class StoreTransaction(Protocol):
 
     async def read_standings(
         self, keys: Sequence[tuple[LeaderboardId, PlayerId]]
-    ) -> dict[tuple[LeaderboardId, PlayerId], Standing]: ...
+    ) -> dict[tuple[LeaderboardId, PlayerId], StandingRow]: ...
 
     async def banned_players(self, players: Sequence[PlayerId]) -> set[PlayerId]:
         """Which of these players are banned: they stay in SQL but out of the index."""
@@ -162,9 +183,9 @@ class StoreTransaction(Protocol):
         self, rows: Sequence[tuple[BoardId, str, str, Micros | None, Micros | None]]
     ) -> None: ...
 
-    async def write_standings(
-        self, inserts: Sequence[Standing], updates: Sequence[Standing]
-    ) -> None: ...
+    async def write_standings(self, rows: Sequence[StandingRow]) -> None:
+        """Insert the rows at revision 1 and move each other one to its revision from the
+        one before it; ``WriteConflict`` when another writer changed any since it was read."""
 
 
 class DurableStore(Protocol):

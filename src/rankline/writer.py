@@ -1,10 +1,14 @@
 """The write path: group commit of score submissions.
 
-Submissions queue up while a commit is in flight; the writer takes everything queued (up
-to ``max_batch``) and writes it in one transaction: the score events (unique on board,
-player, match_id) and the standings the policies produce. Only after the commit are the
-index updated and the callers answered, so an acknowledged submission is durable, and a
+Requests queue up while a commit is in flight; the writer takes every queued request (up to
+``max_batch`` submissions) and writes them in one transaction: the score events (unique on
+board, player, match_id) and the standings the policies produce. Only after the commit are
+the index updated and the callers answered, so an acknowledged submission is durable, and a
 retried one is recognised as a duplicate, also after a restart.
+
+A batch of a thousand submissions is planned in a few bulk reads (which events exist, the
+current standings) and written in a few bulk statements (``rankline.store.hot``); the
+per-submission work in between is plain Python on small objects, so keep it lean.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +33,9 @@ from rankline.errors import (
     Unavailable,
     WriteConflict,
 )
+from rankline.fanout import FanOut
 from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS
-from rankline.ordering import encode
+from rankline.ordering import encode, player_of
 from rankline.policies import Entry, combine
 from rankline.store.sql import SqlStore
 from rankline.types import (
@@ -45,7 +50,7 @@ from rankline.types import (
     RankingIndex,
     Score,
     ScoreEvent,
-    Standing,
+    StandingRow,
     StoreTransaction,
 )
 
@@ -53,6 +58,7 @@ log = logging.getLogger("rankline.writer")
 
 _RETRIES = 5
 _StandingKey = tuple[LeaderboardId, PlayerId]
+_EventKey = tuple[BoardId, PlayerId, MatchId]
 
 
 @dataclass(slots=True)
@@ -67,7 +73,7 @@ class Submission:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def event_key(self) -> tuple[BoardId, PlayerId, MatchId]:
+    def event_key(self) -> _EventKey:
         return (self.board.id, self.player, self.match_id)
 
 
@@ -95,11 +101,61 @@ class Outcome:
                 return standing
         return None
 
+    def render(self, ranks: Ranks) -> dict[str, Any]:
+        """The submission's answer (API.md), with ranks read after the batch (``ranks_in``)."""
+        player = self.submission.player
+        standings = []
+        for s in self.standings:
+            leaderboard = s.target.leaderboard
+            entry = s.entry
+            item: dict[str, Any] = {
+                "window": leaderboard.window,
+                "period": leaderboard.period,
+                "scope": leaderboard.scope,
+                "score": None if entry is None else entry.score,
+                "rank": None if entry is None else ranks.get((leaderboard, player)),
+                "applied": s.applied,
+            }
+            if s.reason is not None:
+                item["reason"] = s.reason
+            standings.append(item)
+        primary = self.primary
+        previous = None if primary is None else primary.previous
+        return {
+            "player_id": player,
+            "match_id": self.submission.match_id,
+            "applied": False if primary is None else primary.applied,
+            "duplicate": self.duplicate,
+            "previous_score": None if previous is None else previous.score,
+            "score": None if primary is None or primary.entry is None else primary.entry.score,
+            "standings": standings,
+        }
+
+
+Ranks = dict[tuple[LeaderboardId, PlayerId], int]
+
+
+async def ranks_in(index: RankingIndex, outcomes: Iterable[Outcome]) -> Ranks:
+    """The rank of every player on every leaderboard these outcomes answer with: one bulk
+    ``positions`` read per leaderboard, not one round trip per submission."""
+    wanted: dict[LeaderboardId, list[PlayerId]] = {}
+    for outcome in outcomes:
+        for s in outcome.standings:
+            if s.entry is not None:
+                wanted.setdefault(s.target.leaderboard, []).append(outcome.submission.player)
+    ranks: Ranks = {}
+    for leaderboard, players in wanted.items():
+        for offset, key in await index.positions(leaderboard, players):
+            ranks[leaderboard, player_of(key)] = offset + 1
+    return ranks
+
 
 @dataclass(slots=True)
 class _Pending:
-    submission: Submission
-    future: asyncio.Future[Outcome]
+    """One caller's submissions (a request), answered together."""
+
+    submissions: list[Submission]
+    future: asyncio.Future[list[Outcome | RanklineError]]
 
 
 @dataclass(slots=True)
@@ -135,8 +191,11 @@ class GroupCommitWriter:
         self._on_applied = on_applied
         """Called with each committed batch's index changes (the change feed)."""
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
+        self._held: _Pending | None = None
+        """A request taken from the queue that did not fit the last batch: the next one's."""
         self._task: asyncio.Task[None] | None = None
         self._known_periods: set[tuple[BoardId, str, str]] = set()
+        self._fanout = FanOut()
         self.commit_lock = asyncio.Lock()
         """Held while a batch commits; board deletion takes it to avoid racing a batch."""
         self.batches = 0
@@ -162,26 +221,35 @@ class GroupCommitWriter:
         self._known_periods = {p for p in self._known_periods if p[0] != board_id}
 
     async def submit(self, submissions: Sequence[Submission]) -> list[Outcome | RanklineError]:
-        """Queue submissions and wait until their batch is durable."""
-        loop = asyncio.get_running_loop()
-        pending = [_Pending(s, loop.create_future()) for s in submissions]
-        for item in pending:
-            self._queue.put_nowait(item)
-        results: list[Outcome | RanklineError] = []
-        for item in pending:
-            try:
-                results.append(await item.future)
-            except RanklineError as exc:
-                results.append(exc)
-        return results
+        """Queue submissions and wait until their batch is durable; one result each."""
+        if not submissions:
+            return []
+        future: asyncio.Future[list[Outcome | RanklineError]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._queue.put_nowait(_Pending(list(submissions), future))
+        return await future
+
+    async def _next_batch(self) -> list[_Pending]:
+        """Queued requests of up to ``max_batch`` submissions together (a larger request
+        goes alone: its submissions are never split over transactions)."""
+        first = self._held or await self._queue.get()
+        self._held = None
+        if self._linger:
+            await asyncio.sleep(self._linger)
+        batch, size = [first], len(first.submissions)
+        while size < self._max_batch and not self._queue.empty():
+            item = self._queue.get_nowait()
+            if size + len(item.submissions) > self._max_batch:
+                self._held = item
+                break
+            batch.append(item)
+            size += len(item.submissions)
+        return batch
 
     async def _run(self) -> None:
         while True:
-            batch = [await self._queue.get()]
-            if self._linger:
-                await asyncio.sleep(self._linger)
-            while len(batch) < self._max_batch and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
+            batch = await self._next_batch()
             try:
                 await self._commit(batch)
             except Exception as exc:  # never let the writer die with callers waiting
@@ -193,19 +261,21 @@ class GroupCommitWriter:
 
     async def _commit(self, batch: list[_Pending]) -> None:
         started = time.perf_counter()
-        BATCH_SIZE.observe(len(batch))
+        submissions = [sub for item in batch for sub in item.submissions]
+        BATCH_SIZE.observe(len(submissions))
         async with self.commit_lock:
             for attempt in range(_RETRIES):
                 now = self._clock.now()
                 try:
                     async with self._store.transaction() as tx:
-                        plan = await self._plan(tx, [p.submission for p in batch], now)
+                        plan = await self._plan(tx, submissions, now, optimistic=attempt == 0)
                     break
                 except WriteConflict:
                     if attempt == _RETRIES - 1:
                         _fail(batch, Unavailable("too many concurrent writers; retry"))
                         return
-                    await asyncio.sleep(0.005 * (attempt + 1))
+                    if attempt > 0:
+                        await asyncio.sleep(0.005 * attempt)
                 except Unavailable as exc:
                     _fail(batch, exc)
                     return
@@ -221,14 +291,13 @@ class GroupCommitWriter:
         COMMIT_SECONDS.observe(time.perf_counter() - started)
         self._known_periods |= plan.periods
         self.batches += 1
-        self.committed += len(batch)
-        for item, outcome in zip(batch, plan.outcomes, strict=True):
-            if item.future.done():
-                continue
-            if isinstance(outcome, RanklineError):
-                item.future.set_exception(outcome)
-            else:
-                item.future.set_result(outcome)
+        self.committed += len(submissions)
+        start = 0
+        for item in batch:
+            stop = start + len(item.submissions)
+            if not item.future.done():
+                item.future.set_result(plan.outcomes[start:stop])
+            start = stop
 
     def _board(self, definition: str) -> Board:
         board = self._definitions.get(definition)
@@ -241,12 +310,14 @@ class GroupCommitWriter:
                 self._on_board(board)
         return board
 
-    async def _plan(
-        self, tx: StoreTransaction, submissions: list[Submission], now: Micros
-    ) -> _Plan:
-        # Board definitions are read in the transaction: another worker may have frozen,
-        # changed or deleted a board since this one validated the submission.
-        definitions = await tx.board_definitions([sub.board.id for sub in submissions])
+    async def _live(
+        self, tx: StoreTransaction, submissions: list[Submission]
+    ) -> list[Submission | RanklineError]:
+        """Each submission on its board as stored now, or why it cannot be written.
+
+        Board definitions are read in the transaction: another worker may have frozen,
+        changed or deleted a board since this one validated the submission."""
+        definitions = await tx.board_definitions(list({sub.board.id for sub in submissions}))
         boards = {board_id: self._board(text) for board_id, text in definitions.items()}
         checked: list[Submission | RanklineError] = []
         for sub in submissions:
@@ -258,27 +329,43 @@ class GroupCommitWriter:
             else:
                 sub.board = board
                 checked.append(sub)
+        return checked
+
+    async def _plan(
+        self, tx: StoreTransaction, submissions: list[Submission], now: Micros, *, optimistic: bool
+    ) -> _Plan:
+        """Read, decide and write one batch in ``tx``.
+
+        ``optimistic`` skips looking for events already stored: inserting one of them again
+        breaks the events' unique key, a ``WriteConflict``, and the batch is planned again
+        with the look-up (a resubmission is rare; the look-up costs every batch)."""
+        checked = await self._live(tx, submissions)
         live = [s for s in checked if isinstance(s, Submission)]
-        existing = await tx.existing_events(list({s.event_key for s in live}))
-        targets = {id(s): s.board.targets(s.at, s.scopes, now) for s in live}
-        wanted = {(t.leaderboard, s.player) for s in live for t in targets[id(s)]}
-        stored: dict[_StandingKey, Standing] = await tx.read_standings(list(wanted))
-        state: dict[_StandingKey, Entry] = {
-            k: Entry(v.score, v.achieved_at) for k, v in stored.items()
+        existing = (
+            set() if optimistic else await tx.existing_events(list({s.event_key for s in live}))
+        )
+        fanout = self._fanout
+        targets = [fanout.targets(s.board, s.at, s.scopes, now) for s in live]
+        wanted = {
+            (t.leaderboard, s.player) for s, ts in zip(live, targets, strict=True) for t in ts
         }
-        changed: dict[_StandingKey, Entry] = {}
-        seen: set[tuple[BoardId, PlayerId, MatchId]] = set()
+        stored = await tx.read_standings(list(wanted))
+        state = {k: Entry(v[2], v[3]) for k, v in stored.items()}
+        changed: set[_StandingKey] = set()
+        seen: set[_EventKey] = set()
         events: list[ScoreEvent] = []
-        periods: dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]] = {}
+        opened: dict[int, Target] = {}
         outcomes: list[Outcome | RanklineError] = []
+        next_targets = iter(targets)
         for item in checked:
             if isinstance(item, RanklineError):
                 outcomes.append(item)
                 continue
-            sub = item
-            duplicate = sub.event_key in existing or sub.event_key in seen
+            sub, subtargets = item, next(next_targets)
+            key = (sub.board.id, sub.player, sub.match_id)
+            duplicate = key in existing or key in seen
             try:
-                staged, standings = _evaluate(sub, targets[id(sub)], state, duplicate)
+                standings = _evaluate(sub, subtargets, state, duplicate)
             except InvalidInput as exc:
                 outcomes.append(exc)
                 continue
@@ -286,52 +373,53 @@ class GroupCommitWriter:
             outcomes.append(outcome)
             if duplicate:
                 continue
-            seen.add(sub.event_key)
-            state.update(staged)
-            changed.update(staged)
-            primary = outcome.primary
+            seen.add(key)
+            for standing in standings:
+                if standing.applied and standing.entry is not None:
+                    target = standing.target
+                    state[target.leaderboard, sub.player] = standing.entry
+                    changed.add((target.leaderboard, sub.player))
+                    opened[id(target)] = target
+            applied = _applied(outcome.primary, standings)
             events.append(
                 ScoreEvent(
-                    board=sub.board.id,
-                    player=sub.player,
-                    match_id=sub.match_id,
-                    score=sub.score,
-                    at=sub.at,
-                    received_at=sub.received_at,
-                    applied=_applied(primary, standings),
-                    scopes=sub.scopes,
-                    metadata=sub.metadata,
+                    *key, sub.score, sub.at, sub.received_at, applied, sub.scopes, sub.metadata
                 )
             )
-            for standing in standings:
-                lb, period = standing.target.leaderboard, standing.target.period
-                key = (lb.board, lb.window, lb.period)
-                if standing.applied and key not in self._known_periods:
-                    periods[key] = (period.starts_at, period.ends_at)
         await tx.insert_events(events)
-        rows = [
-            Standing(lb, p, e.score, e.achieved_at, _next_revision(stored.get((lb, p))))
-            for (lb, p), e in changed.items()
-        ]
-        await tx.write_standings(
-            [r for r in rows if (r.leaderboard, r.player) not in stored],
-            [r for r in rows if (r.leaderboard, r.player) in stored],
-        )
+        rows = _standings(changed, state, stored)
+        await tx.write_standings(rows)
+        periods = self._new_periods(opened.values())
         if periods:
             await tx.add_periods([(*key, *bounds) for key, bounds in sorted(periods.items())])
-        # A banned player's submissions are recorded, but they stay off every leaderboard.
-        banned = await tx.banned_players([s.player for s in live]) if rows else set()
-        changes = [
-            IndexChange(
-                r.leaderboard,
-                r.player,
-                encode(r.score, r.achieved_at, r.player, boards[r.leaderboard.board].order),
-                r.revision,
-            )
-            for r in rows
-            if r.player not in banned
-        ]
+        changes = await self._changes(tx, rows, live)
         return _Plan(outcomes, changes, set(periods))
+
+    def _new_periods(
+        self, targets: Iterable[Target]
+    ) -> dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]]:
+        """Periods that took their first standing in this process: recorded in SQL."""
+        found = {}
+        for target in targets:
+            lb, period = target.leaderboard, target.period
+            key = (lb.board, lb.window, lb.period)
+            if key not in self._known_periods:
+                found[key] = (period.starts_at, period.ends_at)
+        return found
+
+    async def _changes(
+        self, tx: StoreTransaction, rows: list[StandingRow], live: list[Submission]
+    ) -> list[IndexChange]:
+        # A banned player's submissions are recorded, but they stay off every leaderboard.
+        if not rows:
+            return []
+        banned = await tx.banned_players([s.player for s in live])
+        orders = {s.board.id: s.board.order for s in live}
+        return [
+            IndexChange(lb, player, encode(score, at, player, orders[lb.board]), revision)
+            for lb, player, score, at, revision in rows
+            if player not in banned
+        ]
 
 
 def _evaluate(
@@ -339,14 +427,15 @@ def _evaluate(
     targets: list[Target],
     state: dict[_StandingKey, Entry],
     duplicate: bool,
-) -> tuple[dict[_StandingKey, Entry], list[StandingOutcome]]:
-    """What one submission does to each of its leaderboards, without committing it."""
-    staged: dict[_StandingKey, Entry] = {}
+) -> list[StandingOutcome]:
+    """What one submission does to each of its leaderboards, without committing it.
+
+    An applied standing's ``entry`` is the new entry; the caller stores it in ``state``
+    once every target was evaluated (one submission never lands twice on a leaderboard)."""
     standings: list[StandingOutcome] = []
     board = sub.board
     for target in targets:
-        key = (target.leaderboard, sub.player)
-        current = state.get(key)
+        current = state.get((target.leaderboard, sub.player))
         if duplicate:
             standings.append(StandingOutcome(target, False, "duplicate", current, current))
         elif target.closed:
@@ -356,13 +445,22 @@ def _evaluate(
             if new is None:
                 standings.append(StandingOutcome(target, False, "policy", current, current))
             else:
-                staged[key] = new
                 standings.append(StandingOutcome(target, True, None, new, current))
-    return staged, standings
+    return standings
 
 
-def _next_revision(stored: Standing | None) -> int:
-    return 1 if stored is None else stored.revision + 1
+def _standings(
+    changed: set[_StandingKey],
+    state: dict[_StandingKey, Entry],
+    stored: dict[_StandingKey, StandingRow],
+) -> list[StandingRow]:
+    """The standings to write: each changed one at the revision after the stored one, in key
+    order (concurrent writers then lock rows in the same order)."""
+    rows = []
+    for key in sorted(changed):
+        (score, at), before = state[key], stored.get(key)
+        rows.append((key[0], key[1], score, at, 1 if before is None else before[4] + 1))
+    return rows
 
 
 def _applied(primary: StandingOutcome | None, standings: list[StandingOutcome]) -> bool:
@@ -372,4 +470,4 @@ def _applied(primary: StandingOutcome | None, standings: list[StandingOutcome]) 
 def _fail(batch: list[_Pending], error: RanklineError) -> None:
     for item in batch:
         if not item.future.done():
-            item.future.set_exception(error)
+            item.future.set_result([error] * len(item.submissions))

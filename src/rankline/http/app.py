@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -21,6 +22,7 @@ from swagger_ui_bundle import swagger_ui_path
 from rankline import metrics
 from rankline.errors import MethodNotAllowed, NotFound, RanklineError
 from rankline.http.auth import Keys
+from rankline.http.fast import RanklineApp, Routes
 from rankline.http.openapi import DOCS_HTML, build_openapi
 from rankline.http.responses import json_response, problem_response
 from rankline.http.routes import ENDPOINTS
@@ -67,7 +69,8 @@ async def _count_entries(service: Rankline) -> None:
 
 
 class _Measured:
-    """Counts requests and times them by route (the endpoint's name) and status."""
+    """Counts requests and times them by route (the endpoint's name) and status; the v1
+    routes count themselves on the short path (``rankline.http.fast``)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -150,7 +153,7 @@ def create_app(
         Mount("/docs/static", StaticFiles(directory=str(swagger_ui_path)), name="docs-static"),
         Mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static"),
     ]
-    app = Starlette(
+    app = RanklineApp(
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(_Measured)],
@@ -160,6 +163,7 @@ def create_app(
             Exception: _on_error,
         },
     )
+    app.fast_routes = Routes(ENDPOINTS)
     app.state.service = service
     app.state.settings = settings
     app.state.keys = Keys.from_settings(settings)
@@ -167,6 +171,17 @@ def create_app(
     return app
 
 
+GC_THRESHOLDS = (50_000, 20, 100)
+"""Garbage-collection thresholds of a serving process. Requests allocate many short-lived
+objects; at Python's default (700) the collections measured ~20 µs per submission."""
+
+
 def app_from_env() -> Starlette:
     """The app for ``uvicorn --factory`` (each worker process builds its own)."""
-    return create_app(Settings())
+    return serving_app(Settings())
+
+
+def serving_app(settings: Settings) -> Starlette:
+    """The app of a serving process: garbage collection tuned for it (see GC_THRESHOLDS)."""
+    gc.set_threshold(*GC_THRESHOLDS)
+    return create_app(settings, service=Rankline(settings, freeze_gc=True))

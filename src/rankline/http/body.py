@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
+from urllib.parse import parse_qsl
 
 import msgspec
+from msgspec import Meta
 from starlette.requests import Request
 
-from rankline.errors import BadRequest, InvalidInput, PayloadTooLarge, UnsupportedMediaType
+from rankline.errors import (
+    BadRequest,
+    InvalidInput,
+    PayloadTooLarge,
+    RanklineError,
+    UnsupportedMediaType,
+)
+from rankline.http.schemas import BatchIn, BatchItemIn
 
 T = TypeVar("T")
+E = TypeVar("E", bound=RanklineError)
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"?([^\]\"]*)\"?\]")
 
 
@@ -63,7 +73,8 @@ def decode_as(data: bytes, kind: type[T]) -> T:
         raise invalid(exc) from None
 
 
-async def read_json(request: Request, kind: type[T], max_bytes: int) -> T:
+async def read_body(request: Request, max_bytes: int) -> bytes:
+    """The raw JSON body, checked for its media type and size (not yet decoded)."""
     media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media != "application/json" and not media.endswith("+json"):
         raise UnsupportedMediaType("send the body as application/json")
@@ -77,11 +88,60 @@ async def read_json(request: Request, kind: type[T], max_bytes: int) -> T:
             raise PayloadTooLarge(f"the body is larger than {max_bytes} bytes")
     if not body:
         raise BadRequest("the request needs a JSON body")
-    return decode_as(bytes(body), kind)
+    return bytes(body)
+
+
+async def read_json(request: Request, kind: type[T], max_bytes: int) -> T:
+    return decode_as(await read_body(request, max_bytes), kind)
+
+
+class _ValidBatch(msgspec.Struct, forbid_unknown_fields=True):
+    scores: Annotated[list[BatchItemIn], Meta(max_length=1000)]
+
+
+def batch_items(data: bytes) -> list[BatchItemIn | InvalidInput | BadRequest]:
+    """Each item of a batch body, decoded, or the error that concerns it alone (as if the
+    item were the body: see ``located``); the body's own errors are raised.
+
+    A batch whose every item is valid decodes in one pass; only one with an invalid item is
+    decoded again, item by item, to tell each item's error."""
+    try:
+        return list(msgspec.json.decode(data, type=_ValidBatch).scores)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        pass
+    items: list[BatchItemIn | InvalidInput | BadRequest] = []
+    for raw in decode_as(data, BatchIn).scores:
+        try:
+            items.append(decode_as(bytes(raw), BatchItemIn))
+        except (InvalidInput, BadRequest) as exc:
+            items.append(exc)
+    return items
+
+
+def located(error: E, index: int) -> E:
+    """``error`` about a batch item as if it were the body, with the places it names moved
+    under the item's index (``["body", "scores", index, ...]``)."""
+    for item in error.errors or []:
+        loc = item["loc"]
+        if loc and loc[0] == "body":
+            item["loc"] = ["body", "scores", index, *loc[1:]]
+    return error
+
+
+def query(request: Request) -> dict[str, str]:
+    """The query string as a plain dict (the last of repeated names wins, as in Starlette),
+    parsed once per request: Starlette's multi-dict costs more than the read it serves."""
+    scope = request.scope
+    parsed: dict[str, str] | None = scope.get("rankline.query")
+    if parsed is None:
+        raw = scope["query_string"]
+        parsed = dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)) if raw else {}
+        scope["rankline.query"] = parsed
+    return parsed
 
 
 def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
+    raw = query(request).get(name)
     if raw is None:
         return default
     try:
@@ -94,7 +154,7 @@ def query_int(request: Request, name: str, default: int, low: int, high: int) ->
 
 
 def query_str(request: Request, name: str) -> str | None:
-    value = request.query_params.get(name)
+    value = query(request).get(name)
     return value if value else None
 
 

@@ -40,6 +40,16 @@ def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str
     ok: dict[str, Any] = {"description": "OK"}
     if endpoint.response is not None:
         ok["content"] = {"application/json": {"schema": refs[endpoint.response]}}
+    cached: dict[str, Any] = {}
+    if endpoint.not_modified:
+        etag = {
+            "ETag": {"description": "A weak validator of the page", "schema": {"type": "string"}}
+        }
+        ok["headers"] = etag
+        cached["304"] = {
+            "description": "Not Modified: the If-None-Match ETag matches",
+            "headers": etag,
+        }
     operation: dict[str, Any] = {
         "summary": endpoint.summary,
         "operationId": endpoint.handler.__name__,
@@ -57,6 +67,7 @@ def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str
         "responses": {
             str(endpoint.status): ok,
             **{str(code): ok for code in endpoint.also},
+            **cached,
             **{code: {"description": text, "content": problem} for code, text in _ERRORS.items()},
         },
         "security": [{"serverKey": []}] if endpoint.auth == "server" else [{}, {"readKey": []}],

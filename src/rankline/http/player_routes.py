@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from rankline.errors import InvalidInput
 from rankline.http import schemas as s
-from rankline.http.body import query_int, query_str
+from rankline.http.body import query, query_int, query_str
 from rankline.http.responses import json_response
 from rankline.http.routes import (
     _BOARD,
@@ -92,7 +92,7 @@ async def unban_player(request: Request) -> Response:
 async def stored_friends(request: Request) -> Response:
     _keys(request).require_read(request)
     board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
-    k = None if request.query_params.get("k") is None else query_int(request, "k", 0, 0, 5000)
+    k = None if query(request).get("k") is None else query_int(request, "k", 0, 0, 5000)
     body = await _players(request).friends_board(board_id, player_id, k=k, **where)
     return json_response(body)
 

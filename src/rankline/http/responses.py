@@ -16,6 +16,16 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     return Response(_encoder.encode(body), status, headers, media_type="application/json")
 
 
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """Whether an If-None-Match header names ``etag`` (weak comparison, RFC 9110 13.1.2)."""
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    opaque = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == opaque for tag in if_none_match.split(","))
+
+
 def problem_response(error: RanklineError) -> Response:
     headers = {}
     if isinstance(error, Unavailable | TooManyRequests):

@@ -15,8 +15,16 @@ from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.http import schemas as s
 from rankline.http.auth import Keys
-from rankline.http.body import check_id, decode_as, query_int, query_str, read_json
-from rankline.http.responses import json_response
+from rankline.http.body import (
+    batch_items,
+    check_id,
+    located,
+    query_int,
+    query_str,
+    read_body,
+    read_json,
+)
+from rankline.http.responses import etag_matches, json_response
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writer import Submission
@@ -52,6 +60,8 @@ class Endpoint:
     """Other success statuses with the same body (PUT answers 201 when it creates)."""
     params: tuple[Param, ...] = ()
     tag: str = "leaderboards"
+    not_modified: bool = False
+    """Answers carry an ETag and honour If-None-Match with 304."""
 
 
 def _service(request: Request) -> Rankline:
@@ -150,16 +160,17 @@ async def post_score(request: Request) -> Response:
 
 async def post_batch(request: Request) -> Response:
     _keys(request).require_server(request)
-    batch = await _body(request, s.BatchIn)
+    items = batch_items(await read_body(request, _settings(request).max_body_bytes))
     service = _service(request)
-    results: list[dict[str, Any] | None] = [None] * len(batch.scores)
+    results: list[dict[str, Any] | None] = [None] * len(items)
     ready: list[tuple[int, Submission]] = []
-    for index, raw in enumerate(batch.scores):
+    for index, item in enumerate(items):
         try:
-            item = decode_as(bytes(raw), s.BatchItemIn)
+            if isinstance(item, RanklineError):
+                raise item
             ready.append((index, await _prepare(service, item.board, item)))
         except RanklineError as exc:
-            results[index] = {"index": index, "error": _located(exc, index)}
+            results[index] = {"index": index, "error": located(exc, index).problem()}
     outcomes = await service.submit([sub for _, sub in ready]) if ready else []
     for (index, _), outcome in zip(ready, outcomes, strict=True):
         if isinstance(outcome, RanklineError):
@@ -167,15 +178,6 @@ async def post_batch(request: Request) -> Response:
         else:
             results[index] = {"index": index, **outcome}
     return json_response({"results": results})
-
-
-def _located(error: RanklineError, index: int) -> dict[str, Any]:
-    problem = error.problem()
-    for item in problem.get("errors") or []:
-        loc = item["loc"]
-        if loc and loc[0] == "body":
-            item["loc"] = ["body", "scores", index, *loc[1:]]
-    return problem
 
 
 # --- reads ---------------------------------------------------------------------------
@@ -186,16 +188,22 @@ async def top(request: Request) -> Response:
     where = _where(request)
     limit = query_int(request, "limit", 100, 1, 1000)
     offset = query_int(request, "offset", 0, 0, 2**62)
-    body = await _service(request).read(
-        _board_id(request), lambda board: board.top(**where, limit=limit, offset=offset)
-    )
-    return json_response(body)
+    body, etag = await _service(request).read_top(_board_id(request), where, offset, limit)
+    headers = {"ETag": etag}
+    if etag_matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(body, 200, headers, media_type="application/json")
 
 
 async def player(request: Request) -> Response:
     _keys(request).require_read(request)
     board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
-    body = await _service(request).read(board_id, lambda board: board.player(player_id, **where))
+    body = await _service(request).read(
+        board_id,
+        lambda board: board.player(player_id, **where),
+        where,
+        hot=("player", player_id),
+    )
     return json_response(body)
 
 
@@ -204,7 +212,10 @@ async def around(request: Request) -> Response:
     board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
     k = query_int(request, "k", 5, 0, 100)
     body = await _service(request).read(
-        board_id, lambda board: board.around(player_id, k=k, **where)
+        board_id,
+        lambda board: board.around(player_id, k=k, **where),
+        where,
+        hot=("around", player_id, k),
     )
     return json_response(body)
 
@@ -214,7 +225,7 @@ async def friends(request: Request) -> Response:
     board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
     ask = await _body(request, s.FriendsIn)
     body = await _service(request).read(
-        board_id, lambda board: board.friends(player_id, ask.friends, k=ask.k, **where)
+        board_id, lambda board: board.friends(player_id, ask.friends, k=ask.k, **where), where
     )
     return json_response(body)
 
@@ -224,7 +235,7 @@ async def ranks(request: Request) -> Response:
     board_id, where = _board_id(request), _where(request)
     ask = await _body(request, s.RanksIn)
     body = await _service(request).read(
-        board_id, lambda board: board.ranks(ask.player_ids, **where)
+        board_id, lambda board: board.ranks(ask.player_ids, **where), where
     )
     return json_response(body)
 
@@ -338,7 +349,13 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             *WHERE,
             Param("limit", "query", "1..1000, default 100.", _INT),
             Param("offset", "query", "Entries to skip, default 0.", _INT),
+            Param(
+                "If-None-Match",
+                "header",
+                "An ETag of an earlier answer: 304 without a body while the page is unchanged.",
+            ),
         ),
+        not_modified=True,
     ),
     Endpoint(
         "GET",

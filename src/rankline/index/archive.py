@@ -203,6 +203,12 @@ class ArchiveRouter:
     async def total(self, leaderboard: LeaderboardId) -> int:
         return await (await self._pick(leaderboard)).total(leaderboard)
 
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        return await (await self._pick(leaderboard)).top_stamp(leaderboard)
+
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        return await (await self._pick(leaderboard)).change_stamp(leaderboard)
+
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         return await self._live.leaderboards(board)
 

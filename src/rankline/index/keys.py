@@ -3,19 +3,35 @@
 All keys of one leaderboard share one hash tag (``{...}``), so its scripts touch a single
 Redis Cluster slot. The tag holds board, window, period and scope joined by ``|``, a
 character no identifier may contain.
+
+A leaderboard is a sorted set of its ordering keys (``entries``), the map player → key head
+spread over small hashes (``bucket``), a little layout hash (``meta``) and its change and
+top stamps (``stamp``). Which bucket holds a player is decided by linear hashing on the
+first 32 bits of SHA-1 of the player id: with level ``l`` and split pointer ``s`` (kept in
+``meta``) there are ``2**l + s`` buckets, and a player whose hash is ``h`` lives in
+``h mod 2**l``, or in ``h mod 2**(l+1)`` when that first bucket was already split. Buckets
+split one at a time as the leaderboard grows, so each stays a small listpack-encoded hash.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from rankline.types import BoardId, LeaderboardId
 
 PREFIX = "rl"
 SEP = "|"
+LAYOUT = "2"
+"""Version of the per-leaderboard key layout; an index built with another is rebuilt."""
 META_BUILT = f"{PREFIX}:meta:built"
 """Set once the index has been built from the durable store; absent after a Redis flush."""
+META_LAYOUT = f"{PREFIX}:meta:layout"
+"""``LAYOUT`` of the keys the index was built with (absent: layout 1, or a flushed index)."""
 META_REBUILD_LOCK = f"{PREFIX}:meta:rebuild-lock"
 FEED_CHANNEL = f"{PREFIX}:feed:changed"
 """Pub/sub channel: the tags of the leaderboards a committed write batch changed."""
+LAYOUT_1_PATTERNS = (f"{PREFIX}:{{*}}:z", f"{PREFIX}:{{*}}:h")
+"""SCAN patterns of layout 1's per-leaderboard keys (one sorted set, one big hash)."""
 
 
 def tag(leaderboard: LeaderboardId) -> str:
@@ -29,12 +45,39 @@ def from_tag(value: str) -> LeaderboardId:
 
 def entries(leaderboard: LeaderboardId) -> str:
     """Sorted set: every member at score 0, ordered by its bytes (the ordering key)."""
-    return f"{PREFIX}:{{{tag(leaderboard)}}}:z"
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:r"
 
 
-def heads(leaderboard: LeaderboardId) -> str:
-    """Hash: player id → the key's 16-byte head followed by the standing's revision."""
-    return f"{PREFIX}:{{{tag(leaderboard)}}}:h"
+def meta(leaderboard: LeaderboardId) -> str:
+    """Hash: ``l`` and ``s``, the linear-hashing level and split pointer of the buckets
+    (absent: 0 and 0, one bucket), and ``x``, the Unix time in ms at which every key of the
+    leaderboard expires, when ``expire_in`` set one."""
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:m"
+
+
+def stamp(leaderboard: LeaderboardId) -> str:
+    """Hash: ``c``, the change stamp, and ``t``, the top stamp, counts of microseconds (see
+    ``RankingIndex.change_stamp`` and ``top_stamp``)."""
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:t"
+
+
+def bucket_prefix(leaderboard: LeaderboardId) -> str:
+    """Bucket ``n`` is this followed by ``n`` in decimal: a hash player id → the 16-byte
+    head of the player's key followed by the standing's revision in decimal. Scripts build
+    these names themselves (they depend on the layout in ``meta``); they share the hash tag."""
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:b"
+
+
+def bucket_hash(player: bytes) -> int:
+    """The 32-bit hash that places a player in a bucket (the scripts compute the same)."""
+    return int.from_bytes(hashlib.sha1(player).digest()[:4], "big")
+
+
+def bucket_number(hashed: int, level: int, split: int) -> int:
+    number = hashed & ((1 << level) - 1)
+    if number < split:
+        number = hashed & ((2 << level) - 1)
+    return number
 
 
 def registry(board: BoardId) -> str:

@@ -2,40 +2,224 @@
 
 A first-class backend for the embedded default, not a test double. ``SortedList`` gives
 O(log N) insert, remove, bisect and positional access, so rank, neighbours, top pages and
-competition ranks are all logarithmic. The player → key map shares the key objects with
-the sorted list, so each entry costs one bytes object.
+competition ranks are all logarithmic.
+
+Memory is what limits an in-process index, so an entry is one object, its sort key (~64
+bytes), plus a pointer in the sorted list. The player → key map keeps no player ids of its
+own: a key ends with its player's id, so ``_PlayerKeys`` files the keys themselves in a
+hash table by that tail (~25 bytes per entry, where a dict of player id → key costs a str
+per player and a slot, ~95). ``scripts/index_probe.py`` measures ~105 bytes per entry for
+the whole index, against ~175 with the dict.
+
+Each leaderboard also keeps two stamps from one process-wide counter: ``changed`` moves with
+every change, ``top`` only with those that reach into its first ``TOP_WINDOW`` entries (and
+with loads and repairs), so a cache of the top page stays valid while ``top`` stands still.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
+from itertools import count
 
 from sortedcontainers import SortedList
 
-from rankline.ordering import PREFIX_BYTES, player_of
-from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
+from rankline.ordering import HEAD_BYTES, PREFIX_BYTES
+from rankline.types import (
+    TOP_WINDOW,
+    BoardId,
+    IndexChange,
+    LeaderboardId,
+    PlayerId,
+    Position,
+    SortKey,
+)
+
+_LOAD = 1
+"""Keys per bucket, on average, past which the table grows. At one to two buckets per key,
+most keys sit alone (a bucket of one key is that key: its slot costs 8 bytes), the others
+share a tuple (~40 + 8 bytes per key), and a lookup compares about one tail."""
+
+_Bucket = SortKey | tuple[SortKey, ...] | None
+
+_THREAD_FROM = 100_000
+"""Leaderboards loaded with at least this many keys are built in a thread."""
+
+_stamps = count(1)
+"""Every stamp of every leaderboard comes from this one counter, so none repeats (except 0,
+which an absent leaderboard answers: it has no entries whenever it answers it)."""
+
+
+def _fresh() -> int:
+    return next(_stamps)
+
+
+def _members(bucket: _Bucket) -> tuple[SortKey, ...]:
+    if bucket is None:
+        return ()
+    return (bucket,) if isinstance(bucket, bytes) else bucket
+
+
+def _bucket(keys: Sequence[SortKey]) -> _Bucket:
+    if not keys:
+        return None
+    return keys[0] if len(keys) == 1 else tuple(keys)
+
+
+class _PlayerKeys:
+    """Each player's key, found by the player id (the key's tail), in O(1).
+
+    A hash table by linear hashing (Litwin, 1980) over a plain list: bucket ``i`` holds the
+    keys whose tail hashes to ``i`` in the lowest ``bits`` bits, or ``bits + 1`` for the
+    buckets already split in this round (those below ``split``). A bucket is None, a key,
+    or a tuple of keys. When there are more than ``_LOAD`` keys per bucket, the bucket at
+    ``split`` splits in two by the next hash bit: the table grows one bucket at a time, and
+    no insert ever rehashes everything. Tails are compared as bytes (a key's length and its
+    ending); a split recomputes its keys' hashes from the keys. The table never shrinks: a
+    bucket emptied by removals costs its 8-byte slot. Built in bulk, it starts with a power
+    of two buckets, 1 to 2 per key, so most keys sit alone and no tuple is made for them.
+    """
+
+    __slots__ = ("_bits", "_buckets", "_split", "count")
+
+    def __init__(self, keys: Sequence[SortKey] = (), hashes: Iterable[int] | None = None) -> None:
+        """A map of ``keys``, at most one per player; ``hashes`` are their tails' hashes,
+        when the caller has them (each is ``hash`` of the player id's bytes)."""
+        self._bits = len(keys).bit_length()
+        self._split = 0
+        self._buckets: list[_Bucket] = [None] * (1 << self._bits)
+        self.count = len(keys)
+        if hashes is None:
+            hashes = (hash(key[HEAD_BYTES:]) for key in keys)
+        self._fill(keys, hashes)
+
+    def _fill(self, keys: Iterable[SortKey], hashes: Iterable[int]) -> None:
+        # ``put`` inlined, without the checks a bulk load needs not: this runs once per
+        # entry of a build. Keys come in the order they were made (in memory), so filing
+        # them touches only the table at random (and the rare bucket-mates).
+        buckets, mask = self._buckets, (1 << self._bits) - 1
+        for key, hashed in zip(keys, hashes, strict=True):
+            address = hashed & mask
+            bucket = buckets[address]
+            if bucket is None:
+                buckets[address] = key
+            elif type(bucket) is bytes:
+                buckets[address] = (bucket, key)
+            else:
+                buckets[address] = (*bucket, key)
+
+    def _address(self, hashed: int) -> int:
+        address = hashed & ((1 << self._bits) - 1)
+        if address < self._split:
+            address = hashed & ((2 << self._bits) - 1)
+        return address
+
+    def get(self, tail: bytes) -> SortKey | None:
+        bucket = self._buckets[self._address(hash(tail))]
+        size = HEAD_BYTES + len(tail)
+        if bucket is None or isinstance(bucket, bytes):
+            return bucket if bucket and len(bucket) == size and bucket.endswith(tail) else None
+        for key in bucket:
+            if key.endswith(tail) and len(key) == size:
+                return key
+        return None
+
+    def put(self, key: SortKey) -> SortKey | None:
+        """File ``key`` as its player's key; the key it replaces (kept if equal), or None."""
+        tail = key[HEAD_BYTES:]
+        address = self._address(hash(tail))
+        bucket = self._buckets[address]
+        if bucket is None:
+            self._buckets[address] = key
+        else:
+            members = (bucket,) if isinstance(bucket, bytes) else bucket
+            size = len(key)
+            for i, old in enumerate(members):
+                if old.endswith(tail) and len(old) == size:
+                    if old != key:
+                        self._buckets[address] = _bucket((*members[:i], key, *members[i + 1 :]))
+                    return old
+            self._buckets[address] = (*members, key)
+        self.count += 1
+        if self.count > _LOAD * len(self._buckets):
+            self._grow()
+        return None
+
+    def pop(self, tail: bytes, only: SortKey | None = None) -> SortKey | None:
+        """Remove the player's key (only if it is ``only``, when given); the removed key."""
+        address = self._address(hash(tail))
+        members = _members(self._buckets[address])
+        size = HEAD_BYTES + len(tail)
+        for i, old in enumerate(members):
+            if old.endswith(tail) and len(old) == size:
+                if only is not None and old != only:
+                    return None
+                self._buckets[address] = _bucket(members[:i] + members[i + 1 :])
+                self.count -= 1
+                return old
+        return None
+
+    def _grow(self) -> None:
+        high = 1 << self._bits
+        bucket = self._buckets[self._split]
+        move: list[SortKey] = []
+        if bucket is not None:
+            stay: list[SortKey] = []
+            for key in (bucket,) if isinstance(bucket, bytes) else bucket:
+                (move if hash(key[HEAD_BYTES:]) & high else stay).append(key)
+            self._buckets[self._split] = _bucket(stay)
+        self._buckets.append(_bucket(move))
+        self._split += 1
+        if self._split == high:
+            self._bits += 1
+            self._split = 0
 
 
 class _Leaderboard:
-    __slots__ = ("keys", "players")
+    __slots__ = ("changed", "edge", "keys", "players", "top")
 
-    def __init__(self) -> None:
-        self.keys: SortedList[SortKey] = SortedList()
-        self.players: dict[PlayerId, SortKey] = {}
+    def __init__(self, keys: Sequence[SortKey] = (), hashes: Iterable[int] | None = None) -> None:
+        """A leaderboard of ``keys``, at most one per player; keys in rank order (or
+        nearly) sort in linear time. ``hashes``: see ``_PlayerKeys``."""
+        self.players = _PlayerKeys(keys, hashes)
+        self.keys: SortedList[SortKey] = SortedList(keys)
+        self.top = self.changed = _fresh()
+        """``top_stamp`` and ``change_stamp``."""
+        self.edge: SortKey | None = None
+        """The last key of the top window, while the top stands still (None: not known)."""
 
-    def set(self, player: PlayerId, key: SortKey | None) -> None:
-        old = self.players.get(player)
+    def in_top(self, key: SortKey) -> bool:
+        """Whether ``key`` (present) is among the first ``TOP_WINDOW`` keys."""
+        keys = self.keys
+        if len(keys) <= TOP_WINDOW:
+            return True
+        if self.edge is None:
+            self.edge = keys[TOP_WINDOW - 1]
+        return key <= self.edge
+
+    def touched_top(self) -> None:
+        self.top = self.changed = _fresh()
+        self.edge = None
+
+    def set(self, tail: bytes, key: SortKey | None) -> None:
+        """Make ``key`` the key of the player whose id is ``tail`` (None removes them)."""
+        old = self.players.pop(tail) if key is None else self.players.put(key)
+        if old == key:
+            return
+        top = False
         if old is not None:
-            if old == key:
-                return
+            top = self.in_top(old)
             self.keys.remove(old)
-            del self.players[player]
         if key is not None:
             self.keys.add(key)
-            self.players[player] = key
+            top = top or self.in_top(key)
+        if top:
+            self.touched_top()
+        else:
+            self.changed = _fresh()
 
     def position(self, player: PlayerId) -> Position | None:
-        key = self.players.get(player)
+        key = self.players.get(player.encode())
         if key is None:
             return None
         better = self.keys.bisect_left(key[:PREFIX_BYTES])
@@ -72,24 +256,44 @@ class MemoryIndex:
             if key is None:
                 found = self._get(leaderboard)
                 if found is not None:
-                    found.set(player, None)
+                    found.set(player.encode(), None)
             else:
-                self._make(leaderboard).set(player, key)
+                self._make(leaderboard).set(player.encode(), key)
 
     async def load(
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
     ) -> None:
         # One process writes this index, so its state is never older than the store's:
-        # revisions need no tracking. An absent leaderboard is built in one sort.
+        # revisions need no tracking. A player listed twice keeps the last key.
+        unique = list({player: key for player, key, _ in entries}.values())
+        await self.load_keys(leaderboard, unique)
+
+    async def load_keys(
+        self,
+        leaderboard: LeaderboardId,
+        keys: Sequence[SortKey],
+        hashes: Iterable[int] | None = None,
+    ) -> None:
+        """``load`` without the player ids and revisions this index does not need (each key
+        ends with its player's id), at most one key per player. An absent leaderboard is
+        built in one sort, which takes linear time when ``keys`` come in rank order.
+        ``hashes``, if given, are ``hash(player.encode())`` of each key's player.
+
+        A big leaderboard is built in a thread: it takes ~1 s per million entries, which
+        the event loop spends answering (``/readyz``, say) instead of waiting."""
+        if self._get(leaderboard) is None and keys:
+            if len(keys) < _THREAD_FROM:
+                built = _Leaderboard(keys, hashes)
+            else:
+                built = await asyncio.to_thread(_Leaderboard, keys, hashes)
+            if self._get(leaderboard) is None:
+                self._boards.setdefault(leaderboard.board, {})[leaderboard] = built
+                return
         found = self._get(leaderboard)
-        if found is None:
-            fresh = _Leaderboard()
-            fresh.players = {player: key for player, key, _ in entries}
-            fresh.keys = SortedList(fresh.players.values())
-            self._boards.setdefault(leaderboard.board, {})[leaderboard] = fresh
-        else:
-            for player, key, _ in entries:
-                found.set(player, key)
+        if found is not None:  # it was there, or appeared while the thread built it
+            for key in keys:
+                found.set(key[HEAD_BYTES:], key)
+            found.touched_top()
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         found = self._get(leaderboard)
@@ -101,7 +305,8 @@ class MemoryIndex:
         found = self._get(leaderboard)
         if found is None:
             return []
-        keys = sorted({k for p in players if (k := found.players.get(p)) is not None})
+        get = found.players.get
+        keys = sorted({k for p in players if (k := get(p.encode())) is not None})
         return [(found.keys.bisect_left(k), k) for k in keys]
 
     async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
@@ -132,6 +337,14 @@ class MemoryIndex:
         found = self._get(leaderboard)
         return 0 if found is None else len(found.keys)
 
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        found = self._get(leaderboard)
+        return (0, 0) if found is None else (found.top, len(found.keys))
+
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        found = self._get(leaderboard)
+        return 0 if found is None else found.changed
+
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         return [lb for lb, found in self._boards.get(board, {}).items() if found.keys]
 
@@ -141,9 +354,8 @@ class MemoryIndex:
             return
         for key in keys:
             found.keys.discard(key)
-            player = player_of(key)
-            if found.players.get(player) == key:
-                del found.players[player]
+            found.players.pop(key[HEAD_BYTES:], only=key)
+        found.touched_top()
 
     async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
         return None  # the service's retention sweep drops it

@@ -1,20 +1,41 @@
-"""The Redis ranking index: one byte-ordered sorted set and one head hash per leaderboard.
+"""The Redis ranking index: per leaderboard, one byte-ordered sorted set and a player map
+spread over small hashes (``rankline.index.keys`` draws the layout).
 
-Every member sits at score 0, so Redis orders members by their bytes, which are the
-ordering key (``rankline.ordering``): 64-bit scores stay exact, ties resolve by time then
-player id. The hash maps a player to the 16-byte head of their key plus the standing's
-revision, so an update finds the member to replace, and refuses an older revision, in the
-same script. redis-py errors never leave this module: they become ``IndexUnavailable``.
+Every member of the sorted set sits at score 0, so Redis orders members by their bytes,
+which are the ordering key (``rankline.ordering``): 64-bit scores stay exact, ties resolve
+by time then player id. The player map holds, per player, the 16-byte head of their key and
+the standing's revision, so an update finds the member to replace, and refuses an older
+revision, in the same script. It is split into buckets of a few dozen players by linear
+hashing: each bucket stays a listpack-encoded hash, about 30 bytes a player instead of ~80
+in one big hash, and the buckets split one at a time as the leaderboard grows.
+
+A bulk ``load`` sorts each batch by key (inserting in key order costs the sorted set about
+a third of random order) and sends it in scripts of 2,000 entries, the next prepared while
+Redis runs the last: per entry one HSETNX into the bucket computed here (a batch of a big
+leaderboard spreads over so many buckets that multi-field writes would group nothing), per
+script a few multi-member ZADDs; only a player the index holds already takes the slower,
+revision-checked path. ``reserve`` sizes the buckets of an empty leaderboard up front, so
+that a load of known size moves no entry between buckets.
+
+Layout versions: ``keys.LAYOUT`` is stored beside the built marker. An index built with
+another layout (layout 1: one sorted set ``:z`` and one big hash ``:h`` per leaderboard)
+counts as not built, so the service rebuilds it as after a flush; the process that takes
+the rebuild lock first deletes the old layout's keys. Workers of two layouts must not share
+one Redis (stop the old ones first).
+
+redis-py errors never leave this module: they become ``IndexUnavailable``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from itertools import islice
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
@@ -30,9 +51,44 @@ from rankline.metrics import BACKEND_ERRORS
 from rankline.ordering import HEAD_BYTES
 from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
 
-_LOAD_CHUNK = 1000
 _LOCK_SECONDS = 30
 _ARG_CHUNK = 1000
+"""Changes, players or keys per script call on the write and read paths."""
+_LOAD_BATCH = 50_000
+"""Entries ``load`` sorts and groups at a time."""
+_LOAD_SCRIPT = 2_000
+"""Entries per LOAD script: each holds Redis for a few ms."""
+_GROW_SPLITS = 4096
+_GROW_MOVED = 4096
+"""Limits of one GROW call: splitting empty buckets is cheap, moving entries is not."""
+_BUCKET_CHUNK = 4096
+"""Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
+
+_Entry = tuple[PlayerId, SortKey, int]
+
+
+class _Names(NamedTuple):
+    entries: str
+    meta: str
+    stamp: str
+    buckets: str
+
+    @classmethod
+    def of(cls, leaderboard: LeaderboardId) -> _Names:
+        return cls(
+            k.entries(leaderboard),
+            k.meta(leaderboard),
+            k.stamp(leaderboard),
+            k.bucket_prefix(leaderboard),
+        )
+
+    @property
+    def writes(self) -> list[str]:
+        return [self.entries, self.meta, self.stamp]
+
+    @property
+    def reads(self) -> list[str]:
+        return [self.entries, self.meta]
 
 
 @asynccontextmanager
@@ -49,6 +105,27 @@ def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[by
     for player, key, revision in changes:
         args += [player, b"" if key is None else key[:HEAD_BYTES], revision]
     return args
+
+
+def _load_args(prefix: str, level: int, split: int, entries: list[_Entry]) -> list[Any]:
+    """ARGV of one LOAD script (see ``scripts.LOAD``) for entries in key order; the key's
+    tail is the player id."""
+    numbers = [
+        k.bucket_number(k.bucket_hash(key[HEAD_BYTES:]), level, split) for _, key, _ in entries
+    ]
+    return [
+        level,
+        split,
+        prefix,
+        b"\xff".join([key for _, key, _ in entries]),
+        " ".join([str(revision) for _, _, revision in entries]),
+        " ".join(map(str, numbers)),
+    ]
+
+
+async def _unless_stale(task: asyncio.Task[Any], part: list[_Entry]) -> list[_Entry]:
+    """The entries to send again: those of a LOAD script that found the layout changed."""
+    return part if int(await task) < 0 else []
 
 
 class RedisIndex:
@@ -69,11 +146,19 @@ class RedisIndex:
             # degraded). Every command here is idempotent (updates are revision-guarded).
             retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
         )
-        self._apply = self.client.register_script(scripts.APPLY)
-        self._around = self.client.register_script(scripts.AROUND)
-        self._positions = self.client.register_script(scripts.POSITIONS)
-        self._page = self.client.register_script(scripts.PAGE)
-        self._discard = self.client.register_script(scripts.DISCARD)
+        register = self.client.register_script
+        self._apply = register(scripts.APPLY)
+        self._grow = register(scripts.GROW)
+        self._load = register(scripts.LOAD)
+        self._around = register(scripts.AROUND)
+        self._positions = register(scripts.POSITIONS)
+        self._page = register(scripts.PAGE)
+        self._top_stamp = register(scripts.TOP_STAMP)
+        self._change_stamp = register(scripts.CHANGE_STAMP)
+        self._discard = register(scripts.DISCARD)
+        self._expire = register(scripts.EXPIRE)
+        self._expire_buckets = register(scripts.EXPIRE_BUCKETS)
+        self._drop = register(scripts.DROP)
         self._lock: Lock | None = None
 
     async def start(self) -> None:
@@ -87,13 +172,34 @@ class RedisIndex:
         async with _mapped():
             await self.client.ping()
 
+    # --- built marker, layout and the rebuild lock ------------------------------------------
+
     async def is_built(self) -> bool:
+        """Built, and with this code's key layout."""
         async with _mapped():
-            return bool(await self.client.exists(k.META_BUILT))
+            built, layout = await self.client.mget(k.META_BUILT, k.META_LAYOUT)
+        return built is not None and layout == k.LAYOUT.encode()
 
     async def mark_built(self) -> None:
         async with _mapped():
+            await self._retire_old_layout()
             await self.client.set(k.META_BUILT, str(time.time()))
+
+    async def _retire_old_layout(self) -> None:
+        """Delete the keys of an older layout (their names differ from this one's, so this
+        is safe at any time) and record the current layout."""
+        if await self.client.get(k.META_LAYOUT) == k.LAYOUT.encode():
+            return
+        for pattern in k.LAYOUT_1_PATTERNS:
+            batch: list[bytes] = []
+            async for name in self.client.scan_iter(match=pattern, count=1000):
+                batch.append(name)
+                if len(batch) >= 1000:
+                    await self.client.unlink(*batch)
+                    batch = []
+            if batch:
+                await self.client.unlink(*batch)
+        await self.client.set(k.META_LAYOUT, k.LAYOUT)
 
     @asynccontextmanager
     async def rebuild_lock(self) -> AsyncIterator[bool]:
@@ -101,6 +207,8 @@ class RedisIndex:
         lock = self.client.lock(k.META_REBUILD_LOCK, timeout=_LOCK_SECONDS)
         async with _mapped():
             mine = bool(await lock.acquire(blocking=False))
+            if mine:
+                await self._retire_old_layout()
         self._lock = lock if mine else None
         try:
             yield mine
@@ -115,37 +223,116 @@ class RedisIndex:
             async with _mapped():
                 await self._lock.extend(_LOCK_SECONDS, replace_ttl=True)
 
+    # --- writes -------------------------------------------------------------------------------
+
     async def apply(self, changes: Sequence[IndexChange]) -> None:
         grouped: dict[LeaderboardId, list[tuple[PlayerId, SortKey | None, int]]] = {}
         for leaderboard, player, key, revision in changes:
             grouped.setdefault(leaderboard, []).append((player, key, revision))
-        async with _mapped():
-            pipe = self.client.pipeline(transaction=False)
+        async with _mapped(), self.client.pipeline(transaction=False) as pipe:
             for leaderboard, items in grouped.items():
-                await self._queue_apply(pipe, leaderboard, items)
+                names = _Names.of(leaderboard)
+                for start in range(0, len(items), _ARG_CHUNK):
+                    args = [names.buckets, *_triples(items[start : start + _ARG_CHUNK])]
+                    await self._apply(keys=names.writes, args=args, client=pipe)
+                pipe.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
             await pipe.execute()
 
-    async def _queue_apply(
-        self,
-        pipe: Any,
-        leaderboard: LeaderboardId,
-        items: Sequence[tuple[PlayerId, SortKey | None, int]],
-    ) -> None:
-        lb_keys = [k.entries(leaderboard), k.heads(leaderboard)]
-        for start in range(0, len(items), _LOAD_CHUNK):
-            chunk = items[start : start + _LOAD_CHUNK]
-            await self._apply(keys=lb_keys, args=_triples(chunk), client=pipe)
-        pipe.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+    async def reserve(self, leaderboard: LeaderboardId, size: int) -> None:
+        """Make room for ``size`` entries before loading them: on an empty leaderboard this
+        only sets the layout, where growing during the load would move entries."""
+        async with _mapped():
+            await self._grow_to(_Names.of(leaderboard), size, 0)
+
+    async def _grow_to(self, names: _Names, size: int, extra: int) -> tuple[int, int]:
+        """Split buckets until they fit max(size, entries held + extra); the layout."""
+        while True:
+            args: list[str | int] = [names.buckets, size, extra, _GROW_SPLITS, _GROW_MOVED]
+            level, split, more = await self._grow(keys=names.reads, args=args)
+            if not more:
+                return int(level), int(split)
 
     async def load(
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
     ) -> None:
+        names = _Names.of(leaderboard)
         iterator = iter(entries)
         async with _mapped():
-            while batch := list(islice(iterator, _LOAD_CHUNK * 10)):
-                pipe = self.client.pipeline(transaction=False)
-                await self._queue_apply(pipe, leaderboard, batch)
+            while batch := sorted(islice(iterator, _LOAD_BATCH), key=itemgetter(1)):
+                await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+                while batch:
+                    level, split = await self._grow_to(names, 0, len(batch))
+                    batch = await self._load_batch(names, level, split, batch)
+
+    async def _load_batch(
+        self, names: _Names, level: int, split: int, batch: list[_Entry]
+    ) -> list[_Entry]:
+        """Send ``batch`` in LOAD scripts, the next one prepared while Redis runs the last;
+        returns the entries of the scripts that found the layout changed (to retry)."""
+        retry: list[_Entry] = []
+        sent: list[tuple[asyncio.Task[Any], list[_Entry]]] = []
+        try:
+            for start in range(0, len(batch), _LOAD_SCRIPT):
+                part = batch[start : start + _LOAD_SCRIPT]
+                args = _load_args(names.buckets, level, split, part)
+                sent.append((asyncio.create_task(self._load(keys=names.writes, args=args)), part))
+                await asyncio.sleep(0)  # let it pack and send before preparing the next
+                if len(sent) > 1:
+                    retry += await _unless_stale(*sent.pop(0))
+            while sent:
+                retry += await _unless_stale(*sent.pop(0))
+        finally:
+            for task, _ in sent:
+                task.cancel()
+            await asyncio.gather(*(task for task, _ in sent), return_exceptions=True)
+        return retry
+
+    async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
+        names = _Names.of(leaderboard)
+        async with _mapped():
+            for start in range(0, len(keys_), _ARG_CHUNK):
+                args: list[str | bytes] = [names.buckets, *keys_[start : start + _ARG_CHUNK]]
+                await self._discard(keys=names.writes, args=args)
+
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        """Delete each leaderboard: its keys and first buckets in one script, so that a
+        write arriving meanwhile starts afresh, then the remaining buckets."""
+        if not leaderboards:
+            return
+        async with _mapped():
+            async with self.client.pipeline(transaction=False) as pipe:
+                for leaderboard in leaderboards:
+                    names = _Names.of(leaderboard)
+                    await self._drop(
+                        keys=names.writes, args=[names.buckets, _BUCKET_CHUNK], client=pipe
+                    )
+                    pipe.srem(k.registry(leaderboard.board), k.tag(leaderboard))
+                replies = await pipe.execute()
+            async with self.client.pipeline(transaction=False) as pipe:
+                for leaderboard, buckets in zip(leaderboards, replies[::2], strict=True):
+                    prefix = k.bucket_prefix(leaderboard)
+                    for start in range(_BUCKET_CHUNK, int(buckets), _BUCKET_CHUNK):
+                        stop = min(int(buckets), start + _BUCKET_CHUNK)
+                        pipe.unlink(*(f"{prefix}{n}" for n in range(start, stop)))
                 await pipe.execute()
+
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
+        """Let Redis drop a period's keys when its retention ends (relative, so that the
+        service's clock, not Redis's, decides). The time is recorded in the layout hash, so
+        buckets created later expire with the rest; setting the same time again is cheap."""
+        names = _Names.of(leaderboard)
+        async with _mapped():
+            at, buckets = await self._expire(
+                keys=names.writes, args=[names.buckets, max(1, micros // 1000)]
+            )
+            async with self.client.pipeline(transaction=False) as pipe:
+                for start in range(0, int(buckets), _BUCKET_CHUNK):
+                    stop = min(int(buckets), start + _BUCKET_CHUNK)
+                    args = [names.buckets, at, start, stop]
+                    await self._expire_buckets(keys=[names.entries], args=args, client=pipe)
+                await pipe.execute()
+
+    # --- reads --------------------------------------------------------------------------------
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         found = await self._around_call(leaderboard, player, -1)
@@ -154,9 +341,9 @@ class RedisIndex:
     async def _around_call(
         self, leaderboard: LeaderboardId, player: PlayerId, k_: int
     ) -> tuple[Position, int, list[SortKey]] | None:
-        lb_keys = [k.entries(leaderboard), k.heads(leaderboard)]
+        names = _Names.of(leaderboard)
         async with _mapped():
-            reply = await self._around(keys=lb_keys, args=[player, k_])
+            reply = await self._around(keys=names.reads, args=[names.buckets, player, k_])
         if not reply:
             return None
         position = Position(int(reply[0]), bytes(reply[1]), int(reply[2]), int(reply[3]))
@@ -170,15 +357,15 @@ class RedisIndex:
         unique = list(dict.fromkeys(players))
         if not unique:
             return []
-        lb_keys = [k.entries(leaderboard), k.heads(leaderboard)]
+        names = _Names.of(leaderboard)
         found: list[tuple[int, SortKey]] = []
-        async with _mapped():
-            pipe = self.client.pipeline(transaction=False)
+        async with _mapped(), self.client.pipeline(transaction=False) as pipe:
             for start in range(0, len(unique), _ARG_CHUNK):
-                chunk = unique[start : start + _ARG_CHUNK]
-                await self._positions(keys=lb_keys, args=chunk, client=pipe)
-            for reply in await pipe.execute():
-                found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply), 2)]
+                args = [names.buckets, *unique[start : start + _ARG_CHUNK]]
+                await self._positions(keys=names.reads, args=args, client=pipe)
+            replies = await pipe.execute()
+        for reply in replies:
+            found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply), 2)]
         found.sort()
         return found
 
@@ -201,37 +388,23 @@ class RedisIndex:
         async with _mapped():
             return int(await self.client.zcard(k.entries(leaderboard)))
 
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        async with _mapped():
+            stamp, total = await self._top_stamp(
+                keys=[k.stamp(leaderboard), k.entries(leaderboard)]
+            )
+        return int(stamp), int(total)
+
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        async with _mapped():
+            return int(await self._change_stamp(keys=[k.stamp(leaderboard)]))
+
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         async with _mapped():
             tags = sorted(await self.client.smembers(k.registry(board)))
             found = [k.from_tag(t.decode() if isinstance(t, bytes) else t) for t in tags]
-            pipe = self.client.pipeline(transaction=False)
-            for leaderboard in found:
-                pipe.exists(k.entries(leaderboard))
-            alive = await pipe.execute()
+            async with self.client.pipeline(transaction=False) as pipe:
+                for leaderboard in found:
+                    pipe.exists(k.entries(leaderboard))
+                alive = await pipe.execute()
         return [lb for lb, exists in zip(found, alive, strict=True) if exists]
-
-    async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
-        async with _mapped():
-            lb_keys = [k.entries(leaderboard), k.heads(leaderboard)]
-            for start in range(0, len(keys_), _ARG_CHUNK):
-                await self._discard(keys=lb_keys, args=list(keys_[start : start + _ARG_CHUNK]))
-
-    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        if not leaderboards:
-            return
-        async with _mapped():
-            pipe = self.client.pipeline(transaction=False)
-            for leaderboard in leaderboards:
-                pipe.delete(k.entries(leaderboard), k.heads(leaderboard))
-                pipe.srem(k.registry(leaderboard.board), k.tag(leaderboard))
-            await pipe.execute()
-
-    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
-        """Let Redis drop a period's keys when its retention ends (relative, so that the
-        service's clock, not Redis's, decides)."""
-        async with _mapped():
-            pipe = self.client.pipeline(transaction=False)
-            for key in (k.entries(leaderboard), k.heads(leaderboard)):
-                pipe.pexpire(key, max(1, micros // 1000))
-            await pipe.execute()

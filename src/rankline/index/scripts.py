@@ -1,62 +1,294 @@
-"""Lua scripts of the Redis index. Each runs atomically on one leaderboard's keys
-(KEYS[1] = entries sorted set, KEYS[2] = heads hash) in one round trip."""
+"""Lua scripts of the Redis index. Each runs atomically on one leaderboard's keys in one
+round trip. KEYS name the sorted set, the layout hash and the stamp (``rankline.index.keys``);
+the buckets depend on the layout read inside the script, so scripts build their names from
+the bucket prefix passed in ARGV (same hash tag, so the same Redis Cluster slot).
+
+Every script starts with ``_PRELUDE``: the bucket hash (first 32 bits of SHA-1, as
+``keys.bucket_hash``), linear hashing, and the stamps. Every change of a leaderboard issues
+a new change stamp, max(previous + 1, Redis clock in µs), and a change that may touch the
+first ``TOP_WINDOW`` entries copies it to the top stamp; a missing stamp reads as the clock.
+So stamps grow across processes and never come back after a flush, a restart or a drop
+(which deletes them), as long as Redis's clock is not set back and no two stamps are issued
+within one µs (each takes a script call of several µs).
+"""
 
 from __future__ import annotations
 
-# ARGV: (player, head or "" to remove, revision) triples. A change applies when its
-# revision is newer than the one held (0: always). Returns how many applied.
-APPLY = """
-local n = 0
-for i = 1, #ARGV, 3 do
+from rankline.types import TOP_WINDOW
+
+BUCKET_LOAD = 48
+"""Mean entries per bucket at which the next bucket splits. Linear hashing leaves the
+not-yet-split buckets up to twice as full, so they stay under Redis's default
+hash-max-listpack-entries (128), the compact encoding."""
+GROW_SPLITS = 64
+"""At most this many splits per APPLY call, so no write holds Redis for long."""
+
+_PRELUDE = f"""
+local TOP_WINDOW = {TOP_WINDOW}
+local BUCKET_LOAD = {BUCKET_LOAD}
+
+local function hash32(player)
+  return tonumber(string.sub(redis.sha1hex(player), 1, 8), 16)
+end
+
+local function bucket_of(h, level, split)
+  local n = 2 ^ level
+  local b = h % n
+  if b < split then b = h % (n + n) end
+  return b
+end
+
+-- level, split pointer and expiry (ms, or false) of a leaderboard's buckets
+local function layout(meta)
+  local m = redis.call('HMGET', meta, 'l', 's', 'x')
+  return tonumber(m[1]) or 0, tonumber(m[2]) or 0, m[3]
+end
+
+-- A change: the change stamp moves; so does the top stamp, to the same value, when the
+-- change may have touched the top.
+local function bump(stamps, expiry, top)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local held = tonumber(redis.call('HGET', stamps, 'c') or '0') or 0
+  local value = string.format('%.0f', math.max(held + 1, now))
+  if top then
+    redis.call('HSET', stamps, 'c', value, 't', value)
+  else
+    redis.call('HSET', stamps, 'c', value)
+  end
+  if expiry then redis.call('PEXPIREAT', stamps, expiry) end
+end
+
+-- A stamp field, or the clock for a missing one.
+local function read_stamp(stamps, field)
+  local stamp = redis.call('HGET', stamps, field)
+  if stamp then return stamp end
+  local t = redis.call('TIME')
+  return string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
+end
+
+local function hset_pairs(key, t)
+  for i = 1, #t, 1000 do
+    redis.call('HSET', key, unpack(t, i, math.min(i + 999, #t)))
+  end
+end
+
+-- Split the next bucket: move the entries whose hash says so to its new sibling. Both
+-- are written afresh, so a bucket that outgrew the listpack encoding gets it back.
+local function split_next(prefix, level, split, expiry)
+  local n = 2 ^ level
+  local src = prefix .. split
+  local all = redis.call('HGETALL', src)
+  local keep, move = {{}}, {{}}
+  for i = 1, #all, 2 do
+    local t = keep
+    if hash32(all[i]) % (n + n) ~= split then t = move end
+    t[#t + 1] = all[i]
+    t[#t + 1] = all[i + 1]
+  end
+  if #move > 0 then
+    local dst = prefix .. (split + n)
+    redis.call('DEL', src)
+    hset_pairs(src, keep)
+    hset_pairs(dst, move)
+    if expiry then
+      redis.call('PEXPIREAT', src, expiry)
+      redis.call('PEXPIREAT', dst, expiry)
+    end
+  end
+  split = split + 1
+  if split == n then return level + 1, 0, #all / 2 end
+  return level, split, #all / 2
+end
+
+-- Split buckets until there is one per BUCKET_LOAD of size entries, or a limit is hit.
+-- Returns the new level and split pointer, and whether more splits are due.
+local function grow(meta, prefix, level, split, expiry, size, max_splits, max_moved)
+  local splits, moved = 0, 0
+  while size > BUCKET_LOAD * (2 ^ level + split) do
+    if splits >= max_splits or moved >= max_moved then break end
+    local held
+    level, split, held = split_next(prefix, level, split, expiry)
+    splits = splits + 1
+    moved = moved + held
+  end
+  if splits > 0 then redis.call('HSET', meta, 'l', level, 's', split) end
+  return level, split, size > BUCKET_LOAD * (2 ^ level + split)
+end
+"""
+
+# KEYS: entries, meta, stamp. ARGV: bucket prefix, then (player, head or "" to remove,
+# revision) triples. A change applies when its revision is newer than the one held (0:
+# always). A change moves the change stamp, and the top stamp too when its old or new
+# offset is inside the top window. Returns how many applied.
+APPLY = (
+    _PRELUDE
+    + f"""
+local prefix = ARGV[1]
+local level, split, expiry = layout(KEYS[2])
+local total = redis.call('ZCARD', KEYS[1])
+local top, changed, added, n = false, false, false, 0
+local function in_top(member)
+  if total <= TOP_WINDOW then return true end
+  return (redis.call('ZRANK', KEYS[1], member) or TOP_WINDOW) < TOP_WINDOW
+end
+for i = 2, #ARGV, 3 do
   local player, head, rev = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  local cur = redis.call('HGET', KEYS[2], player)
+  local bucket = prefix .. bucket_of(hash32(player), level, split)
+  local cur = redis.call('HGET', bucket, player)
   local newer = true
   if cur and rev > 0 then
     local held = tonumber(string.sub(cur, 17))
     if held and held >= rev then newer = false end
   end
-  if newer then
-    if cur then redis.call('ZREM', KEYS[1], string.sub(cur, 1, 16) .. player) end
+  if newer and cur and string.sub(cur, 1, 16) == head then
+    redis.call('HSET', bucket, player, head .. ARGV[i + 2])  -- same key, newer revision
+    n = n + 1
+  elseif newer then
+    if cur then
+      local old = string.sub(cur, 1, 16) .. player
+      top = top or in_top(old)
+      total = total - redis.call('ZREM', KEYS[1], old)
+      changed = true
+    end
     if head == '' then
-      redis.call('HDEL', KEYS[2], player)
+      if cur then redis.call('HDEL', bucket, player) end
     else
-      redis.call('ZADD', KEYS[1], 0, head .. player)
-      redis.call('HSET', KEYS[2], player, head .. ARGV[i + 2])
+      local key = head .. player
+      total = total + redis.call('ZADD', KEYS[1], 0, key)
+      top = top or in_top(key)
+      changed = true
+      if redis.call('HSET', bucket, player, head .. ARGV[i + 2]) == 1 then
+        added = true
+        if expiry then redis.call('PEXPIREAT', bucket, expiry) end
+      end
     end
     n = n + 1
   end
 end
+if added then
+  if expiry then redis.call('PEXPIREAT', KEYS[1], expiry) end
+  grow(KEYS[2], prefix, level, split, expiry, total, {GROW_SPLITS}, {GROW_SPLITS} * BUCKET_LOAD)
+end
+if changed then bump(KEYS[3], expiry, top) end
 return n
 """
+)
 
-# ARGV: exact keys to remove (repairs). The player's hash entry goes only if it points at
-# that key. Returns how many members were removed.
-DISCARD = """
+# KEYS: entries, meta. ARGV: bucket prefix, at least this many entries, plus this many
+# more than the leaderboard holds, max splits, max entries moved. Returns {level, split,
+# 1 if more splits are due}.
+GROW = (
+    _PRELUDE
+    + """
+local level, split, expiry = layout(KEYS[2])
+local size = math.max(tonumber(ARGV[2]), redis.call('ZCARD', KEYS[1]) + tonumber(ARGV[3]))
+local more
+level, split, more = grow(KEYS[2], ARGV[1], level, split, expiry, size,
+  tonumber(ARGV[4]), tonumber(ARGV[5]))
+return {level, split, more and 1 or 0}
+"""
+)
+
+# Bulk load. KEYS: entries, meta, stamp. ARGV: level and split pointer the caller placed
+# the entries with, bucket prefix, then three strings with one item per entry: the keys in
+# byte order joined by "\xff" (which follows no head and occurs in no UTF-8 player id), the
+# revisions and the bucket numbers, space-separated. A new player costs one HSETNX, and its
+# key joins a multi-member ZADD; where the index holds the player already, the newer revision
+# wins. Returns how many were written, or -1 (nothing written) when the layout changed
+# since the caller read it.
+LOAD = (
+    _PRELUDE
+    + """
+local level, split, expiry = layout(KEYS[2])
+if level ~= tonumber(ARGV[1]) or split ~= tonumber(ARGV[2]) then return -1 end
+local prefix, blob = ARGV[3], ARGV[4]
+local next_rev, next_bucket = string.gmatch(ARGV[5], '%d+'), string.gmatch(ARGV[6], '%d+')
+local find, sub = string.find, string.sub
+local batch, written, touched = {}, 0, {}
+local function flush()
+  if #batch > 0 then redis.call('ZADD', KEYS[1], unpack(batch)) end
+  batch = {}
+end
+local pos, size = 1, #blob
+while pos <= size do
+  local stop = find(blob, '\\255', pos + 16, true) or (size + 1)
+  local key = sub(blob, pos, stop - 1)
+  pos = stop + 1
+  local player, rev = sub(key, 17), next_rev()
+  local bucket = prefix .. next_bucket()
+  local value = sub(key, 1, 16) .. rev
+  local take = redis.call('HSETNX', bucket, player, value) == 1
+  if not take then
+    local cur = redis.call('HGET', bucket, player)
+    local held = tonumber(sub(cur, 17))
+    if not held or tonumber(rev) == 0 or held < tonumber(rev) then
+      flush()
+      redis.call('ZREM', KEYS[1], sub(cur, 1, 16) .. player)
+      redis.call('HSET', bucket, player, value)
+      take = true
+    end
+  end
+  if take then
+    batch[#batch + 1] = 0
+    batch[#batch + 1] = key
+    written = written + 1
+    if #batch >= 2000 then flush() end
+    if expiry then touched[bucket] = true end
+  end
+end
+flush()
+if written > 0 then
+  if expiry then
+    redis.call('PEXPIREAT', KEYS[1], expiry)
+    for bucket in pairs(touched) do redis.call('PEXPIREAT', bucket, expiry) end
+  end
+  bump(KEYS[3], expiry, true)
+end
+return written
+"""
+)
+
+# KEYS: entries, meta, stamp. ARGV: bucket prefix, then exact keys to remove (repairs).
+# The player's bucket entry goes only if it points at that key. Returns how many members
+# were removed.
+DISCARD = (
+    _PRELUDE
+    + """
+local level, split, expiry = layout(KEYS[2])
 local n = 0
-for i = 1, #ARGV do
+for i = 2, #ARGV do
   local key = ARGV[i]
   n = n + redis.call('ZREM', KEYS[1], key)
   local player = string.sub(key, 17)
-  local cur = redis.call('HGET', KEYS[2], player)
+  local bucket = ARGV[1] .. bucket_of(hash32(player), level, split)
+  local cur = redis.call('HGET', bucket, player)
   if cur and string.sub(cur, 1, 16) == string.sub(key, 1, 16) then
-    redis.call('HDEL', KEYS[2], player)
+    redis.call('HDEL', bucket, player)
   end
 end
+if n > 0 then bump(KEYS[3], expiry, true) end
 return n
 """
+)
 
-# ARGV: player, k. Returns nil, or {offset, key, total, better, first, keys...}: the
-# player's 0-based offset, the count of strictly better scores, and up to k keys each side.
-AROUND = """
-local cur = redis.call('HGET', KEYS[2], ARGV[1])
+# KEYS: entries, meta. ARGV: bucket prefix, player, k. Returns nil, or {offset, key, total,
+# better, first, keys...}: the player's 0-based offset, the count of strictly better
+# scores, and up to k keys each side.
+AROUND = (
+    _PRELUDE
+    + """
+local level, split = layout(KEYS[2])
+local bucket = ARGV[1] .. bucket_of(hash32(ARGV[2]), level, split)
+local cur = redis.call('HGET', bucket, ARGV[2])
 if not cur then return false end
 local head = string.sub(cur, 1, 16)
-local key = head .. ARGV[1]
+local key = head .. ARGV[2]
 local offset = redis.call('ZRANK', KEYS[1], key)
 if not offset then return false end
 local total = redis.call('ZCARD', KEYS[1])
 local better = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. string.sub(head, 1, 8))
-local k = tonumber(ARGV[2])
+local k = tonumber(ARGV[3])
 local out = {offset, key, total, better}
 if k >= 0 then
   local first = math.max(0, offset - k)
@@ -66,15 +298,20 @@ if k >= 0 then
 end
 return out
 """
+)
 
-# ARGV: players. Returns {offset, key, offset, key, ...} for those with an entry.
-POSITIONS = """
-local found = redis.call('HMGET', KEYS[2], unpack(ARGV))
+# KEYS: entries, meta. ARGV: bucket prefix, players. Returns {offset, key, offset, key,
+# ...} for those with an entry.
+POSITIONS = (
+    _PRELUDE
+    + """
+local level, split = layout(KEYS[2])
 local out = {}
-for i = 1, #ARGV do
-  local cur = found[i]
+for i = 2, #ARGV do
+  local player = ARGV[i]
+  local cur = redis.call('HGET', ARGV[1] .. bucket_of(hash32(player), level, split), player)
   if cur then
-    local key = string.sub(cur, 1, 16) .. ARGV[i]
+    local key = string.sub(cur, 1, 16) .. player
     local offset = redis.call('ZRANK', KEYS[1], key)
     if offset then
       out[#out + 1] = offset
@@ -84,8 +321,9 @@ for i = 1, #ARGV do
 end
 return out
 """
+)
 
-# ARGV: start, stop (exclusive). Returns {total, keys...}.
+# KEYS: entries. ARGV: start, stop (exclusive). Returns {total, keys...}.
 PAGE = """
 local out = {redis.call('ZCARD', KEYS[1])}
 local start, stop = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -95,3 +333,63 @@ if stop > start then
 end
 return out
 """
+
+# KEYS: stamps, entries. Returns {top stamp, total}.
+TOP_STAMP = (
+    _PRELUDE
+    + """
+return {read_stamp(KEYS[1], 't'), redis.call('ZCARD', KEYS[2])}
+"""
+)
+
+# KEYS: stamps. Returns the change stamp.
+CHANGE_STAMP = (
+    _PRELUDE
+    + """
+return read_stamp(KEYS[1], 'c')
+"""
+)
+
+# KEYS: entries, meta, stamp. ARGV: bucket prefix, ms from now. Records the expiry time in
+# meta (keys created later get it too) and sets it on these keys. Returns {expiry time in
+# ms, how many buckets still need it}: none when the recorded time was within a second.
+EXPIRE = (
+    _PRELUDE
+    + """
+local level, split, expiry = layout(KEYS[2])
+local t = redis.call('TIME')
+local want = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2])
+local buckets = 2 ^ level + split
+if expiry and math.abs(tonumber(expiry) - want) <= 1000 then
+  want = tonumber(expiry)
+  buckets = 0
+end
+local at = string.format('%.0f', want)
+redis.call('HSET', KEYS[2], 'x', at)
+for i = 1, 3 do redis.call('PEXPIREAT', KEYS[i], at) end
+return {at, buckets}
+"""
+)
+
+# KEYS: entries (names the slot). ARGV: bucket prefix, expiry time (ms), first, stop.
+EXPIRE_BUCKETS = """
+for i = tonumber(ARGV[3]), tonumber(ARGV[4]) - 1 do
+  redis.call('PEXPIREAT', ARGV[1] .. i, ARGV[2])
+end
+return 0
+"""
+
+# KEYS: entries, meta, stamp. ARGV: bucket prefix, n. Deletes the leaderboard's keys and
+# its first n buckets; returns how many buckets it had (the caller deletes the rest).
+DROP = (
+    _PRELUDE
+    + """
+local level, split = layout(KEYS[2])
+local buckets = 2 ^ level + split
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+for i = 0, math.min(buckets, tonumber(ARGV[2])) - 1 do
+  redis.call('UNLINK', ARGV[1] .. i)
+end
+return buckets
+"""
+)

@@ -9,6 +9,7 @@ the group-commit writer has already put every standing in SQL.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -56,6 +57,14 @@ def _before(order: Order, score: Score, at: int, player: PlayerId) -> ColumnElem
     )
 
 
+_UNCACHED = itertools.count(1)
+
+
+def uncached_stamp() -> int:
+    """A top stamp no cache has seen: what indexes answer whose reads must not be cached."""
+    return -next(_UNCACHED)
+
+
 class ReadOnlySql:
     """What the SQL read paths share: built on the store and a board-order lookup (the keys
     they return encode the order, as every index's do); writes are no-ops, because the
@@ -99,6 +108,16 @@ class ReadOnlySql:
         first = max(0, position.offset - k)
         _, keys = await self.page(leaderboard, first, position.offset + k + 1)
         return position, first, keys
+
+    async def total(self, leaderboard: LeaderboardId) -> int:
+        raise NotImplementedError
+
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        # Nothing tells SQL reads that the top changed: every answer is fresh.
+        return uncached_stamp(), await self.total(leaderboard)
+
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        return uncached_stamp()
 
     async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
         return None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from sqlalchemy import delete, insert, or_, select, tuple_, update
+from sqlalchemy import delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.store import schema as t
@@ -84,6 +84,29 @@ class PlayerStore:
                 return False
             await conn.execute(insert(p).values(player_id=profile.player, **values))
             return True
+
+    async def count_names(self) -> int:
+        """How many profiles have a display name."""
+        p = t.players
+        async with mapped_errors(), self._engine.connect() as conn:
+            found = await conn.scalar(
+                select(func.count()).select_from(p).where(p.c.display_name.is_not(None))
+            )
+            return int(found or 0)
+
+    async def names_since(
+        self, updated_after: Micros | None
+    ) -> list[tuple[PlayerId, str | None, Micros]]:
+        """(player, display name, updated_at) of the profiles updated after the time given
+        (with a name, when None: all of them)."""
+        p = t.players
+        query = select(p.c.player_id, p.c.display_name, p.c.updated_at)
+        if updated_after is None:
+            query = query.where(p.c.display_name.is_not(None))
+        else:
+            query = query.where(p.c.updated_at > updated_after)
+        async with mapped_errors(), self._engine.connect() as conn:
+            return [(r[0], r[1], r[2]) for r in await conn.execute(query)]
 
     async def display_names(self, players: Sequence[PlayerId]) -> dict[PlayerId, str | None]:
         """The display name of each of ``players`` (None without one), in one query per

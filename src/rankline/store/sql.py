@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from rankline.errors import StoreUnavailable, WriteConflict
 from rankline.metrics import BACKEND_ERRORS
 from rankline.store import schema as t
+from rankline.store.hot import HotStatements, hot_statements
 from rankline.types import (
     BoardId,
     LeaderboardId,
@@ -40,6 +41,7 @@ from rankline.types import (
     PlayerId,
     ScoreEvent,
     Standing,
+    StandingRow,
 )
 
 log = logging.getLogger("rankline.store")
@@ -73,12 +75,18 @@ async def mapped_errors() -> AsyncIterator[None]:
 
 
 class _Transaction:
-    def __init__(self, conn: AsyncConnection) -> None:
+    """One group-commit transaction. The hot statements come from ``rankline.store.hot``
+    where the dialect has them; the portable SQLAlchemy Core ones serve the rest."""
+
+    def __init__(self, conn: AsyncConnection, hot: HotStatements | None = None) -> None:
         self._conn = conn
+        self._hot = hot
 
     async def existing_events(
         self, keys: Sequence[tuple[BoardId, PlayerId, MatchId]]
     ) -> set[tuple[BoardId, PlayerId, MatchId]]:
+        if self._hot is not None:
+            return await self._hot.existing_events(self._conn, keys)
         e = t.score_events
         found: set[tuple[BoardId, PlayerId, MatchId]] = set()
         for chunk in _chunks(keys):
@@ -92,12 +100,14 @@ class _Transaction:
 
     async def read_standings(
         self, keys: Sequence[tuple[LeaderboardId, PlayerId]]
-    ) -> dict[tuple[LeaderboardId, PlayerId], Standing]:
+    ) -> dict[tuple[LeaderboardId, PlayerId], StandingRow]:
+        if self._hot is not None:
+            return await self._hot.read_standings(self._conn, keys)
         s = t.standings
         by_leaderboard: dict[LeaderboardId, list[PlayerId]] = {}
         for leaderboard, player in keys:
             by_leaderboard.setdefault(leaderboard, []).append(player)
-        found: dict[tuple[LeaderboardId, PlayerId], Standing] = {}
+        found: dict[tuple[LeaderboardId, PlayerId], StandingRow] = {}
         for leaderboard, players in by_leaderboard.items():
             for chunk in _chunks(sorted(set(players))):
                 rows = await self._conn.execute(
@@ -110,13 +120,19 @@ class _Transaction:
                     )
                 )
                 for player, score, achieved_at, revision in rows:
-                    found[leaderboard, player] = Standing(
-                        leaderboard, player, score, achieved_at, revision
+                    found[leaderboard, player] = (
+                        leaderboard,
+                        player,
+                        score,
+                        achieved_at,
+                        revision,
                     )
         return found
 
     async def banned_players(self, players: Sequence[PlayerId]) -> set[PlayerId]:
         """Which of these players are banned (one query for up to 2,000 players)."""
+        if self._hot is not None:
+            return await self._hot.banned_players(self._conn, sorted(set(players)))
         b = t.bans
         found: set[PlayerId] = set()
         for chunk in _chunks(sorted(set(players)), 2000):
@@ -126,6 +142,9 @@ class _Transaction:
 
     async def insert_events(self, events: Sequence[ScoreEvent]) -> None:
         if not events:
+            return
+        if self._hot is not None:
+            await self._hot.insert_events(self._conn, events)
             return
         await self._conn.execute(
             insert(t.score_events),
@@ -145,14 +164,21 @@ class _Transaction:
             ],
         )
 
-    async def write_standings(
-        self, inserts: Sequence[Standing], updates: Sequence[Standing]
-    ) -> None:
+    async def write_standings(self, rows: Sequence[StandingRow]) -> None:
+        """Insert new standings (revision 1) and move updated ones to their next revision. An
+        update applies only to the revision before it, so a standing another writer changed
+        since it was read raises ``WriteConflict`` (and the batch is retried), never a lost
+        update."""
+        if self._hot is not None:
+            await self._hot.upsert_standings(self._conn, rows)
+            return
         s = t.standings
+        inserts = [x for x in rows if x[4] == 1]
+        updates = [x for x in rows if x[4] != 1]
         if inserts:
-            await self._conn.execute(insert(s), [_standing_row(x) for x in inserts])
+            await self._conn.execute(insert(s), [_standing_row(*x) for x in inserts])
         if updates:
-            await self._conn.execute(
+            result = await self._conn.execute(
                 update(s)
                 .where(
                     s.c.board_id == bindparam("k_board"),
@@ -160,6 +186,7 @@ class _Transaction:
                     s.c.period == bindparam("k_period"),
                     s.c.scope == bindparam("k_scope"),
                     s.c.player_id == bindparam("k_player"),
+                    s.c.revision == bindparam("k_before"),
                 )
                 .values(
                     score=bindparam("k_score"),
@@ -168,21 +195,26 @@ class _Transaction:
                 ),
                 [
                     {
-                        "k_board": x.leaderboard.board,
-                        "k_window": x.leaderboard.window,
-                        "k_period": x.leaderboard.period,
-                        "k_scope": x.leaderboard.scope,
-                        "k_player": x.player,
-                        "k_score": x.score,
-                        "k_at": x.achieved_at,
-                        "k_revision": x.revision,
+                        "k_board": lb.board,
+                        "k_window": lb.window,
+                        "k_period": lb.period,
+                        "k_scope": lb.scope,
+                        "k_player": player,
+                        "k_score": score,
+                        "k_at": at,
+                        "k_revision": revision,
+                        "k_before": revision - 1,
                     }
-                    for x in updates
+                    for lb, player, score, at, revision in updates
                 ],
             )
+            if result.rowcount != len(updates):
+                raise WriteConflict("a concurrent writer changed the same standings")
 
     async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]:
         """The stored definitions (JSON text) of these boards, read in this transaction."""
+        if self._hot is not None:
+            return await self._hot.board_definitions(self._conn, sorted(set(board_ids)))
         b = t.boards
         rows = await self._conn.execute(
             select(b.c.id, b.c.definition).where(b.c.id.in_(sorted(set(board_ids))))
@@ -212,16 +244,18 @@ class _Transaction:
             )
 
 
-def _standing_row(x: Standing) -> dict[str, Any]:
+def _standing_row(
+    leaderboard: LeaderboardId, player: PlayerId, score: int, at: Micros, revision: int
+) -> dict[str, Any]:
     return {
-        "board_id": x.leaderboard.board,
-        "window": x.leaderboard.window,
-        "period": x.leaderboard.period,
-        "scope": x.leaderboard.scope,
-        "player_id": x.player,
-        "score": x.score,
-        "achieved_at": x.achieved_at,
-        "revision": x.revision,
+        "board_id": leaderboard.board,
+        "window": leaderboard.window,
+        "period": leaderboard.period,
+        "scope": leaderboard.scope,
+        "player_id": player,
+        "score": score,
+        "achieved_at": at,
+        "revision": revision,
     }
 
 
@@ -234,10 +268,16 @@ class SqlStore:
         self.dialect = parsed.get_backend_name()
         if self.dialect == "sqlite" and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        options: dict[str, Any] = {"pool_pre_ping": True}
-        if self.dialect != "sqlite":
-            options |= {"pool_size": 10, "max_overflow": 10, "pool_recycle": 1800}
+        options: dict[str, Any] = {}
+        if self.dialect != "sqlite":  # a file has no connection to lose: no ping per checkout
+            options |= {
+                "pool_pre_ping": True,
+                "pool_size": 10,
+                "max_overflow": 10,
+                "pool_recycle": 1800,
+            }
         self._engine: AsyncEngine = create_async_engine(url, **options)
+        self._hot = hot_statements(self.dialect)
         if self.dialect == "sqlite":
             _configure_sqlite(self._engine, sqlite_synchronous)
 
@@ -255,7 +295,9 @@ class SqlStore:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Transaction]:
         async with mapped_errors(), self._engine.begin() as conn:
-            yield _Transaction(conn)
+            if self._hot is not None:
+                await self._hot.begin(conn)
+            yield _Transaction(conn, self._hot)
 
     async def load_boards(self) -> list[dict[str, Any]]:
         async with mapped_errors(), self._engine.connect() as conn:
@@ -320,29 +362,18 @@ class SqlStore:
         async with mapped_errors(), self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
-    async def stream_standings(self, board_id: BoardId) -> AsyncIterator[Standing]:
-        """Every standing of a board in leaderboard order, streamed in chunks; banned
-        players' standings are left out."""
-        s = t.standings
-        query = (
-            select(
-                s.c.window,
-                s.c.period,
-                s.c.scope,
-                s.c.player_id,
-                s.c.score,
-                s.c.achieved_at,
-                s.c.revision,
-            )
-            .where(s.c.board_id == board_id, unbanned(s.c.player_id))
-            .order_by(s.c.window, s.c.period, s.c.scope, s.c.player_id)
-            .execution_options(yield_per=10_000)
-        )
-        async with mapped_errors(), self._engine.connect() as conn:
-            result = await conn.stream(query)
-            async for window, period, scope, player, score, at, revision in result:
-                leaderboard = LeaderboardId(board_id, window, period, scope)
-                yield Standing(leaderboard, player, score, at, revision)
+    async def stream_standings(
+        self, board_id: BoardId, leaderboards: Sequence[tuple[str, str]] | None = None
+    ) -> AsyncIterator[Standing]:
+        """Every standing of a board (of these (window, period) pairs only, when given),
+        one leaderboard after the other, streamed in chunks; banned players' standings are
+        left out. The bulk read itself lives in ``rankline.store.scan``."""
+        from rankline.store import scan  # it builds on this module
+
+        for leaderboard in await scan.leaderboard_ids(self, board_id, leaderboards):
+            async for rows in scan.scan_rows(self, leaderboard):
+                for player, score, at, revision in rows:
+                    yield Standing(leaderboard, player, score, at, revision)
 
 
 def _configure_sqlite(engine: AsyncEngine, synchronous: str) -> None:

@@ -1,0 +1,279 @@
+"""Measure durable ingest through the real HTTP API: batch and single submissions.
+
+Starts ``rankline serve`` (one worker) on a free loopback port with a temporary data dir,
+creates a fresh board, drives ``--events`` submissions from ``--clients`` concurrent httpx
+clients, checks every answer, and prints events/s. Every acknowledged submission is durable
+(the server answers after its transaction commits), so this is the durable ingest rate.
+
+    .venv/bin/python scripts/ingest_probe.py                       # embedded: SQLite + memory
+    .venv/bin/python scripts/ingest_probe.py --fresh-database \\
+        --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_probe \\
+        --redis-url redis://127.0.0.1:6379/15                      # PostgreSQL + Redis
+    .venv/bin/python scripts/ingest_probe.py --mode single --clients 64 --events 20000
+
+A PostgreSQL or MariaDB database named in the URL is created and migrated when missing (with
+``--fresh-database``, dropped first: deleted boards leave dead rows that only a vacuum
+removes, and this machine's PostgreSQL runs without autovacuum); the probe's board is
+deleted at the end. The load loop is bounded by ``--events``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+KEY = "ingest-probe-key"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+async def _ensure_database(url: str, fresh: bool) -> None:
+    """Create the server database named in ``url`` if it does not exist (PostgreSQL,
+    MariaDB); with ``fresh``, drop it first."""
+    parsed = make_url(url)
+    dialect = parsed.get_backend_name()
+    if dialect == "sqlite" or not parsed.database:
+        return
+    admin = parsed.set(database="postgres" if dialect == "postgresql" else "mysql")
+    engine = create_async_engine(admin, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            if fresh:
+                quoted = (
+                    f'"{parsed.database}"' if dialect == "postgresql" else f"`{parsed.database}`"
+                )
+                await conn.execute(text(f"DROP DATABASE IF EXISTS {quoted}"))
+            if dialect == "postgresql":
+                found = await conn.scalar(
+                    text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": parsed.database}
+                )
+                if not found:
+                    await conn.execute(text(f'CREATE DATABASE "{parsed.database}"'))
+            else:
+                await conn.execute(text(f"CREATE DATABASE IF NOT EXISTS `{parsed.database}`"))
+    finally:
+        await engine.dispose()
+
+
+def _env(args: argparse.Namespace, data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RANKLINE_")}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH")) if p)
+    env["RANKLINE_DATA_DIR"] = str(data_dir)
+    env["RANKLINE_SERVER_KEYS"] = KEY
+    env["RANKLINE_LOG_LEVEL"] = "warning"
+    if args.database_url:
+        env["RANKLINE_DATABASE_URL"] = args.database_url
+    if args.redis_url:
+        env["RANKLINE_REDIS_URL"] = args.redis_url
+    for item in args.set:
+        name, _, value = item.partition("=")
+        env[f"RANKLINE_{name.upper()}"] = value
+    return env
+
+
+async def _wait_ready(client: httpx.AsyncClient, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"rankline serve exited with {proc.returncode}")
+        try:
+            if (await client.get("/readyz")).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        await asyncio.sleep(0.1)
+    raise SystemExit("rankline serve was not ready within 60 s")
+
+
+def _item(board: str, n: int, players: int, run: str) -> dict[str, Any]:
+    return {
+        "board": board,
+        "player_id": f"p:{n % players}",
+        "match_id": f"{run}:{n}",
+        "score": (n * 7919) % 1_000_003,
+    }
+
+
+def _batch_bodies(args: argparse.Namespace, board: str, run: str, first: int) -> list[bytes]:
+    bodies = []
+    for start in range(first, first + args.events, args.batch):
+        stop = min(start + args.batch, first + args.events)
+        items = [_item(board, n, args.players, run) for n in range(start, stop)]
+        bodies.append(orjson.dumps({"scores": items}))
+    return bodies
+
+
+def _single_bodies(args: argparse.Namespace, board: str, run: str, first: int) -> list[bytes]:
+    bodies = []
+    for n in range(first, first + args.events):
+        item = _item(board, n, args.players, run)
+        del item["board"]
+        bodies.append(orjson.dumps(item))
+    return bodies
+
+
+async def _drive(
+    client: httpx.AsyncClient, path: str, bodies: list[bytes], clients: int, batch: bool
+) -> tuple[float, int]:
+    """Send every body from ``clients`` concurrent loops; (seconds, failed items)."""
+    queue = list(reversed(bodies))
+    failed = 0
+
+    async def loop() -> None:
+        nonlocal failed
+        while queue:
+            body = queue.pop()
+            response = await client.post(path, content=body)
+            if response.status_code != 200:
+                raise SystemExit(f"{path} answered {response.status_code}: {response.text[:500]}")
+            if batch:
+                failed += sum(1 for r in orjson.loads(response.content)["results"] if "error" in r)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(loop() for _ in range(clients)))
+    return time.perf_counter() - started, failed
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _start_py_spy(path: str, pid: int) -> subprocess.Popen[bytes]:
+    """Sample the server with py-spy (``pip install py-spy``) while the load runs; collapsed
+    stacks go to ``path`` (readable by speedscope or flamegraph.pl)."""
+    spy = str(Path(sys.executable).with_name("py-spy"))
+    argv = [spy, "record", "--pid", str(pid), "--format", "raw", "--output", path, "--rate", "250"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # let it attach before the load starts
+    return proc
+
+
+async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[bytes]) -> None:
+    headers = {"authorization": f"Bearer {KEY}", "content-type": "application/json"}
+    limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
+    async with httpx.AsyncClient(
+        base_url=base, headers=headers, timeout=120, limits=limits
+    ) as client:
+        await _wait_ready(client, proc)
+        run = uuid.uuid4().hex[:8]
+        board = f"probe-{run}"
+        spec = {"windows": args.windows.split(","), "policy": args.policy}
+        response = await client.put(f"/v1/boards/{board}", content=orjson.dumps(spec))
+        response.raise_for_status()
+        try:
+            batch = args.mode == "batch"
+            make = _batch_bodies if batch else _single_bodies
+            path = "/v1/scores/batch" if batch else f"/v1/boards/{board}/scores"
+            if args.warmup:
+                warm = argparse.Namespace(**{**vars(args), "events": args.warmup})
+                await _drive(client, path, make(warm, board, run, 10**9), args.clients, batch)
+            bodies = make(args, board, run, 0)
+            spy = _start_py_spy(args.profile, proc.pid) if args.profile else None
+            cpu = _cpu_seconds(proc.pid)
+            try:
+                seconds, failed = await _drive(client, path, bodies, args.clients, batch)
+            finally:
+                if spy is not None:
+                    spy.send_signal(signal.SIGINT)
+                    spy.wait(timeout=60)
+            cpu = _cpu_seconds(proc.pid) - cpu
+            if failed:
+                raise SystemExit(f"{failed} submissions failed")
+            rate = args.events / seconds
+            print(
+                f"{args.mode}: {args.events} submissions in {seconds:.2f} s = {rate:,.0f}/s "
+                f"({args.clients} clients, batch {args.batch if batch else 1}, "
+                f"{args.players} players, windows {args.windows}); server CPU "
+                f"{cpu / args.events * 1e6:.1f} us/submission; load {os.getloadavg()[0]:.1f}"
+            )
+        finally:
+            await client.delete(f"/v1/boards/{board}")
+
+
+def main(args: argparse.Namespace) -> None:
+    if args.database_url:
+        asyncio.run(_ensure_database(args.database_url, args.fresh_database))
+    with tempfile.TemporaryDirectory(prefix="rankline-probe-") as tmp:
+        data_dir = Path(tmp) / "data"
+        env = _env(args, data_dir)
+        if args.database_url:
+            subprocess.run(
+                [sys.executable, "-m", "rankline", "migrate"], env=env, check=True, cwd=tmp
+            )
+        port = args.port or _free_port()
+        argv = [sys.executable, "-m", "rankline", "serve", "--host", HOST, "--port", str(port)]
+        if args.gc:
+            # an experiment: the server with other garbage-collector thresholds
+            boot = (
+                f"import gc, sys; gc.set_threshold({args.gc}); "
+                f"sys.argv = ['rankline', *{argv[3:]!r}]; "
+                "from rankline.cli import main; main()"
+            )
+            argv = [sys.executable, "-c", boot]
+        with (Path(tmp) / "serve.log").open("wb") as log:
+            proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                asyncio.run(_probe(args, f"http://{HOST}:{port}", proc))
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        if proc.returncode not in (0, -15):
+            print((Path(tmp) / "serve.log").read_text(errors="replace")[-3000:])
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", help="RANKLINE_DATABASE_URL (default: embedded SQLite)")
+    parser.add_argument("--redis-url", help="RANKLINE_REDIS_URL (default: in-process index)")
+    parser.add_argument(
+        "--fresh-database",
+        action="store_true",
+        help="drop and create the --database-url database first (repeatable runs)",
+    )
+    parser.add_argument("--mode", choices=("batch", "single"), default="batch")
+    parser.add_argument("--events", type=int, default=50_000, help="submissions to time")
+    parser.add_argument("--warmup", type=int, default=2_000, help="untimed submissions first")
+    parser.add_argument("--batch", type=int, default=1_000, help="items per batch request")
+    parser.add_argument("--clients", type=int, default=4, help="concurrent connections")
+    parser.add_argument("--players", type=int, default=1_000_000, help="distinct player ids")
+    parser.add_argument("--windows", default="all_time", help="the board's windows, a,b,c")
+    parser.add_argument("--policy", default="best")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--set", action="append", default=[], help="NAME=value server setting")
+    parser.add_argument("--gc", help="gc.set_threshold arguments for the server: 50000,20,100")
+    parser.add_argument(
+        "--profile", help="sample the server with py-spy; collapsed stacks to this file"
+    )
+    return parser
+
+
+if __name__ == "__main__":
+    main(_parser().parse_args())

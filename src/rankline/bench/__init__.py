@@ -1,0 +1,9 @@
+"""``rankline bench``: a reproducible benchmark of rankline against the machine's ceiling.
+
+``run`` orchestrates; ``load`` makes and bulk-loads the data; ``servers`` starts and stops
+``rankline serve`` and the ``ceiling`` app; ``wrk`` drives wrk with the Lua scripts in
+``lua/``; ``probes`` takes the other measurements; ``report`` writes JSON, tables, the doc
+section and the chart. docs/performance.md explains every figure.
+
+Nothing is imported here, so ``python -m rankline.bench.ceiling`` stays a bare server.
+"""

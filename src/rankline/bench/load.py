@@ -1,0 +1,119 @@
+"""The benchmark's data: N players on one board, made reproducibly and bulk-loaded into SQL.
+
+Player ``p:i`` (0 <= i < N) has score ``(i * 2654435761 + seed) mod 1,000,000,007``: a
+permutation of distinct scores spread over the whole range, so every rank is unique and
+any test can work out the expected order. ``achieved_at`` is ``at0 + i`` microseconds.
+The board is ``bench``: best policy, descending, all_time window, global scope only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from rankline.boards import Board, BoardSpec
+from rankline.store import migrate
+from rankline.store import schema as t
+from rankline.store.bulk import BulkRow, load_first_scores
+from rankline.store.sql import SqlStore
+from rankline.types import Micros
+
+BOARD_ID = "bench"
+MATCH_ID = "bench-load"
+CHUNK = 100_000
+_MULTIPLIER = 2_654_435_761
+_MODULUS = 1_000_000_007  # a prime above every N, so the scores of p:0 .. p:N-1 differ
+
+
+def bench_board() -> Board:
+    spec = BoardSpec(windows=["all_time"], policy="best", order="desc", title="rankline bench")
+    return Board.define(BOARD_ID, spec)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    n: int
+    at0: Micros
+    seed: int = 1
+
+    def player(self, i: int) -> str:
+        return f"p:{i}"
+
+    def score(self, i: int) -> int:
+        return (i * _MULTIPLIER + self.seed) % _MODULUS
+
+    def rows(self, chunk: int = CHUNK) -> Iterator[list[BulkRow]]:
+        for start in range(0, self.n, chunk):
+            stop = min(start + chunk, self.n)
+            yield [(f"p:{i}", self.score(i), self.at0 + i) for i in range(start, stop)]
+
+    def rank(self, i: int) -> int:
+        """The expected rank of ``p:i`` (O(N); for tests and spot checks)."""
+        mine = self.score(i)
+        return 1 + sum(1 for j in range(self.n) if self.score(j) > mine)
+
+
+async def recreate_database(url: str) -> None:
+    """Drop and create the (PostgreSQL) database of ``url``: a clean slate per run."""
+    parsed = make_url(url)
+    name = parsed.database
+    if parsed.get_backend_name() != "postgresql" or not name:
+        raise ValueError(f"recreate_database needs a PostgreSQL URL, not {url!r}")
+    admin = create_async_engine(
+        parsed.set(database="postgres").render_as_string(hide_password=False),
+        isolation_level="AUTOCOMMIT",
+    )
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            await conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    finally:
+        await admin.dispose()
+
+
+async def prepare(url: str, now: Micros) -> None:
+    """Migrate the store and define the bench board (no entries)."""
+    store = SqlStore(url)
+    try:
+        await migrate.upgrade(store.engine)
+        board = bench_board()
+        await store.save_board(board.id, board.to_json(), now)
+    finally:
+        await store.close()
+
+
+async def load(
+    url: str, data: Dataset, now: Micros, progress: Callable[[int], None] | None = None
+) -> int:
+    """Bulk-load every player of ``data`` into the prepared store."""
+    store = SqlStore(url)
+    try:
+        return await load_first_scores(
+            store,
+            bench_board(),
+            data.rows(),
+            match_id=MATCH_ID,
+            now=now,
+            progress=progress,
+            drop_indexes=True,  # a database of its own: nothing reads it meanwhile
+        )
+    finally:
+        await store.close()
+
+
+async def settle(url: str) -> None:
+    """After a PostgreSQL load: VACUUM ANALYZE, as autovacuum would soon do, so the naive
+    SQL rank is measured with fresh statistics and a visibility map (index-only scans)."""
+    if make_url(url).get_backend_name() != "postgresql":
+        return
+    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            for table in (t.standings, t.score_events):
+                await conn.execute(sa.text(f'VACUUM ANALYZE "{table.name}"'))
+    finally:
+        await engine.dispose()

@@ -1,0 +1,4 @@
+-- GET one random player's rank.
+function request()
+   return wrk.format("GET", base .. "/players/" .. player())
+end

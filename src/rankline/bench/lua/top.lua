@@ -1,0 +1,4 @@
+-- GET the top 100.
+function request()
+   return wrk.format("GET", base .. "/top?limit=100")
+end

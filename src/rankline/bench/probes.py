@@ -1,0 +1,317 @@
+"""Measurements besides wrk's: write→visible latency, memory, naive SQL rank,
+redis-benchmark ZREVRANK, durable event counts, and a py-spy profile of the server."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from rankline.bench.load import BOARD_ID, Dataset
+from rankline.store import schema as t
+from rankline.types import GLOBAL_SCOPE
+
+SCRATCH_KEY = "rlbench:zset"
+
+
+def percentile(values: list[float], pct: float) -> float:
+    """Nearest-rank percentile (``pct`` in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    index = max(0, min(len(ordered) - 1, math.ceil(pct * len(ordered) / 100) - 1))
+    return ordered[index]
+
+
+def summary_ms(seconds: list[float]) -> dict[str, float]:
+    ms = [s * 1000 for s in seconds]
+    return {
+        "samples": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": max(ms),
+    }
+
+
+# --- write→visible -------------------------------------------------------------------------
+
+
+async def write_visible(
+    url: str, key: str, data: Dataset, samples: int, seed: int = 7
+) -> dict[str, Any]:
+    """Submit a better score for a random player through one connection and poll the
+    player's rank through another until the new score shows; the time from sending the
+    write to the first read that shows it, over ``samples`` players."""
+    rng = random.Random(seed)
+    headers = {"Authorization": f"Bearer {key}"}
+    limits = httpx.Limits(max_connections=1)
+    visible: list[float] = []
+    acked: list[float] = []
+    polls = moved = 0
+    async with (
+        httpx.AsyncClient(base_url=url, limits=limits, timeout=10) as writer,
+        httpx.AsyncClient(base_url=url, limits=limits, timeout=10) as reader,
+    ):
+        for n in range(samples):
+            player = data.player(rng.randrange(data.n))
+            path = f"/v1/boards/{BOARD_ID}/players/{player}"
+            before = (await reader.get(path)).raise_for_status().json()
+            score = before["score"] + rng.randint(1_000, 100_000_000)
+            body = {"player_id": player, "score": score, "match_id": f"visible-{seed}-{n}"}
+            started = time.perf_counter()
+            post = asyncio.create_task(
+                writer.post(f"/v1/boards/{BOARD_ID}/scores", json=body, headers=headers)
+            )
+            while True:
+                polls += 1
+                seen = (await reader.get(path)).raise_for_status().json()
+                if seen["score"] == score:
+                    visible.append(time.perf_counter() - started)
+                    break
+            answer = await post
+            answer.raise_for_status()
+            moved += seen["rank"] < before["rank"]
+            acked.append(answer.elapsed.total_seconds())
+    return summary_ms(visible) | {
+        "ack_p50_ms": percentile([a * 1000 for a in acked], 50),
+        "reads_per_sample": polls / samples,
+        "rank_changed": moved / samples,
+    }
+
+
+# --- memory --------------------------------------------------------------------------------
+
+
+def redis_used_memory(url: str) -> int:
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("memory")["used_memory"])
+    finally:
+        client.close()
+
+
+def redis_keys_memory(url: str) -> tuple[int, int]:
+    """(bytes, keys): ``MEMORY USAGE`` summed over every key of the URL's database. Unlike
+    ``used_memory`` it is not moved by other databases' traffic on a shared Redis."""
+    client = redis.Redis.from_url(url)
+    try:
+        total = keys = 0
+        for name in client.scan_iter(count=1000):
+            total += int(client.memory_usage(name, samples=0) or 0)
+            keys += 1
+        return total, keys
+    finally:
+        client.close()
+
+
+def flush_db(url: str) -> None:
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def redis_version(url: str) -> str:
+    client = redis.Redis.from_url(url)
+    try:
+        return str(client.info("server")["redis_version"])
+    finally:
+        client.close()
+
+
+# --- SQL -----------------------------------------------------------------------------------
+
+
+async def count_events(url: str) -> int:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return int(
+                (await conn.execute(select(func.count()).select_from(t.score_events))).scalar_one()
+            )
+    finally:
+        await engine.dispose()
+
+
+async def postgres_version(url: str) -> str:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return str((await conn.execute(text("SHOW server_version"))).scalar_one()).split()[0]
+    finally:
+        await engine.dispose()
+
+
+async def naive_sql_rank(url: str, data: Dataset, samples: int = 7) -> dict[str, Any]:
+    """The rank as plain SQL computes it: COUNT(*) of the better scores on the leaderboard
+    (median of ``samples`` random players; index-only scan over the rank index)."""
+    s = t.standings
+    rng = random.Random(11)
+    engine = create_async_engine(url)
+    times: list[float] = []
+    try:
+        async with engine.connect() as conn:
+            for _ in range(samples):
+                score = data.score(rng.randrange(data.n))
+                query = select(func.count()).where(
+                    s.c.board_id == BOARD_ID,
+                    s.c.window == "all_time",
+                    s.c.period == "all",
+                    s.c.scope == GLOBAL_SCOPE,
+                    s.c.score > score,
+                )
+                started = time.perf_counter()
+                (await conn.execute(query)).scalar_one()
+                times.append(time.perf_counter() - started)
+            version = (await conn.execute(select(func.version()))).scalar_one()
+    finally:
+        await engine.dispose()
+    return {
+        "median_ms": statistics.median(times) * 1000,
+        "samples": samples,
+        "server": str(version).split(" on ")[0],
+    }
+
+
+# --- redis-benchmark -----------------------------------------------------------------------
+
+
+def redis_benchmark(
+    url: str, n: int, *, requests: int = 200_000, clients: int = 50
+) -> dict[str, Any]:
+    """Raw ZREVRANK on a plain sorted set of ``n`` members in the scratch database of
+    ``url`` (loaded with a pipeline first, deleted afterwards): the store's own speed."""
+    if shutil.which("redis-benchmark") is None:
+        return {"skipped": "redis-benchmark is not installed"}
+    client = redis.Redis.from_url(url)
+    params = client.connection_pool.connection_kwargs
+    rng = random.Random(5)
+    try:
+        client.delete(SCRATCH_KEY)
+        started = time.perf_counter()
+        for start in range(0, n, 10_000):
+            pipe = client.pipeline(transaction=False)
+            members = {
+                f"m:{i:012d}": rng.randrange(1 << 40) for i in range(start, min(n, start + 10_000))
+            }
+            pipe.zadd(SCRATCH_KEY, members)
+            pipe.execute()
+        load_seconds = time.perf_counter() - started
+        argv = ["redis-benchmark", "-h", str(params.get("host", "127.0.0.1"))]
+        argv += ["-p", str(params.get("port", 6379)), "--dbnum", str(params.get("db", 0))]
+        argv += ["-n", str(requests), "-c", str(clients), "-r", str(n), "--csv"]
+        argv += ["ZREVRANK", SCRATCH_KEY, "m:__rand_int__"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=True)
+    finally:
+        client.delete(SCRATCH_KEY)
+        client.close()
+    return parse_redis_benchmark(done.stdout) | {
+        "members": n,
+        "clients": clients,
+        "pipelined_load_per_s": n / load_seconds,
+    }
+
+
+def parse_redis_benchmark(csv_text: str) -> dict[str, float]:
+    """The figures of ``redis-benchmark --csv``'s one test line."""
+    lines = [line for line in csv_text.splitlines() if line.strip()]
+    head = [h.strip('"') for h in lines[0].split(",")]
+    values = [v.strip('"') for v in lines[-1].split('","')]
+    row = dict(zip(head, [v.strip('"') for v in values], strict=False))
+    return {
+        "rps": float(row["rps"]),
+        "p50_ms": float(row["p50_latency_ms"]),
+        "p99_ms": float(row["p99_latency_ms"]),
+    }
+
+
+# --- profile -------------------------------------------------------------------------------
+
+
+@dataclass
+class Profiler:
+    """``py-spy record`` attached to a running server (non-blocking: it does not pause the
+    process to sample it, so it barely slows the run it watches)."""
+
+    pid: int
+    seconds: float
+    proc: subprocess.Popen[bytes] | None = None
+    out: Path | None = None
+
+    @staticmethod
+    def command() -> str | None:
+        """py-spy on PATH, or beside this interpreter (a venv's bin, not activated)."""
+        beside = Path(sys.executable).parent / "py-spy"
+        return shutil.which("py-spy") or (str(beside) if beside.exists() else None)
+
+    @classmethod
+    def available(cls) -> bool:
+        return cls.command() is not None
+
+    def start(self) -> None:
+        self.out = Path(tempfile.mkstemp(prefix="rankline-pyspy-", suffix=".txt")[1])
+        argv = [
+            self.command() or "py-spy",
+            "record",
+            "--pid",
+            str(self.pid),
+            "--duration",
+            str(round(self.seconds)),
+        ]
+        argv += ["--rate", "200", "--format", "raw", "--nonblocking", "--subprocesses"]
+        argv += ["--output", str(self.out)]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def finish(self, top: int = 10) -> dict[str, Any]:
+        assert self.proc is not None and self.out is not None
+        _, err = self.proc.communicate(timeout=self.seconds + 60)
+        try:
+            if self.proc.returncode != 0:
+                return {"error": err.decode(errors="replace")[-500:]}
+            return top_frames(self.out.read_text(), top)
+        finally:
+            self.out.unlink(missing_ok=True)
+
+
+def top_frames(collapsed: str, top: int = 10) -> dict[str, Any]:
+    """The frames most often on top of the stack (self time), from py-spy's collapsed
+    stacks (``frame;frame;frame count`` per line), and the frames most often anywhere on
+    it (total time), each as a share of all samples."""
+    own: Counter[str] = Counter()
+    anywhere: Counter[str] = Counter()
+    samples = 0
+    for line in collapsed.splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        frames = stack.split(";")
+        samples += count
+        own[frames[-1]] += count
+        for frame in set(frames):
+            anywhere[frame] += count
+
+    def share(counter: Counter[str]) -> list[dict[str, Any]]:
+        return [
+            {"frame": frame, "share": count / samples} for frame, count in counter.most_common(top)
+        ]
+
+    return (
+        {"samples": samples, "self": share(own), "total": share(anywhere)}
+        if samples
+        else {"samples": 0, "self": [], "total": []}
+    )

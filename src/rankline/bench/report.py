@@ -1,0 +1,359 @@
+"""The benchmark's output: the JSON result, the terminal tables, docs/performance.md's
+generated section and the p99-against-throughput chart.
+
+Everything here reads the result dictionary that ``run`` builds (and the JSON file holds),
+so a report can be rendered again from a saved result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+BEGIN = "<!-- rankline bench: begin -->"
+END = "<!-- rankline bench: end -->"
+READS = ("rank", "around", "top")
+
+# (backend, what, goal, higher is better) for every target of issue 6.
+_GOALS: dict[str, dict[str, float]] = {
+    "memory": {"read_ratio": 0.5, "friends_ratio": 0.25, "rebuild": 500_000, "bytes": 150},
+    "redis": {"read_ratio": 0.3, "friends_ratio": 0.15, "rebuild": 150_000, "bytes": 160},
+}
+
+
+def ratio(value: float | None, ceiling: float | None) -> float | None:
+    """``value / ceiling``, or None when either is missing or the ceiling is zero."""
+    if value is None or not ceiling:
+        return None
+    return value / ceiling
+
+
+def rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}"
+
+
+def ms(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.2f}" if value < 10 else f"{value:,.1f}"
+
+
+def times(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}x"
+
+
+# --- tables --------------------------------------------------------------------------------
+
+ENDPOINT_HEADER = ("endpoint", "req/s", "p50 ms", "p95 ms", "p99 ms", "of ceiling")
+
+
+def endpoint_rows(section: dict[str, Any]) -> list[list[str]]:
+    """One row per wrk run of a backend: the ceiling first, then each endpoint."""
+    ceiling = section.get("ceiling")
+    rows: list[list[str]] = []
+    if ceiling:
+        rows.append(["ceiling (raw ASGI, 20-byte JSON)", *_latency(ceiling), "100%"])
+    for item in section.get("endpoints", {}).values():
+        if item.get("failed"):
+            rows.append([item["label"], "FAILED", "—", "—", "—", item["failed"][:60]])
+            continue
+        share = item.get("ratio")
+        rows.append([item["label"], *_latency(item), "—" if share is None else f"{share:.0%}"])
+    return rows
+
+
+def _latency(item: dict[str, Any]) -> list[str]:
+    return [rate(item["rps"]), ms(item["p50_ms"]), ms(item["p95_ms"]), ms(item["p99_ms"])]
+
+
+def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The other figures, one column per backend: (header, rows)."""
+    sections = results["backends"]
+    header = ["figure", *(s["label"] for s in sections.values())]
+
+    def row(label: str, render: Any) -> list[str]:
+        cells = []
+        for section in sections.values():
+            try:
+                cells.append(render(section))
+            except (KeyError, TypeError):
+                cells.append("—")
+        return [label, *cells]
+
+    rows = [
+        row("bulk load into SQL (rows/s)", lambda s: rate(s["load"]["rows_per_s"])),
+        row(
+            "index build at server start (entries/s)", lambda s: rate(s["rebuild"]["entries_per_s"])
+        ),
+        row(
+            "`rankline rebuild`, wall incl. start-up and verify (entries/s)",
+            lambda s: rate(s["rebuild_command"]["entries_per_s"]),
+        ),
+        row("memory per entry (bytes)", lambda s: f"{s['memory']['bytes_per_entry']:,.0f}"),
+        row(
+            "write→visible p50 / p99 (ms)",
+            lambda s: f"{ms(s['write_visible']['p50_ms'])} / {ms(s['write_visible']['p99_ms'])}",
+        ),
+        row("batch ingest, durable (events/s)", lambda s: rate(s["batch_ingest"]["events_per_s"])),
+        row(
+            "single submissions, durable (events/s)",
+            lambda s: rate(s["endpoints"]["submit"]["durable_events_per_s"]),
+        ),
+    ]
+    for name in READS:
+        rows.append(
+            row(
+                f"{name}: p99 at ~80% of max load (ms @ req/s)",
+                lambda s, n=name: _at80(s["at_80"][n]),
+            )
+        )
+    rows += [
+        row(
+            "naive SQL rank, COUNT(*) (ms; x HTTP rank p50, light load)",
+            lambda s: (
+                f"{ms(s['naive_sql']['median_ms'])} ({times(s['naive_sql']['ratio_to_http_p50'])})"
+            ),
+        ),
+        row(
+            "redis-benchmark ZREVRANK (req/s; p50 ms)",
+            lambda s: f"{rate(s['redis_benchmark']['rps'])}; {ms(s['redis_benchmark']['p50_ms'])}",
+        ),
+    ]
+    return header, rows
+
+
+def _at80(item: dict[str, Any]) -> str:
+    return f"{ms(item['p99_ms'])} @ {rate(item['rps'])} ({item['fraction']:.0%})"
+
+
+# --- targets -------------------------------------------------------------------------------
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every target of the issue that this run measured, with the figure and a verdict."""
+    found: list[dict[str, Any]] = []
+    for name, s in results["backends"].items():
+        goals = _GOALS.get(name)
+        if goals is None:
+            continue
+        points = s.get("endpoints", {})
+        read, friends = goals["read_ratio"], goals["friends_ratio"]
+        checks: list[tuple[str, float | None, float, bool]] = [
+            *(
+                (f"{e} >= {read:.0%} of ceiling", _get(points, e, "ratio"), read, True)
+                for e in READS
+            ),
+            (
+                f"friends-100 >= {friends:.0%} of ceiling",
+                _get(points, "friends", "ratio"),
+                friends,
+                True,
+            ),
+            *(
+                (
+                    f"{e} p99 <= 10 ms at 80% of max (ms)",
+                    _get(s.get("at_80", {}), e, "p99_ms"),
+                    10,
+                    False,
+                )
+                for e in READS
+            ),
+            (
+                "batch ingest >= 50,000 durable/s",
+                _get(s, "batch_ingest", "events_per_s"),
+                50_000,
+                True,
+            ),
+            ("single submissions >= 25% of ceiling", _get(points, "submit", "ratio"), 0.25, True),
+            ("write->visible p99 <= 20 ms", _get(s, "write_visible", "p99_ms"), 20, False),
+            (
+                f"rebuild >= {goals['rebuild']:,.0f} entries/s",
+                _get(s, "rebuild", "entries_per_s"),
+                goals["rebuild"],
+                True,
+            ),
+            (
+                f"memory <= {goals['bytes']:.0f} B/entry",
+                _get(s, "memory", "bytes_per_entry"),
+                goals["bytes"],
+                False,
+            ),
+        ]
+        if "naive_sql" in s:
+            naive = _get(s, "naive_sql", "ratio_to_http_p50")
+            checks.append(("HTTP rank >= 100x faster than naive SQL", naive, 100, True))
+        for what, value, goal, at_least in checks:
+            met = None if value is None else (value >= goal if at_least else value <= goal)
+            found.append(
+                {"backend": name, "target": what, "measured": value, "goal": goal, "met": met}
+            )
+    return found
+
+
+def _get(data: dict[str, Any], key: str, field: str) -> float | None:
+    value = (data.get(key) or {}).get(field)
+    return None if value is None else float(value)
+
+
+def _measured(item: dict[str, Any]) -> str:
+    value = item["measured"]
+    if value is None:
+        return "—"
+    if "of ceiling" in item["target"]:
+        return f"{value:.0%}"
+    if "100x" in item["target"]:
+        return f"{value:,.0f}x"
+    return ms(value) if "ms" in item["target"] else rate(value)
+
+
+def target_rows(results: dict[str, Any]) -> list[list[str]]:
+    verdict = {True: "met", False: "not met", None: "not measured"}
+    return [[t["backend"], t["target"], _measured(t), verdict[t["met"]]] for t in targets(results)]
+
+
+# --- terminal ------------------------------------------------------------------------------
+
+
+def print_report(results: dict[str, Any], console: Console) -> None:
+    for name, section in results["backends"].items():
+        table = Table(
+            title=f"{section['label']} (N={results['n']:,}, {section['workers']} worker(s))"
+        )
+        for column in ENDPOINT_HEADER:
+            table.add_column(column, justify="left" if column == "endpoint" else "right")
+        for row in endpoint_rows(section):
+            table.add_row(*row)
+        console.print(table)
+        del name
+    header, rows = figure_rows(results)
+    figures = Table(title="other figures")
+    for i, column in enumerate(header):
+        figures.add_column(column, justify="left" if i == 0 else "right")
+    for row in rows:
+        figures.add_row(*row)
+    console.print(figures)
+    checks = Table(title="targets (issue 6)")
+    for column in ("backend", "target", "measured", "verdict"):
+        checks.add_column(column)
+    for row in target_rows(results):
+        checks.add_row(*row)
+    console.print(checks)
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+def write_json(path: Path, results: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2, sort_keys=False) + "\n")
+
+
+def _md_table(header: Sequence[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def markdown_section(results: dict[str, Any], chart: str | None) -> str:
+    """The generated part of docs/performance.md, between the BEGIN and END markers."""
+    m, v = results["machine"], results["versions"]
+    parts = [
+        BEGIN,
+        f"## Results: N={results['n']:,} ({results['mode']} run)",
+        "",
+        f"Produced by `{results['command']}` on {results['started_at']} "
+        f"in {results['wall_seconds'] / 60:.1f} minutes; {results['duration_s']:.0f} s per "
+        f"endpoint, {results['connections']} connections, {results['threads']} wrk thread(s).",
+        "",
+        f"**Machine:** {m['cpu']}, {m['cores']} cores, {m['ram_gb']:.1f} GB RAM, "
+        f"Linux {m['kernel']}; load average {m['load_before']} before the run. "
+        "wrk runs on the same machine.",
+        "",
+        "**Versions:** " + ", ".join(f"{k} {val}" for k, val in v.items()),
+        "",
+    ]
+    for section in results["backends"].values():
+        parts += [
+            f"### {section['label']} ({section['workers']} worker(s))",
+            "",
+            _md_table(ENDPOINT_HEADER, endpoint_rows(section)),
+            "",
+        ]
+    header, rows = figure_rows(results)
+    parts += ["### Other figures", "", _md_table(header, rows), ""]
+    parts += [
+        "### Targets",
+        "",
+        _md_table(("backend", "target", "measured", "verdict"), target_rows(results)),
+        "",
+    ]
+    if chart:
+        parts += [f"![p99 latency against throughput]({chart})", ""]
+    for name, section in results["backends"].items():
+        profile = section.get("profile") or {}
+        if profile.get("self"):
+            parts += [
+                f"### Where the server spends its time: player rank, {name} (py-spy)",
+                "",
+                _md_table(
+                    ("share of samples", "frame (self time)"),
+                    [[f"{f['share']:.1%}", f"`{f['frame']}`"] for f in profile["self"]],
+                ),
+                "",
+            ]
+    parts.append(END)
+    return "\n".join(parts)
+
+
+def write_markdown(path: Path, results: dict[str, Any], chart: str | None) -> None:
+    """Replace the generated section of ``path`` (or append it; or create the file)."""
+    section = markdown_section(results, chart)
+    text = path.read_text() if path.exists() else "# rankline performance\n\n"
+    start, end = text.find(BEGIN), text.find(END)
+    if start != -1 and end > start:
+        text = text[:start] + section + text[end + len(END) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def plot(results: dict[str, Any], path: Path) -> bool:
+    """p99 latency against throughput for each read endpoint and backend (the load sweep);
+    False when matplotlib is missing (``pip install 'rankline[bench]'``)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    for section in results["backends"].values():
+        for name, points in section.get("sweeps", {}).items():
+            if not isinstance(points, list):  # a failed sweep
+                continue
+            ordered = sorted(points, key=lambda p: p["rps"])
+            ax.plot(
+                [p["rps"] for p in ordered],
+                [p["p99_ms"] for p in ordered],
+                marker="o",
+                label=f"{name} ({section['label']})",
+            )
+    ax.axhline(10, color="grey", linestyle="--", linewidth=1, label="10 ms target")
+    ax.set_xlabel("throughput (requests/s)")
+    ax.set_ylabel("p99 latency (ms)")
+    ax.set_yscale("log")
+    ax.set_title(f"rankline read endpoints, N={results['n']:,}: p99 latency against load")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return True

@@ -1,0 +1,642 @@
+"""``rankline bench``: load N players, then measure every endpoint against the ceiling.
+
+For each backend (``memory``: the in-process index + SQLite in a temporary directory;
+``redis``: Redis database 8 + the PostgreSQL database ``rankline_bench``, both emptied
+first), in this order, one server at a time:
+
+1. migrate, define the board, (memory) measure an empty server's RSS, bulk-load N players;
+2. run the ceiling (raw ASGI app, same server software, options and worker count);
+3. start ``rankline serve`` and time its index build; measure memory; (redis) time
+   ``rankline rebuild``;
+4. wrk against each read endpoint at full load, then a load sweep of rank, around and
+   top-100 at 25%, 50% and 80% of that maximum (per-connection pauses, wrk's ``delay()``);
+5. the write→visible probe, then the write endpoints (single, batch, mixed), counting the
+   score events that reached SQL;
+6. (redis) the naive SQL rank on PostgreSQL and raw redis-benchmark ZREVRANK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import platform
+import secrets
+import shutil
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from rankline import __version__
+from rankline.bench import load, probes, report, servers, wrk
+from rankline.bench.load import Dataset
+from rankline.clock import SystemClock
+from rankline.settings import Settings
+
+PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench"
+REDIS_URL = "redis://127.0.0.1:6379/8"
+SCRATCH_REDIS_URL = "redis://127.0.0.1:6379/7"
+"""Redis databases of their own: 0 is the default one, 9 and up belong to the test suite."""
+QUICK_N, FULL_N = 1_000_000, 10_000_000
+QUICK_SECONDS, FULL_SECONDS = 10.0, 30.0
+SWEEP = (0.25, 0.5, 0.8)
+WARMUP_SECONDS = 2.0
+DRAIN_SECONDS = 30.0
+"""The longest wait for a server to answer what wrk left queued; then it is restarted."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    label: str
+    events: int = 0
+    """Score events each request submits (0: a read)."""
+    connections: int | None = None
+    """Fewer connections than the run's, where each request is itself big."""
+    sweep: bool = False
+
+
+ENDPOINTS = (
+    Endpoint("rank", "GET player rank", sweep=True),
+    Endpoint("around", "GET around k=5", sweep=True),
+    Endpoint("friends", "POST friends (100)"),
+    Endpoint("top", "GET top-100", sweep=True),
+    Endpoint("top_deep", "GET top page at offset N/2"),
+    Endpoint("submit", "POST score (single)", events=1),
+    Endpoint("batch", "POST batch (1,000 scores)", events=1000, connections=4),
+    Endpoint("mixed", "mixed 10 reads : 1 write", events=1),
+)
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    label: str
+    database_url: str | None
+    redis_url: str | None
+    workers: int
+
+
+@dataclass(frozen=True)
+class Options:
+    n: int
+    duration: float
+    backends: tuple[str, ...]
+    json_path: Path
+    markdown: Path | None
+    workers: int
+    connections: int
+    threads: int
+    profile: bool
+    quick: bool
+    seed: int
+    command: str
+
+    @property
+    def mode(self) -> str:
+        """quick or full, or custom when N or the duration differ from the mode's."""
+        n, seconds = (QUICK_N, QUICK_SECONDS) if self.quick else (FULL_N, FULL_SECONDS)
+        if (self.n, self.duration) != (n, seconds):
+            return "custom"
+        return "quick" if self.quick else "full"
+
+    @property
+    def sweep_seconds(self) -> float:
+        return max(2.0, self.duration * 0.3)
+
+    @property
+    def at80_seconds(self) -> float:
+        return max(3.0, self.duration * 0.5)
+
+    @property
+    def visible_samples(self) -> int:
+        return 300 if self.quick else 500
+
+    @property
+    def ready_timeout(self) -> float:
+        return max(180.0, self.n / 10_000)
+
+
+def make_options(
+    *,
+    quick: bool,
+    n: int | None,
+    duration: float | None,
+    backends: str,
+    json_path: Path | None,
+    markdown: Path | None,
+    workers: int,
+    connections: int,
+    threads: int,
+    profile: bool,
+    seed: int,
+    command: str,
+) -> Options:
+    names = tuple(b.strip() for b in backends.split(",") if b.strip())
+    unknown = [b for b in names if b not in ("memory", "redis")]
+    if unknown or not names:
+        raise ValueError(f"--backends takes memory and/or redis, not {backends!r}")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return Options(
+        n=n or (QUICK_N if quick else FULL_N),
+        duration=duration or (QUICK_SECONDS if quick else FULL_SECONDS),
+        backends=names,
+        json_path=json_path or Path("bench-results") / f"{stamp}.json",
+        markdown=markdown,
+        workers=workers,
+        connections=connections,
+        threads=threads,
+        profile=profile,
+        quick=quick,
+        seed=seed,
+        command=command,
+    )
+
+
+def backend(name: str, workers: int) -> Backend:
+    if name == "memory":
+        return Backend(name, "memory index + SQLite", None, None, 1)
+    return Backend(name, "Redis + PostgreSQL", PG_URL, REDIS_URL, workers)
+
+
+def pause_ms(target_rps: float, connections: int, latency_ms: float) -> float:
+    """The pause after each response that makes ``connections`` connections, each waiting
+    ``latency_ms`` for an answer, send ``target_rps`` requests a second in all."""
+    return max(0.0, connections * 1000 / target_rps - latency_ms)
+
+
+def latency_from(pause: float, achieved_rps: float, connections: int) -> float:
+    """The per-request time (answer + client) a run with ``pause`` actually had."""
+    return max(0.0, connections * 1000 / achieved_rps - pause)
+
+
+class Bench:
+    def __init__(self, options: Options, console: Console) -> None:
+        self.o = options
+        self.console = console
+        self.key = "rk_bench_" + secrets.token_urlsafe(16)
+        self.run_id = secrets.token_hex(3)
+        self.now = SystemClock().now()
+        self.data = Dataset(options.n, at0=self.now - options.n - 1_000_000, seed=options.seed)
+        self.tmp = Path(tempfile.mkdtemp(prefix="rankline-bench-"))
+        self.failed: list[str] = []
+
+    # --- the whole run ---------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        started = time.perf_counter()
+        results: dict[str, Any] = {
+            "rankline_bench": 1,
+            "command": self.o.command,
+            "started_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "mode": self.o.mode,
+            "n": self.o.n,
+            "duration_s": self.o.duration,
+            "connections": self.o.connections,
+            "threads": self.o.threads,
+            "seed": self.o.seed,
+            "machine": machine(),
+            "versions": {},
+            "backends": {},
+        }
+        try:
+            for name in self.o.backends:
+                plan = backend(name, self.o.workers)
+                self.console.rule(f"{plan.label}, N={self.o.n:,}")
+                section: dict[str, Any] = {"label": plan.label, "workers": plan.workers}
+                results["backends"][name] = section  # filled as it goes: kept if it fails
+                self.attempt(section, "outcome", partial(self.backend, plan, section))
+            results["versions"] = versions(self.o.backends)
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        results["wall_seconds"] = time.perf_counter() - started
+        results["targets"] = report.targets(results)
+        results["failed"] = self.failed
+        return results
+
+    def backend(self, plan: Backend, section: dict[str, Any]) -> str:
+        data_dir = self.tmp / plan.name
+        url = plan.database_url or Settings(data_dir=data_dir).database
+        settings = {"data_dir": str(data_dir), "server_keys": self.key, "log_level": "info"}
+        if plan.database_url:
+            settings["database_url"] = plan.database_url
+        if plan.redis_url:
+            settings["redis_url"] = plan.redis_url
+        env = servers.bench_env(**settings)
+        self.step("preparing the durable store")
+        if plan.database_url:
+            asyncio.run(load.recreate_database(plan.database_url))
+        asyncio.run(load.prepare(url, self.now))
+        rss_empty = 0
+        if plan.redis_url:
+            probes.flush_db(plan.redis_url)
+        else:
+            with servers.running(self.server(env, plan, "empty"), self.o.ready_timeout) as empty:
+                rss_empty = empty.rss_bytes()
+        section["load"] = self.bulk_load(url)
+        asyncio.run(load.settle(url))
+        section["ceiling"] = self.ceiling(env, plan).to_json()
+        used_before = probes.redis_used_memory(plan.redis_url) if plan.redis_url else 0
+        server = self.server(env, plan, "rankline")
+        with self.bar("building the index", self.o.n) as update:
+
+            def building(body: dict[str, Any]) -> None:
+                update(body.get("rebuild", {}).get("done", 0))
+
+            server.start()
+            try:
+                ready = server.wait_ready(self.o.ready_timeout, building)
+            except BaseException:
+                server.stop()
+                raise
+        try:
+            section["rebuild"] = self.rebuild_figures(server, ready)
+            self.attempt(
+                section, "memory", lambda: self.memory(server, plan, rss_empty, used_before)
+            )
+            if plan.redis_url:
+                self.attempt(section, "rebuild_command", lambda: self.rebuild_command(env))
+            self.measure(server, section, plan, url)
+        finally:
+            server.stop()
+        if plan.redis_url:
+            probes.flush_db(plan.redis_url)
+        return "measured"
+
+    def measure(
+        self, server: servers.Server, section: dict[str, Any], plan: Backend, db_url: str
+    ) -> None:
+        ceiling = section["ceiling"]["rps"]
+        self.wrk(server, "rank", self.o.connections, WARMUP_SECONDS, label="warming up")
+        endpoints: dict[str, Any] = {}
+        section["endpoints"] = endpoints
+        maxima: dict[str, wrk.WrkResult] = {}
+        for e in [e for e in ENDPOINTS if not e.events]:
+            result = self.endpoint(server, e, ceiling, endpoints)
+            if result is not None:
+                maxima[e.name] = result
+        section["sweeps"], section["at_80"] = {}, {}
+        for e in ENDPOINTS:
+            if e.sweep and e.name in maxima:
+                self.attempt(
+                    section["sweeps"], e.name, partial(self.sweep, server, e, maxima[e.name])
+                )
+                points = section["sweeps"][e.name]
+                if isinstance(points, list):
+                    section["at_80"][e.name] = points[-1]
+        if self.o.profile:
+            self.attempt(section, "profile", lambda: self.profile(server))
+        self.step("write→visible probe")
+        self.attempt(
+            section,
+            "write_visible",
+            lambda: asyncio.run(
+                probes.write_visible(server.url, self.key, self.data, self.o.visible_samples)
+            ),
+        )
+        for e in [e for e in ENDPOINTS if e.events]:
+            before = asyncio.run(probes.count_events(db_url))
+            result = self.endpoint(server, e, ceiling, endpoints)
+            if result is None:
+                continue
+            added = asyncio.run(probes.count_events(db_url)) - before
+            # Requests still in flight when wrk stopped commit while the server drains.
+            endpoints[e.name] |= {
+                "durable_events": added,
+                "durable_events_per_s": added / (result.seconds + result.drain_s),
+            }
+        batch = endpoints.get("batch", {})
+        if "durable_events_per_s" in batch:
+            section["batch_ingest"] = {
+                "events_per_s": batch["durable_events_per_s"],
+                "requested_per_s": batch["rps"] * 1000,
+            }
+        if plan.database_url and plan.database_url.startswith("postgresql"):
+            self.step("naive SQL rank on PostgreSQL")
+            self.attempt(section, "naive_sql", lambda: self.naive_sql(plan, section))
+        if plan.redis_url:
+            self.step("redis-benchmark ZREVRANK")
+            self.attempt(
+                section,
+                "redis_benchmark",
+                lambda: probes.redis_benchmark(SCRATCH_REDIS_URL, self.o.n),
+            )
+
+    def attempt(self, section: dict[str, Any], key: str, work: Callable[[], Any]) -> None:
+        """Run one measurement into ``section[key]``; a failure is recorded and reported,
+        and the run goes on (a long run is not lost to one broken probe)."""
+        try:
+            section[key] = work()
+        except Exception as exc:
+            message = f"{key}: {type(exc).__name__}: {exc}"
+            section[key] = {"failed": message}
+            self.failed.append(message)
+            self.console.print(f"[bold red]FAILED[/bold red] {escape(message)}")
+
+    def naive_sql(self, plan: Backend, section: dict[str, Any]) -> dict[str, Any]:
+        assert plan.database_url is not None
+        naive = asyncio.run(probes.naive_sql_rank(plan.database_url, self.data))
+        # One query at a time against the HTTP rank at light load (the sweep's first
+        # point), not at full load, where the p50 is mostly waiting in the queue.
+        points = section.get("sweeps", {}).get("rank")
+        light = min(points, key=lambda p: p["rps"]) if isinstance(points, list) else None
+        http = (light or section["endpoints"].get("rank") or {}).get("p50_ms")
+        naive["http_p50_ms"] = http
+        naive["http_load"] = f"{light['target_fraction']:.0%} of max" if light else "max"
+        naive["ratio_to_http_p50"] = report.ratio(naive["median_ms"], http)
+        self.step(f"naive SQL rank: median {naive['median_ms']:.1f} ms")
+        return naive
+
+    # --- steps -----------------------------------------------------------------------------
+
+    def server(self, env: dict[str, str], plan: Backend, name: str) -> servers.Server:
+        log = self.tmp / f"{plan.name}-{name}.log"
+        return servers.rankline_server(env, plan.workers, log)
+
+    def bulk_load(self, url: str) -> dict[str, Any]:
+        started = time.perf_counter()
+        with self.bar("bulk load into SQL", self.o.n) as update:
+            rows = asyncio.run(load.load(url, self.data, self.now, update))
+        seconds = time.perf_counter() - started
+        self.step(f"loaded {rows:,} players in {seconds:.1f} s ({rows / seconds:,.0f}/s)")
+        return {"rows": rows, "seconds": seconds, "rows_per_s": rows / seconds}
+
+    def ceiling(self, env: dict[str, str], plan: Backend) -> wrk.WrkResult:
+        log = self.tmp / f"{plan.name}-ceiling.log"
+        with servers.running(servers.ceiling_server(env, plan.workers, log), 60) as server:
+            self.wrk(server, "ceiling", self.o.connections, WARMUP_SECONDS, label="warming up")
+            result = self.wrk(server, "ceiling", self.o.connections, self.o.duration)
+        wrk.check("ceiling", result)
+        self.step(f"ceiling: {result.rps:,.0f} req/s, p99 {result.p99_ms:.2f} ms")
+        return result
+
+    def rebuild_figures(self, server: servers.Server, ready_seconds: float) -> dict[str, Any]:
+        logged = server.logged_build()
+        if logged is None:
+            return {"entries": 0, "ready_seconds": ready_seconds}
+        entries, seconds, per_second = logged
+        self.step(f"index built: {entries:,} entries at {per_second:,.0f}/s")
+        return {
+            "entries": entries,
+            "seconds": seconds,
+            "entries_per_s": per_second,
+            "ready_seconds": ready_seconds,
+            "how": "logged by the server's own build from SQL at start"
+            + (" (after a Redis FLUSHDB)" if server.env.get("RANKLINE_REDIS_URL") else ""),
+        }
+
+    def memory(
+        self, server: servers.Server, plan: Backend, rss_empty: int, used_before: int
+    ) -> dict[str, Any]:
+        n = self.o.n
+        if plan.redis_url is None:
+            rss = server.rss_bytes()
+            return {
+                "bytes_per_entry": (rss - rss_empty) / n,
+                "rss_loaded": rss,
+                "rss_empty": rss_empty,
+                "how": "server RSS with N entries minus RSS with an empty store, / N",
+            }
+        used = probes.redis_used_memory(plan.redis_url)
+        keys_bytes, keys = probes.redis_keys_memory(plan.redis_url)
+        return {
+            "bytes_per_entry": (used - used_before) / n,
+            "keys_bytes_per_entry": keys_bytes / n,
+            "used_memory_delta": used - used_before,
+            "keys": keys,
+            "how": "Redis used_memory after the build minus before, / N "
+            "(keys_bytes_per_entry: MEMORY USAGE of the database's keys, / N)",
+        }
+
+    def rebuild_command(self, env: dict[str, str]) -> dict[str, Any]:
+        self.step("timing `rankline rebuild` (reload over the built index, then verify)")
+        seconds, _ = servers.run_cli(["rebuild"], env, self.o.ready_timeout * 3)
+        self.step(f"`rankline rebuild`: {seconds:.1f} s ({self.o.n / seconds:,.0f} entries/s)")
+        return {
+            "entries": self.o.n,
+            "seconds": seconds,
+            "entries_per_s": self.o.n / seconds,
+            "how": "wall time of `rankline rebuild`: process start, load, verify pass",
+        }
+
+    def endpoint(
+        self, server: servers.Server, e: Endpoint, ceiling: float, into: dict[str, Any]
+    ) -> wrk.WrkResult | None:
+        connections = min(e.connections or self.o.connections, self.o.connections)
+        result = self.wrk(server, e.name, connections, self.o.duration, label=e.label)
+        item = result.to_json() | {"label": e.label}
+        item["ratio"] = None if e.name == "batch" else report.ratio(result.rps, ceiling)
+        into[e.name] = item
+        try:
+            wrk.check(e.label, result)
+        except wrk.WrkError as exc:
+            item["failed"] = str(exc)
+            item["server_errors"] = server.errors()
+            self.failed.append(str(exc))
+            self.console.print(f"[bold red]FAILED[/bold red] {escape(str(exc))}")
+            for line in item["server_errors"]:
+                self.console.print(f"    server log: {escape(line)}")
+            return None
+        share = "" if item["ratio"] is None else f" ({item['ratio']:.0%} of ceiling)"
+        self.step(
+            f"{e.label}: {result.rps:,.0f} req/s, p50 {result.p50_ms:.2f} / "
+            f"p95 {result.p95_ms:.2f} / p99 {result.p99_ms:.2f} ms{share}"
+        )
+        return result
+
+    def sweep(
+        self, server: servers.Server, e: Endpoint, top: wrk.WrkResult
+    ) -> list[dict[str, Any]]:
+        """p99 at a few fractions of the maximum rate, each held by per-connection pauses
+        (wrk's ``delay()``). The pause for each fraction comes from the answer time of the
+        run before it; the last one (80%) first gets a short calibration run, since answers
+        slow down as the load grows, and is then measured for longer."""
+        c = self.o.connections
+        points = [top.to_json() | {"target_fraction": 1.0, "fraction": 1.0}]
+        latency = 1000 / top.rps  # about one request's service time, unloaded
+        for fraction in SWEEP:
+            target = fraction * top.rps
+            label = f"{e.label} at {fraction:.0%}"
+            pause = pause_ms(target, c, latency)
+            result = self.wrk(server, e.name, c, self.o.sweep_seconds, delay=pause, label=label)
+            if fraction == SWEEP[-1]:
+                if abs(result.rps / target - 1) > 0.03:
+                    pause = pause_ms(target, c, latency_from(pause, result.rps, c))
+                result = self.wrk(server, e.name, c, self.o.at80_seconds, delay=pause, label=label)
+            wrk.check(label, result)
+            latency = latency_from(pause, result.rps, c)
+            points.append(
+                result.to_json() | {"target_fraction": fraction, "fraction": result.rps / top.rps}
+            )
+        last = points[-1]
+        self.step(
+            f"{e.label}: p99 {last['p99_ms']:.2f} ms at {last['rps']:,.0f} req/s "
+            f"({last['fraction']:.0%} of max)"
+        )
+        return points
+
+    def profile(self, server: servers.Server) -> dict[str, Any]:
+        if not probes.Profiler.available():
+            self.step("py-spy is not installed (the bench extra has it): no profile")
+            return {"error": "py-spy not installed"}
+        profiler = probes.Profiler(server.pid, self.o.duration)
+        profiler.start()
+        self.wrk(
+            server, "rank", self.o.connections, self.o.duration, label="GET player rank, profiled"
+        )
+        found = profiler.finish()
+        for frame in found.get("self", [])[:10]:
+            self.step(f"  {frame['share']:6.1%}  {frame['frame']}")
+        return found
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def wrk(
+        self,
+        server: servers.Server,
+        endpoint: str,
+        connections: int,
+        seconds: float,
+        *,
+        delay: float = 0.0,
+        label: str | None = None,
+    ) -> wrk.WrkResult:
+        """One wrk run; then wait until the server has worked off what wrk left queued
+        (``drain_s`` in the result), so one run's backlog never slows the next."""
+        args: dict[str, object] = {
+            "n": self.o.n,
+            "board": load.BOARD_ID,
+            "key": self.key,
+            "run": f"{self.run_id}{endpoint}{connections}{round(delay * 100)}{time.monotonic_ns()}",
+            "seed": self.o.seed,
+        }
+        if delay:
+            args["delay"] = f"{delay:.3f}"
+        with self.bar(label or endpoint, int(seconds), seconds=True) as update:
+            result = wrk.run(
+                server.url,
+                endpoint,
+                connections=connections,
+                threads=self.o.threads,
+                seconds=seconds,
+                args=args,
+                tick=lambda elapsed: update(min(int(elapsed), int(seconds))),
+            )
+        drain = server.wait_idle(DRAIN_SECONDS)
+        if drain is None:
+            self.step(
+                f"{label or endpoint}: the server still works off its backlog after "
+                f"{DRAIN_SECONDS:.0f} s; restarting it"
+            )
+            server.restart(self.o.ready_timeout)
+            drain = DRAIN_SECONDS
+        elif drain > 1:
+            self.step(f"{label or endpoint}: the server took {drain:.1f} s to work off its backlog")
+        return dataclasses.replace(result, drain_s=drain)
+
+    def step(self, text: str) -> None:
+        self.console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {escape(text)}")
+
+    @contextmanager
+    def bar(self, label: str, total: int, seconds: bool = False) -> Iterator[Callable[[int], None]]:
+        columns: list[Any] = [TextColumn("{task.description}"), BarColumn()]
+        columns += (
+            [TimeElapsedColumn()] if seconds else [MofNCompleteColumn(), TimeRemainingColumn()]
+        )
+        quiet = not self.console.is_terminal
+        with Progress(*columns, console=self.console, transient=True, disable=quiet) as progress:
+            task = progress.add_task(label, total=total)
+            yield lambda done: progress.update(task, completed=done)
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    ram = 0.0
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram = int(line.split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "ram_gb": ram,
+        "kernel": platform.release(),
+        "load_before": load,
+    }
+
+
+def versions(backends: tuple[str, ...]) -> dict[str, str]:
+    def package(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    found = {
+        "python": platform.python_version(),
+        "rankline": __version__,
+        "uvicorn": package("uvicorn"),
+        "uvloop": package("uvloop"),
+        "httptools": package("httptools"),
+        "starlette": package("starlette"),
+        "sqlite": sqlite3.sqlite_version,
+    }
+    if "redis" in backends:
+        found["redis"] = probes.redis_version(REDIS_URL)
+        found["postgresql"] = asyncio.run(probes.postgres_version(PG_URL))
+    found["wrk"] = wrk.version().removeprefix("wrk ").split(" ")[0]
+    return found
+
+
+def main(options: Options, console: Console) -> int:
+    """Run the benchmark, write the JSON (and the doc and chart), print the tables;
+    1 if an endpoint failed."""
+    if shutil.which("wrk") is None:
+        console.print(
+            "[bold red]error:[/bold red] wrk is not installed: `apt-get install wrk` "
+            "(`make bench` installs it)"
+        )
+        return 2
+    bench = Bench(options, console)
+    results = bench.run()
+    report.write_json(options.json_path, results)
+    chart = options.json_path.with_suffix(".png")
+    if not report.plot(results, chart):
+        console.print("matplotlib is not installed (the bench extra has it): no chart")
+    if options.markdown is not None:
+        png = options.markdown.with_suffix(".png")
+        drawn = report.plot(results, png)
+        report.write_markdown(options.markdown, results, png.name if drawn else None)
+        console.print(f"wrote {options.markdown}" + (f" and {png}" if drawn else ""))
+    report.print_report(results, console)
+    console.print(
+        f"results: {options.json_path}; chart: {chart}; "
+        f"wall time {results['wall_seconds'] / 60:.1f} min"
+    )
+    return 1 if results["failed"] else 0

@@ -1,0 +1,207 @@
+"""The read caches: the top of each leaderboard as ready-to-send bytes, and hot reads.
+
+``TopCache`` keeps, per leaderboard, the first entries already encoded as JSON (rank, player,
+score, time, display name), under the index's *top stamp* (``RankingIndex.top_stamp``). The
+stamp changes whenever a write lands among the first ``TOP_WINDOW`` entries, in whichever
+process made it, so a top read costs one stamp read and a byte join while the top is quiet,
+and is never stale: the stamp is read before the page it labels, and a page is served only
+under the stamp it was read under. Indexes that cannot vouch for their top (the degraded SQL
+path, the archive) answer a stamp never seen before, so their reads are never cached.
+
+``HotReads`` lets concurrent and repeated reads of one thing (a celebrity's rank and
+neighbours) share one computation for a short TTL, while the leaderboard's *change stamp*
+says nothing moved: 1,000 readers of one hot player cost a couple of index reads, and a
+reader never gets an answer older than an acknowledged write (``as_of`` shows its age).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from rankline.types import TOP_WINDOW, LeaderboardId, RankingIndex, SortKey
+
+T = TypeVar("T")
+Render = Callable[[Sequence[SortKey], int], Awaitable[list[bytes]]]
+"""Encodes keys read from an offset as JSON entries, ranked from offset + 1 on."""
+
+_FIRST_FILL = 100
+"""Entries read on a first miss; a deeper request reads as deep as it needs."""
+
+
+@dataclass(slots=True)
+class _Top:
+    stamp: int
+    made: float
+    total: int
+    entries: list[bytes]
+    digest: str
+    """A hash of all the entries: with the offset and limit, it names a page's contents."""
+
+    def covers(self, stop: int) -> bool:
+        # A leaderboard held whole (shorter than the window) has nothing more to show:
+        # any new entry would land inside the window and change the stamp.
+        return stop <= len(self.entries) or len(self.entries) == self.total
+
+
+class TopCache:
+    """The first entries of each leaderboard as JSON bytes, valid while the top stamp holds.
+
+    Display names are joined when the entries are encoded; entries older than ``names_ttl``
+    seconds are re-encoded even under an unchanged stamp, so a renamed player shows within it.
+    """
+
+    def __init__(self, names_ttl: float) -> None:
+        self._names_ttl = names_ttl
+        self._held: dict[LeaderboardId, _Top] = {}
+        self._filling: dict[tuple[LeaderboardId, int], asyncio.Task[_Top]] = {}
+
+    def clear(self) -> None:
+        self._held.clear()
+
+    async def page(
+        self,
+        index: RankingIndex,
+        leaderboard: LeaderboardId,
+        offset: int,
+        limit: int,
+        render: Render,
+    ) -> tuple[int, list[bytes], str]:
+        """The leaderboard's total, the entries ranked ``offset + 1`` to ``offset + limit``,
+        and a digest of the entries they were cut from (for ETags)."""
+        stop = offset + limit
+        if stop > TOP_WINDOW:  # a deep page: read just that page, never kept
+            total, keys = await index.page(leaderboard, offset, stop)
+            entries = await render(keys, offset)
+            return total, entries, _digest(entries)
+        stamp, total = await index.top_stamp(leaderboard)
+        held = self._held.get(leaderboard)
+        if held is None or not self._fresh(held, stamp) or not held.covers(stop):
+            held = await self._fill(index, leaderboard, stamp, stop, render)
+            total = held.total
+        return total, held.entries[offset:stop], held.digest
+
+    def _fresh(self, held: _Top, stamp: int) -> bool:
+        return held.stamp == stamp and time.monotonic() - held.made < self._names_ttl
+
+    async def _fill(
+        self, index: RankingIndex, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
+    ) -> _Top:
+        """Read and encode the top under ``stamp``; concurrent misses share one read."""
+        flight = (leaderboard, stamp)
+        task = self._filling.get(flight)
+        if task is not None:
+            held = await asyncio.shield(task)
+            if held.covers(stop):
+                return held
+        task = asyncio.ensure_future(self._read(index, leaderboard, stamp, stop, render))
+        self._filling[flight] = task
+        try:
+            return await asyncio.shield(task)
+        finally:
+            if task.done() and self._filling.get(flight) is task:
+                del self._filling[flight]
+
+    async def _read(
+        self, index: RankingIndex, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
+    ) -> _Top:
+        depth = min(TOP_WINDOW, max(stop, _FIRST_FILL))
+        made = time.monotonic()
+        total, keys = await index.page(leaderboard, 0, depth)
+        entries = await render(keys, 0)
+        held = _Top(stamp, made, total, entries, _digest(entries))
+        if stamp >= 0:
+            current = self._held.get(leaderboard)
+            if current is None or current.stamp <= stamp:
+                self._held[leaderboard] = held
+        return held
+
+
+@dataclass(slots=True)
+class _Answer(Generic[T]):
+    stamp: int
+    made: float
+    task: asyncio.Task[T]
+
+
+class HotReads(Generic[T]):
+    """Single-flight and a short TTL for repeated reads, validated by the change stamp.
+
+    A key read once within the TTL is *warm*: its next reads first read the leaderboard's
+    change stamp (``RankingIndex.change_stamp``: O(1), one round trip on Redis), and share the
+    answer computed under that same stamp, or one being computed under it. Because the stamp
+    is read after the request arrived, and every write changes it before it is acknowledged,
+    a shared answer is never older than the newest acknowledged write, in any process. A cold
+    key costs nothing extra: it is computed directly.
+    """
+
+    def __init__(self, ttl: float) -> None:
+        self._ttl = ttl
+        self._seen: dict[Hashable, float] = {}
+        self._held: dict[tuple[Hashable, int], _Answer[T]] = {}
+        self._swept = time.monotonic()
+
+    def clear(self) -> None:
+        self._seen.clear()
+        self._held.clear()
+
+    async def get(
+        self,
+        key: Hashable,
+        stamp: Callable[[], Awaitable[int]],
+        compute: Callable[[], Awaitable[T]],
+    ) -> T:
+        if self._ttl <= 0:
+            return await compute()
+        now = time.monotonic()
+        self._sweep(now)
+        warm = self._seen.get(key)
+        self._seen[key] = now
+        if warm is None or now - warm >= self._ttl:
+            return await compute()
+        current = await stamp()
+        found = self._held.get((key, current))
+        if found is not None and self._usable(found, time.monotonic()):
+            return await asyncio.shield(found.task)
+        task: asyncio.Task[T] = asyncio.ensure_future(compute())
+        if current >= 0:  # negative stamps come from indexes that cannot vouch for answers
+            self._held[key, current] = _Answer(current, now, task)
+        try:
+            return await asyncio.shield(task)
+        except BaseException:
+            if task.done() and self._held.get((key, current)) is not None:
+                del self._held[key, current]  # failures are not kept: the next reader retries
+            raise
+
+    def _usable(self, found: _Answer[T], now: float) -> bool:
+        """Still computing, or computed without error within the TTL."""
+        task = found.task
+        if not task.done():
+            return True
+        if task.cancelled():
+            return False
+        return now - found.made < self._ttl and task.exception() is None
+
+    def _sweep(self, now: float) -> None:
+        """Drop expired answers and keys, at most once per TTL, so the maps stay small."""
+        if now - self._swept < self._ttl:
+            return
+        self._swept = now
+        for key in [k for k, seen in self._seen.items() if now - seen >= self._ttl]:
+            del self._seen[key]
+        done = [k for k, a in self._held.items() if a.task.done() and now - a.made >= self._ttl]
+        for held in done:
+            del self._held[held]
+
+
+def _digest(entries: Sequence[bytes]) -> str:
+    return hashlib.blake2b(b"\n".join(entries), digest_size=12).hexdigest()
+
+
+def join_entries(head: bytes, entries: Sequence[bytes]) -> bytes:
+    """A top answer's body: the encoded head object with ``entries`` appended to it."""
+    return b"".join((head[:-1], b',"entries":[', b",".join(entries), b"]}"))

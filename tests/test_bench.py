@@ -1,0 +1,433 @@
+"""``rankline bench``: its pure parts (wrk and redis-benchmark output, ratios, pauses,
+profiles, reports), the bulk loader on every backend (the server then answers the ranks
+the data says), and every wrk script against a real server (answered without errors)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from asgi_lifespan import LifespanManager
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import create_async_engine
+from typer.testing import CliRunner
+
+from helpers_api import AUTH
+from rankline import ManualClock, Settings
+from rankline.bench import ceiling, load, probes, report, run, servers, wrk
+from rankline.cli import app as cli_app
+from rankline.clock import SystemClock
+from rankline.http import create_app
+from rankline.store import schema as t
+from rankline.store.bulk import load_first_scores
+from rankline.store.sql import SqlStore
+
+WRK_OUTPUT = """Running 10s test @ http://127.0.0.1:8000/
+  1 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     2.00ms    1.00ms  40.00ms   90.00%
+  120000 requests in 10.00s, 20.00MB read
+Requests/sec:  12000.00
+@@rankline-wrk {"requests":120000,"duration_us":10000000,"bytes":20971520,\
+"errors":{"connect":0,"read":0,"write":0,"status":60,"timeout":0},\
+"latency_us":{"mean":2000.5,"stdev":1000.0,"max":40000,\
+"percentiles":{"50":1800,"75":2300,"90":3000,"95":3500,"99":6200,"99.9":15000}}}
+"""
+
+
+# --- pure parts ----------------------------------------------------------------------------
+
+
+def test_wrk_result_line_is_parsed_into_rates_and_milliseconds() -> None:
+    result = wrk.parse(WRK_OUTPUT, connections=64, delay_ms=1.5)
+    assert result.requests == 120_000
+    assert result.seconds == 10.0
+    assert result.rps == 12_000.0
+    assert (result.p50_ms, result.p95_ms, result.p99_ms, result.p999_ms) == (1.8, 3.5, 6.2, 15.0)
+    assert result.max_ms == 40.0
+    assert result.error_count == 60
+    assert result.error_rate == pytest.approx(0.0005)
+    assert result.to_json()["rps"] == 12_000.0
+    assert (result.connections, result.delay_ms) == (64, 1.5)
+
+
+def test_wrk_output_without_a_result_line_is_an_error() -> None:
+    with pytest.raises(wrk.WrkError, match="no result line"):
+        wrk.parse("unable to connect to 127.0.0.1:1 Connection refused\n")
+
+
+def test_an_endpoint_with_more_than_a_tenth_of_a_percent_errors_fails() -> None:
+    fine = wrk.parse(WRK_OUTPUT)  # 0.05% errors
+    wrk.check("rank", fine)
+    broken = wrk.parse(WRK_OUTPUT.replace('"status":60', '"status":121'))
+    with pytest.raises(wrk.WrkError, match=r"rank: 121 errors in 120,000 requests"):
+        wrk.check("rank", broken)
+    empty = wrk.parse(WRK_OUTPUT.replace('"requests":120000', '"requests":0'))
+    with pytest.raises(wrk.WrkError):
+        wrk.check("rank", empty)
+
+
+def test_every_endpoint_has_a_script_that_reports_percentiles() -> None:
+    for endpoint in [*(e.name for e in run.ENDPOINTS), "ceiling"]:
+        text = wrk.script_text(endpoint)
+        assert "function request()" in text
+        assert "function done(" in text and wrk.MARK.strip() in text
+
+
+def test_wrk_command_passes_script_arguments_after_the_url() -> None:
+    argv = wrk.command(
+        "http://h:1", Path("s.lua"), connections=8, threads=4, seconds=2.4, args={"n": 5}
+    )
+    assert argv[:7] == ["wrk", "-t", "4", "-c", "8", "-d", "2s"]
+    assert argv[-3:] == ["http://h:1", "--", "n=5"]
+    assert wrk.command("u", Path("s"), connections=2, threads=4, seconds=1, args={})[2] == "2"
+
+
+def test_ratios_and_the_pause_that_holds_a_rate() -> None:
+    assert report.ratio(5_000, 20_000) == 0.25
+    assert report.ratio(None, 20_000) is None and report.ratio(1.0, 0) is None
+    # 64 connections at 8,000 req/s: one request every 8 ms each, 0.5 ms of it answering.
+    assert run.pause_ms(8_000, 64, 0.5) == pytest.approx(7.5)
+    assert run.pause_ms(1e9, 64, 0.5) == 0.0
+    assert run.latency_from(7.5, 8_000, 64) == pytest.approx(0.5)
+
+
+def test_options_default_to_the_quick_and_full_sizes() -> None:
+    common: dict[str, Any] = {
+        "n": None,
+        "duration": None,
+        "backends": "memory, redis",
+        "json_path": None,
+        "markdown": None,
+        "workers": 1,
+        "connections": 64,
+        "threads": 1,
+        "profile": False,
+        "seed": 1,
+        "command": "rankline bench",
+    }
+    quick = run.make_options(quick=True, **common)
+    assert (quick.n, quick.duration, quick.backends) == (1_000_000, 10.0, ("memory", "redis"))
+    assert quick.json_path.parent == Path("bench-results")
+    full = run.make_options(quick=False, **common)
+    assert (full.n, full.duration) == (10_000_000, 30.0)
+    with pytest.raises(ValueError, match="memory and/or redis"):
+        run.make_options(quick=True, **(common | {"backends": "memcached"}))
+
+
+def test_percentiles_are_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert probes.percentile(values, 50) == 50
+    assert probes.percentile(values, 99) == 99
+    assert probes.percentile(values, 100) == 100
+    assert probes.percentile([3.0], 99) == 3.0
+
+
+def test_redis_benchmark_csv_is_parsed() -> None:
+    csv = (
+        '"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms",'
+        '"p99_latency_ms","max_latency_ms"\n'
+        '"ZREVRANK rlbench:zset m:__rand_int__","54495.91","0.579","0.096","0.479","1.207",'
+        '"2.991","7.879"\n'
+    )
+    assert probes.parse_redis_benchmark(csv) == {"rps": 54495.91, "p50_ms": 0.479, "p99_ms": 2.991}
+
+
+def test_profile_frames_are_ranked_by_self_and_total_samples() -> None:
+    collapsed = (
+        "run (asyncio/runners.py:118);handle (app.py:10);rank (reads.py:5) 6\n"
+        "run (asyncio/runners.py:118);handle (app.py:10);dumps (json.py:1) 3\n"
+        "run (asyncio/runners.py:118);poll (loop.py:7) 1\n"
+        "garbage line\n"
+    )
+    found = probes.top_frames(collapsed, top=2)
+    assert found["samples"] == 10
+    assert found["self"] == [
+        {"frame": "rank (reads.py:5)", "share": 0.6},
+        {"frame": "dumps (json.py:1)", "share": 0.3},
+    ]
+    assert found["total"][0] == {"frame": "run (asyncio/runners.py:118)", "share": 1.0}
+    assert probes.top_frames("") == {"samples": 0, "self": [], "total": []}
+
+
+def _point(rps: float, p99: float, **extra: Any) -> dict[str, Any]:
+    return {"rps": rps, "p50_ms": p99 / 4, "p95_ms": p99 / 2, "p99_ms": p99, **extra}
+
+
+def _results() -> dict[str, Any]:
+    """A small result, shaped as ``run`` builds it."""
+    endpoints = {
+        name: _point(rps, 4.0, label=name, ratio=rps / 20_000)
+        for name, rps in (
+            ("rank", 12_000),
+            ("around", 9_000),
+            ("top", 4_000),
+            ("friends", 3_000),
+            ("submit", 6_000),
+        )
+    }
+    endpoints["submit"] |= {"durable_events_per_s": 6_000}
+    endpoints["batch"] = _point(60, 400.0, label="batch", ratio=None)
+    return {
+        "command": "rankline bench --quick",
+        "started_at": "2026-11-22 03:00 UTC",
+        "wall_seconds": 480.0,
+        "mode": "quick",
+        "n": 1_000_000,
+        "duration_s": 10.0,
+        "connections": 64,
+        "threads": 1,
+        "machine": {"cpu": "CPU", "cores": 2, "ram_gb": 23.5, "kernel": "6.1", "load_before": "0"},
+        "versions": {"python": "3.11.7", "rankline": "0.1.0"},
+        "backends": {
+            "memory": {
+                "label": "memory index + SQLite",
+                "workers": 1,
+                "ceiling": _point(20_000, 3.0),
+                "endpoints": endpoints,
+                "at_80": {name: _point(9_000, 12.0, fraction=0.8) for name in report.READS},
+                "sweeps": {"rank": [_point(5_000, 1.0), _point(12_000, 9.0)]},
+                "batch_ingest": {"events_per_s": 60_000},
+                "write_visible": {"p50_ms": 2.0, "p99_ms": 25.0},
+                "rebuild": {"entries_per_s": 600_000},
+                "memory": {"bytes_per_entry": 170.0},
+                "load": {"rows_per_s": 100_000},
+                "profile": {"self": [{"frame": "rank (reads.py:5)", "share": 0.25}]},
+            }
+        },
+    }
+
+
+def test_targets_compare_each_figure_with_its_goal() -> None:
+    verdicts = {t["target"]: t["met"] for t in report.targets(_results())}
+    assert verdicts["rank >= 50% of ceiling"] is True  # 60%
+    assert verdicts["top >= 50% of ceiling"] is False  # 20%
+    assert verdicts["friends-100 >= 25% of ceiling"] is False  # 15%
+    assert verdicts["rank p99 <= 10 ms at 80% of max (ms)"] is False  # 12 ms
+    assert verdicts["batch ingest >= 50,000 durable/s"] is True
+    assert verdicts["single submissions >= 25% of ceiling"] is True  # 30%
+    assert verdicts["write->visible p99 <= 20 ms"] is False
+    assert verdicts["rebuild >= 500,000 entries/s"] is True
+    assert verdicts["memory <= 150 B/entry"] is False
+    assert "HTTP rank >= 100x faster than naive SQL" not in verdicts  # no PostgreSQL here
+
+
+def test_endpoint_rows_start_with_the_ceiling_and_show_failures() -> None:
+    section = _results()["backends"]["memory"]
+    section["endpoints"]["top"]["failed"] = "GET top-100: 3 errors in 100 requests"
+    rows = report.endpoint_rows(section)
+    assert rows[0] == ["ceiling (raw ASGI, 20-byte JSON)", "20,000", "0.75", "1.50", "3.00", "100%"]
+    assert rows[1] == ["rank", "12,000", "1.00", "2.00", "4.00", "60%"]
+    assert rows[3][:2] == ["top", "FAILED"]
+    assert next(r for r in rows if r[0] == "batch")[-1] == "—"
+
+
+def test_markdown_section_replaces_only_the_generated_part(tmp_path: Path) -> None:
+    page = tmp_path / "performance.md"
+    page.write_text(f"# Perf\n\nHow to run.\n\n{report.BEGIN}\nold table\n{report.END}\n\nEnd.\n")
+    results = _results()
+    report.write_markdown(page, results, "performance.png")
+    report.write_markdown(page, results, "performance.png")
+    text = page.read_text()
+    assert text.startswith("# Perf\n\nHow to run.\n\n") and text.endswith("\n\nEnd.\n")
+    assert text.count(report.BEGIN) == 1 and "old table" not in text
+    assert "## Results: N=1,000,000 (quick run)" in text
+    assert "`rankline bench --quick`" in text
+    assert "| rank | 12,000 | 1.00 | 2.00 | 4.00 | 60% |" in text
+    assert "![p99 latency against throughput](performance.png)" in text
+    assert "`rank (reads.py:5)`" in text
+    fresh = tmp_path / "new.md"
+    report.write_markdown(fresh, results, None)
+    assert fresh.read_text().count(report.END) == 1
+
+
+def test_the_chart_is_drawn_from_the_sweeps(tmp_path: Path) -> None:
+    chart = tmp_path / "chart.png"
+    assert report.plot(_results(), chart)
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_json_result_round_trips(tmp_path: Path) -> None:
+    path = tmp_path / "out" / "r.json"
+    report.write_json(path, _results())
+    assert json.loads(path.read_text())["backends"]["memory"]["endpoints"]["rank"]["rps"] == 12_000
+
+
+# --- the ceiling ---------------------------------------------------------------------------
+
+
+def test_the_ceiling_answers_20_bytes_of_json() -> None:
+    assert len(ceiling.BODY) == 20
+    assert json.loads(ceiling.BODY) == {"status": "ceiling"}
+
+
+async def test_the_ceiling_app_answers_every_path() -> None:
+    async with LifespanManager(ceiling.app):  # type: ignore[arg-type]
+        transport = httpx.ASGITransport(app=ceiling.app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://c") as client:
+            for path in ("/", "/v1/anything"):
+                response = await client.get(path)
+                assert response.status_code == 200
+                assert response.content == ceiling.BODY
+                assert response.headers["content-type"] == "application/json"
+
+
+def test_the_ceiling_runs_with_the_options_of_rankline_serve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If ``rankline serve`` changes its server options, the ceiling must follow."""
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: seen.update(options))
+    monkeypatch.setenv("RANKLINE_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("RANKLINE_SERVER_KEYS", "k")
+    monkeypatch.setenv("RANKLINE_LOG_LEVEL", "warning")
+    done = CliRunner().invoke(cli_app, ["serve", "--host", "127.0.0.1", "--port", "8123"])
+    assert done.exit_code == 0, done.output
+    assert seen == ceiling.uvicorn_options("127.0.0.1", 8123, "warning")
+
+
+# --- the bulk loader, on every backend -----------------------------------------------------
+
+
+async def test_bulk_load_then_the_server_answers_the_ranks_the_data_says(
+    settings: Settings, clock: ManualClock
+) -> None:
+    now = clock.now()
+    data = load.Dataset(2_500, at0=now - 10_000_000, seed=3)
+    url = settings.database
+    await load.prepare(url, now)
+    store = SqlStore(url)
+    seen: list[int] = []
+    try:
+        written = await load_first_scores(
+            store,
+            load.bench_board(),
+            data.rows(chunk=1_000),  # several transactions, as a big load has
+            match_id=load.MATCH_ID,
+            now=now,
+            progress=seen.append,
+        )
+    finally:
+        await store.close()
+    assert written == 2_500 and seen == [1_000, 2_000, 2_500]
+    await _assert_rows(url, 2_500)
+
+    order = sorted(range(data.n), key=lambda i: -data.score(i))
+    expected = {data.player(i): rank for rank, i in enumerate(order, start=1)}
+    application = create_app(settings, clock=clock)
+    async with LifespanManager(application, startup_timeout=60, shutdown_timeout=60):
+        await application.state.service.wait_ready()
+        transport = httpx.ASGITransport(app=application)
+        async with httpx.AsyncClient(transport=transport, base_url="http://rl") as client:
+            for i in (0, 1, 17, 1_234, 2_499, order[0], order[-1]):
+                player = data.player(i)
+                body = (await client.get(f"/v1/boards/bench/players/{player}")).json()
+                assert (body["rank"], body["score"], body["total"]) == (
+                    expected[player],
+                    data.score(i),
+                    2_500,
+                )
+            top = (await client.get("/v1/boards/bench/top?limit=3")).json()
+            assert [e["player_id"] for e in top["entries"]] == [data.player(i) for i in order[:3]]
+            # The write path takes over from the loaded state: a retried load event is a
+            # duplicate, a better score moves the player up and becomes revision 2.
+            last = data.player(order[-1])
+            again = {"player_id": last, "score": 1, "match_id": load.MATCH_ID}
+            answer = await client.post("/v1/boards/bench/scores", json=again, headers=AUTH)
+            assert answer.json()["duplicate"] is True
+            better = {"player_id": last, "score": data.score(order[0]) + 1, "match_id": "m2"}
+            answer = await client.post("/v1/boards/bench/scores", json=better, headers=AUTH)
+            assert answer.json()["applied"] is True
+            assert answer.json()["standings"][0]["rank"] == 1
+    assert await _revision(url, last) == 2
+
+
+async def _assert_rows(url: str, n: int) -> None:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            e = t.score_events
+            events = await conn.execute(select(func.count()).select_from(e))
+            applied = await conn.execute(select(func.count()).where(e.c.applied.is_(True)))
+            assert (events.scalar_one(), applied.scalar_one()) == (n, n)
+            standings = await conn.execute(
+                select(func.count(), func.max(t.standings.c.revision)).where(
+                    t.standings.c.board_id == load.BOARD_ID
+                )
+            )
+            assert tuple(standings.one()) == (n, 1)
+            periods = await conn.execute(select(t.periods.c.window, t.periods.c.period))
+            assert [tuple(r) for r in periods] == [("all_time", "all")]
+    finally:
+        await engine.dispose()
+
+
+async def _revision(url: str, player: str) -> int:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            s = t.standings
+            row = await conn.execute(select(s.c.revision).where(s.c.player_id == player))
+            return int(row.scalar_one())
+    finally:
+        await engine.dispose()
+
+
+# --- every script against a real server ----------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (make bench)")
+def test_every_wrk_script_is_answered_without_errors(tmp_path: Path) -> None:
+    """Each endpoint's script, one second against a real ``rankline serve`` on a small
+    bulk-loaded board: no 4xx or 5xx (a script asking for a wrong path or body would be
+    a benchmark of error pages), and the writes reach SQL."""
+    now = SystemClock().now()
+    data = load.Dataset(500, at0=now - 10_000_000)
+    data_dir = tmp_path / "data"
+    url = Settings(data_dir=data_dir).database
+    asyncio.run(load.prepare(url, now))
+    asyncio.run(load.load(url, data, now))
+    env = servers.bench_env(data_dir=str(data_dir), server_keys="bench-key", log_level="warning")
+    args = {"n": data.n, "board": load.BOARD_ID, "key": "bench-key", "run": "t", "seed": 1}
+    server = servers.rankline_server(env, 1, tmp_path / "server.log")
+    with servers.running(server, timeout=60):
+        for e in run.ENDPOINTS:
+            before = asyncio.run(probes.count_events(url))
+            result = wrk.run(server.url, e.name, connections=2, threads=1, seconds=1, args=args)
+            assert result.requests > 0 and result.error_count == 0, (e.name, result, server.log())
+            if e.events:
+                assert asyncio.run(probes.count_events(url)) > before, e.name
+        paced = wrk.run(
+            server.url, "rank", connections=2, threads=1, seconds=1, args=args | {"delay": 2.5}
+        )
+        assert paced.requests > 0 and paced.error_count == 0
+        assert server.rss_bytes() > 0
+    with servers.running(servers.ceiling_server(env, 1, tmp_path / "c.log"), 30) as c:
+        result = wrk.run(c.url, "ceiling", connections=2, threads=1, seconds=1, args={})
+        assert result.requests > 0 and result.error_count == 0
+
+
+def test_the_server_log_gives_the_build_rate_and_the_last_errors(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text(
+        "INFO rankline.index: building the ranking index from 1,000,000 standings\n"
+        "2026-11-22 03:06:22,1 INFO rankline.index: ranking index built: 1,000,000 in 6.9 s"
+        " (144221/s)\n"
+        "2026-11-22 03:07:00,2 ERROR rankline: unhandled error on GET /v1/boards/b/top\n"
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 1, in f\n'
+        "AttributeError: 'MemoryIndex' object has no attribute 'page'\n"
+    )
+    server = servers.Server("rankline", ["true"], {}, log, 1)
+    assert server.logged_build() == (1_000_000, 6.9, 144_221.0)
+    assert server.errors() == [
+        "2026-11-22 03:07:00,2 ERROR rankline: unhandled error on GET /v1/boards/b/top",
+        "AttributeError: 'MemoryIndex' object has no attribute 'page'",
+    ]
+    assert servers.Server("ceiling", ["true"], {}, tmp_path / "none.log", 1).logged_build() is None
