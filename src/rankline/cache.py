@@ -123,7 +123,6 @@ class TopCache:
 
 @dataclass(slots=True)
 class _Answer(Generic[T]):
-    stamp: int
     made: float
     task: asyncio.Task[T]
 
@@ -169,7 +168,7 @@ class HotReads(Generic[T]):
             return await asyncio.shield(found.task)
         task: asyncio.Task[T] = asyncio.ensure_future(compute())
         if current >= 0:  # negative stamps come from indexes that cannot vouch for answers
-            self._held[key, current] = _Answer(current, now, task)
+            self._held[key, current] = _Answer(now, task)
         try:
             return await asyncio.shield(task)
         except BaseException:
