@@ -46,9 +46,13 @@ class Dataset:
     def score(self, i: int) -> int:
         return (i * _MULTIPLIER + self.seed) % _MODULUS
 
-    def rows(self, chunk: int = CHUNK) -> Iterator[list[BulkRow]]:
-        for start in range(0, self.n, chunk):
-            stop = min(start + chunk, self.n)
+    def rows(
+        self, chunk: int = CHUNK, first: int = 0, end: int | None = None
+    ) -> Iterator[list[BulkRow]]:
+        """Players ``first`` to ``end - 1`` (default: all), ``chunk`` at a time."""
+        end = self.n if end is None else min(end, self.n)
+        for start in range(first, end, chunk):
+            stop = min(start + chunk, end)
             yield [(f"p:{i}", self.score(i), self.at0 + i) for i in range(start, stop)]
 
     def rank(self, i: int) -> int:
@@ -87,15 +91,21 @@ async def prepare(url: str, now: Micros) -> None:
 
 
 async def load(
-    url: str, data: Dataset, now: Micros, progress: Callable[[int], None] | None = None
+    url: str,
+    data: Dataset,
+    now: Micros,
+    progress: Callable[[int], None] | None = None,
+    first: int = 0,
+    end: int | None = None,
 ) -> int:
-    """Bulk-load every player of ``data`` into the prepared store."""
+    """Bulk-load the players of ``data`` (those from ``first`` to ``end - 1``; default all)
+    into the prepared store."""
     store = SqlStore(url)
     try:
         return await load_first_scores(
             store,
             bench_board(),
-            data.rows(),
+            data.rows(first=first, end=end),
             match_id=MATCH_ID,
             now=now,
             progress=progress,

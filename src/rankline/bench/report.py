@@ -94,7 +94,11 @@ def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             "`rankline rebuild`, wall incl. start-up and verify (entries/s)",
             lambda s: rate(s["rebuild_command"]["entries_per_s"]),
         ),
-        row("memory per entry (bytes)", lambda s: f"{s['memory']['bytes_per_entry']:,.0f}"),
+        row(
+            "memory per entry at 1M entries (bytes)",
+            lambda s: f"{_memory_1m(s)['bytes_per_entry']:,.0f}",
+        ),
+        row("memory per entry at N (bytes)", lambda s: f"{s['memory']['bytes_per_entry']:,.0f}"),
         row(
             "write→visible p50 / p99 (ms)",
             lambda s: f"{ms(s['write_visible']['p50_ms'])} / {ms(s['write_visible']['p99_ms'])}",
@@ -178,8 +182,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 True,
             ),
             (
-                f"memory <= {goals['bytes']:.0f} B/entry",
-                _get(s, "memory", "bytes_per_entry"),
+                f"memory <= {goals['bytes']:.0f} B/entry at 1M entries",
+                (_memory_1m(s) or {}).get("bytes_per_entry"),
                 goals["bytes"],
                 False,
             ),
@@ -193,6 +197,17 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 {"backend": name, "target": what, "measured": value, "goal": goal, "met": met}
             )
     return found
+
+
+def _memory_1m(section: dict[str, Any]) -> Any:
+    """Memory per entry at 1M entries: measured on its own in a larger run, else the run's
+    own figure when N is 1M (the issue's targets are set at 1M)."""
+    if "memory_1m" in section:
+        return section["memory_1m"]
+    memory = section.get("memory")
+    if memory is not None and memory.get("entries") == 1_000_000:
+        return memory
+    return None
 
 
 def _get(data: dict[str, Any], key: str, field: str) -> float | None:

@@ -1,0 +1,163 @@
+"""Measure the CPU cost of each read endpoint in-process: µs of CPU per request, no wrk.
+
+Bulk-loads N bench players (``rankline.bench.load``) into a temporary SQLite store (or the
+given PostgreSQL database, with ``--redis-url`` for the Redis index), starts the real
+serving app through its lifespan, and calls it directly as ASGI: no sockets, no HTTP
+parsing, so the figure is rankline's own share of a request (uvicorn adds ≈40 µs here).
+CPU time (``time.process_time``) is used rather than wall time, so another busy process
+on the machine moves the figure less; on Redis it leaves out the Redis server's own work.
+
+    .venv/bin/python scripts/read_probe.py --n 200000
+    .venv/bin/python scripts/read_probe.py --n 200000 --profile rank    # cProfile top 25
+    .venv/bin/python scripts/read_probe.py --n 10000000 --data-dir /tmp/rl10m  # load once, reuse
+    .venv/bin/python scripts/read_probe.py --redis-url redis://127.0.0.1:6379/7 --concurrency 32 \\
+        --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_probe
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import pstats
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from rankline.bench import load
+from rankline.http.app import serving_app
+from rankline.settings import Settings
+
+KEY = "read-probe-key"
+
+
+def _scope(method: str, path: str, query: str = "") -> dict[str, Any]:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [
+            (b"host", b"probe"),
+            (b"authorization", f"Bearer {KEY}".encode()),
+            (b"content-type", b"application/json"),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+
+async def _call(app: Any, method: str, path: str, query: str = "", body: bytes = b"") -> int:
+    status = 0
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+
+    await app(_scope(method, path, query), receive, send)
+    return status
+
+
+def _requests(n: int) -> dict[str, Callable[[random.Random], tuple[str, str, str, bytes]]]:
+    base = f"/v1/boards/{load.BOARD_ID}"
+
+    def friends(rng: random.Random) -> tuple[str, str, str, bytes]:
+        mates = [f"p:{rng.randrange(n)}" for _ in range(100)]
+        body = orjson.dumps({"friends": mates})
+        return "POST", f"{base}/players/p:{rng.randrange(n)}/friends", "", body
+
+    return {
+        "rank": lambda rng: ("GET", f"{base}/players/p:{rng.randrange(n)}", "", b""),
+        "around": lambda rng: ("GET", f"{base}/players/p:{rng.randrange(n)}/around", "k=5", b""),
+        "top": lambda rng: ("GET", f"{base}/top", "limit=100", b""),
+        "deep": lambda rng: ("GET", f"{base}/top", f"limit=100&offset={n // 2}", b""),
+        "friends": friends,
+    }
+
+
+async def _measure(
+    app: Any, make: Callable[..., Any], count: int, rng: random.Random, concurrency: int
+) -> float:
+    calls = [make(rng) for _ in range(count)]
+    for call in calls[: min(200, count)]:  # warm up
+        assert await _call(app, *call) == 200, call
+
+    async def client(mine: list[tuple[str, str, str, bytes]]) -> None:
+        for call in mine:
+            await _call(app, *call)
+
+    started = time.process_time()
+    await asyncio.gather(*(client(calls[i::concurrency]) for i in range(concurrency)))
+    return (time.process_time() - started) / count * 1e6
+
+
+async def main(args: argparse.Namespace) -> None:
+    tmp = args.data_dir or tempfile.mkdtemp(prefix="rankline-read-probe-")
+    url = args.database_url or f"sqlite+aiosqlite:///{tmp}/rankline.db"
+    now = int(time.time() * 1e6)
+    if args.data_dir is None or not (Path(tmp) / "rankline.db").exists():
+        if args.database_url:
+            await load.recreate_database(url)
+        await load.prepare(url, now)
+        await load.load(url, load.Dataset(args.n, now - 10**9), now)
+    settings = Settings(
+        data_dir=Path(tmp),
+        database_url=url,
+        redis_url=args.redis_url,
+        server_keys=KEY,
+        read_keys=KEY,
+    )
+    if args.redis_url:
+        import redis.asyncio as aioredis
+
+        client = aioredis.from_url(args.redis_url)
+        await client.flushdb()
+        await client.aclose()
+    app = serving_app(settings)
+    rng = random.Random(1)
+    requests = _requests(args.n)
+    chosen = args.endpoints.split(",") if args.endpoints else list(requests)
+    async with app.router.lifespan_context(app):
+        await app.state.service.wait_ready()
+        for name in chosen:
+            if args.profile == name:
+                profiler = cProfile.Profile()
+                profiler.enable()
+                per = await _measure(app, requests[name], args.count, rng, args.concurrency)
+                profiler.disable()
+                pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+            else:
+                per = await _measure(app, requests[name], args.count, rng, args.concurrency)
+            at_once = f"{args.count} requests, {args.concurrency} at a time"
+            print(f"{name:8} {per:8.1f} µs CPU/request  (n={args.n:,}, {at_once})")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200_000)
+    parser.add_argument("--count", type=int, default=5000)
+    parser.add_argument("--concurrency", type=int, default=1, help="requests in flight")
+    parser.add_argument("--endpoints", default="", help="comma-separated; default all")
+    parser.add_argument("--profile", default="", help="an endpoint to run under cProfile")
+    parser.add_argument(
+        "--data-dir", default=None, help="keep the SQLite store here and reuse it when present"
+    )
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--redis-url", default=None)
+    asyncio.run(main(parser.parse_args()))
