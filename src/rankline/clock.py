@@ -54,13 +54,18 @@ def format_time(micros: Micros) -> str:
         date = _date_part(day)
     except OverflowError:
         return f"@{micros}us"  # outside datetime's years 1-9999; only corrupt data gets here
-    seconds, millis = divmod(rest // 1000, 1000)
-    minutes, seconds = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{date}{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
+    second, millis = divmod(rest // 1000, 1000)
+    clock = _CLOCK[second]
+    if clock is None:
+        minutes, seconds = divmod(second, 60)
+        clock = _CLOCK[second] = f"{minutes // 60:02d}:{minutes % 60:02d}:{seconds:02d}."
+    return date + clock + _MILLIS[millis]
 
 
 _DAY_MICROS = 86_400_000_000
+_CLOCK: list[str | None] = [None] * 86_400
+"""``hh:mm:ss.`` of each second of the day, made when first needed."""
+_MILLIS = [f"{millis:03d}Z" for millis in range(1000)]
 
 
 @functools.lru_cache(maxsize=4096)
