@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.requests import Request
 
 from helpers_api import (
     AUTH,
@@ -23,6 +24,8 @@ from helpers_api import (
     submit,
 )
 from rankline import ManualClock, Settings
+from rankline.errors import Forbidden
+from rankline.http.auth import Keys
 
 SCORE = {"player_id": "p1", "score": 10, "match_id": "m1"}
 WRITES: list[tuple[str, str, Any]] = [
@@ -443,3 +446,22 @@ def test_helpers_use_the_conftest_server_key() -> None:
     from conftest import SERVER_KEY as CONFTEST_KEY
 
     assert SERVER_KEY == CONFTEST_KEY
+
+
+def test_remembered_keys_stay_within_their_role() -> None:
+    """Accepted headers are remembered per role: a read key accepted for reads is still
+    refused for writes, and a refused key is never remembered."""
+
+    def request(key: str) -> Request:
+        header = (b"authorization", f"Bearer {key}".encode())
+        return Request({"type": "http", "headers": [header]})
+
+    keys = Keys(["server-key"], ["read-key"])
+    for _ in range(2):  # the second round answers from what was remembered
+        keys.require_read(request("read-key"))
+        keys.require_read(request("server-key"))
+        keys.require_server(request("server-key"))
+        with pytest.raises(Forbidden):
+            keys.require_server(request("read-key"))
+        with pytest.raises(Forbidden):
+            keys.require_read(request("wrong-key"))

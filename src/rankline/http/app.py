@@ -164,9 +164,9 @@ def create_app(
         },
     )
     app.fast_routes = Routes(ENDPOINTS)
-    app.state.service = service
-    app.state.settings = settings
-    app.state.keys = Keys.from_settings(settings)
+    app.service = app.state.service = service
+    app.settings = app.state.settings = settings
+    app.keys = app.state.keys = Keys.from_settings(settings)
     app.state.openapi = build_openapi()
     return app
 

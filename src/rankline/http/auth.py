@@ -17,10 +17,17 @@ log = logging.getLogger("rankline")
 KEY_FILE = "server-key"
 
 
+_REMEMBERED = 256
+"""Accepted Authorization headers remembered (per role), so a client's every request does
+not pay for parsing and constant-time comparison again; only accepted ones are kept."""
+
+
 class Keys:
     def __init__(self, server: list[str], read: list[str]) -> None:
         self._server = [k.encode() for k in server]
         self._read = [k.encode() for k in read]
+        self._server_ok: set[str] = set()
+        self._read_ok: set[str] = set()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Keys:
@@ -45,15 +52,31 @@ class Keys:
         return found
 
     def require_server(self, request: Request) -> None:
+        header = request.headers.get("authorization")
+        if header in self._server_ok:
+            return
         if not self._match(self._bearer(request), self._server):
             raise Forbidden("this needs a server key")
+        _remember(self._server_ok, header)
 
     def require_read(self, request: Request) -> None:
         if not self._read:
             return
+        header = request.headers.get("authorization")
+        if header in self._read_ok:
+            return
         key = self._bearer(request)
         if not (self._match(key, self._read) or self._match(key, self._server)):
             raise Forbidden("this needs a read key")
+        _remember(self._read_ok, header)
+
+
+def _remember(accepted: set[str], header: str | None) -> None:
+    if header is None:
+        return
+    if len(accepted) >= _REMEMBERED:
+        accepted.clear()
+    accepted.add(header)
 
 
 def ensure_server_key(data_dir: Path) -> tuple[str, bool]:

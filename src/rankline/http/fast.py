@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -24,6 +24,11 @@ from rankline import metrics
 from rankline.errors import RanklineError
 from rankline.http.responses import problem_response
 from rankline.http.routes import Endpoint, Handler
+
+if TYPE_CHECKING:
+    from rankline.http.auth import Keys
+    from rankline.service import Rankline
+    from rankline.settings import Settings
 
 log = logging.getLogger("rankline")
 
@@ -61,9 +66,13 @@ class Routes:
 
 
 class RanklineApp(Starlette):
-    """Starlette, with the v1 routes answered on the short path above."""
+    """Starlette, with the v1 routes answered on the short path above. The service, settings
+    and keys are plain attributes too (also in ``state``): handlers read them per request."""
 
     fast_routes: Routes
+    service: Rankline
+    settings: Settings
+    keys: Keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":

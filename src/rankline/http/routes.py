@@ -65,17 +65,17 @@ class Endpoint:
 
 
 def _service(request: Request) -> Rankline:
-    service: Rankline = request.app.state.service
+    service: Rankline = request.scope["app"].service  # RanklineApp's attributes
     return service
 
 
 def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
+    settings: Settings = request.scope["app"].settings
     return settings
 
 
 def _keys(request: Request) -> Keys:
-    keys: Keys = request.app.state.keys
+    keys: Keys = request.scope["app"].keys
     return keys
 
 
