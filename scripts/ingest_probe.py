@@ -15,6 +15,20 @@ A PostgreSQL or MariaDB database named in the URL is created and migrated when m
 ``--fresh-database``, dropped first: deleted boards leave dead rows that only a vacuum
 removes, and this machine's PostgreSQL runs without autovacuum); the probe's board is
 deleted at the end. The load loop is bounded by ``--events``.
+
+``--preload N`` measures against a board that already holds N players, as ``rankline bench``
+does: the bench's board (``rankline.bench.load``: ``p:0`` .. ``p:N-1``, best policy,
+all_time) is bulk-loaded once into ``--data-dir`` (SQLite) or the ``--database-url``
+database, and kept for the next run; submissions then go to random existing players with
+random scores and new match ids (about half beat the stored best). A Redis index in
+``--redis-url`` is reused when it is already built. ``--wrk S`` drives it with wrk and the
+bench's scripts for S seconds instead (``--mode both``: single submissions, then batches):
+one Python client is slower than the server's group commit, so single submissions need it.
+
+    .venv/bin/python scripts/ingest_probe.py --preload 10000000 --data-dir /tmp/probe-10m
+    .venv/bin/python scripts/ingest_probe.py --preload 10000000 \\
+        --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_10m \\
+        --redis-url redis://127.0.0.1:6379/15 --mode both --wrk 15 --clients 64
 """
 
 from __future__ import annotations
@@ -22,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -47,6 +62,34 @@ def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
         return int(sock.getsockname()[1])
+
+
+async def _preload(args: argparse.Namespace, data_dir: Path) -> None:
+    """Bulk-load the bench board with ``--preload`` players unless the store holds it."""
+    from rankline.bench import load
+    from rankline.clock import SystemClock
+    from rankline.settings import Settings
+    from rankline.store import migrate
+    from rankline.store.sql import SqlStore
+
+    url = args.database_url or Settings(data_dir=data_dir).database
+    store = SqlStore(url)
+    try:
+        await migrate.upgrade(store.engine)
+        count = await store.count_standings(load.BOARD_ID)
+    finally:
+        await store.close()
+    if count == args.preload:
+        return
+    if count:
+        raise SystemExit(f"the store holds {count:,} bench standings, not {args.preload:,}")
+    now = SystemClock().now()
+    data = load.Dataset(args.preload, at0=now - args.preload - 1_000_000)
+    started = time.perf_counter()
+    await load.prepare(url, now)
+    await load.load(url, data, now)
+    await load.settle(url)
+    print(f"loaded {args.preload:,} players in {time.perf_counter() - started:.0f} s")
 
 
 async def _ensure_database(url: str, fresh: bool) -> None:
@@ -93,8 +136,10 @@ def _env(args: argparse.Namespace, data_dir: Path) -> dict[str, str]:
     return env
 
 
-async def _wait_ready(client: httpx.AsyncClient, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
+async def _wait_ready(
+    client: httpx.AsyncClient, proc: subprocess.Popen[bytes], within: float
+) -> None:
+    deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise SystemExit(f"rankline serve exited with {proc.returncode}")
@@ -104,16 +149,18 @@ async def _wait_ready(client: httpx.AsyncClient, proc: subprocess.Popen[bytes]) 
         except httpx.TransportError:
             pass
         await asyncio.sleep(0.1)
-    raise SystemExit("rankline serve was not ready within 60 s")
+    raise SystemExit(f"rankline serve was not ready within {within:.0f} s")
 
 
 def _item(board: str, n: int, players: int, run: str) -> dict[str, Any]:
-    return {
-        "board": board,
-        "player_id": f"p:{n % players}",
-        "match_id": f"{run}:{n}",
-        "score": (n * 7919) % 1_000_003,
-    }
+    if _random is not None:  # --preload: a random existing player, a random score
+        player, score = _random.randrange(players), _random.randrange(1_000_000_000)
+    else:
+        player, score = n % players, (n * 7919) % 1_000_003
+    return {"board": board, "player_id": f"p:{player}", "match_id": f"{run}:{n}", "score": score}
+
+
+_random: random.Random | None = None
 
 
 def _batch_bodies(args: argparse.Namespace, board: str, run: str, first: int) -> list[bytes]:
@@ -178,13 +225,19 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
     async with httpx.AsyncClient(
         base_url=base, headers=headers, timeout=120, limits=limits
     ) as client:
-        await _wait_ready(client, proc)
+        await _wait_ready(client, proc, args.ready_timeout)
         run = uuid.uuid4().hex[:8]
         board = f"probe-{run}"
-        spec = {"windows": args.windows.split(","), "policy": args.policy}
-        response = await client.put(f"/v1/boards/{board}", content=orjson.dumps(spec))
-        response.raise_for_status()
+        if args.preload:
+            board = "bench"
+        else:
+            spec = {"windows": args.windows.split(","), "policy": args.policy}
+            response = await client.put(f"/v1/boards/{board}", content=orjson.dumps(spec))
+            response.raise_for_status()
         try:
+            if args.wrk:
+                _wrk(args, base)
+                return
             batch = args.mode == "batch"
             make = _batch_bodies if batch else _single_bodies
             path = "/v1/scores/batch" if batch else f"/v1/boards/{board}/scores"
@@ -204,23 +257,66 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
             if failed:
                 raise SystemExit(f"{failed} submissions failed")
             rate = args.events / seconds
+            board_of = (
+                f"preloaded board of {args.players:,} players"
+                if args.preload
+                else f"{args.players} players, windows {args.windows}"
+            )
             print(
                 f"{args.mode}: {args.events} submissions in {seconds:.2f} s = {rate:,.0f}/s "
-                f"({args.clients} clients, batch {args.batch if batch else 1}, "
-                f"{args.players} players, windows {args.windows}); server CPU "
-                f"{cpu / args.events * 1e6:.1f} us/submission; load {os.getloadavg()[0]:.1f}"
+                f"({args.clients} clients, batch {args.batch if batch else 1}, {board_of}); "
+                f"server CPU {cpu / args.events * 1e6:.1f} us/submission; "
+                f"load {os.getloadavg()[0]:.1f}"
             )
         finally:
-            await client.delete(f"/v1/boards/{board}")
+            if not args.preload:
+                await client.delete(f"/v1/boards/{board}")
+
+
+def _wrk(args: argparse.Namespace, base: str) -> None:
+    """Drive the preloaded board with wrk and the bench's script (``--wrk``): one Python
+    client spends more CPU per request than the server's group commit, so on a small
+    machine it, not the server, sets the single-submission rate. Every 2xx answer came
+    after its commit."""
+    for mode in ("single", "batch") if args.mode == "both" else (args.mode,):
+        _wrk_run(argparse.Namespace(**{**vars(args), "mode": mode}), base)
+
+
+def _wrk_run(args: argparse.Namespace, base: str) -> None:
+    from rankline.bench import wrk
+
+    endpoint = "batch" if args.mode == "batch" else "submit"
+    connections = 4 if endpoint == "batch" else args.clients  # as ``rankline bench``
+    wrk_args = {"n": args.players, "board": "bench", "key": KEY, "run": uuid.uuid4().hex[:8]}
+    cpu = _cpu_seconds(args.server_pid)
+    result = wrk.run(
+        base, endpoint, connections=connections, threads=1, seconds=args.wrk, args=wrk_args
+    )
+    cpu = _cpu_seconds(args.server_pid) - cpu
+    wrk.check(endpoint, result)
+    per = 1000 if endpoint == "batch" else 1
+    submissions = result.requests * per
+    print(
+        f"{args.mode} (wrk): {submissions} submissions in {args.wrk:.0f} s = "
+        f"{result.rps * per:,.0f}/s ({connections} connections, batch {per}, preloaded board "
+        f"of {args.players:,} players); p50 {result.p50_ms:.0f} "
+        f"ms; server CPU {cpu / max(submissions, 1) * 1e6:.1f} us/submission; "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
 
 
 def main(args: argparse.Namespace) -> None:
+    global _random
     if args.database_url:
         asyncio.run(_ensure_database(args.database_url, args.fresh_database))
     with tempfile.TemporaryDirectory(prefix="rankline-probe-") as tmp:
-        data_dir = Path(tmp) / "data"
+        data_dir = Path(args.data_dir) if args.data_dir else Path(tmp) / "data"
         env = _env(args, data_dir)
-        if args.database_url:
+        if args.preload:
+            args.players = args.preload
+            _random = random.Random(args.seed)
+            asyncio.run(_preload(args, data_dir))
+        elif args.database_url:
             subprocess.run(
                 [sys.executable, "-m", "rankline", "migrate"], env=env, check=True, cwd=tmp
             )
@@ -236,6 +332,7 @@ def main(args: argparse.Namespace) -> None:
             argv = [sys.executable, "-c", boot]
         with (Path(tmp) / "serve.log").open("wb") as log:
             proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
+            args.server_pid = proc.pid
             try:
                 asyncio.run(_probe(args, f"http://{HOST}:{port}", proc))
             finally:
@@ -258,7 +355,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="drop and create the --database-url database first (repeatable runs)",
     )
-    parser.add_argument("--mode", choices=("batch", "single"), default="batch")
+    parser.add_argument(
+        "--mode", choices=("batch", "single", "both"), default="batch", help="both: --wrk only"
+    )
     parser.add_argument("--events", type=int, default=50_000, help="submissions to time")
     parser.add_argument("--warmup", type=int, default=2_000, help="untimed submissions first")
     parser.add_argument("--batch", type=int, default=1_000, help="items per batch request")
@@ -266,6 +365,23 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, default=1_000_000, help="distinct player ids")
     parser.add_argument("--windows", default="all_time", help="the board's windows, a,b,c")
     parser.add_argument("--policy", default="best")
+    parser.add_argument(
+        "--preload",
+        type=int,
+        default=0,
+        help="players on the bench board, bulk-loaded once and kept (see above)",
+    )
+    parser.add_argument(
+        "--data-dir", help="RANKLINE_DATA_DIR to keep between runs (default: a temporary one)"
+    )
+    parser.add_argument(
+        "--wrk",
+        type=float,
+        default=0,
+        help="with --preload: drive the board with wrk for this many seconds instead",
+    )
+    parser.add_argument("--seed", type=int, help="random players and scores (default: new ones)")
+    parser.add_argument("--ready-timeout", type=float, default=600, help="seconds to start")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--set", action="append", default=[], help="NAME=value server setting")
     parser.add_argument("--gc", help="gc.set_threshold arguments for the server: 50000,20,100")

@@ -106,7 +106,11 @@ class Rankline:
         self._freeze_gc = freeze_gc
         """Freeze the objects alive after the index build (a serving process's choice)."""
         self.clock: Clock = clock or SystemClock()
-        self.store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
+        self.store = SqlStore(
+            settings.database,
+            sqlite_synchronous=settings.sqlite_synchronous,
+            sqlite_cache_mb=settings.sqlite_cache_mb,
+        )
         self.index: RankingIndex = index or make_index(settings)
         self._auto_migrate = settings.is_embedded if auto_migrate is None else auto_migrate
         self._boards: dict[BoardId, Board] = {}

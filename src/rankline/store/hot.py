@@ -57,6 +57,18 @@ def _text(value: Any) -> str:
     return _json.encode(value).decode()
 
 
+def _event_rows(events: Sequence[ScoreEvent]) -> list[tuple[Any, ...]]:
+    """The events as rows, by (board, player): the order of the player index, where on a
+    big table each lands on a leaf of its own, and in order the B-tree descents share their
+    upper pages. The sort is stable, so one player's events of a batch keep their ids in
+    arrival order (history lists them by id)."""
+    return sorted(map(_event_row, events), key=_board_player)
+
+
+def _board_player(row: tuple[Any, ...]) -> tuple[str, str]:
+    return row[0], row[1]
+
+
 def _event_row(ev: ScoreEvent) -> tuple[Any, ...]:
     return (
         ev.board,
@@ -168,7 +180,7 @@ SELECT "id", "definition" FROM "{_D}" WHERE "id" IN (SELECT value FROM json_each
 
     async def insert_events(self, conn: AsyncConnection, events: Sequence[ScoreEvent]) -> None:
         if events:
-            await conn.exec_driver_sql(self._INSERT_EVENTS, [_event_row(ev) for ev in events])
+            await conn.exec_driver_sql(self._INSERT_EVENTS, _event_rows(events))
 
 
 class PostgresStatements(HotStatements):
@@ -248,8 +260,7 @@ SELECT CASE
 
     async def insert_events(self, conn: AsyncConnection, events: Sequence[ScoreEvent]) -> None:
         if events:
-            rows = [_event_row(ev) for ev in events]
-            await conn.exec_driver_sql(self._INSERT_EVENTS, (_text(rows),))
+            await conn.exec_driver_sql(self._INSERT_EVENTS, (_text(_event_rows(events)),))
 
 
 def hot_statements(dialect: str) -> HotStatements | None:

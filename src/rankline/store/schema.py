@@ -65,7 +65,7 @@ score_events = Table(
     Column("applied", Boolean, nullable=False),
     Column("scopes", Text, nullable=False),
     Column("metadata", Text, nullable=False),
-    UniqueConstraint("board_id", "player_id", "match_id", name="uq_rl_score_events_key"),
+    UniqueConstraint("board_id", "match_id", "player_id", name="uq_rl_score_events_key"),
     Index("ix_rl_score_events_player", "player_id", "id"),
     **TABLE_OPTIONS,
 )

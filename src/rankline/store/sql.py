@@ -6,6 +6,8 @@ database becomes ``StoreUnavailable``, a unique-key race between writers ``Write
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -47,6 +49,9 @@ from rankline.types import (
 log = logging.getLogger("rankline.store")
 
 _CHUNK = 500
+_CHECKPOINT_ROWS = 4000
+"""SQLite: rows the group commit changes between two checkpoints (a row dirties one to three
+pages on a big table; ``wal_autocheckpoint`` would copy every 1,000 pages, synchronously)."""
 _T = TypeVar("_T")
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
@@ -262,7 +267,9 @@ def _standing_row(
 class SqlStore:
     """``DurableStore`` on any SQLAlchemy async URL."""
 
-    def __init__(self, url: str, *, sqlite_synchronous: str = "FULL") -> None:
+    def __init__(
+        self, url: str, *, sqlite_synchronous: str = "FULL", sqlite_cache_mb: int = 64
+    ) -> None:
         self.url = url
         parsed = make_url(url)
         self.dialect = parsed.get_backend_name()
@@ -277,9 +284,23 @@ class SqlStore:
                 "pool_recycle": 1800,
             }
         self._engine: AsyncEngine = create_async_engine(url, **options)
+        self._writes = self._engine
+        """The group commit's engine: on SQLite one connection of its own (see below)."""
         self._hot = hot_statements(self.dialect)
         if self.dialect == "sqlite":
-            _configure_sqlite(self._engine, sqlite_synchronous)
+            # SQLite drops a connection's page cache whenever another connection wrote
+            # since it last read, so batches taking turns over a pool would each start
+            # cold. One connection does every group commit and keeps the cache: its
+            # B-tree pages stay at hand between batches, and a batch's dirty pages stay in
+            # memory until the commit (a small cache spills them into the WAL mid-batch).
+            # Nor does it copy the WAL into the database (``wal_autocheckpoint`` would,
+            # before the batch's callers hear back): ``_checkpoint_wal`` does, on another
+            # connection, while the writer answers them and gathers its next batch.
+            self._writes = create_async_engine(url, pool_size=1, max_overflow=0)
+            _configure_sqlite(self._engine, sqlite_synchronous, None)
+            _configure_sqlite(self._writes, sqlite_synchronous, sqlite_cache_mb)
+        self._checkpoint: asyncio.Task[None] | None = None
+        self._changes_checkpointed = 0
 
     @property
     def engine(self) -> AsyncEngine:
@@ -290,14 +311,51 @@ class SqlStore:
             await conn.execute(select(1))
 
     async def close(self) -> None:
+        await self._checkpointed()
+        await self._writes.dispose()
         await self._engine.dispose()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Transaction]:
-        async with mapped_errors(), self._engine.begin() as conn:
+        await self._checkpointed()
+        async with mapped_errors(), self._writes.begin() as conn:
             if self._hot is not None:
                 await self._hot.begin(conn)
             yield _Transaction(conn, self._hot)
+            due = self._writes is not self._engine and await self._checkpoint_due(conn)
+        if due:
+            self._checkpoint = asyncio.create_task(self._checkpoint_wal())
+
+    async def _checkpoint_due(self, conn: AsyncConnection) -> bool:
+        """Whether the rows this connection changed since the last checkpoint (a measure
+        of the pages the WAL holds) call for the next one. Each checkpoint writes its pages
+        and syncs the database file: fewer, bigger ones write a page changed twice once."""
+        changed = int((await conn.exec_driver_sql("SELECT total_changes()")).scalar_one())
+        if changed < self._changes_checkpointed:  # a new connection counts from 0
+            self._changes_checkpointed = 0
+        if changed - self._changes_checkpointed < _CHECKPOINT_ROWS:
+            return False
+        self._changes_checkpointed = changed
+        return True
+
+    async def _checkpointed(self) -> None:
+        """Wait for a running checkpoint. At most one runs, beside the writer's work until
+        its next batch: the WAL stays bounded, and with every frame copied when that batch
+        starts, its commit writes the WAL from the beginning again."""
+        if self._checkpoint is not None:
+            with contextlib.suppress(Exception):
+                await self._checkpoint
+            self._checkpoint = None
+
+    async def _checkpoint_wal(self) -> None:
+        """Copy the committed WAL into the database file (a passive checkpoint: it waits
+        for no reader). Committed data is safe in the WAL already; a failed checkpoint
+        only leaves the copying to the next one."""
+        try:
+            async with self._engine.connect() as conn:
+                await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+        except (SQLAlchemyError, OSError) as exc:
+            log.warning("SQLite checkpoint failed: %s", exc)
 
     async def load_boards(self) -> list[dict[str, Any]]:
         async with mapped_errors(), self._engine.connect() as conn:
@@ -376,11 +434,14 @@ class SqlStore:
                     yield Standing(leaderboard, player, score, at, revision)
 
 
-def _configure_sqlite(engine: AsyncEngine, synchronous: str) -> None:
+def _configure_sqlite(engine: AsyncEngine, synchronous: str, cache_mb: int | None) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
         cursor = dbapi_conn.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA synchronous={synchronous}")
         cursor.execute("PRAGMA busy_timeout=5000")
+        if cache_mb is not None:  # the group commit's connection
+            cursor.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")  # negative: in KiB
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
