@@ -9,7 +9,13 @@ It makes a SQLite database with one board ("probe", desc, all_time) holding N pl
 names a file made before with the same N), then, in a fresh process, starts a ``Rankline``
 service on it and times ``start(wait_ready=True)``. Memory per entry is the process's RSS
 growth over that start divided by N: the index with its player map, plus whatever the
-build left behind.
+build left behind. It also prints the rate the server logs for the build itself (what
+``rankline bench`` reports), and the CPU time of the server process and of its children
+(the process that reads a big leaderboard apart, see ``rankline.store.scan``): on a busy
+machine wall time says little, and the build's critical path is about the greater of the
+two for the scan plus the server's own sort after it.
+
+    .venv/bin/python scripts/index_probe.py --n 10000000 --db /tmp/m10m/probe-10m.db --keep --runs 3
 """
 
 from __future__ import annotations
@@ -18,8 +24,11 @@ import argparse
 import asyncio
 import gc
 import json
+import logging
 import os
 import random
+import re
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -88,18 +97,45 @@ def make_database(db: Path, n: int, seed: int = 7) -> None:
     conn.close()
 
 
+class _Rate(logging.Handler):
+    """The build rate the server logs ("ranking index built: ... (N/s)")."""
+
+    rate = 0.0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = re.search(r"\((\d+)/s\)$", record.getMessage())
+        if record.getMessage().startswith("ranking index built") and found:
+            self.rate = float(found.group(1))
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def _measure(db: Path) -> dict[str, float]:
     service = Rankline(_settings(db), auto_migrate=False)
+    logged = _Rate()
+    logging.getLogger("rankline.index").addHandler(logged)
+    logging.getLogger("rankline.index").setLevel(logging.INFO)
     gc.collect()
     before = _rss()
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
     await service.start(wait_ready=True)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    children = _children_cpu() - children
     gc.collect()
     grown = _rss() - before
     n = await service.keeper.index.total(LeaderboardId(BOARD, "all_time", "all", "global"))
     await service.close()
-    return {"entries": n, "seconds": seconds, "cpu_seconds": cpu, "rss_bytes": grown}
+    return {
+        "entries": n,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "children_cpu_seconds": children,
+        "logged_rate": logged.rate,
+        "rss_bytes": grown,
+    }
 
 
 def main() -> None:
@@ -129,7 +165,9 @@ def main() -> None:
             print(
                 f"built {n:,} entries in {result['seconds']:.2f} s"
                 f" ({n / result['seconds']:,.0f} entries/s;"
-                f" cpu {result['cpu_seconds']:.2f} s, {n / result['cpu_seconds']:,.0f}/s);"
+                f" server logs {result['logged_rate']:,.0f}/s;"
+                f" cpu {result['cpu_seconds']:.2f} s, {n / result['cpu_seconds']:,.0f}/s,"
+                f" children's cpu {result['children_cpu_seconds']:.2f} s);"
                 f" memory {result['rss_bytes'] / n:.1f} B/entry (RSS growth / entries)"
             )
     finally:
