@@ -10,10 +10,11 @@ Redis; a lock in Redis makes one of them do a full rebuild while the others wait
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from array import array
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
 from rankline.boards import Board
@@ -22,7 +23,7 @@ from rankline.errors import IndexUnavailable, RanklineError, Unavailable
 from rankline.index.memory import MemoryIndex
 from rankline.index.sql import SqlIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
-from rankline.ordering import encode
+from rankline.ordering import encode_rows
 from rankline.periods import parse_period
 from rankline.store import scan
 from rankline.store.sql import SqlStore
@@ -32,6 +33,7 @@ from rankline.types import (
     IndexChange,
     LeaderboardId,
     Micros,
+    Order,
     PlayerId,
     RankingIndex,
     SortKey,
@@ -237,11 +239,20 @@ class IndexKeeper:
         await index.load_keys(leaderboard, keys, hashes)
 
     async def _load_entries(self, board: Board, leaderboard: LeaderboardId) -> AsyncIterator[int]:
-        # A shared index takes big leaderboards in chunks, guarded by revision.
-        async for rows in scan.scan_rows(self._store, leaderboard, board.order, _SHARED_CHUNK):
-            entries = [(p, encode(s, at, p, board.order), rev) for p, s, at, rev in rows]
-            await self.index.load(leaderboard, entries)
-            yield len(rows)
+        # A shared index takes big leaderboards in chunks: ``fill`` (Redis) fast when the
+        # leaderboard is empty, else guarded by revision. SQL reads the next chunk while
+        # the index takes this one.
+        rows = scan.scan_rows(self._store, leaderboard, board.order, _SHARED_CHUNK)
+        chunks = _entries(_read_ahead(rows), board.order)
+        fill: Any = getattr(self.index, "fill", None)
+        if fill is None:
+            async for entries in chunks:
+                await self.index.load(leaderboard, entries)
+                yield len(entries)
+            return
+        size = await scan.count_rows(self._store, leaderboard)
+        async for count in fill(leaderboard, size, chunks):
+            yield count
 
     # --- recovery ------------------------------------------------------------------------
 
@@ -299,6 +310,29 @@ class IndexKeeper:
             await self.index.drop(dropped)
             log.info("expired %d leaderboards past retention", len(dropped))
         return dropped
+
+
+async def _read_ahead(chunks: AsyncIterator[list[scan.Row]]) -> AsyncIterator[list[scan.Row]]:
+    """The chunks of ``chunks``, the next one read while the consumer handles this one."""
+    ahead = asyncio.ensure_future(anext(chunks, None))
+    try:
+        while (chunk := await ahead) is not None:
+            ahead = asyncio.ensure_future(anext(chunks, None))
+            yield chunk
+    finally:
+        ahead.cancel()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await ahead
+        if isinstance(chunks, AsyncGenerator):
+            await chunks.aclose()
+
+
+async def _entries(
+    chunks: AsyncIterator[list[scan.Row]], order: Order
+) -> AsyncIterator[list[tuple[PlayerId, SortKey, int]]]:
+    async for rows in chunks:
+        keys = encode_rows([(p.encode(), s, at) for p, s, at, _ in rows], order)
+        yield [(row[0], key, row[3]) for row, key in zip(rows, keys, strict=True)]
 
 
 __all__ = ["IndexKeeper", "IndexUnavailable"]

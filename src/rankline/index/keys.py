@@ -11,6 +11,9 @@ first 32 bits of SHA-1 of the player id: with level ``l`` and split pointer ``s`
 ``meta``) there are ``2**l + s`` buckets, and a player whose hash is ``h`` lives in
 ``h mod 2**l``, or in ``h mod 2**(l+1)`` when that first bucket was already split. Buckets
 split one at a time as the leaderboard grows, so each stays a small listpack-encoded hash.
+While a rebuild fills an empty leaderboard on the fast path (``RedisIndex.fill``), ``meta``
+also holds ``f``, the fill's claim (``token:stamp``); a claim left behind by a process
+that died makes the next fill start that leaderboard again.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
-from sqlalchemy import Dialect, LargeBinary, Select, String, bindparam, cast, select
+from sqlalchemy import Dialect, LargeBinary, Select, String, bindparam, cast, func, select
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from rankline.errors import StoreUnavailable
@@ -77,6 +77,13 @@ async def scan_rows(
     columns = (_s.c.player_id, _s.c.score, _s.c.achieved_at, _s.c.revision)
     async for rows in _stream(store, _ranked(leaderboard, order, *columns), chunk):
         yield rows
+
+
+async def count_rows(store: SqlStore, leaderboard: LeaderboardId) -> int:
+    """How many rows ``scan_rows`` would give (an index-only count)."""
+    query = _ranked(leaderboard, "asc", func.count()).order_by(None)
+    async with mapped_errors(), store.engine.connect() as conn:
+        return int((await conn.execute(query)).scalar_one())
 
 
 def _raw(store: SqlStore) -> bool:

@@ -1,0 +1,120 @@
+"""Grouped Redis reads (rankline.index.pipelining): concurrent reads share pipelines, each
+gets its own answer, writes acknowledged before a read are seen, and errors reach every
+caller."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from backends import REDIS_URL
+from rankline.errors import IndexUnavailable
+from rankline.index.redis import RedisIndex
+from rankline.ordering import encode
+from rankline.types import IndexChange, LeaderboardId
+
+ARENA = LeaderboardId("arena", "all_time", "all", "global")
+N = 500
+
+
+@pytest.fixture
+async def index() -> AsyncIterator[RedisIndex]:
+    opened = RedisIndex(REDIS_URL)
+    await opened.start()
+    await opened.client.flushdb()
+    players = [(f"p{i}", encode(10 * (N - i), 0, f"p{i}", "desc"), 1) for i in range(N)]
+    await opened.load(ARENA, players)
+    try:
+        yield opened
+    finally:
+        await opened.client.flushdb()
+        await opened.close()
+
+
+def _count_pipelines(index: RedisIndex) -> list[int]:
+    """Wraps the client's pipeline(): one element per pipeline made."""
+    made: list[int] = []
+    original = index.client.pipeline
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        made.append(1)
+        return original(*args, **kwargs)
+
+    index.client.pipeline = counting  # type: ignore[method-assign]
+    return made
+
+
+async def test_concurrent_reads_share_pipelines_and_get_their_own_answers(
+    index: RedisIndex,
+) -> None:
+    rng = random.Random(7)
+    asked = [rng.randrange(N) for _ in range(400)]
+    made = _count_pipelines(index)
+    found = await asyncio.gather(*(index.position(ARENA, f"p{i}") for i in asked))
+    for i, position in zip(asked, found, strict=True):
+        assert position is not None
+        assert position.offset == i
+        assert position.total == N
+    assert 1 <= len(made) < len(asked) // 4  # grouped: far fewer round trips than reads
+
+    arounds = await asyncio.gather(*(index.around(ARENA, f"p{i}", 2) for i in asked[:50]))
+    for i, found_around in zip(asked[:50], arounds, strict=True):
+        assert found_around is not None
+        position, first, keys = found_around
+        assert position.offset == i
+        assert first == max(0, i - 2)
+        assert len(keys) == min(N, i + 3) - first
+
+
+async def test_identical_reads_in_a_group_are_sent_once(index: RedisIndex) -> None:
+    made = _count_pipelines(index)
+    stamps = await asyncio.gather(*(index.top_stamp(ARENA) for _ in range(100)))
+    assert len({s for s in stamps}) == 1
+    assert stamps[0][1] == N
+    # all 100 asked in one turn of the loop: one command, sent alone (no pipeline)
+    assert len(made) == 0
+
+
+async def test_a_write_acknowledged_before_a_read_is_seen(index: RedisIndex) -> None:
+    before = await index.change_stamp(ARENA)
+    readers = [asyncio.ensure_future(index.position(ARENA, "p400")) for _ in range(20)]
+    await index.apply([IndexChange(ARENA, "p400", encode(10**9, 0, "p400", "desc"), 2)])
+    after = await asyncio.gather(
+        index.change_stamp(ARENA), *(index.position(ARENA, "p400") for _ in range(20))
+    )
+    assert after[0] != before
+    for position in after[1:]:
+        assert position is not None and position.offset == 0
+    for position in await asyncio.gather(*readers):  # asked before the write: either answer
+        assert position is not None and position.offset in (0, 400)
+
+
+async def test_an_unreachable_redis_fails_every_grouped_read() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    index = RedisIndex(f"redis://127.0.0.1:{port}/0")  # nothing listens there: never started
+    try:
+        results = await asyncio.gather(
+            *(index.position(ARENA, f"p{i}") for i in range(30)),
+            index.top_stamp(ARENA),
+            return_exceptions=True,
+        )
+        assert all(isinstance(r, IndexUnavailable) for r in results), results
+    finally:
+        await index.close()
+
+
+async def test_grouped_reads_load_scripts_the_server_has_forgotten(index: RedisIndex) -> None:
+    """After SCRIPT FLUSH (or a Redis restart) the first grouped reads answer NOSCRIPT; the
+    scripts are loaded again and the reads answered, without a SCRIPT EXISTS per group."""
+    await index.client.script_flush()
+    found = await asyncio.gather(*(index.position(ARENA, f"p{i}") for i in range(50)))
+    assert [p.offset if p else None for p in found] == list(range(50))
+    stamps = await asyncio.gather(index.top_stamp(ARENA), index.change_stamp(ARENA))
+    assert stamps[0][1] == N
