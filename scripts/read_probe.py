@@ -21,6 +21,7 @@ import asyncio
 import cProfile
 import pstats
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -128,6 +129,14 @@ async def main(args: argparse.Namespace) -> None:
         client = aioredis.from_url(args.redis_url)
         await client.flushdb()
         await client.aclose()
+    try:
+        await _probe(args, settings)
+    finally:
+        if args.data_dir is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _probe(args: argparse.Namespace, settings: Settings) -> None:
     app = serving_app(settings)
     rng = random.Random(1)
     requests = _requests(args.n)
