@@ -118,7 +118,9 @@ def redis_keys_memory(url: str) -> tuple[int, int]:
 
 
 def flush_db(url: str) -> None:
-    client = redis.Redis.from_url(url)
+    """FLUSHDB, waited for: emptying ten million entries takes Redis longer than redis-py's
+    default socket timeout (5 s)."""
+    client = redis.Redis.from_url(url, socket_timeout=_LOAD_SOCKET_TIMEOUT)
     try:
         client.flushdb()
     finally:
