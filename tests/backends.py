@@ -11,12 +11,15 @@ unless each sets RANKLINE_TEST_SLOT to its own small number: the databases becom
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import redis
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from rankline.index.redis import RedisIndex
 from rankline.store import migrate
 from rankline.store.schema import metadata
 
@@ -101,3 +104,17 @@ async def empty_database(url: str) -> None:
                 await conn.execute(table.delete())
     finally:
         await engine.dispose()
+
+
+@asynccontextmanager
+async def open_redis_index(url: str = REDIS_URL) -> AsyncIterator[RedisIndex]:
+    """A started ``RedisIndex`` on the machine's real Redis (the test slot's database,
+    flushed before and after)."""
+    opened = RedisIndex(url)
+    await opened.start()
+    await opened.client.flushdb()
+    try:
+        yield opened
+    finally:
+        await opened.client.flushdb()
+        await opened.close()

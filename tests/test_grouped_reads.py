@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from backends import REDIS_URL
+from backends import open_redis_index
 from rankline.errors import IndexUnavailable
 from rankline.index.redis import RedisIndex
 from rankline.ordering import encode
@@ -24,16 +24,10 @@ N = 500
 
 @pytest.fixture
 async def index() -> AsyncIterator[RedisIndex]:
-    opened = RedisIndex(REDIS_URL)
-    await opened.start()
-    await opened.client.flushdb()
-    players = [(f"p{i}", encode(10 * (N - i), 0, f"p{i}", "desc"), 1) for i in range(N)]
-    await opened.load(ARENA, players)
-    try:
+    async with open_redis_index() as opened:
+        players = [(f"p{i}", encode(10 * (N - i), 0, f"p{i}", "desc"), 1) for i in range(N)]
+        await opened.load(ARENA, players)
         yield opened
-    finally:
-        await opened.client.flushdb()
-        await opened.close()
 
 
 def _count_pipelines(index: RedisIndex) -> list[int]:

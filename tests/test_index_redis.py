@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from backends import REDIS_URL
+from backends import REDIS_URL, open_redis_index
 from rankline.index import keys as k
 from rankline.index import redis as redis_index
 from rankline.index.redis import RedisIndex
@@ -21,15 +21,8 @@ DAILY = LeaderboardId("arena", "daily", "2026-11-21", "global")
 
 @pytest.fixture
 async def index() -> AsyncIterator[RedisIndex]:
-    """The machine's real Redis (the test slot's database, flushed before and after)."""
-    opened = RedisIndex(REDIS_URL)
-    await opened.start()
-    await opened.client.flushdb()
-    try:
+    async with open_redis_index() as opened:
         yield opened
-    finally:
-        await opened.client.flushdb()
-        await opened.close()
 
 
 def key(player: str, score: int, at: int = 0) -> SortKey:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from backends import REDIS_URL
+from backends import open_redis_index
 from rankline.index import keys as k
 from rankline.index import redis as redis_index
 from rankline.index.redis import RedisIndex, _Fill, _Names
@@ -22,15 +22,8 @@ Entry = tuple[PlayerId, SortKey, int]
 
 @pytest.fixture
 async def index() -> AsyncIterator[RedisIndex]:
-    """The machine's real Redis (the test slot's database, flushed before and after)."""
-    opened = RedisIndex(REDIS_URL)
-    await opened.start()
-    await opened.client.flushdb()
-    try:
+    async with open_redis_index() as opened:
         yield opened
-    finally:
-        await opened.client.flushdb()
-        await opened.close()
 
 
 async def chunked(entries: list[Entry], size: int) -> AsyncIterator[list[Entry]]:

@@ -40,13 +40,10 @@ class GroupedReads:
         if future is None:
             future = self._queue[read] = asyncio.get_running_loop().create_future()
             future.add_done_callback(_retrieve)  # no warning when every caller has gone
-            if not self._sending:
-                self._sending = True
-                asyncio.get_running_loop().call_soon(self._start)
+            if not self._sending:  # the task runs on the loop's next turn: reads asked
+                self._sending = True  # before then go with this one
+                self._task = asyncio.ensure_future(self._send_all())
         return await asyncio.shield(future)  # one caller's cancellation leaves the others
-
-    def _start(self) -> None:
-        self._task = asyncio.ensure_future(self._send_all())
 
     async def _send_all(self) -> None:
         try:
