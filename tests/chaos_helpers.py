@@ -29,6 +29,7 @@ from typing import Any
 import httpx
 from prometheus_client.mmap_dict import MmapedDict
 
+from backends import _SLOT
 from procs import HOST, Server, cli_env, free_port, run_cli
 
 __all__ = [
@@ -345,8 +346,9 @@ def _psql_shared(sql: str) -> None:
 @contextlib.contextmanager
 def pg_database(prefix: str) -> Iterator[str]:
     """A new, empty database on the shared PostgreSQL server, dropped on exit; yields its
-    asyncpg URL."""
-    name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:10]}"
+    asyncpg URL. Its name carries the test slot (RANKLINE_TEST_SLOT, as in ``backends``),
+    so suites running side by side never share one."""
+    name = f"{prefix}_slot{_SLOT}_{os.getpid()}_{uuid.uuid4().hex[:10]}"
     _psql_shared(f'CREATE DATABASE "{name}"')
     try:
         yield f"postgresql+asyncpg://postgres@{HOST}:{SHARED_PG_PORT}/{name}"

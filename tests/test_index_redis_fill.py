@@ -9,8 +9,10 @@ import pytest
 
 from backends import open_redis_index
 from rankline.index import keys as k
-from rankline.index import redis as redis_index
-from rankline.index.redis import RedisIndex, _Fill, _Names
+from rankline.index import redis_fill
+from rankline.index.redis import RedisIndex
+from rankline.index.redis_common import Names
+from rankline.index.redis_fill import _Fill
 from rankline.types import IndexChange, LeaderboardId, PlayerId, SortKey
 from test_index_redis import key, layout, put, standings
 
@@ -70,9 +72,9 @@ async def consistent(index: RedisIndex, lb: LeaderboardId) -> list[bytes]:
 async def test_fill_leaves_the_index_the_careful_load_leaves(
     index: RedisIndex, monkeypatch: pytest.MonkeyPatch, held: int
 ) -> None:
-    monkeypatch.setattr(redis_index, "_FILL_HELD", held)  # one write of the buckets, or several
-    monkeypatch.setattr(redis_index, "_FILL_KEYS", 300)
-    monkeypatch.setattr(redis_index, "_FILL_BUCKET_BYTES", 2000)
+    monkeypatch.setattr(redis_fill, "_FILL_HELD", held)  # one write of the buckets, or several
+    monkeypatch.setattr(redis_fill, "_FILL_KEYS", 300)
+    monkeypatch.setattr(redis_fill, "_FILL_BUCKET_BYTES", 2000)
     entries = standings(5000)
     entries[10] = (entries[10][0], entries[10][1], 0)  # revision 0 as well
     assert await fill(index, FAST, entries[::-1]) == 5000  # any order in: rank order out
@@ -134,7 +136,7 @@ async def test_a_write_during_a_fill_wins_and_leaves_no_half_entry(
     """Another worker writes while the fill runs: a newer state of a player not loaded
     yet, of one loaded already, a removal and a new player. The fill notices (its next
     script refuses), undoes its half entries and loads the rest carefully."""
-    monkeypatch.setattr(redis_index, "_FILL_HELD", 1000)
+    monkeypatch.setattr(redis_fill, "_FILL_HELD", 1000)
     n = 3000
     entries = standings(n)
     late, early = entries[n - 5][0], entries[5][0]
@@ -169,8 +171,8 @@ async def test_a_write_during_a_fill_wins_and_leaves_no_half_entry(
 
 
 async def test_an_unfinished_fill_is_dropped_and_done_again(index: RedisIndex) -> None:
-    names = _Names.of(FAST)
-    dead = _Fill(index, names, *await index._grow_to(names, 0, 0))
+    names = Names.of(FAST)
+    dead = _Fill(index._filler, names, *await index._grow_to(names, 0, 0))
     assert await dead.begin() == "ok"
     old = [(p, key(p, 1), 1) for p, _, _ in standings(200)]
     await dead.add(list(old))  # keys in, bucket fields never written: half entries

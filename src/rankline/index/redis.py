@@ -18,11 +18,9 @@ sizes the buckets of an empty leaderboard up front, so that a load of known size
 entry between buckets.
 
 A rebuild goes through ``fill``, which takes an empty leaderboard much faster (Redis time
-per entry ~3x lower): it claims it, reserves its size, sends the keys as they come (in rank
-order, so each lands next to the last) and holds the player-map fields grouped by bucket,
-to write them with one HSET per bucket. Any other process's change to the leaderboard
-breaks the claim, and the fill falls back to ``load`` for what it had not finished
-(``scripts.FILL_BEGIN``); a claim a dead process left makes the next fill start afresh.
+per entry ~3x lower) and falls back to ``load`` when it must; that fast path lives in
+``rankline.index.redis_fill``, and what both modules share (key names, error mapping) in
+``rankline.index.redis_common``.
 
 Layout versions: ``keys.LAYOUT`` is stored beside the built marker. An index built with
 another layout (layout 1: one sorted set ``:z`` and one big hash ``:h`` per leaderboard)
@@ -30,22 +28,20 @@ counts as not built, so the service rebuilds it as after a flush; the process th
 the rebuild lock first deletes the old layout's keys. Workers of two layouts must not share
 one Redis (stop the old ones first).
 
-redis-py errors never leave this module: they become ``IndexUnavailable``.
+redis-py errors never leave these modules: they become ``IndexUnavailable``
+(``redis_common.mapped``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import secrets
-import struct
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from itertools import islice
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
@@ -54,71 +50,24 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import LockError, RedisError
 
-from rankline.errors import IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
 from rankline.index.pipelining import GroupedReads, raise_first, run_scripts
-from rankline.metrics import BACKEND_ERRORS
+from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
+from rankline.index.redis_fill import Filler
 from rankline.ordering import HEAD_BYTES
 from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
 
 _LOCK_SECONDS = 30
-_ARG_CHUNK = 1000
-"""Changes, players or keys per script call on the write and read paths."""
 _LOAD_BATCH = 50_000
 """Entries ``load`` sorts and groups at a time."""
 _LOAD_SCRIPT = 2_000
 """Entries per LOAD script: each holds Redis for a few ms."""
-_FILL_KEYS = 3_000
-"""Keys per FILL_KEYS script."""
-_FILL_HELD = 2_000_000
-"""Player-map fields a fill holds (about 35 bytes each) before writing them grouped by
-bucket: the more it holds, the more fields each HSET writes (2M: ~10 per bucket at 10M
-entries, against one per HSET when written as they come)."""
-_FILL_BUCKET_BYTES = 128_000
-"""Bytes of records per FILL_BUCKETS script (about 4,000 fields)."""
-_FILL_PIPELINE = 16
-"""FILL_BUCKETS scripts per round trip."""
 _GROW_SPLITS = 4096
 _GROW_MOVED = 4096
 """Limits of one GROW call: splitting empty buckets is cheap, moving entries is not."""
 _BUCKET_CHUNK = 4096
 """Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
-
-_Entry = tuple[PlayerId, SortKey, int]
-
-
-class _Names(NamedTuple):
-    entries: str
-    meta: str
-    stamp: str
-    buckets: str
-
-    @classmethod
-    def of(cls, leaderboard: LeaderboardId) -> _Names:
-        return cls(
-            k.entries(leaderboard),
-            k.meta(leaderboard),
-            k.stamp(leaderboard),
-            k.bucket_prefix(leaderboard),
-        )
-
-    @property
-    def writes(self) -> list[str]:
-        return [self.entries, self.meta, self.stamp]
-
-    @property
-    def reads(self) -> list[str]:
-        return [self.entries, self.meta]
-
-
-@asynccontextmanager
-async def _mapped() -> AsyncIterator[None]:
-    try:
-        yield
-    except (RedisError, OSError) as exc:
-        BACKEND_ERRORS.labels("redis").inc()
-        raise IndexUnavailable(f"the Redis index is unavailable ({type(exc).__name__})") from exc
 
 
 def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[bytes | int | str]:
@@ -128,7 +77,7 @@ def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[by
     return args
 
 
-def _load_args(prefix: str, level: int, split: int, entries: list[_Entry]) -> list[Any]:
+def _load_args(prefix: str, level: int, split: int, entries: list[Entry]) -> list[Any]:
     """ARGV of one LOAD script (see ``scripts.LOAD``) for entries in key order; the key's
     tail is the player id."""
     numbers = [
@@ -144,153 +93,9 @@ def _load_args(prefix: str, level: int, split: int, entries: list[_Entry]) -> li
     ]
 
 
-async def _unless_stale(task: asyncio.Task[Any], part: list[_Entry]) -> list[_Entry]:
+async def _unless_stale(task: asyncio.Task[Any], part: list[Entry]) -> list[Entry]:
     """The entries to send again: those of a LOAD script that found the layout changed."""
     return part if int(await task) < 0 else []
-
-
-_HASH32 = struct.Struct(">I").unpack_from
-
-
-class _Broken(Exception):
-    """A fill script found that another process changed the leaderboard (or its layout or
-    expiry) since the fill's last script: it wrote nothing."""
-
-
-class _Fill:
-    """The client half of one fast load of an empty leaderboard (``scripts.FILL_BEGIN``
-    explains the protocol). Each chunk's keys go to the sorted set in one pipeline of
-    FILL_KEYS scripts, which Redis runs while the client prepares the next chunk; the
-    player-map fields wait here grouped by bucket (``_FILL_HELD`` at most) and then go in
-    the background, in FILL_BUCKETS scripts (one HSET per bucket), once their keys are in.
-    Raises ``_Broken`` when a script refused; ``pending`` then names the entries that may
-    be half entries or missing."""
-
-    def __init__(self, index: RedisIndex, names: _Names, level: int, split: int) -> None:
-        self.index, self.names, self.level, self.split = index, names, level, split
-        self.token = secrets.token_hex(8)
-        self.held = 0
-        self.buckets: list[bytearray] = []
-        self._keys: asyncio.Task[None] | None = None
-        self._writing: tuple[asyncio.Task[None], list[bytearray]] | None = None
-
-    async def begin(self) -> str:
-        return str(await self.index._fill_begin(keys=self.names.writes, args=[self.token]), "ascii")
-
-    async def add(self, entries: list[_Entry]) -> None:
-        """Hold the entries' fields (first, so that ``pending`` covers every entry sent),
-        send their keys in rank order, then wait for the previous chunk's."""
-        entries.sort(key=itemgetter(1))
-        self._hold(entries)
-        try:
-            previous, self._keys = self._keys, asyncio.create_task(self._send_keys(entries))
-            await asyncio.sleep(0)  # let it pack and send
-            if previous is not None:
-                await previous
-            if self.held >= _FILL_HELD:
-                await self._write_held()
-        except BaseException:
-            await self._settle()
-            raise
-
-    async def flush(self) -> None:
-        """Write everything held, and wait until every script has answered."""
-        try:
-            await self._write_held()
-            if self._writing is not None:
-                await self._writing[0]
-        except BaseException:
-            await self._settle()
-            raise
-        self._writing = None
-
-    async def _send_keys(self, entries: list[_Entry]) -> None:
-        head: list[Any] = [self.level, self.split, self.token]
-        async with self.index.client.pipeline(transaction=False) as pipe:
-            for start in range(0, len(entries), _FILL_KEYS):
-                blob = b"\xff".join([key for _, key, _ in entries[start : start + _FILL_KEYS]])
-                await self.index._fill_keys(keys=self.names.writes, args=[*head, blob], client=pipe)
-            _checked(*await pipe.execute())
-
-    async def _write_held(self) -> None:
-        """Start writing the held fields, once their keys are in (and the last write is
-        done: it holds a buffer too)."""
-        if self._keys is not None:
-            await self._keys
-            self._keys = None
-        if self._writing is not None:
-            await self._writing[0]
-            self._writing = None
-        if self.held:
-            records, self.buckets, self.held = self.buckets, [], 0
-            self._writing = (asyncio.create_task(self._write(records)), records)
-
-    async def _write(self, buckets: list[bytearray]) -> None:
-        head: list[Any] = [self.level, self.split, self.token, self.names.buckets]
-        args, size, calls = list(head), 0, []
-        for number, records in enumerate(buckets):
-            if records:
-                args += [number, bytes(records)]
-                size += len(records)
-                if size >= _FILL_BUCKET_BYTES:
-                    calls.append(args)
-                    args, size = list(head), 0
-        if size:
-            calls.append(args)
-        for start in range(0, len(calls), _FILL_PIPELINE):
-            async with self.index.client.pipeline(transaction=False) as pipe:
-                for call in calls[start : start + _FILL_PIPELINE]:
-                    await self.index._fill_buckets(keys=self.names.writes, args=call, client=pipe)
-                _checked(*await pipe.execute())
-
-    def _hold(self, entries: list[_Entry]) -> None:
-        count = 2**self.level + self.split
-        if not self.buckets:
-            self.buckets = [bytearray() for _ in range(count)]
-        buckets, sha1, level, split = self.buckets, hashlib.sha1, self.level, self.split
-        low, high = (1 << level) - 1, (2 << level) - 1
-        for _, key, revision in entries:
-            player = key[HEAD_BYTES:]
-            (hashed,) = _HASH32(sha1(player).digest())  # as keys.bucket_hash, inlined
-            number = hashed & low
-            if number < split:
-                number = hashed & high
-            buckets[number] += b"%b%d\xff%b\xff" % (key[:HEAD_BYTES], revision, player)
-        self.held += len(entries)
-
-    async def _settle(self) -> None:
-        """Wait for the scripts in flight (a refused one writes nothing)."""
-        tasks = [self._keys] if self._keys is not None else []
-        if self._writing is not None:
-            tasks.append(self._writing[0])
-        self._keys = None
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    def pending(self) -> list[_Entry]:
-        """The entries held or being written: their keys may be half entries, or not sent
-        at all (the ones written already are included too: repairing them changes
-        nothing)."""
-        found: list[_Entry] = []
-        held = self.buckets + (self._writing[1] if self._writing is not None else [])
-        for records in held:
-            start = 0
-            while start < len(records):
-                stop = records.index(b"\xff", start + HEAD_BYTES)
-                end = records.index(b"\xff", stop + 1)
-                player = bytes(records[stop + 1 : end])
-                key = bytes(records[start : start + HEAD_BYTES]) + player
-                revision = int(records[start + HEAD_BYTES : stop])
-                found.append((player.decode(), key, revision))
-                start = end + 1
-        return found
-
-    async def end(self) -> None:
-        await self.index._fill_end(keys=self.names.writes, args=[self.token])
-
-
-def _checked(*replies: Any) -> None:
-    if any(int(reply) < 0 for reply in replies):
-        raise _Broken
 
 
 class RedisIndex:
@@ -315,11 +120,6 @@ class RedisIndex:
         self._apply = register(scripts.APPLY)
         self._grow = register(scripts.GROW)
         self._load = register(scripts.LOAD)
-        self._fill_begin = register(scripts.FILL_BEGIN)
-        self._fill_keys = register(scripts.FILL_KEYS)
-        self._fill_buckets = register(scripts.FILL_BUCKETS)
-        self._fill_end = register(scripts.FILL_END)
-        self._fill_undo = register(scripts.FILL_UNDO)
         self._around = register(scripts.AROUND)
         self._positions = register(scripts.POSITIONS)
         self._page = register(scripts.PAGE)
@@ -330,29 +130,30 @@ class RedisIndex:
         self._expire_buckets = register(scripts.EXPIRE_BUCKETS)
         self._drop = register(scripts.DROP)
         self._grouped = GroupedReads(self.client)
+        self._filler = Filler(self)
         self._lock: Lock | None = None
 
     async def start(self) -> None:
-        async with _mapped():
+        async with mapped():
             await self.client.ping()
 
     async def close(self) -> None:
         await self.client.aclose()
 
     async def ping(self) -> None:
-        async with _mapped():
+        async with mapped():
             await self.client.ping()
 
     # --- built marker, layout and the rebuild lock ------------------------------------------
 
     async def is_built(self) -> bool:
         """Built, and with this code's key layout."""
-        async with _mapped():
+        async with mapped():
             built, layout = await self.client.mget(k.META_BUILT, k.META_LAYOUT)
         return built is not None and layout == k.LAYOUT.encode()
 
     async def mark_built(self) -> None:
-        async with _mapped():
+        async with mapped():
             await self._retire_old_layout()
             await self.client.set(k.META_BUILT, str(time.time()))
 
@@ -376,7 +177,7 @@ class RedisIndex:
     async def rebuild_lock(self) -> AsyncIterator[bool]:
         """Try to become the one process rebuilding; yields whether this one is."""
         lock = self.client.lock(k.META_REBUILD_LOCK, timeout=_LOCK_SECONDS)
-        async with _mapped():
+        async with mapped():
             mine = bool(await lock.acquire(blocking=False))
             if mine:
                 await self._retire_old_layout()
@@ -391,7 +192,7 @@ class RedisIndex:
 
     async def extend_rebuild_lock(self) -> None:
         if self._lock is not None:
-            async with _mapped():
+            async with mapped():
                 await self._lock.extend(_LOCK_SECONDS, replace_ttl=True)
 
     # --- writes -------------------------------------------------------------------------------
@@ -403,22 +204,22 @@ class RedisIndex:
         calls: list[tuple[Any, ...]] = []
         registry: list[tuple[Any, ...]] = []
         for leaderboard, items in grouped.items():
-            names = _Names.of(leaderboard)
-            for start in range(0, len(items), _ARG_CHUNK):
-                args = [names.buckets, *_triples(items[start : start + _ARG_CHUNK])]
+            names = Names.of(leaderboard)
+            for start in range(0, len(items), ARG_CHUNK):
+                args = [names.buckets, *_triples(items[start : start + ARG_CHUNK])]
                 calls.append((self._apply, tuple(names.writes), tuple(args)))
             registry.append(("SADD", k.registry(leaderboard.board), k.tag(leaderboard)))
-        async with _mapped():
+        async with mapped():
             # APPLY is revision-guarded, so sending it again after NOSCRIPT is harmless
             raise_first(await run_scripts(self.client, calls, registry))
 
     async def reserve(self, leaderboard: LeaderboardId, size: int) -> None:
         """Make room for ``size`` entries before loading them: on an empty leaderboard this
         only sets the layout, where growing during the load would move entries."""
-        async with _mapped():
-            await self._grow_to(_Names.of(leaderboard), size, 0)
+        async with mapped():
+            await self._grow_to(Names.of(leaderboard), size, 0)
 
-    async def _grow_to(self, names: _Names, size: int, extra: int) -> tuple[int, int]:
+    async def _grow_to(self, names: Names, size: int, extra: int) -> tuple[int, int]:
         """Split buckets until they fit max(size, entries held + extra); the layout."""
         while True:
             args: list[str | int] = [names.buckets, size, extra, _GROW_SPLITS, _GROW_MOVED]
@@ -429,9 +230,9 @@ class RedisIndex:
     async def load(
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
     ) -> None:
-        names = _Names.of(leaderboard)
+        names = Names.of(leaderboard)
         iterator = iter(entries)
-        async with _mapped():
+        async with mapped():
             while batch := sorted(islice(iterator, _LOAD_BATCH), key=itemgetter(1)):
                 await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
                 while batch:
@@ -439,12 +240,12 @@ class RedisIndex:
                     batch = await self._load_batch(names, level, split, batch)
 
     async def _load_batch(
-        self, names: _Names, level: int, split: int, batch: list[_Entry]
-    ) -> list[_Entry]:
+        self, names: Names, level: int, split: int, batch: list[Entry]
+    ) -> list[Entry]:
         """Send ``batch`` in LOAD scripts, the next one prepared while Redis runs the last;
         returns the entries of the scripts that found the layout changed (to retry)."""
-        retry: list[_Entry] = []
-        sent: list[tuple[asyncio.Task[Any], list[_Entry]]] = []
+        retry: list[Entry] = []
+        sent: list[tuple[asyncio.Task[Any], list[Entry]]] = []
         try:
             for start in range(0, len(batch), _LOAD_SCRIPT):
                 part = batch[start : start + _LOAD_SCRIPT]
@@ -461,7 +262,7 @@ class RedisIndex:
             await asyncio.gather(*(task for task, _ in sent), return_exceptions=True)
         return retry
 
-    async def fill(
+    def fill(
         self,
         leaderboard: LeaderboardId,
         size: int,
@@ -469,63 +270,18 @@ class RedisIndex:
     ) -> AsyncIterator[int]:
         """Load a leaderboard from ``chunks`` (about ``size`` entries, each player once);
         yields each chunk's length as it takes it, for progress. An empty leaderboard is
-        claimed, sized up front (``reserve``) and filled by the fast path (see ``_Fill``),
-        several times faster than ``load``; a leaderboard that holds entries, has an
-        expiry, or that another process changes meanwhile, is loaded (or from then on)
-        with ``load``'s revision checks, so the outcome is the same either way."""
-        names = _Names.of(leaderboard)
-        iterator = aiter(chunks)
-        async with _mapped():
-            fill = await self._claim(leaderboard, names, size)
-        if fill is not None:
-            try:
-                async for chunk in iterator:
-                    yield len(chunk)
-                    async with _mapped():
-                        await fill.add(chunk)
-                async with _mapped():
-                    await fill.flush()
-                    await self._grow_to(names, 0, 0)  # in case ``size`` fell short
-            except _Broken:
-                async with _mapped():
-                    pending = fill.pending()
-                    await self._undo(names, [key for _, key, _ in pending])
-                    await self.load(leaderboard, pending)
-            finally:
-                with contextlib.suppress(IndexUnavailable, RedisError, OSError):
-                    async with _mapped():
-                        await fill.end()
-        async for chunk in iterator:
-            await self.load(leaderboard, chunk)
-            yield len(chunk)
-
-    async def _claim(self, leaderboard: LeaderboardId, names: _Names, size: int) -> _Fill | None:
-        """A fill of the leaderboard when it is empty; drops an unfinished fill's leftovers
-        (half entries) first."""
-        await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
-        for _ in range(2):
-            fill = _Fill(self, names, 0, 0)
-            state = await fill.begin()
-            if state == "dirty":
-                await self.drop([leaderboard])
-                await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
-                continue
-            if state != "ok":
-                return None
-            fill.level, fill.split = await self._grow_to(names, size, 0)
-            return fill
-        return None
-
-    async def _undo(self, names: _Names, keys_: Sequence[SortKey]) -> None:
-        for start in range(0, len(keys_), _ARG_CHUNK):
-            args: list[str | bytes] = [names.buckets, *keys_[start : start + _ARG_CHUNK]]
-            await self._fill_undo(keys=names.writes, args=args)
+        claimed, sized up front (``reserve``) and filled by the fast path
+        (``rankline.index.redis_fill``), several times faster than ``load``; a leaderboard
+        that holds entries, has an expiry, or that another process changes meanwhile, is
+        loaded (or from then on) with ``load``'s revision checks, so the outcome is the
+        same either way."""
+        return self._filler.fill(leaderboard, size, chunks)
 
     async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
-        names = _Names.of(leaderboard)
-        async with _mapped():
-            for start in range(0, len(keys_), _ARG_CHUNK):
-                args: list[str | bytes] = [names.buckets, *keys_[start : start + _ARG_CHUNK]]
+        names = Names.of(leaderboard)
+        async with mapped():
+            for start in range(0, len(keys_), ARG_CHUNK):
+                args: list[str | bytes] = [names.buckets, *keys_[start : start + ARG_CHUNK]]
                 await self._discard(keys=names.writes, args=args)
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
@@ -533,10 +289,10 @@ class RedisIndex:
         write arriving meanwhile starts afresh, then the remaining buckets."""
         if not leaderboards:
             return
-        async with _mapped():
+        async with mapped():
             async with self.client.pipeline(transaction=False) as pipe:
                 for leaderboard in leaderboards:
-                    names = _Names.of(leaderboard)
+                    names = Names.of(leaderboard)
                     await self._drop(
                         keys=names.writes, args=[names.buckets, _BUCKET_CHUNK], client=pipe
                     )
@@ -554,8 +310,8 @@ class RedisIndex:
         """Let Redis drop a period's keys when its retention ends (relative, so that the
         service's clock, not Redis's, decides). The time is recorded in the layout hash, so
         buckets created later expire with the rest; setting the same time again is cheap."""
-        names = _Names.of(leaderboard)
-        async with _mapped():
+        names = Names.of(leaderboard)
+        async with mapped():
             at, buckets = await self._expire(
                 keys=names.writes, args=[names.buckets, max(1, micros // 1000)]
             )
@@ -575,8 +331,8 @@ class RedisIndex:
     async def _around_call(
         self, leaderboard: LeaderboardId, player: PlayerId, k_: int
     ) -> tuple[Position, int, list[SortKey]] | None:
-        names = _Names.of(leaderboard)
-        async with _mapped():
+        names = Names.of(leaderboard)
+        async with mapped():
             reply = await self._grouped.call(self._around, names.reads, [names.buckets, player, k_])
         if not reply:
             return None
@@ -591,13 +347,13 @@ class RedisIndex:
         unique = list(dict.fromkeys(players))
         if not unique:
             return []
-        names = _Names.of(leaderboard)
+        names = Names.of(leaderboard)
         found: list[tuple[int, SortKey]] = []
         calls = [
-            (self._positions, tuple(names.reads), (names.buckets, *unique[i : i + _ARG_CHUNK]))
-            for i in range(0, len(unique), _ARG_CHUNK)
+            (self._positions, tuple(names.reads), (names.buckets, *unique[i : i + ARG_CHUNK]))
+            for i in range(0, len(unique), ARG_CHUNK)
         ]
-        async with _mapped():
+        async with mapped():
             replies = raise_first(await run_scripts(self.client, calls))
         for reply in replies:
             found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply), 2)]
@@ -607,7 +363,7 @@ class RedisIndex:
     async def page(
         self, leaderboard: LeaderboardId, start: int, stop: int
     ) -> tuple[int, list[SortKey]]:
-        async with _mapped():
+        async with mapped():
             reply = await self._page(keys=[k.entries(leaderboard)], args=[start, stop])
         return int(reply[0]), [bytes(x) for x in reply[1:]]
 
@@ -620,21 +376,21 @@ class RedisIndex:
         return await self._around_call(leaderboard, player, k)
 
     async def total(self, leaderboard: LeaderboardId) -> int:
-        async with _mapped():
+        async with mapped():
             return int(await self.client.zcard(k.entries(leaderboard)))
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
-        async with _mapped():
+        async with mapped():
             keys = [k.stamp(leaderboard), k.entries(leaderboard)]
             stamp, total = await self._grouped.call(self._top_stamp, keys, ())
         return int(stamp), int(total)
 
     async def change_stamp(self, leaderboard: LeaderboardId) -> int:
-        async with _mapped():
+        async with mapped():
             return int(await self._grouped.call(self._change_stamp, [k.stamp(leaderboard)], ()))
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
-        async with _mapped():
+        async with mapped():
             tags = sorted(await self.client.smembers(k.registry(board)))
             found = [k.from_tag(t.decode() if isinstance(t, bytes) else t) for t in tags]
             async with self.client.pipeline(transaction=False) as pipe:
