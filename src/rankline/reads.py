@@ -69,15 +69,27 @@ class BoardHandle:
     ``window`` defaults to ``all_time`` (or the board's first window), ``period`` to the
     current one and ``scope`` to ``global``."""
 
-    def __init__(self, service: Rankline, board: Board, index: RankingIndex) -> None:
+    def __init__(
+        self,
+        service: Rankline,
+        board: Board,
+        index: RankingIndex,
+        resolved: tuple[tuple[str | None, ...], Resolved] | None = None,
+    ) -> None:
         self._service = service
         self._index = index
         self.board = board
+        self._resolved = resolved
+        """(window, period, scope) and what they resolved to, when the caller has it."""
 
     def leaderboard(
         self, window: str | None = None, period: str | None = None, scope: str | None = None
     ) -> tuple[LeaderboardId, Period]:
-        resolved = self._service.resolve(self.board, window, period, scope)
+        known = self._resolved
+        if known is not None and known[0] == (window, period, scope):
+            resolved = known[1]
+        else:
+            resolved = self._service.resolve(self.board, window, period, scope)
         return resolved.leaderboard, resolved.period
 
     def head(self, leaderboard: LeaderboardId, total: int) -> dict[str, Any]:

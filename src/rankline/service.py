@@ -310,14 +310,15 @@ class Rankline:
         repeated identical reads share one answer while the leaderboard is unchanged
         (``rankline.cache.HotReads``).
         """
-        board = await self.find_board(board_id)
+        board = self._boards.get(board_id) or await self.find_board(board_id)
         op = self.players.named(op)  # display names joined into every answer
         if self.keeper.usable:
             try:
                 if where is not None:
-                    resolved = self.resolve(board, **where)
+                    asked = (where["window"], where["period"], where["scope"])
+                    resolved = self.resolve(board, *asked)
                     if not resolved.expired:
-                        return await self._read_live(board, resolved.leaderboard, op, hot)
+                        return await self._read_live(board, (asked, resolved), op, hot)
                 return await self._read_routed(board, self.index, op)
             except IndexUnavailable as exc:
                 self.keeper.degrade(exc.detail)
@@ -328,14 +329,14 @@ class Rankline:
     async def _read_live(
         self,
         board: Board,
-        leaderboard: LeaderboardId,
+        resolved: tuple[tuple[str | None, ...], Resolved],
         op: Callable[[BoardHandle], Awaitable[dict[str, Any]]],
         hot: Hashable | None,
     ) -> dict[str, Any]:
-        handle = BoardHandle(self, board, self.index)
+        handle = BoardHandle(self, board, self.index, resolved)
         if hot is None:
             return await op(handle)
-        index = self.index
+        index, leaderboard = self.index, resolved[1].leaderboard
         body = await self.hot.get(
             (leaderboard, hot), lambda: index.change_stamp(leaderboard), lambda: op(handle)
         )

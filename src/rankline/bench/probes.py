@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,7 @@ async def write_visible(
     player's rank through another until the new score shows; the time from sending the
     write to the first read that shows it, over ``samples`` players."""
     rng = random.Random(seed)
+    run = uuid.uuid4().hex[:8]  # match ids new to the store, also when it is reused
     headers = {"Authorization": f"Bearer {key}"}
     limits = httpx.Limits(max_connections=1)
     visible: list[float] = []
@@ -70,17 +72,24 @@ async def write_visible(
             path = f"/v1/boards/{BOARD_ID}/players/{player}"
             before = (await reader.get(path)).raise_for_status().json()
             score = before["score"] + rng.randint(1_000, 100_000_000)
-            body = {"player_id": player, "score": score, "match_id": f"visible-{seed}-{n}"}
+            body = {"player_id": player, "score": score, "match_id": f"visible-{run}-{n}"}
             started = time.perf_counter()
             post = asyncio.create_task(
                 writer.post(f"/v1/boards/{BOARD_ID}/scores", json=body, headers=headers)
             )
             while True:
                 polls += 1
+                acked_before = post.done()
                 seen = (await reader.get(path)).raise_for_status().json()
                 if seen["score"] == score:
                     visible.append(time.perf_counter() - started)
                     break
+                if acked_before:  # acknowledged, then read, and still not there
+                    answer = post.result().raise_for_status()
+                    raise RuntimeError(
+                        f"{player}: score {score} acknowledged {answer.text}, "
+                        f"but the read shows {seen['score']}"
+                    )
             answer = await post
             answer.raise_for_status()
             moved += seen["rank"] < before["rank"]

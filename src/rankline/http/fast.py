@@ -2,7 +2,7 @@
 
 Measured here (DESIGN.md, "The HTTP edge"), Starlette's router and middleware cost as much as
 the whole read itself: each request walks every route's regular expression and passes through
-three middleware layers. ``RanklineApp`` answers the routes of ``ENDPOINTS`` itself: a table
+three middleware layers. ``RanklineApp`` answers the routes of ``ENDPOINTS`` itself: a tree
 lookup on the path's segments, then the same handler Starlette would call, with the same
 ``Request``, errors rendered as problem+json and the request counted in the metrics. Anything
 else (the page, docs, metrics, health, a wrong method, an unknown path, lifespan) goes to
@@ -32,37 +32,84 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("rankline")
 
-_Template = tuple[tuple[str | None, ...], tuple[tuple[int, str], ...], Handler]
-"""Literal segments (None where a parameter goes), (position, name) of the parameters, handler."""
+
+class _Node:
+    """One path segment of the route tree: literal children, the parameter child (at most
+    one: a ``{name}`` segment), and the handlers of the paths ending here, by method."""
+
+    __slots__ = ("handlers", "literals", "param")
+
+    def __init__(self) -> None:
+        self.literals: dict[str, _Node] = {}
+        self.param: _Node | None = None
+        self.handlers: dict[str, tuple[Handler, tuple[str, ...]]] = {}
 
 
 class Routes:
-    """Path templates by (method, number of segments); a lookup compares literal segments."""
+    """The path templates as a tree of segments: a lookup is one dict lookup per segment
+    (a literal segment first, then a parameter), not a scan of every template."""
 
     def __init__(self, endpoints: Sequence[Endpoint]) -> None:
-        self._table: dict[tuple[str, int], list[_Template]] = {}
+        self._root = _Node()
         for endpoint in endpoints:
-            parts = endpoint.path.strip("/").split("/")
-            literals = tuple(None if p.startswith("{") else p for p in parts)
-            params = tuple((i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{"))
-            self._table.setdefault((endpoint.method, len(parts)), []).append(
-                (literals, params, endpoint.handler)
-            )
+            node, names = self._root, []
+            for part in endpoint.path.strip("/").split("/"):
+                if part.startswith("{"):
+                    names.append(part[1:-1])
+                    if node.param is None:
+                        node.param = _Node()
+                    node = node.param
+                else:
+                    node = node.literals.setdefault(part, _Node())
+            node.handlers[endpoint.method] = (endpoint.handler, tuple(names))
 
     def match(self, method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
         parts = path[1:].split("/")
-        candidates = self._table.get((method, len(parts)))
-        if candidates is None:
-            return None
-        for literals, params, handler in candidates:
-            for given, wanted in zip(parts, literals, strict=True):
-                if wanted is not None and given != wanted:
-                    break
+        values: list[str] = []
+        node: _Node | None = self._root
+        walked = self._root
+        for part in parts:  # literal first, no turning back: every v1 path is found so
+            child = walked.literals.get(part)
+            if child is not None:
+                walked = child
+            elif walked.param is not None and part:
+                values.append(part)
+                walked = walked.param
             else:
-                if any(not parts[i] for i, _ in params):
-                    continue  # an empty segment is no parameter (Starlette's [^/]+)
-                return handler, {name: parts[i] for i, name in params}
-        return None
+                node = None
+                break
+        else:
+            node = walked
+        if node is None or not node.handlers:  # a path only a step back could find
+            values = []
+            node = _find(self._root, parts, 0, values)
+            if node is None:
+                return None
+        found = node.handlers.get(method)
+        if found is None:
+            return None  # Starlette answers: 405 with the methods the path has
+        handler, names = found
+        return handler, dict(zip(names, values, strict=True))
+
+
+def _find(node: _Node, parts: list[str], at: int, values: list[str]) -> _Node | None:
+    """The node whose path is ``parts[at:]`` below ``node``, parameters appended to
+    ``values``; an empty segment is no parameter (Starlette's ``[^/]+``)."""
+    if at == len(parts):
+        return node if node.handlers else None
+    part = parts[at]
+    child = node.literals.get(part)
+    if child is not None:
+        found = _find(child, parts, at + 1, values)
+        if found is not None:
+            return found
+    if node.param is not None and part:
+        values.append(part)
+        found = _find(node.param, parts, at + 1, values)
+        if found is not None:
+            return found
+        values.pop()
+    return None
 
 
 class RanklineApp(Starlette):

@@ -12,8 +12,29 @@ from rankline.errors import RanklineError, TooManyRequests, Unavailable
 _encoder = msgspec.json.Encoder()
 
 
+_JSON = (b"content-type", b"application/json")
+
+
+class JsonBody(Response):
+    """A JSON answer with its raw headers made directly: Starlette's ``init_headers`` walks,
+    lowercases and encodes them for every response, a measurable share of a fast read."""
+
+    media_type = "application/json"
+
+    def __init__(
+        self, body: bytes, status: int = 200, headers: dict[str, str] | None = None
+    ) -> None:
+        self.status_code = status
+        self.background = None
+        self.body = body
+        raw = [(b"content-length", b"%d" % len(body)), _JSON]
+        if headers:
+            raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+        self.raw_headers = raw
+
+
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(_encoder.encode(body), status, headers, media_type="application/json")
+    return JsonBody(_encoder.encode(body), status, headers)
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:

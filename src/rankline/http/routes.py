@@ -24,7 +24,7 @@ from rankline.http.body import (
     read_body,
     read_json,
 )
-from rankline.http.responses import etag_matches, json_response
+from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writer import Submission
@@ -192,7 +192,7 @@ async def top(request: Request) -> Response:
     headers = {"ETag": etag}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
-    return Response(body, 200, headers, media_type="application/json")
+    return JsonBody(body, 200, headers)
 
 
 async def player(request: Request) -> Response:

@@ -1,0 +1,72 @@
+"""The short path's route tree (``rankline.http.fast.Routes``) finds what Starlette's router
+finds: the same handler and path parameters, and nothing where Starlette has no match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Match, Route, Router
+
+from rankline.http.fast import Routes
+from rankline.http.routes import ENDPOINTS, Endpoint
+
+_SEGMENT = st.sampled_from(
+    ["v1", "boards", "players", "scores", "batch", "top", "around", "friends", "ban", "b", ""]
+) | st.text(alphabet="abc:-_.0", min_size=0, max_size=4)
+_METHODS = st.sampled_from(["GET", "PUT", "POST", "DELETE", "PATCH"])
+
+
+def _starlette(endpoints: tuple[Endpoint, ...], method: str, path: str) -> Any:
+    router = Router([Route(e.path, e.handler, methods=[e.method]) for e in endpoints])
+    for route in router.routes:
+        scope = {"type": "http", "method": method, "path": path, "root_path": ""}
+        match, child = route.matches(scope)
+        if match is Match.FULL:
+            return route.endpoint, child["path_params"]
+    return None
+
+
+@given(_METHODS, st.lists(_SEGMENT, min_size=1, max_size=6))
+def test_the_tree_finds_what_starlette_finds(method: str, segments: list[str]) -> None:
+    path = "/" + "/".join(segments)
+    assert Routes(ENDPOINTS).match(method, path) == _starlette(ENDPOINTS, method, path)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: f"{e.method} {e.path}")
+def test_every_v1_route_is_found_with_its_parameters(endpoint: Endpoint) -> None:
+    path = endpoint.path.replace("{board_id}", "b-1").replace("{player_id}", "p:7")
+    found = Routes(ENDPOINTS).match(endpoint.method, path)
+    assert found is not None
+    handler, params = found
+    assert handler is endpoint.handler
+    assert params == {
+        name: value
+        for name, value in (("board_id", "b-1"), ("player_id", "p:7"))
+        if "{" + name + "}" in endpoint.path
+    }
+
+
+async def _a(request: Request) -> Response:
+    return Response()
+
+
+async def _b(request: Request) -> Response:
+    return Response()
+
+
+def test_a_literal_segment_that_leads_nowhere_falls_back_to_the_parameter() -> None:
+    endpoints = (
+        Endpoint("GET", "/x/{name}/c", _a, "a"),
+        Endpoint("GET", "/x/b/d", _b, "b"),
+    )
+    routes = Routes(endpoints)
+    assert routes.match("GET", "/x/b/c") == (_a, {"name": "b"})
+    assert routes.match("GET", "/x/b/d") == (_b, {})
+    assert routes.match("GET", "/x/q/c") == (_a, {"name": "q"})
+    assert routes.match("GET", "/x//c") is None  # an empty segment is no parameter
+    assert routes.match("POST", "/x/b/d") is None  # Starlette answers 405 for it
