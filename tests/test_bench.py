@@ -460,3 +460,19 @@ def test_the_server_log_gives_the_build_rate_and_the_last_errors(tmp_path: Path)
         "AttributeError: 'MemoryIndex' object has no attribute 'page'",
     ]
     assert servers.Server("ceiling", ["true"], {}, tmp_path / "none.log", 1).logged_build() is None
+
+
+def test_the_ceiling_run_again_after_the_reads_shows_beside_the_first() -> None:
+    section = _results()["backends"]["memory"]
+    section["ceiling_after"] = _point(30_000, 2.0)  # the machine sped up: mean 25,000
+    assert report.mean_ceiling(section) == 25_000
+    rows = report.endpoint_rows(section)
+    assert rows[0][0] == "ceiling (raw ASGI, 20-byte JSON)" and rows[0][-1] == "80%"
+    assert rows[1][:2] == ["ceiling again, after the reads", "30,000"]
+    assert rows[1][-1] == "120%"
+
+
+def test_the_mean_ceiling_is_the_single_run_when_there_is_one() -> None:
+    section = _results()["backends"]["memory"]
+    assert report.mean_ceiling(section) == 20_000
+    assert report.mean_ceiling({}) is None

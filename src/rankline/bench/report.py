@@ -52,12 +52,27 @@ def times(value: float | None) -> str:
 ENDPOINT_HEADER = ("endpoint", "req/s", "p50 ms", "p95 ms", "p99 ms", "of ceiling")
 
 
+def mean_ceiling(section: dict[str, Any]) -> float | None:
+    """The ceiling's requests/s that ratios are taken to: the mean of its run before the
+    endpoints and, when there is one, its run again after the reads."""
+    runs = [section.get(name) for name in ("ceiling", "ceiling_after")]
+    rates = [run["rps"] for run in runs if isinstance(run, dict) and run.get("rps")]
+    return sum(rates) / len(rates) if rates else None
+
+
 def endpoint_rows(section: dict[str, Any]) -> list[list[str]]:
-    """One row per wrk run of a backend: the ceiling first, then each endpoint."""
-    ceiling = section.get("ceiling")
+    """One row per wrk run of a backend: the ceiling first (and its second run, each with
+    its share of their mean), then each endpoint."""
+    mean = mean_ceiling(section)
     rows: list[list[str]] = []
-    if ceiling:
-        rows.append(["ceiling (raw ASGI, 20-byte JSON)", *_latency(ceiling), "100%"])
+    for name, label in (
+        ("ceiling", "ceiling (raw ASGI, 20-byte JSON)"),
+        ("ceiling_after", "ceiling again, after the reads"),
+    ):
+        run = section.get(name)
+        if isinstance(run, dict) and "rps" in run:
+            share = ratio(run["rps"], mean)
+            rows.append([label, *_latency(run), "100%" if share is None else f"{share:.0%}"])
     for item in section.get("endpoints", {}).values():
         if item.get("failed"):
             rows.append([item["label"], "FAILED", "—", "—", "—", item["failed"][:60]])
