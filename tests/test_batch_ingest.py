@@ -17,7 +17,7 @@ from rankline import ManualClock, Settings
 from rankline.errors import WriteConflict
 from rankline.service import Rankline
 from rankline.store import schema as t
-from rankline.types import LeaderboardId
+from rankline.types import LeaderboardId, ScoreEvent
 
 _Event = tuple[str, str, str]  # board, player, match
 
@@ -202,3 +202,24 @@ async def test_a_standing_changed_since_it_was_read_is_a_conflict(service: Rankl
     async with service.store.transaction() as tx:
         after = await tx.read_standings([(lb, "p1"), (lb, "p2")])
     assert after == {(lb, "p1"): (lb, "p1", 11, 3, 2), (lb, "p2"): (lb, "p2", 20, 2, 1)}
+
+
+async def test_a_duplicate_event_is_a_conflict_and_the_batch_leaves_nothing(
+    service: Rankline,
+) -> None:
+    """The unique event key, enforced by the database (another worker stored the same
+    match first): the driver's integrity error becomes a conflict, so the batch is planned
+    again, and nothing of the failed transaction stays."""
+    lb = LeaderboardId("arena", "all_time", "all", "global")
+    first = ScoreEvent("arena", "p1", "m1", 10, 1, 1, True)
+    async with service.store.transaction() as tx:
+        await tx.insert_events([first])
+    with pytest.raises(WriteConflict):
+        async with service.store.transaction() as tx:
+            await tx.write_standings([(lb, "p9", 5, 1, 1)])
+            await tx.insert_events([ScoreEvent("arena", "p2", "m1", 7, 1, 1, True), first])
+    async with service.store.transaction() as tx:
+        assert await tx.read_standings([(lb, "p9")]) == {}
+        assert await tx.existing_events([("arena", "p1", "m1"), ("arena", "p2", "m1")]) == {
+            ("arena", "p1", "m1")
+        }

@@ -330,7 +330,10 @@ class SqlStore:
         """Whether the rows this connection changed since the last checkpoint (a measure
         of the pages the WAL holds) call for the next one. Each checkpoint writes its pages
         and syncs the database file: fewer, bigger ones write a page changed twice once."""
-        changed = int((await conn.exec_driver_sql("SELECT total_changes()")).scalar_one())
+        if self._hot is not None:
+            changed = await self._hot.total_changes(conn)
+        else:
+            changed = int((await conn.exec_driver_sql("SELECT total_changes()")).scalar_one())
         if changed < self._changes_checkpointed:  # a new connection counts from 0
             self._changes_checkpointed = 0
         if changed - self._changes_checkpointed < _CHECKPOINT_ROWS:
