@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -30,17 +30,27 @@ async def index() -> AsyncIterator[RedisIndex]:
         yield opened
 
 
-def _count_pipelines(index: RedisIndex) -> list[int]:
-    """Wraps the client's pipeline(): one element per pipeline made."""
-    made: list[int] = []
-    original = index.client.pipeline
+def _round_trips(index: RedisIndex) -> Callable[[], int]:
+    """The grouped reads' round trips to Redis from now on (on the lean channel)."""
+    channel = index._grouped.channel
+    assert channel is not None  # plain TCP: the grouped reads use the channel
+    before = channel.round_trips
+    return lambda: channel.round_trips - before
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        made.append(1)
-        return original(*args, **kwargs)
 
-    index.client.pipeline = counting  # type: ignore[method-assign]
-    return made
+def _commands(index: RedisIndex) -> list[int]:
+    """The number of commands in each grouped round trip from now on."""
+    channel = index._grouped.channel
+    assert channel is not None
+    sizes: list[int] = []
+    original = channel.execute
+
+    async def counting(commands: Any) -> Any:
+        sizes.append(len(commands))
+        return await original(commands)
+
+    channel.execute = counting  # type: ignore[method-assign]
+    return sizes
 
 
 async def test_concurrent_reads_share_pipelines_and_get_their_own_answers(
@@ -48,13 +58,13 @@ async def test_concurrent_reads_share_pipelines_and_get_their_own_answers(
 ) -> None:
     rng = random.Random(7)
     asked = [rng.randrange(N) for _ in range(400)]
-    made = _count_pipelines(index)
+    made = _round_trips(index)
     found = await asyncio.gather(*(index.position(ARENA, f"p{i}") for i in asked))
     for i, position in zip(asked, found, strict=True):
         assert position is not None
         assert position.offset == i
         assert position.total == N
-    assert 1 <= len(made) < len(asked) // 4  # grouped: far fewer round trips than reads
+    assert 1 <= made() < len(asked) // 4  # grouped: far fewer round trips than reads
 
     arounds = await asyncio.gather(*(index.around(ARENA, f"p{i}", 2) for i in asked[:50]))
     for i, found_around in zip(asked[:50], arounds, strict=True):
@@ -66,12 +76,14 @@ async def test_concurrent_reads_share_pipelines_and_get_their_own_answers(
 
 
 async def test_identical_reads_in_a_group_are_sent_once(index: RedisIndex) -> None:
-    made = _count_pipelines(index)
+    made = _round_trips(index)
+    sent = _commands(index)
     stamps = await asyncio.gather(*(index.top_stamp(ARENA) for _ in range(100)))
     assert len({s for s in stamps}) == 1
     assert stamps[0][1] == N
-    # all 100 asked in one turn of the loop: one command, sent alone (no pipeline)
-    assert len(made) == 0
+    # all 100 asked in one turn of the loop: one command in one round trip
+    assert made() == 1
+    assert sent == [1]
 
 
 async def test_a_write_acknowledged_before_a_read_is_seen(index: RedisIndex) -> None:

@@ -138,6 +138,7 @@ class RedisIndex:
             await self.client.ping()
 
     async def close(self) -> None:
+        self._grouped.close()
         await self.client.aclose()
 
     async def ping(self) -> None:
@@ -354,7 +355,7 @@ class RedisIndex:
             for i in range(0, len(unique), ARG_CHUNK)
         ]
         async with mapped():
-            replies = raise_first(await run_scripts(self.client, calls))
+            replies = raise_first(await self._grouped.run(calls))
         for reply in replies:
             found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply), 2)]
         found.sort()
