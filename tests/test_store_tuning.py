@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from backends import PG_URL, prepare_database
 from rankline import ManualClock, Settings
 from rankline.bench import load
 from rankline.store import schema as t
@@ -122,3 +123,18 @@ async def test_sqlite_checkpoints_between_batches_so_the_wal_stays_short(
 
 def _wal_bytes(database: Path) -> int:
     return Path(f"{database}-wal").stat().st_size
+
+
+async def test_postgres_connections_plan_every_statement_for_its_parameters() -> None:
+    """The hot statements take the batch as one JSON parameter; a generic plan would be
+    made for an assumed size. Every connection of the store is opened with custom plans,
+    so no transaction spends a round trip setting it."""
+    await prepare_database(PG_URL)  # this test may be the first to need it
+    store = SqlStore(PG_URL)
+    try:
+        async with store.transaction() as tx:
+            conn = tx._conn
+            shown = (await conn.exec_driver_sql("SHOW plan_cache_mode")).scalar_one()
+        assert shown == "force_custom_plan"
+    finally:
+        await store.close()

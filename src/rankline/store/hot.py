@@ -246,6 +246,8 @@ class PostgresStatements(HotStatements):
     on a table without statistics the rank index (whose prefix is the leaderboard) costs the
     same as the primary key, yet reads a whole leaderboard per key: the standings table is
     analyzed once it holds some rows and has never been (autovacuum may take minutes).
+    The store opens its PostgreSQL connections with ``plan_cache_mode=force_custom_plan``
+    (``SqlStore``), so no statement here runs on a generic plan.
     """
 
     _EXISTING = f"""
@@ -288,7 +290,6 @@ SELECT CASE
         self._statistics = False
 
     async def begin(self, conn: AsyncConnection) -> None:
-        await conn.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
         if not self._statistics:
             state = (await conn.exec_driver_sql(self._STATISTICS)).scalar()
             if state == "due":

@@ -283,6 +283,10 @@ class SqlStore:
                 "max_overflow": 10,
                 "pool_recycle": 1800,
             }
+        if self.dialect == "postgresql" and parsed.get_driver_name() == "asyncpg":
+            # For every statement, a plan made for its own parameters: see PostgresStatements
+            # in ``hot``. Set when each connection opens, not per transaction (a round trip).
+            options["connect_args"] = {"server_settings": {"plan_cache_mode": "force_custom_plan"}}
         self._engine: AsyncEngine = create_async_engine(url, **options)
         self._writes = self._engine
         """The group commit's engine: on SQLite one connection of its own (see below)."""
