@@ -1,0 +1,104 @@
+"""Server CPU per request under wrk, endpoint by endpoint, beside the ceiling's.
+
+``rankline bench`` reports requests/s, which on a shared machine moves with whatever else
+runs. This probe serves an existing store with ``rankline serve`` (and the raw ASGI
+ceiling first), drives each endpoint with the bench's own wrk scripts, and divides the
+CPU time the server processes used (from /proc, all threads: uvicorn, the app, SQLite's
+thread) by the requests answered. Unlike ``read_probe.py`` (in process, no sockets) it
+includes what a real request costs the server around the app: the HTTP parsing and the
+socket writes, about 22 µs of the ceiling's own here. Redis and PostgreSQL are separate
+processes; ``--also redis-server,postgres`` adds their CPU per request.
+
+    .venv/bin/python scripts/read_probe.py --n 1000000 --data-dir /tmp/rl1m   # makes the store
+    .venv/bin/python scripts/server_probe.py --data-dir /tmp/rl1m --n 1000000 rank top submit
+    .venv/bin/python scripts/server_probe.py --n 1000000 --database-url postgresql+asyncpg://\\
+postgres@127.0.0.1:5432/rankline_bench --redis-url redis://127.0.0.1:6379/8 \\
+        --also redis-server,postgres rank around
+
+Endpoints are the bench's wrk scripts (``src/rankline/bench/lua``): rank, around, top,
+top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you can spare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from rankline.bench import servers, wrk
+
+KEY = "server-probe-key"
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _pids(names: list[str]) -> list[int]:
+    found: list[int] = []
+    for name in names:
+        out = subprocess.run(["pgrep", "-f", name], capture_output=True, text=True, check=False)
+        found += [int(p) for p in out.stdout.split()]
+    return found
+
+
+def _drive(server: servers.Server, endpoint: str, args: argparse.Namespace) -> None:
+    groups = {"server": [server.pid, *servers.children(server.pid)]}
+    if args.also:
+        groups["also"] = _pids(args.also.split(","))
+    before = {name: sum(map(_cpu_seconds, pids)) for name, pids in groups.items()}
+    result = wrk.run(
+        server.url,
+        endpoint,
+        connections=args.connections,
+        threads=1,
+        seconds=args.seconds,
+        args={"n": args.n, "key": KEY, "run": str(time.time_ns())},
+    )
+    after = {name: sum(map(_cpu_seconds, pids)) for name, pids in groups.items()}
+    requests = result.requests * (1000 if endpoint == "batch" else 1)
+    unit = "score" if endpoint == "batch" else "request"
+    shares = "  ".join(
+        f"{name} {1e6 * (after[name] - before[name]) / requests:7.1f} µs" for name in groups
+    )
+    print(f"{endpoint:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("endpoints", nargs="+")
+    parser.add_argument("--n", type=int, required=True, help="players in the store (p:0..)")
+    parser.add_argument("--data-dir", default=None, help="the embedded store's directory")
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--redis-url", default=None)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--also", default="", help="process names whose CPU to add, e.g. redis")
+    args = parser.parse_args()
+    settings = {
+        "data_dir": args.data_dir or tempfile.mkdtemp(prefix="rankline-server-probe-"),
+        "server_keys": KEY,
+        "log_level": "warning",
+    }
+    if args.database_url:
+        settings["database_url"] = args.database_url
+    if args.redis_url:
+        settings["redis_url"] = args.redis_url
+    env = servers.bench_env(**settings)
+    log = Path(tempfile.mkdtemp(prefix="rankline-server-probe-")) / "server.log"
+    with servers.running(servers.ceiling_server(env, 1, log)) as ceiling:
+        _drive(ceiling, "ceiling", args)
+    with servers.running(servers.rankline_server(env, 1, log)) as server:
+        for endpoint in args.endpoints:
+            _drive(server, endpoint, args)
+
+
+if __name__ == "__main__":
+    main()
