@@ -88,7 +88,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
                     60,
                     what="both workers to start",
                 )
-                _wait_every_worker_ready(server, server.data_dir / "metrics")
+                _wait_every_worker_ready(server)
                 yield Stack(server, redis, server.env)
             finally:
                 server.stop()
@@ -96,20 +96,18 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         redis.stop()
 
 
-def _wait_every_worker_ready(server: RanklineServer, metrics_dir: Path) -> None:
+def _wait_every_worker_ready(server: RanklineServer) -> None:
     """A worker's startup completes before its index is built (it serves degraded reads
     meanwhile): ask /readyz on new connections until every worker has answered ready."""
     workers = set(server.worker_pids())
-    attribution = Attribution(metrics_dir)
     ready: set[int] = set()
     deadline = time.monotonic() + 60
     while ready != workers:
         assert time.monotonic() < deadline, (ready, workers, server.output()[-4000:])
         with httpx.Client(base_url=server.url, timeout=10) as client:  # a new connection
-            answered = client.get("/readyz").status_code
-        worker = attribution.who()
-        if answered == 200:
-            ready.add(worker)
+            answer = client.get("/readyz")
+        if answer.status_code == 200:
+            ready.add(answer.json()["worker"])
         else:
             time.sleep(0.05)
 

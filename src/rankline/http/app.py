@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -43,7 +44,7 @@ async def _healthz(request: Request) -> Response:
 
 async def _readyz(request: Request) -> Response:
     service: Rankline = request.app.state.service
-    body = service.readiness()
+    body = service.readiness() | {"worker": os.getpid()}  # which worker process answered
     if body["ready"]:
         return json_response(body)
     return json_response(body, 503, {"Retry-After": "1"})
