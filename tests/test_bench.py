@@ -476,3 +476,17 @@ def test_the_mean_ceiling_is_the_single_run_when_there_is_one() -> None:
     section = _results()["backends"]["memory"]
     assert report.mean_ceiling(section) == 20_000
     assert report.mean_ceiling({}) is None
+
+
+def test_a_p99_measured_well_below_80_percent_does_not_judge_the_target() -> None:
+    results = _results()
+    at_80 = results["backends"]["memory"]["at_80"]
+    at_80["rank"] = _point(6_000, 7.0, fraction=0.68)  # within 10 ms, at 68% of max
+    at_80["top"] = _point(8_000, 12.0, fraction=0.68)  # over 10 ms even at 68%: not met
+    at_80["around"] = _point(8_500, 8.0, fraction=0.79)
+    verdicts = {t["target"]: t["met"] for t in report.targets(results) if t["backend"] == "memory"}
+    assert verdicts["rank p99 <= 10 ms at 80% of max (ms)"] is None
+    assert verdicts["top p99 <= 10 ms at 80% of max (ms)"] is False
+    assert verdicts["around p99 <= 10 ms at 80% of max (ms)"] is True
+    rows = {(r[0], r[1]): r[3] for r in report.target_rows(results)}
+    assert rows["memory", "rank p99 <= 10 ms at 80% of max (ms)"] == "not measured (at 68% of max)"

@@ -208,10 +208,26 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             checks.append(("HTTP rank >= 100x faster than naive SQL", naive, 100, True))
         for what, value, goal, at_least in checks:
             met = None if value is None else (value >= goal if at_least else value <= goal)
-            found.append(
-                {"backend": name, "target": what, "measured": value, "goal": goal, "met": met}
-            )
+            item = {"backend": name, "target": what, "measured": value, "goal": goal, "met": met}
+            point = _sweep_point(s, what)
+            if met and point is not None and point.get("fraction", 1.0) < AT_80_LEAST:
+                # A p99 within the goal at a lighter load than 80% says nothing of 80%.
+                item["met"] = None
+                item["note"] = f"at {point['fraction']:.0%} of max"
+            found.append(item)
     return found
+
+
+AT_80_LEAST = 0.75
+"""A sweep's 80% point that reached less of the maximum than this does not judge a p99
+target (the sweep's pause is corrected once; on a busy machine it can still fall short)."""
+
+
+def _sweep_point(section: dict[str, Any], target: str) -> dict[str, Any] | None:
+    if "at 80% of max" not in target:
+        return None
+    point: dict[str, Any] | None = section.get("at_80", {}).get(target.split(" ", 1)[0])
+    return point
 
 
 def _memory_1m(section: dict[str, Any]) -> Any:
@@ -243,7 +259,14 @@ def _measured(item: dict[str, Any]) -> str:
 
 def target_rows(results: dict[str, Any]) -> list[list[str]]:
     verdict = {True: "met", False: "not met", None: "not measured"}
-    return [[t["backend"], t["target"], _measured(t), verdict[t["met"]]] for t in targets(results)]
+    return [
+        [t["backend"], t["target"], _measured(t), _verdict(t, verdict[t["met"]])]
+        for t in targets(results)
+    ]
+
+
+def _verdict(target: dict[str, Any], word: str) -> str:
+    return f"{word} ({target['note']})" if "note" in target else word
 
 
 # --- terminal ------------------------------------------------------------------------------

@@ -181,6 +181,11 @@ def backend(name: str, workers: int) -> Backend:
     return Backend(name, "Redis + PostgreSQL", PG_URL, REDIS_URL, workers)
 
 
+AT_80_MISS = 0.06
+"""How far the measured 80% point may land from its target before it is corrected from
+that run and measured once more (the machine's speed drifts between runs)."""
+
+
 def pause_ms(target_rps: float, connections: int, latency_ms: float) -> float:
     """The pause after each response that makes ``connections`` connections, each waiting
     ``latency_ms`` for an answer, send ``target_rps`` requests a second in all."""
@@ -511,7 +516,8 @@ class Bench:
         """p99 at a few fractions of the maximum rate, each held by per-connection pauses
         (wrk's ``delay()``). The pause for each fraction comes from the answer time of the
         run before it; the last one (80%) first gets a short calibration run, since answers
-        slow down as the load grows, and is then measured for longer."""
+        slow down as the load grows, and is then measured for longer (twice, corrected from
+        the first, when the first lands more than ``AT_80_MISS`` away)."""
         c = self.o.connections
         points = [top.to_json() | {"target_fraction": 1.0, "fraction": 1.0}]
         latency = 1000 / top.rps  # about one request's service time, unloaded
@@ -521,9 +527,14 @@ class Bench:
             pause = pause_ms(target, c, latency)
             result = self.wrk(server, e.name, c, self.o.sweep_seconds, delay=pause, label=label)
             if fraction == SWEEP[-1]:
-                if abs(result.rps / target - 1) > 0.03:
-                    pause = pause_ms(target, c, latency_from(pause, result.rps, c))
-                result = self.wrk(server, e.name, c, self.o.at80_seconds, delay=pause, label=label)
+                for _ in range(2):  # a second measured run only when the first missed
+                    if abs(result.rps / target - 1) > 0.03:
+                        pause = pause_ms(target, c, latency_from(pause, result.rps, c))
+                    result = self.wrk(
+                        server, e.name, c, self.o.at80_seconds, delay=pause, label=label
+                    )
+                    if abs(result.rps / target - 1) <= AT_80_MISS:
+                        break
             wrk.check(label, result)
             latency = latency_from(pause, result.rps, c)
             points.append(
