@@ -70,3 +70,18 @@ def test_a_literal_segment_that_leads_nowhere_falls_back_to_the_parameter() -> N
     assert routes.match("GET", "/x/q/c") == (_a, {"name": "q"})
     assert routes.match("GET", "/x//c") is None  # an empty segment is no parameter
     assert routes.match("POST", "/x/b/d") is None  # Starlette answers 405 for it
+
+
+def test_a_method_only_a_parameter_route_has_is_found_there() -> None:
+    """Starlette tries the routes in turn: a literal path that lacks the method does not
+    hide a parameter path that has it."""
+    endpoints = (
+        Endpoint("POST", "/x/b/c", _b, "b"),
+        Endpoint("GET", "/x/{name}/c", _a, "a"),
+    )
+    routes = Routes(endpoints)
+    assert routes.match("GET", "/x/b/c") == (_a, {"name": "b"})
+    assert routes.match("POST", "/x/b/c") == (_b, {})
+    assert routes.match("DELETE", "/x/b/c") is None
+    for method in ("GET", "POST", "DELETE"):
+        assert routes.match(method, "/x/b/c") == _starlette(endpoints, method, "/x/b/c")

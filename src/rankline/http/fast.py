@@ -80,32 +80,30 @@ class Routes:
                 break
         else:
             node = walked
-        if node is None or not node.handlers:  # a path only a step back could find
+        if node is None or method not in node.handlers:  # only a step back could find it
             values = []
-            node = _find(self._root, parts, 0, values)
+            node = _find(self._root, method, parts, 0, values)
             if node is None:
-                return None
-        found = node.handlers.get(method)
-        if found is None:
-            return None  # Starlette answers: 405 with the methods the path has
-        handler, names = found
+                return None  # Starlette answers: 404, or 405 with the methods the path has
+        handler, names = node.handlers[method]
         return handler, dict(zip(names, values, strict=True))
 
 
-def _find(node: _Node, parts: list[str], at: int, values: list[str]) -> _Node | None:
-    """The node whose path is ``parts[at:]`` below ``node``, parameters appended to
-    ``values``; an empty segment is no parameter (Starlette's ``[^/]+``)."""
+def _find(node: _Node, method: str, parts: list[str], at: int, values: list[str]) -> _Node | None:
+    """The node whose path is ``parts[at:]`` below ``node`` and that has ``method``,
+    parameters appended to ``values``; an empty segment is no parameter (Starlette's
+    ``[^/]+``)."""
     if at == len(parts):
-        return node if node.handlers else None
+        return node if method in node.handlers else None
     part = parts[at]
     child = node.literals.get(part)
     if child is not None:
-        found = _find(child, parts, at + 1, values)
+        found = _find(child, method, parts, at + 1, values)
         if found is not None:
             return found
     if node.param is not None and part:
         values.append(part)
-        found = _find(node.param, parts, at + 1, values)
+        found = _find(node.param, method, parts, at + 1, values)
         if found is not None:
             return found
         values.pop()
