@@ -365,7 +365,7 @@ class RedisIndex:
         self, leaderboard: LeaderboardId, start: int, stop: int
     ) -> tuple[int, list[SortKey]]:
         async with mapped():
-            reply = await self._page(keys=[k.entries(leaderboard)], args=[start, stop])
+            reply = await self._page(keys=[Names.of(leaderboard).entries], args=[start, stop])
         return int(reply[0]), [bytes(x) for x in reply[1:]]
 
     async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
@@ -382,13 +382,15 @@ class RedisIndex:
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         async with mapped():
-            keys = [k.stamp(leaderboard), k.entries(leaderboard)]
+            names = Names.of(leaderboard)
+            keys = [names.stamp, names.entries]
             stamp, total = await self._grouped.call(self._top_stamp, keys, ())
         return int(stamp), int(total)
 
     async def change_stamp(self, leaderboard: LeaderboardId) -> int:
         async with mapped():
-            return int(await self._grouped.call(self._change_stamp, [k.stamp(leaderboard)], ()))
+            stamp = Names.of(leaderboard).stamp
+            return int(await self._grouped.call(self._change_stamp, [stamp], ()))
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         async with mapped():
