@@ -53,6 +53,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from rankline.bench import servers
+
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 KEY = "ingest-probe-key"
@@ -203,12 +205,6 @@ async def _drive(
     return time.perf_counter() - started, failed
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _start_py_spy(path: str, pid: int) -> subprocess.Popen[bytes]:
     """Sample the server with py-spy (``pip install py-spy``) while the load runs; collapsed
     stacks go to ``path`` (readable by speedscope or flamegraph.pl)."""
@@ -246,14 +242,14 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
                 await _drive(client, path, make(warm, board, run, 10**9), args.clients, batch)
             bodies = make(args, board, run, 0)
             spy = _start_py_spy(args.profile, proc.pid) if args.profile else None
-            cpu = _cpu_seconds(proc.pid)
+            cpu = servers.cpu_seconds(proc.pid)
             try:
                 seconds, failed = await _drive(client, path, bodies, args.clients, batch)
             finally:
                 if spy is not None:
                     spy.send_signal(signal.SIGINT)
                     spy.wait(timeout=60)
-            cpu = _cpu_seconds(proc.pid) - cpu
+            cpu = servers.cpu_seconds(proc.pid) - cpu
             if failed:
                 raise SystemExit(f"{failed} submissions failed")
             rate = args.events / seconds
@@ -288,11 +284,11 @@ def _wrk_run(args: argparse.Namespace, base: str) -> None:
     endpoint = "batch" if args.mode == "batch" else "submit"
     connections = 4 if endpoint == "batch" else args.clients  # as ``rankline bench``
     wrk_args = {"n": args.players, "board": "bench", "key": KEY, "run": uuid.uuid4().hex[:8]}
-    cpu = _cpu_seconds(args.server_pid)
+    cpu = servers.cpu_seconds(args.server_pid)
     result = wrk.run(
         base, endpoint, connections=connections, threads=1, seconds=args.wrk, args=wrk_args
     )
-    cpu = _cpu_seconds(args.server_pid) - cpu
+    cpu = servers.cpu_seconds(args.server_pid) - cpu
     wrk.check(endpoint, result)
     per = 1000 if endpoint == "batch" else 1
     submissions = result.requests * per

@@ -22,7 +22,6 @@ top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import tempfile
 import time
@@ -31,14 +30,6 @@ from pathlib import Path
 from rankline.bench import servers, wrk
 
 KEY = "server-probe-key"
-
-
-def _cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _pids(names: list[str]) -> list[int]:
@@ -53,7 +44,7 @@ def _drive(server: servers.Server, endpoint: str, args: argparse.Namespace) -> N
     groups = {"server": [server.pid, *servers.children(server.pid)]}
     if args.also:
         groups["also"] = _pids(args.also.split(","))
-    before = {name: sum(map(_cpu_seconds, pids)) for name, pids in groups.items()}
+    before = {name: sum(map(servers.cpu_seconds, pids)) for name, pids in groups.items()}
     result = wrk.run(
         server.url,
         endpoint,
@@ -62,7 +53,7 @@ def _drive(server: servers.Server, endpoint: str, args: argparse.Namespace) -> N
         seconds=args.seconds,
         args={"n": args.n, "key": KEY, "run": str(time.time_ns())},
     )
-    after = {name: sum(map(_cpu_seconds, pids)) for name, pids in groups.items()}
+    after = {name: sum(map(servers.cpu_seconds, pids)) for name, pids in groups.items()}
     requests = result.requests * (1000 if endpoint == "batch" else 1)
     unit = "score" if endpoint == "batch" else "request"
     shares = "  ".join(

@@ -235,6 +235,16 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far, all its threads (``/proc``); 0 when it
+    is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_bytes(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -56,9 +56,7 @@ class GroupedReads:
     async def run(self, calls: Sequence[_Read]) -> list[Any]:
         """These calls' replies (errors returned), in one round trip of their own, on the
         same connection as the groups: for a read that is big already (friends' ranks)."""
-        if self.channel is not None:
-            return await _on_channel(self._client, self.channel, calls)
-        return await run_scripts(self._client, calls)
+        return await run_scripts(self._client, calls, channel=self.channel)
 
     def close(self) -> None:
         if self.channel is not None:
@@ -74,13 +72,11 @@ class GroupedReads:
 
     async def _send(self, group: dict[_Read, asyncio.Future[Any]]) -> None:
         try:
-            if self.channel is not None:
-                replies: list[Any] = await _on_channel(self._client, self.channel, list(group))
-            elif len(group) == 1:
+            if self.channel is None and len(group) == 1:
                 [(script, keys, args)] = group
-                replies = [await script(keys=keys, args=args)]
+                replies: list[Any] = [await script(keys=keys, args=args)]
             else:
-                replies = await run_scripts(self._client, list(group))
+                replies = await run_scripts(self._client, list(group), channel=self.channel)
         except BaseException as exc:
             for future in group.values():
                 if not future.done():
@@ -98,39 +94,27 @@ class GroupedReads:
 
 
 async def run_scripts(
-    client: Redis, calls: Sequence[_Read], also: Sequence[tuple[Any, ...]] = ()
+    client: Redis,
+    calls: Sequence[_Read],
+    also: Sequence[tuple[Any, ...]] = (),
+    *,
+    channel: Channel | None = None,
 ) -> list[Any]:
     """Each call's reply (or its error, returned, not raised), in one pipeline of EVALSHA;
-    ``also``: plain commands sent after them in the same pipeline (replies dropped).
+    ``also``: plain commands sent after them in the same pipeline (replies dropped). On
+    ``channel`` when one is given (reads only: it sends a failed round trip again), else
+    through the client's own pipeline.
 
     redis-py's own pipeline asks the server whether every script exists before each
     pipeline runs (SCRIPT EXISTS): a second round trip every time. Here a script the server
     does not know (after a restart or a SCRIPT FLUSH) answers NOSCRIPT; it is loaded then
     and those calls are sent again (so only idempotent scripts belong here)."""
-    replies = (await _evalsha(client, calls, also))[: len(calls)]
+    replies = (await _evalsha(client, channel, calls, also))[: len(calls)]
     missing = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
     if missing:
         for script in {calls[i][0] for i in missing}:
             script.sha = await client.script_load(script.script)
-        again = await _evalsha(client, [calls[i] for i in missing])
-        for i, reply in zip(missing, again, strict=True):
-            replies[i] = reply
-    return replies
-
-
-async def _on_channel(client: Redis, channel: Channel, calls: Sequence[_Read]) -> list[Any]:
-    """``run_scripts`` on the lean channel: EVALSHA, and scripts the server has forgotten
-    loaded (through the client) and their calls sent again."""
-
-    def evalsha(chosen: Sequence[_Read]) -> list[tuple[Any, ...]]:
-        return [("EVALSHA", s.sha, len(keys), *keys, *args) for s, keys, args in chosen]
-
-    replies = await channel.execute(evalsha(calls))
-    missing = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
-    if missing:
-        for script in {calls[i][0] for i in missing}:
-            script.sha = await client.script_load(script.script)
-        again = await channel.execute(evalsha([calls[i] for i in missing]))
+        again = await _evalsha(client, channel, [calls[i] for i in missing])
         for i, reply in zip(missing, again, strict=True):
             replies[i] = reply
     return replies
@@ -145,8 +129,14 @@ def raise_first(replies: Sequence[Any]) -> list[Any]:
 
 
 async def _evalsha(
-    client: Redis, calls: Sequence[_Read], also: Sequence[tuple[Any, ...]] = ()
+    client: Redis,
+    channel: Channel | None,
+    calls: Sequence[_Read],
+    also: Sequence[tuple[Any, ...]] = (),
 ) -> list[Any]:
+    if channel is not None:
+        commands = [("EVALSHA", s.sha, len(keys), *keys, *args) for s, keys, args in calls]
+        return await channel.execute([*commands, *also])
     async with client.pipeline(transaction=False) as pipe:
         for script, keys, args in calls:
             pipe.evalsha(script.sha, len(keys), *keys, *args)
