@@ -111,7 +111,8 @@ async def main(args: argparse.Namespace) -> None:
     tmp = args.data_dir or tempfile.mkdtemp(prefix="rankline-read-probe-")
     url = args.database_url or f"sqlite+aiosqlite:///{tmp}/rankline.db"
     now = int(time.time() * 1e6)
-    if args.data_dir is None or not (Path(tmp) / "rankline.db").exists():
+    loaded = (Path(tmp) / "rankline.db").exists() if args.data_dir else args.reuse
+    if not loaded:
         if args.database_url:
             await load.recreate_database(url)
         await load.prepare(url, now)
@@ -144,6 +145,7 @@ async def _probe(args: argparse.Namespace, settings: Settings) -> None:
     async with app.router.lifespan_context(app):
         await app.state.service.wait_ready()
         for name in chosen:
+            redis_before = redis_after = None
             if args.profile == name:
                 profiler = cProfile.Profile()
                 profiler.enable()
@@ -151,10 +153,44 @@ async def _probe(args: argparse.Namespace, settings: Settings) -> None:
                 profiler.disable()
                 pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
             else:
+                redis_before = await _redis_usage(settings.redis_url, reset=True)
                 per = await _measure(app, requests[name], args.count, rng, args.concurrency)
+                redis_after = await _redis_usage(settings.redis_url)
             at_once = f"{args.count} requests, {args.concurrency} at a time"
             print(f"{name:8} {per:8.1f} µs CPU/request  (n={args.n:,}, {at_once})")
+            if redis_before and redis_after:
+                # The warm-up's requests are counted too: same endpoint, same cost.
+                done = args.count + min(200, args.count)
+                cpu = (redis_after["cpu"] - redis_before["cpu"]) / done * 1e6
+                calls = redis_after["evalsha_calls"]
+                each = redis_after["evalsha_usec"] / calls if calls else 0.0
+                print(
+                    f"{'':8} {cpu:8.1f} µs of Redis CPU/request; "
+                    f"{calls / done:.2f} EVALSHA/request, {each:.1f} µs each"
+                )
             sys.stdout.flush()
+
+
+async def _redis_usage(url: str | None, *, reset: bool = False) -> dict[str, float] | None:
+    """Redis's CPU seconds (user + system) and its EVALSHA count and µs since the last
+    reset (``reset``: reset them first), so a read's cost inside Redis shows beside ours."""
+    if url is None:
+        return None
+    import redis.asyncio as aioredis
+
+    client = aioredis.from_url(url)
+    try:
+        if reset:
+            await client.config_resetstat()
+        cpu = await client.info("cpu")
+        stats = (await client.info("commandstats")).get("cmdstat_evalsha", {})
+    finally:
+        await client.aclose()
+    return {
+        "cpu": float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]),
+        "evalsha_calls": float(stats.get("calls", 0)),
+        "evalsha_usec": float(stats.get("usec", 0)),
+    }
 
 
 if __name__ == "__main__":
@@ -169,4 +205,9 @@ if __name__ == "__main__":
     )
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--redis-url", default=None)
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --database-url and no --data-dir: the database holds the players already",
+    )
     asyncio.run(main(parser.parse_args()))

@@ -90,6 +90,45 @@ async def test_buckets_split_as_writes_grow_a_leaderboard(index: RedisIndex) -> 
     assert position is not None and position.offset == n // 2 - 1
 
 
+async def test_reads_find_players_whatever_layout_they_last_saw(index: RedisIndex) -> None:
+    """A reader's remembered layout may be behind (another process grew it) or ahead (the
+    leaderboard was dropped and rebuilt smaller): its guessed bucket then misses, and the
+    script finds the entry through the current layout and hands that back."""
+    reader = RedisIndex(REDIS_URL)
+    meta = k.meta(ARENA)
+
+    async def check_all(n: int) -> None:
+        players = [f"p{i}" for i in range(n)]
+        assert await reader.positions(ARENA, [*players, "nobody"]) == [
+            (i, key(f"p{i}", 10 * (n - i))) for i in range(n)
+        ]
+        for i in range(0, n, max(1, n // 40)):
+            assert await reader.position(ARENA, f"p{i}") == Position(
+                i, key(f"p{i}", 10 * (n - i)), n, i
+            )
+            around = await reader.around(ARENA, f"p{i}", 1)
+            assert around is not None and around[0].offset == i
+        assert await reader.position(ARENA, "nobody") is None
+
+    try:
+        await index.load(ARENA, standings(60))
+        small = await layout(index)
+        await check_all(60)
+        assert reader._layouts.get(meta, (0, 0)) == small
+        await index.drop([ARENA])
+        await index.load(ARENA, standings(3000))  # the reader is behind now
+        grown = await layout(index)
+        assert grown[0] > small[0]
+        await check_all(3000)
+        assert reader._layouts[meta] == grown
+        await index.drop([ARENA])
+        await index.load(ARENA, standings(60))  # and now ahead
+        await check_all(60)
+        assert reader._layouts[meta] == small
+    finally:
+        await reader.close()
+
+
 async def test_reserve_sizes_an_empty_leaderboard_before_a_load(index: RedisIndex) -> None:
     await index.reserve(ARENA, 10_000)
     level, split = await layout(index)

@@ -67,6 +67,8 @@ _GROW_SPLITS = 4096
 _GROW_MOVED = 4096
 """Limits of one GROW call: splitting empty buckets is cheap, moving entries is not."""
 _BUCKET_CHUNK = 4096
+_LAYOUTS_HELD = 16_384
+"""Leaderboards whose bucket layout the reads remember (then forgotten all at once)."""
 """Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
 
 
@@ -130,6 +132,8 @@ class RedisIndex:
         self._expire_buckets = register(scripts.EXPIRE_BUCKETS)
         self._drop = register(scripts.DROP)
         self._grouped = GroupedReads(self.client)
+        self._layouts: dict[str, tuple[int, int]] = {}
+        """The bucket layout last seen per leaderboard (by meta key), for the reads' guesses."""
         self._filler = Filler(self)
         self._lock: Lock | None = None
 
@@ -333,14 +337,31 @@ class RedisIndex:
         self, leaderboard: LeaderboardId, player: PlayerId, k_: int
     ) -> tuple[Position, int, list[SortKey]] | None:
         names = Names.of(leaderboard)
+        guess, hashed = self._guess(names, player)
         async with mapped():
-            reply = await self._grouped.call(self._around, names.reads, [names.buckets, player, k_])
-        if not reply:
+            reply = await self._grouped.call(
+                self._around, names.reads, [names.buckets, player, k_, guess, hashed]
+            )
+        if reply[1] >= 0:
+            self._learn(names, reply[1], reply[2])
+        if reply[0] < 0:
             return None
-        position = Position(int(reply[0]), bytes(reply[1]), int(reply[2]), int(reply[3]))
+        position = Position(int(reply[0]), bytes(reply[3]), int(reply[4]), int(reply[5]))
         if k_ < 0:
             return position, position.offset, []
-        return position, int(reply[4]), [bytes(x) for x in reply[5:]]
+        return position, int(reply[6]), [bytes(x) for x in reply[7:]]
+
+    def _guess(self, names: Names, player: PlayerId) -> tuple[int, int]:
+        """The bucket the last layout seen puts ``player`` in, and its bucket hash: what the
+        read scripts try first (a wrong guess costs them one more HGET)."""
+        hashed = k.bucket_hash(player.encode())
+        level, split = self._layouts.get(names.meta, (0, 0))
+        return k.bucket_number(hashed, level, split), hashed
+
+    def _learn(self, names: Names, level: int, split: int) -> None:
+        if len(self._layouts) >= _LAYOUTS_HELD:
+            self._layouts.clear()
+        self._layouts[names.meta] = (level, split)
 
     async def positions(
         self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
@@ -349,15 +370,20 @@ class RedisIndex:
         if not unique:
             return []
         names = Names.of(leaderboard)
-        found: list[tuple[int, SortKey]] = []
+        args: list[Any] = []
+        for player in unique:
+            args += (player, *self._guess(names, player))
         calls = [
-            (self._positions, tuple(names.reads), (names.buckets, *unique[i : i + ARG_CHUNK]))
-            for i in range(0, len(unique), ARG_CHUNK)
+            (self._positions, tuple(names.reads), (names.buckets, *args[i : i + 3 * ARG_CHUNK]))
+            for i in range(0, len(args), 3 * ARG_CHUNK)
         ]
         async with mapped():
             replies = raise_first(await self._grouped.run(calls))
+        found: list[tuple[int, SortKey]] = []
         for reply in replies:
-            found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply), 2)]
+            if reply[-2] >= 0:
+                self._learn(names, reply[-2], reply[-1])
+            found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply) - 2, 2)]
         found.sort()
         return found
 

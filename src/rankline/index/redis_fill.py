@@ -6,7 +6,7 @@ A rebuild goes through ``fill``, which takes an empty leaderboard much faster th
 come (in rank order, so each lands next to the last) and holds the player-map fields
 grouped by bucket, to write them with one HSET per bucket. Any other process's change to
 the leaderboard breaks the claim, and the fill falls back to ``load`` for what it had not
-finished (``scripts.FILL_BEGIN``); a claim a dead process left makes the next fill start
+finished (``fill_scripts.FILL_BEGIN``); a claim a dead process left makes the next fill start
 afresh.
 
 This module does not import ``rankline.index.redis``: ``Filler`` is handed its
@@ -28,8 +28,8 @@ from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from rankline.errors import IndexUnavailable
+from rankline.index import fill_scripts
 from rankline.index import keys as k
-from rankline.index import scripts
 from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
 from rankline.ordering import HEAD_BYTES
 from rankline.types import LeaderboardId, PlayerId, SortKey
@@ -74,11 +74,11 @@ class Filler:
     def __init__(self, index: FillTarget) -> None:
         self.index = index
         register = index.client.register_script
-        self._fill_begin = register(scripts.FILL_BEGIN)
-        self._fill_keys = register(scripts.FILL_KEYS)
-        self._fill_buckets = register(scripts.FILL_BUCKETS)
-        self._fill_end = register(scripts.FILL_END)
-        self._fill_undo = register(scripts.FILL_UNDO)
+        self._fill_begin = register(fill_scripts.FILL_BEGIN)
+        self._fill_keys = register(fill_scripts.FILL_KEYS)
+        self._fill_buckets = register(fill_scripts.FILL_BUCKETS)
+        self._fill_end = register(fill_scripts.FILL_END)
+        self._fill_undo = register(fill_scripts.FILL_UNDO)
 
     @property
     def client(self) -> aioredis.Redis:
@@ -142,7 +142,7 @@ class Filler:
 
 
 class _Fill:
-    """The client half of one fast load of an empty leaderboard (``scripts.FILL_BEGIN``
+    """The client half of one fast load of an empty leaderboard (``fill_scripts.FILL_BEGIN``
     explains the protocol). Each chunk's keys go to the sorted set in one pipeline of
     FILL_KEYS scripts, which Redis runs while the client prepares the next chunk; the
     player-map fields wait here grouped by bucket (``_FILL_HELD`` at most) and then go in

@@ -250,129 +250,6 @@ return written
 """
 )
 
-# The fast full load of an empty leaderboard (``RedisIndex.fill``): FILL_BEGIN claims it,
-# FILL_KEYS adds keys to the sorted set in rank order, FILL_BUCKETS writes whole groups of
-# player-map fields per bucket later, FILL_END lets go. Until a key's bucket entry follows,
-# the key is a *half entry*: in the sorted set, unknown to the player map. Each script
-# records its claim as meta field ``f`` = "token:change stamp"; the next one runs only if
-# that still matches (no other process changed the leaderboard meanwhile), the layout is
-# the one the caller placed the entries with and no expiry is set; otherwise it writes
-# nothing and returns -1, and the caller repairs with FILL_UNDO and the careful LOAD. A
-# claim found at FILL_BEGIN is a fill that did not finish (its process died, or it is
-# still running): the caller drops the leaderboard and fills it afresh.
-_FILLING = """
-local function claim(token)
-  bump(KEYS[3], false, true)
-  redis.call('HSET', KEYS[2], 'f', token .. ':' .. redis.call('HGET', KEYS[3], 'c'))
-end
-local function claimed(level, split, token)
-  local l, s, expiry = layout(KEYS[2])
-  if expiry or l ~= tonumber(level) or s ~= tonumber(split) then return false end
-  local c = redis.call('HGET', KEYS[3], 'c')
-  return c and redis.call('HGET', KEYS[2], 'f') == token .. ':' .. c
-end
-"""
-
-# KEYS: entries, meta, stamp. ARGV: token. Returns 'ok' (claimed), 'held' (not empty, or
-# an expiry is set: load carefully) or 'dirty' (an unfinished fill's claim).
-FILL_BEGIN = (
-    _PRELUDE
-    + _FILLING
-    + """
-local level, split, expiry = layout(KEYS[2])
-if redis.call('HEXISTS', KEYS[2], 'f') == 1 then return 'dirty' end
-if expiry or redis.call('ZCARD', KEYS[1]) > 0 then return 'held' end
-claim(ARGV[1])
-return 'ok'
-"""
-)
-
-# KEYS: entries, meta, stamp. ARGV: level, split, token, the keys joined by "\xff" (as in
-# LOAD). Returns how many were added, or -1.
-FILL_KEYS = (
-    _PRELUDE
-    + _FILLING
-    + """
-if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
-local blob, find, sub = ARGV[4], string.find, string.sub
-local batch, m, n, pos, size = {}, 0, 0, 1, #blob
-while pos <= size do
-  local stop = find(blob, '\\255', pos + 16, true) or (size + 1)
-  batch[m + 1] = 0
-  batch[m + 2] = sub(blob, pos, stop - 1)
-  m = m + 2
-  pos = stop + 1
-  if m >= 4000 then
-    n = n + redis.call('ZADD', KEYS[1], unpack(batch, 1, m))
-    m = 0
-  end
-end
-if m > 0 then n = n + redis.call('ZADD', KEYS[1], unpack(batch, 1, m)) end
-claim(ARGV[3])
-return n
-"""
-)
-
-# KEYS: entries, meta, stamp. ARGV: level, split, token, bucket prefix, then pairs (bucket
-# number, records): each record is the bucket value (head and revision), "\xff", the player
-# id, "\xff" (the head may hold "\xff", so the search starts after it). One multi-field
-# HSET per bucket. Returns how many fields were written, or -1.
-FILL_BUCKETS = (
-    _PRELUDE
-    + _FILLING
-    + """
-if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
-local prefix, find, sub = ARGV[4], string.find, string.sub
-local n = 0
-for i = 5, #ARGV, 2 do
-  local blob, t, m, pos = ARGV[i + 1], {}, 0, 1
-  local size = #blob
-  while pos <= size do
-    local stop = find(blob, '\\255', pos + 16, true)
-    local stop2 = find(blob, '\\255', stop + 1, true)
-    t[m + 1] = sub(blob, stop + 1, stop2 - 1)
-    t[m + 2] = sub(blob, pos, stop - 1)
-    m = m + 2
-    pos = stop2 + 1
-  end
-  hset_pairs(prefix .. ARGV[i], t)
-  n = n + m / 2
-end
-claim(ARGV[3])
-return n
-"""
-)
-
-# KEYS: entries, meta, stamp. ARGV: token. Removes the claim if it is this fill's.
-FILL_END = """
-local f = redis.call('HGET', KEYS[2], 'f')
-if f and string.sub(f, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
-  redis.call('HDEL', KEYS[2], 'f')
-end
-return 0
-"""
-
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, then keys a broken fill may have left
-# as half entries: each is removed from the sorted set unless its player's bucket entry
-# points at it. Returns how many were removed.
-FILL_UNDO = (
-    _PRELUDE
-    + """
-local level, split, expiry = layout(KEYS[2])
-local n = 0
-for i = 2, #ARGV do
-  local key = ARGV[i]
-  local player = string.sub(key, 17)
-  local cur = redis.call('HGET', ARGV[1] .. bucket_of(hash32(player), level, split), player)
-  if not cur or string.sub(cur, 1, 16) ~= string.sub(key, 1, 16) then
-    n = n + redis.call('ZREM', KEYS[1], key)
-  end
-end
-if n > 0 then bump(KEYS[3], expiry, true) end
-return n
-"""
-)
-
 # KEYS: entries, meta, stamp. ARGV: bucket prefix, then exact keys to remove (repairs).
 # The player's bucket entry goes only if it points at that key. Returns how many members
 # were removed.
@@ -396,44 +273,86 @@ return n
 """
 )
 
-# KEYS: entries, meta. ARGV: bucket prefix, player, k. Returns nil, or {offset, key, total,
-# better, first, keys...}: the player's 0-based offset, the count of strictly better
-# scores, and up to k keys each side.
+# The reads take the player's bucket from the caller: its guess from the last layout it saw,
+# with the player's bucket hash. Every player's map entry is in exactly one bucket, so an
+# entry found in the guessed bucket is the player's whatever layout the guess came from;
+# only a miss reads the layout (and hands it back for the next guesses).
+_READ_PRELUDE = """
+local function bucket_of(h, level, split)
+  local n = 2 ^ level
+  local b = h % n
+  if b < split then b = h % (n + n) end
+  return b
+end
+
+-- The player's map entry: in the guessed bucket, or where the layout puts it. The layout,
+-- once read, is kept in seen (level, split; -1, -1 until then).
+local function entry_of(prefix, player, guess, hash, seen)
+  local cur = redis.call('HGET', prefix .. guess, player)
+  if cur then return cur end
+  if seen[1] < 0 then
+    local m = redis.call('HMGET', KEYS[2], 'l', 's')
+    seen[1], seen[2] = tonumber(m[1]) or 0, tonumber(m[2]) or 0
+  end
+  local bucket = bucket_of(tonumber(hash), seen[1], seen[2])
+  if bucket == tonumber(guess) then return false end
+  return redis.call('HGET', prefix .. bucket, player)
+end
+"""
+
+# KEYS: entries, meta. ARGV: bucket prefix, player, k, guessed bucket, bucket hash. Returns
+# {offset, level, split, key, total, better, first, keys...}: the player's 0-based offset
+# (-1 and nothing after the layout when it has no entry), the layout read (-1, -1 when the
+# guess was right), the player's key, the count of strictly better scores, and with k >= 0
+# up to k keys each side.
 AROUND = (
-    _PRELUDE
+    _READ_PRELUDE
     + """
-local level, split = layout(KEYS[2])
-local bucket = ARGV[1] .. bucket_of(hash32(ARGV[2]), level, split)
-local cur = redis.call('HGET', bucket, ARGV[2])
-if not cur then return false end
+local seen = {-1, -1}
+local cur = entry_of(ARGV[1], ARGV[2], ARGV[4], ARGV[5], seen)
+local out = {-1, seen[1], seen[2]}
+if not cur then return out end
 local head = string.sub(cur, 1, 16)
 local key = head .. ARGV[2]
 local offset = redis.call('ZRANK', KEYS[1], key)
-if not offset then return false end
-local total = redis.call('ZCARD', KEYS[1])
-local better = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. string.sub(head, 1, 8))
+if not offset then return out end
+out[1], out[4], out[5] = offset, key, redis.call('ZCARD', KEYS[1])
 local k = tonumber(ARGV[3])
-local out = {offset, key, total, better}
+local previous = false
 if k >= 0 then
   local first = math.max(0, offset - k)
-  out[5] = first
+  out[7] = first
   local keys = redis.call('ZRANGE', KEYS[1], first, offset + k)
-  for i = 1, #keys do out[5 + i] = keys[i] end
+  for i = 1, #keys do out[7 + i] = keys[i] end
+  if first < offset then previous = keys[offset - first] end
+elseif offset > 0 then
+  previous = redis.call('ZRANGE', KEYS[1], offset - 1, offset - 1)[1]
+end
+-- Better scores: all those before the player unless the one just before ties with it
+-- (the same 8 score bytes); then a count by prefix. A range by rank walks spans only,
+-- the count compares keys twice down the skiplist.
+local score = string.sub(head, 1, 8)
+if offset > 0 and (not previous or string.sub(previous, 1, 8) == score) then
+  out[6] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. score)
+else
+  out[6] = offset
 end
 return out
 """
 )
 
-# KEYS: entries, meta. ARGV: bucket prefix, players. Returns {offset, key, offset, key,
-# ...} for those with an entry.
+# KEYS: entries, meta. ARGV: bucket prefix, then (player, guessed bucket, bucket hash) for
+# each player. Returns {offset, key, offset, key, ..., level, split}: the players with an
+# entry, then the layout read (-1, -1 when every guess was right).
 POSITIONS = (
-    _PRELUDE
+    _READ_PRELUDE
     + """
-local level, split = layout(KEYS[2])
+local seen = {-1, -1}
 local out = {}
-for i = 2, #ARGV do
+local prefix = ARGV[1]
+for i = 2, #ARGV, 3 do
   local player = ARGV[i]
-  local cur = redis.call('HGET', ARGV[1] .. bucket_of(hash32(player), level, split), player)
+  local cur = entry_of(prefix, player, ARGV[i + 1], ARGV[i + 2], seen)
   if cur then
     local key = string.sub(cur, 1, 16) .. player
     local offset = redis.call('ZRANK', KEYS[1], key)
@@ -443,6 +362,8 @@ for i = 2, #ARGV do
     end
   end
 end
+out[#out + 1] = seen[1]
+out[#out + 1] = seen[2]
 return out
 """
 )
