@@ -86,6 +86,20 @@ async def test_identical_reads_in_a_group_are_sent_once(index: RedisIndex) -> No
     assert sent == [1]
 
 
+async def test_a_cancelled_caller_leaves_the_others_sharing_its_read(index: RedisIndex) -> None:
+    sent = _commands(index)
+    callers = [asyncio.ensure_future(index.top_stamp(ARENA)) for _ in range(5)]
+    await asyncio.sleep(0)  # all five have joined the group, which is not sent yet
+    callers[0].cancel()
+    callers[3].cancel()
+    done = await asyncio.gather(*callers, return_exceptions=True)
+    assert isinstance(done[0], asyncio.CancelledError)
+    assert isinstance(done[3], asyncio.CancelledError)
+    answers = [done[i] for i in (1, 2, 4)]
+    assert answers[0] == answers[1] == answers[2] == await index.top_stamp(ARENA)
+    assert sent[0] == 1  # one command for the five
+
+
 async def test_a_write_acknowledged_before_a_read_is_seen(index: RedisIndex) -> None:
     before = await index.change_stamp(ARENA)
     readers = [asyncio.ensure_future(index.position(ARENA, "p400")) for _ in range(20)]

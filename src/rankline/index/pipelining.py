@@ -37,21 +37,25 @@ class GroupedReads:
         self._client = client
         self.channel = Channel.for_client(client)
         """Where the groups go (``redis_channel``); None: through redis-py's pipelines."""
-        self._queue: dict[_Read, asyncio.Future[Any]] = {}
+        self._queue: dict[_Read, list[asyncio.Future[Any]]] = {}
+        """The next group: each read with its callers' futures (one each, so that a caller's
+        cancellation leaves the others waiting)."""
         self._sending = False
         self._task: asyncio.Task[None] | None = None
 
     async def call(self, script: AsyncScript, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """The script's reply, sent in the next group; raises what the call raised."""
         read = (script, tuple(keys), tuple(args))
-        future = self._queue.get(read)
-        if future is None:
-            future = self._queue[read] = asyncio.get_running_loop().create_future()
-            future.add_done_callback(_retrieve)  # no warning when every caller has gone
+        future = asyncio.get_running_loop().create_future()
+        waiting = self._queue.get(read)
+        if waiting is not None:
+            waiting.append(future)
+        else:
+            self._queue[read] = [future]
             if not self._sending:  # the task runs on the loop's next turn: reads asked
                 self._sending = True  # before then go with this one
                 self._task = asyncio.ensure_future(self._send_all())
-        return await asyncio.shield(future)  # one caller's cancellation leaves the others
+        return await future
 
     async def run(self, calls: Sequence[_Read]) -> list[Any]:
         """These calls' replies (errors returned), in one round trip of their own, on the
@@ -70,7 +74,7 @@ class GroupedReads:
         finally:
             self._sending = False
 
-    async def _send(self, group: dict[_Read, asyncio.Future[Any]]) -> None:
+    async def _send(self, group: dict[_Read, list[asyncio.Future[Any]]]) -> None:
         try:
             if self.channel is None and len(group) == 1:
                 [(script, keys, args)] = group
@@ -78,19 +82,31 @@ class GroupedReads:
             else:
                 replies = await run_scripts(self._client, list(group), channel=self.channel)
         except BaseException as exc:
-            for future in group.values():
-                if not future.done():
-                    future.set_exception(exc if isinstance(exc, Exception) else _stopped())
+            error = exc if isinstance(exc, Exception) else _stopped()
+            for futures in group.values():
+                _settle(futures, error=error)
             if not isinstance(exc, Exception):
                 raise
             return
-        for future, reply in zip(group.values(), replies, strict=True):
-            if future.done():
-                continue
+        for futures, reply in zip(group.values(), replies, strict=True):
             if isinstance(reply, Exception):
-                future.set_exception(reply)
+                _settle(futures, error=reply)
             else:
-                future.set_result(reply)
+                _settle(futures, reply)
+
+
+def _settle(
+    futures: list[asyncio.Future[Any]], reply: Any = None, *, error: BaseException | None = None
+) -> None:
+    """Hand one read's reply (or error) to each of its callers still waiting."""
+    for future in futures:
+        if future.done():
+            continue  # its caller was cancelled
+        if error is None:
+            future.set_result(reply)
+        else:
+            future.set_exception(error)
+            future.exception()  # retrieved: no warning should its caller be gone by then
 
 
 async def run_scripts(
@@ -143,11 +159,6 @@ async def _evalsha(
         for command in also:
             pipe.execute_command(*command)
         return list(await pipe.execute(raise_on_error=False))
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 def _stopped() -> ConnectionError:
