@@ -283,7 +283,16 @@ def _wrk_run(args: argparse.Namespace, base: str) -> None:
 
     endpoint = "batch" if args.mode == "batch" else "submit"
     connections = 4 if endpoint == "batch" else args.clients  # as ``rankline bench``
-    wrk_args = {"n": args.players, "board": "bench", "key": KEY, "run": uuid.uuid4().hex[:8]}
+    wrk_args = {
+        "n": args.players,
+        "board": "bench",
+        "key": KEY,
+        "run": uuid.uuid4().hex[:8],
+        # A seed per run (and per endpoint, for --mode both): with one seed every run would
+        # resend the players and scores of the last one, and those repeats change no standing.
+        "seed": 2 * (random.randrange(1, 2**30) if args.seed is None else args.seed)
+        + (endpoint == "batch"),
+    }
     cpu = servers.cpu_seconds(args.server_pid)
     result = wrk.run(
         base, endpoint, connections=connections, threads=1, seconds=args.wrk, args=wrk_args

@@ -51,7 +51,9 @@ def _drive(server: servers.Server, endpoint: str, args: argparse.Namespace) -> N
         connections=args.connections,
         threads=1,
         seconds=args.seconds,
-        args={"n": args.n, "key": KEY, "run": str(time.time_ns())},
+        # A seed per run too: with one seed, a write endpoint run twice would resend the
+        # same players and scores, and the repeats change no standing.
+        args={"n": args.n, "key": KEY, "run": str(time.time_ns()), "seed": time.time_ns() % 2**31},
     )
     after = {name: sum(map(servers.cpu_seconds, pids)) for name, pids in groups.items()}
     requests = result.requests * (1000 if endpoint == "batch" else 1)

@@ -14,6 +14,7 @@ import httpx
 import pytest
 import uvicorn
 from asgi_lifespan import LifespanManager
+from rich.console import Console
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 from typer.testing import CliRunner
@@ -96,6 +97,33 @@ def test_ratios_and_the_pause_that_holds_a_rate() -> None:
     assert run.pause_ms(8_000, 64, 0.5) == pytest.approx(7.5)
     assert run.pause_ms(1e9, 64, 0.5) == 0.0
     assert run.latency_from(7.5, 8_000, 64) == pytest.approx(0.5)
+
+
+def test_every_wrk_run_draws_from_a_seed_of_its_own() -> None:
+    """A write endpoint must not resend the last run's players and scores: the repeats
+    would change no standing and make writes look cheaper. A bench still repeats."""
+    options = run.make_options(
+        quick=True,
+        n=1000,
+        duration=1,
+        backends="memory",
+        json_path=None,
+        markdown=None,
+        workers=1,
+        connections=4,
+        threads=1,
+        profile=False,
+        seed=7,
+        command="rankline bench",
+    )
+    benches = [run.Bench(options, Console(quiet=True)) for _ in range(2)]
+    try:
+        seeds = [[bench.run_seed() for _ in range(5)] for bench in benches]
+    finally:
+        for bench in benches:
+            shutil.rmtree(bench.tmp, ignore_errors=True)
+    assert len(set(seeds[0])) == 5
+    assert seeds[0] == seeds[1]
 
 
 def test_options_default_to_the_quick_and_full_sizes() -> None:
