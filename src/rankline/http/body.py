@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qsl
 
@@ -128,15 +130,24 @@ def located(error: E, index: int) -> E:
     return error
 
 
-def query(request: Request) -> dict[str, str]:
-    """The query string as a plain dict (the last of repeated names wins, as in Starlette),
-    parsed once per request: Starlette's multi-dict costs more than the read it serves."""
-    scope = request.scope
-    parsed: dict[str, str] | None = scope.get("rankline.query")
+_QUERIES: dict[bytes, Mapping[str, str]] = {}
+"""Parsed query strings by their raw bytes: clients send few distinct ones (``?k=5``,
+``?limit=100``), and parsing one costs more than a rank read's index lookup."""
+_QUERIES_HELD = 4096
+_QUERY_CACHED_BYTES = 256
+
+
+def query(request: Request) -> Mapping[str, str]:
+    """The query string as a read-only mapping (the last of repeated names wins, as in
+    Starlette): Starlette's multi-dict costs more than the read it serves."""
+    raw: bytes = request.scope["query_string"]
+    parsed = _QUERIES.get(raw)
     if parsed is None:
-        raw = scope["query_string"]
-        parsed = dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)) if raw else {}
-        scope["rankline.query"] = parsed
+        parsed = MappingProxyType(dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)))
+        if len(raw) <= _QUERY_CACHED_BYTES:
+            if len(_QUERIES) >= _QUERIES_HELD:
+                _QUERIES.clear()
+            _QUERIES[raw] = parsed
     return parsed
 
 
