@@ -67,9 +67,9 @@ _GROW_SPLITS = 4096
 _GROW_MOVED = 4096
 """Limits of one GROW call: splitting empty buckets is cheap, moving entries is not."""
 _BUCKET_CHUNK = 4096
+"""Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
 _LAYOUTS_HELD = 16_384
 """Leaderboards whose bucket layout the reads remember (then forgotten all at once)."""
-"""Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
 
 
 def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[bytes | int | str]:
