@@ -107,3 +107,23 @@ async def test_scan_rows_and_stream_standings_read_every_unbanned_standing(
     assert {s.leaderboard for s in daily} == {DAY_2} and len(daily) == len(
         [r for r in rows if r.leaderboard == DAY_2]
     )
+
+
+async def test_scan_rows_come_in_the_rank_index_order(service: Rankline) -> None:
+    """Rank order on an asc board; on a desc board the rank index read backwards, so rank
+    order with each score's ties reversed (``scan._ranked``), whatever plan the database
+    picks: a rebuild's fill sends the keys to Redis in this order."""
+    rows = await fill(service)
+    for leaderboard in (ALL, DAY, DAY_EU, DAY_2, OTHER):
+        for order in ("asc", "desc"):
+            keys = [
+                encode(score, at, player, order)
+                async for chunk in scan.scan_rows(service.store, leaderboard, order, chunk=2)
+                for player, score, at, _ in chunk
+            ]
+            wanted = expected_keys(rows, leaderboard, order)
+            if order == "asc":
+                assert keys == wanted
+            else:
+                assert [k[:8] for k in keys] == [k[:8] for k in wanted]
+                assert sorted(keys) == wanted

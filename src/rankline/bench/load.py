@@ -63,10 +63,19 @@ class Dataset:
 
 async def recreate_database(url: str) -> None:
     """Drop and create the (PostgreSQL) database of ``url``: a clean slate per run."""
+    await _database(url, create=True)
+
+
+async def drop_database(url: str) -> None:
+    """Drop the (PostgreSQL) database of ``url``, if it exists."""
+    await _database(url, create=False)
+
+
+async def _database(url: str, *, create: bool) -> None:
     parsed = make_url(url)
     name = parsed.database
     if parsed.get_backend_name() != "postgresql" or not name:
-        raise ValueError(f"recreate_database needs a PostgreSQL URL, not {url!r}")
+        raise ValueError(f"this needs a PostgreSQL URL, not {url!r}")
     admin = create_async_engine(
         parsed.set(database="postgres").render_as_string(hide_password=False),
         isolation_level="AUTOCOMMIT",
@@ -74,7 +83,8 @@ async def recreate_database(url: str) -> None:
     try:
         async with admin.connect() as conn:
             await conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            await conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+            if create:
+                await conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
     finally:
         await admin.dispose()
 
