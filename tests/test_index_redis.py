@@ -129,6 +129,54 @@ async def test_reads_find_players_whatever_layout_they_last_saw(index: RedisInde
         await reader.close()
 
 
+async def test_an_entry_left_in_an_old_bucket_does_not_hide_a_player(index: RedisIndex) -> None:
+    """A drop that did not finish leaves buckets of the old layout behind. A reader whose
+    guess comes from that layout finds the player's old entry there; the sorted set does
+    not know its key, so the script looks where the current layout says."""
+    reader = RedisIndex(REDIS_URL)
+    meta = k.meta(ARENA)
+    try:
+        await index.load(ARENA, standings(3000))
+        big = await layout(index)
+        await reader.positions(ARENA, [f"p{i}" for i in range(3000)])
+        assert reader._layouts[meta] == big
+        await index.drop([ARENA])
+        await index.load(ARENA, standings(60))
+        small = await layout(index)
+        moved = [
+            f"p{i}"
+            for i in range(60)
+            if k.bucket_number(k.bucket_hash(f"p{i}".encode()), *big)
+            != k.bucket_number(k.bucket_hash(f"p{i}".encode()), *small)
+        ]
+        assert moved
+        for player in moved:  # each one's old entry, as the unfinished drop left it
+            number = k.bucket_number(k.bucket_hash(player.encode()), *big)
+            old = key(player, 10 * (3000 - int(player[1:])))[:16] + b"1"
+            await index.client.hset(f"{k.bucket_prefix(ARENA)}{number}", player, old)
+        i = int(moved[0][1:])
+        assert await reader.position(ARENA, moved[0]) == Position(
+            i, key(moved[0], 10 * (60 - i)), 60, i
+        )
+        assert reader._layouts[meta] == small
+        reader._layouts[meta] = big  # and once more with the old layout, for the others
+        found = await reader.positions(ARENA, moved)
+        assert found == sorted((int(p[1:]), key(p, 10 * (60 - int(p[1:])))) for p in moved)
+        reader._layouts[meta] = big
+        around = await reader.around(ARENA, moved[-1], 1)
+        assert around is not None and around[0].offset == int(moved[-1][1:])
+    finally:
+        await reader.close()
+
+
+async def test_drop_forgets_the_layout_the_reads_remembered(index: RedisIndex) -> None:
+    await index.load(ARENA, standings(3000))
+    await index.positions(ARENA, [f"p{i}" for i in range(3000)])
+    assert k.meta(ARENA) in index._layouts
+    await index.drop([ARENA])
+    assert k.meta(ARENA) not in index._layouts
+
+
 async def test_reserve_sizes_an_empty_leaderboard_before_a_load(index: RedisIndex) -> None:
     await index.reserve(ARENA, 10_000)
     level, split = await layout(index)

@@ -1,12 +1,12 @@
 """Lua scripts of the Redis index's fast full load (``rankline.index.redis_fill``).
 
-They share ``scripts._PRELUDE`` (bucket hash, layout, stamps) with the other scripts of the
+They share ``scripts.PRELUDE`` (bucket hash, layout, stamps) with the other scripts of the
 index; see ``rankline.index.scripts`` for the key layout and the stamps.
 """
 
 from __future__ import annotations
 
-from rankline.index.scripts import _PRELUDE
+from rankline.index.scripts import PRELUDE
 
 # The fast full load of an empty leaderboard (``RedisIndex.fill``): FILL_BEGIN claims it,
 # FILL_KEYS adds keys to the sorted set in rank order, FILL_BUCKETS writes whole groups of
@@ -34,7 +34,7 @@ end
 # KEYS: entries, meta, stamp. ARGV: token. Returns 'ok' (claimed), 'held' (not empty, or
 # an expiry is set: load carefully) or 'dirty' (an unfinished fill's claim).
 FILL_BEGIN = (
-    _PRELUDE
+    PRELUDE
     + _FILLING
     + """
 local level, split, expiry = layout(KEYS[2])
@@ -48,7 +48,7 @@ return 'ok'
 # KEYS: entries, meta, stamp. ARGV: level, split, token, the keys joined by "\xff" (as in
 # LOAD). Returns how many were added, or -1.
 FILL_KEYS = (
-    _PRELUDE
+    PRELUDE
     + _FILLING
     + """
 if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
@@ -76,7 +76,7 @@ return n
 # id, "\xff" (the head may hold "\xff", so the search starts after it). One multi-field
 # HSET per bucket. Returns how many fields were written, or -1.
 FILL_BUCKETS = (
-    _PRELUDE
+    PRELUDE
     + _FILLING
     + """
 if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
@@ -114,7 +114,7 @@ return 0
 # as half entries: each is removed from the sorted set unless its player's bucket entry
 # points at it. Returns how many were removed.
 FILL_UNDO = (
-    _PRELUDE
+    PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
 local n = 0

@@ -298,6 +298,7 @@ class RedisIndex:
             async with self.client.pipeline(transaction=False) as pipe:
                 for leaderboard in leaderboards:
                     names = Names.of(leaderboard)
+                    self._layouts.pop(names.meta, None)
                     await self._drop(
                         keys=names.writes, args=[names.buckets, _BUCKET_CHUNK], client=pipe
                     )

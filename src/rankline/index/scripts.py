@@ -1,15 +1,18 @@
 """Lua scripts of the Redis index. Each runs atomically on one leaderboard's keys in one
 round trip. KEYS name the sorted set, the layout hash and the stamp (``rankline.index.keys``);
-the buckets depend on the layout read inside the script, so scripts build their names from
-the bucket prefix passed in ARGV (same hash tag, so the same Redis Cluster slot).
+the buckets depend on the layout in meta, so scripts build their names from the bucket
+prefix passed in ARGV (same hash tag, so the same Redis Cluster slot).
 
-Every script starts with ``_PRELUDE``: the bucket hash (first 32 bits of SHA-1, as
-``keys.bucket_hash``), linear hashing, and the stamps. Every change of a leaderboard issues
-a new change stamp, max(previous + 1, Redis clock in µs), and a change that may touch the
-first ``TOP_WINDOW`` entries copies it to the top stamp; a missing stamp reads as the clock.
-So stamps grow across processes and never come back after a flush, a restart or a drop
-(which deletes them), as long as Redis's clock is not set back and no two stamps are issued
-within one µs (each takes a script call of several µs).
+Every script that writes starts with ``PRELUDE``: the bucket hash (first 32 bits of SHA-1,
+as ``keys.bucket_hash``), linear hashing, and the stamps. The reads of a player (AROUND,
+POSITIONS) start with ``_READ_PRELUDE`` instead: the caller names the bucket it expects.
+
+Every change of a leaderboard issues a new change stamp, max(previous + 1, Redis clock in
+µs), and a change that may touch the first ``TOP_WINDOW`` entries copies it to the top
+stamp; a missing stamp reads as the clock. So stamps grow across processes and never come
+back after a flush, a restart or a drop (which deletes them), as long as Redis's clock is
+not set back and no two stamps are issued within one µs (each takes a script call of
+several µs).
 """
 
 from __future__ import annotations
@@ -23,21 +26,23 @@ hash-max-listpack-entries (128), the compact encoding."""
 GROW_SPLITS = 64
 """At most this many splits per APPLY call, so no write holds Redis for long."""
 
-_PRELUDE = f"""
-local TOP_WINDOW = {TOP_WINDOW}
-local BUCKET_LOAD = {BUCKET_LOAD}
-
-local function hash32(player)
-  return tonumber(string.sub(redis.sha1hex(player), 1, 8), 16)
-end
-
+_BUCKET_OF = """
 local function bucket_of(h, level, split)
   local n = 2 ^ level
   local b = h % n
   if b < split then b = h % (n + n) end
   return b
 end
+"""
 
+PRELUDE = f"""
+local TOP_WINDOW = {TOP_WINDOW}
+local BUCKET_LOAD = {BUCKET_LOAD}
+
+local function hash32(player)
+  return tonumber(string.sub(redis.sha1hex(player), 1, 8), 16)
+end
+{_BUCKET_OF}
 -- level, split pointer and expiry (ms, or false) of a leaderboard's buckets
 local function layout(meta)
   local m = redis.call('HMGET', meta, 'l', 's', 'x')
@@ -122,7 +127,7 @@ end
 # always). A change moves the change stamp, and the top stamp too when its old or new
 # offset is inside the top window. Returns how many applied.
 APPLY = (
-    _PRELUDE
+    PRELUDE
     + f"""
 local prefix = ARGV[1]
 local level, split, expiry = layout(KEYS[2])
@@ -179,7 +184,7 @@ return n
 # more than the leaderboard holds, max splits, max entries moved. Returns {level, split,
 # 1 if more splits are due}.
 GROW = (
-    _PRELUDE
+    PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
 local size = math.max(tonumber(ARGV[2]), redis.call('ZCARD', KEYS[1]) + tonumber(ARGV[3]))
@@ -200,7 +205,7 @@ return {level, split, more and 1 or 0}
 # Returns how many were written, or -1 (nothing written) when the layout changed since the
 # caller read it.
 LOAD = (
-    _PRELUDE
+    PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
 if level ~= tonumber(ARGV[1]) or split ~= tonumber(ARGV[2]) then return -1 end
@@ -254,7 +259,7 @@ return written
 # The player's bucket entry goes only if it points at that key. Returns how many members
 # were removed.
 DISCARD = (
-    _PRELUDE
+    PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
 local n = 0
@@ -274,31 +279,39 @@ return n
 )
 
 # The reads take the player's bucket from the caller: its guess from the last layout it saw,
-# with the player's bucket hash. Every player's map entry is in exactly one bucket, so an
-# entry found in the guessed bucket is the player's whatever layout the guess came from;
-# only a miss reads the layout (and hands it back for the next guesses).
-_READ_PRELUDE = """
-local function bucket_of(h, level, split)
-  local n = 2 ^ level
-  local b = h % n
-  if b < split then b = h % (n + n) end
-  return b
-end
-
--- The player's map entry: in the guessed bucket, or where the layout puts it. The layout,
--- once read, is kept in seen (level, split; -1, -1 until then).
-local function entry_of(prefix, player, guess, hash, seen)
+# with the player's bucket hash. A player's map entry is in one bucket, so an entry found in
+# the guessed bucket is the player's whatever layout the guess came from (unless it is a
+# leftover: see locate); only a miss reads the layout, and hands it back for the next
+# guesses.
+_READ_PRELUDE = (
+    _BUCKET_OF
+    + """
+-- The player's key and 0-based offset, or false. The layout, once read, is kept in seen
+-- (level, split; -1, -1 until then). An entry in the guessed bucket whose key the sorted
+-- set lacks is a leftover (a drop that did not finish leaves buckets behind): then, as on
+-- a miss, the layout says where to look.
+local function locate(prefix, player, guess, hash, seen)
   local cur = redis.call('HGET', prefix .. guess, player)
-  if cur then return cur end
+  if cur then
+    local key = string.sub(cur, 1, 16) .. player
+    local offset = redis.call('ZRANK', KEYS[1], key)
+    if offset then return key, offset end
+  end
   if seen[1] < 0 then
     local m = redis.call('HMGET', KEYS[2], 'l', 's')
     seen[1], seen[2] = tonumber(m[1]) or 0, tonumber(m[2]) or 0
   end
   local bucket = bucket_of(tonumber(hash), seen[1], seen[2])
   if bucket == tonumber(guess) then return false end
-  return redis.call('HGET', prefix .. bucket, player)
+  cur = redis.call('HGET', prefix .. bucket, player)
+  if not cur then return false end
+  local key = string.sub(cur, 1, 16) .. player
+  local offset = redis.call('ZRANK', KEYS[1], key)
+  if not offset then return false end
+  return key, offset
 end
 """
+)
 
 # KEYS: entries, meta. ARGV: bucket prefix, player, k, guessed bucket, bucket hash. Returns
 # {offset, level, split, key, total, better, first, keys...}: the player's 0-based offset
@@ -309,13 +322,9 @@ AROUND = (
     _READ_PRELUDE
     + """
 local seen = {-1, -1}
-local cur = entry_of(ARGV[1], ARGV[2], ARGV[4], ARGV[5], seen)
+local key, offset = locate(ARGV[1], ARGV[2], ARGV[4], ARGV[5], seen)
 local out = {-1, seen[1], seen[2]}
-if not cur then return out end
-local head = string.sub(cur, 1, 16)
-local key = head .. ARGV[2]
-local offset = redis.call('ZRANK', KEYS[1], key)
-if not offset then return out end
+if not key then return out end
 out[1], out[4], out[5] = offset, key, redis.call('ZCARD', KEYS[1])
 local k = tonumber(ARGV[3])
 local previous = false
@@ -325,13 +334,14 @@ if k >= 0 then
   local keys = redis.call('ZRANGE', KEYS[1], first, offset + k)
   for i = 1, #keys do out[7 + i] = keys[i] end
   if first < offset then previous = keys[offset - first] end
-elseif offset > 0 then
+end
+if offset > 0 and not previous then
   previous = redis.call('ZRANGE', KEYS[1], offset - 1, offset - 1)[1]
 end
 -- Better scores: all those before the player unless the one just before ties with it
 -- (the same 8 score bytes); then a count by prefix. A range by rank walks spans only,
 -- the count compares keys twice down the skiplist.
-local score = string.sub(head, 1, 8)
+local score = string.sub(key, 1, 8)
 if offset > 0 and (not previous or string.sub(previous, 1, 8) == score) then
   out[6] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. score)
 else
@@ -351,15 +361,10 @@ local seen = {-1, -1}
 local out = {}
 local prefix = ARGV[1]
 for i = 2, #ARGV, 3 do
-  local player = ARGV[i]
-  local cur = entry_of(prefix, player, ARGV[i + 1], ARGV[i + 2], seen)
-  if cur then
-    local key = string.sub(cur, 1, 16) .. player
-    local offset = redis.call('ZRANK', KEYS[1], key)
-    if offset then
-      out[#out + 1] = offset
-      out[#out + 1] = key
-    end
+  local key, offset = locate(prefix, ARGV[i], ARGV[i + 1], ARGV[i + 2], seen)
+  if key then
+    out[#out + 1] = offset
+    out[#out + 1] = key
   end
 end
 out[#out + 1] = seen[1]
@@ -381,7 +386,7 @@ return out
 
 # KEYS: stamps, entries. Returns {top stamp, total}.
 TOP_STAMP = (
-    _PRELUDE
+    PRELUDE
     + """
 return {read_stamp(KEYS[1], 't'), redis.call('ZCARD', KEYS[2])}
 """
@@ -389,7 +394,7 @@ return {read_stamp(KEYS[1], 't'), redis.call('ZCARD', KEYS[2])}
 
 # KEYS: stamps. Returns the change stamp.
 CHANGE_STAMP = (
-    _PRELUDE
+    PRELUDE
     + """
 return read_stamp(KEYS[1], 'c')
 """
@@ -399,7 +404,7 @@ return read_stamp(KEYS[1], 'c')
 # meta (keys created later get it too) and sets it on these keys. Returns {expiry time in
 # ms, how many buckets still need it}: none when the recorded time was within a second.
 EXPIRE = (
-    _PRELUDE
+    PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
 local t = redis.call('TIME')
@@ -427,7 +432,7 @@ return 0
 # KEYS: entries, meta, stamp. ARGV: bucket prefix, n. Deletes the leaderboard's keys and
 # its first n buckets; returns how many buckets it had (the caller deletes the rest).
 DROP = (
-    _PRELUDE
+    PRELUDE
     + """
 local level, split = layout(KEYS[2])
 local buckets = 2 ^ level + split
