@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import os
 import pstats
 import resource
@@ -43,6 +44,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from rankline import indexing
 from rankline.bench import load
 from rankline.clock import SystemClock
+from rankline.http.app import GC_THRESHOLDS
 from rankline.index import redis_fill
 from rankline.index.redis import RedisIndex
 from rankline.indexing import IndexKeeper
@@ -100,11 +102,10 @@ async def rebuild(args: argparse.Namespace) -> dict[str, float]:
 
     try:
         await index.client.flushdb()
-        await index.client.config_resetstat()
         await store.count_standings()  # opens the pooled connection the scan reuses
         pids = await _backends(args.database_url)
         sql_before = sum(map(_process_cpu, pids))
-        redis_before, _, _ = await _redis(index)
+        redis_before, usec_before, calls_before = await _redis(index)
         profiler = cProfile.Profile() if args.profile else None
         started, client_before = time.perf_counter(), time.process_time()
         indexing.scan.scan_rows = marked  # type: ignore[assignment]
@@ -118,6 +119,7 @@ async def rebuild(args: argparse.Namespace) -> dict[str, float]:
             indexing.scan.scan_rows = scan_rows  # type: ignore[assignment]
         elapsed, client = time.perf_counter() - started, time.process_time() - client_before
         redis_after, evalsha_usec, calls = await _redis(index)
+        evalsha_usec, calls = evalsha_usec - usec_before, calls - calls_before
         sql = sum(map(_process_cpu, pids)) - sql_before
         total = await index.total(next(iter(await index.leaderboards(load.BOARD_ID))))
         assert total == done == args.n, (total, done, args.n)
@@ -143,6 +145,7 @@ async def rebuild(args: argparse.Namespace) -> dict[str, float]:
 
 
 async def main(args: argparse.Namespace) -> None:
+    gc.set_threshold(*GC_THRESHOLDS)  # as in a serving process, which rebuilds at start
     if args.held:
         redis_fill._FILL_HELD = args.held
     if not args.reuse:

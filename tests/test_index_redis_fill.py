@@ -3,7 +3,6 @@ the careful ``load`` leaves, also when other processes write meanwhile or a fill
 
 from __future__ import annotations
 
-import gc
 from collections.abc import AsyncIterator
 
 import pytest
@@ -208,32 +207,3 @@ async def test_two_fills_of_one_leaderboard_end_consistent(index: RedisIndex) ->
         assert members == sorted(e[1] for e in second)  # revision 2 wins everywhere
     finally:
         await other.close()
-
-
-async def test_fills_collect_garbage_less_often_while_they_run(index: RedisIndex) -> None:
-    """The collector's first threshold is raised while any fill runs, overlapping ones
-    included, and comes back when the last one ends, also when a fill fails."""
-    before = gc.get_threshold()
-    raised = redis_fill._FILL_GC_THRESHOLD
-    assert raised > before[0]
-    seen: list[int] = []
-
-    async def watched(entries: list[Entry], fail: bool = False) -> AsyncIterator[list[Entry]]:
-        async for chunk in chunked(entries, 300):
-            seen.append(gc.get_threshold()[0])
-            yield chunk
-        if fail:
-            raise RuntimeError("the scan failed")
-
-    outer = index.fill(FAST, 1000, watched(standings(1000)))
-    await anext(outer)
-    assert gc.get_threshold() == (raised, *before[1:])
-    with pytest.raises(RuntimeError):
-        async for _ in index.fill(CAREFUL, 600, watched(standings(600), fail=True)):
-            pass
-    assert gc.get_threshold() == (raised, *before[1:])  # the outer one still runs
-    async for _ in outer:
-        pass
-    assert gc.get_threshold() == before
-    assert seen == [raised] * 6
-    await consistent(index, FAST)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -154,6 +155,12 @@ def _maintain(label: str, task: Callable[[Any, Progress], Awaitable[Report]]) ->
         )
 
     async def run() -> Report:
+        from rankline.http.app import GC_THRESHOLDS
+
+        # A rebuild allocates a few objects per entry, 50,000 rows at a time: at Python's
+        # default threshold the collector walked each chunk again and again (~1.5 µs per
+        # entry at 10M). Servers, which rebuild at start, run with these thresholds too.
+        gc.set_threshold(*GC_THRESHOLDS)
         service = Rankline(settings, auto_migrate=False)
         await service.store.start()
         try:

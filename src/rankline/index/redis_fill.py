@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import hashlib
 import secrets
 import struct
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from operator import itemgetter
 from typing import Any, Protocol
 
@@ -45,14 +44,6 @@ _FILL_BUCKET_BYTES = 128_000
 """Bytes of records per FILL_BUCKETS script (about 4,000 fields)."""
 _FILL_PIPELINE = 16
 """FILL_BUCKETS scripts per round trip."""
-
-_FILL_GC_THRESHOLD = 100_000
-"""The cyclic garbage collector's first threshold while a fill runs (Python's default:
-700). A fill and the scan feeding it allocate a few tracked objects per entry (rows,
-entries), 50,000 at a time, and each chunk outlives several collections, which then walk
-it again and again: at the default threshold that took ~1.5 µs of client CPU per entry
-(10M entries from PostgreSQL: 4.2 µs per entry, 2.7 at this threshold; see
-``scripts/rebuild_probe.py`` and ``_fewer_collections``)."""
 
 _HASH32 = struct.Struct(">I").unpack_from
 
@@ -100,16 +91,6 @@ class Filler:
         chunks: AsyncIterable[list[tuple[PlayerId, SortKey, int]]],
     ) -> AsyncIterator[int]:
         """``RedisIndex.fill``."""
-        with _fewer_collections():
-            async for count in self._fill(leaderboard, size, chunks):
-                yield count
-
-    async def _fill(
-        self,
-        leaderboard: LeaderboardId,
-        size: int,
-        chunks: AsyncIterable[list[tuple[PlayerId, SortKey, int]]],
-    ) -> AsyncIterator[int]:
         index = self.index
         names = Names.of(leaderboard)
         iterator = aiter(chunks)
@@ -292,31 +273,6 @@ class _Fill:
 
     async def end(self) -> None:
         await self.filler._fill_end(keys=self.names.writes, args=[self.token])
-
-
-_collecting_less = 0
-"""How many fills run in this process (``_fewer_collections``)."""
-_threshold_before: tuple[int, int, int] = (700, 10, 10)
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Raise the garbage collector's first threshold to ``_FILL_GC_THRESHOLD`` while any
-    fill of this process runs (fills may overlap: the first one in raises it, the last one
-    out restores it). Collections still run, ~140 times less often: a fill makes hardly
-    any reference cycles, and the process's other work keeps its own memory bounded."""
-    global _collecting_less, _threshold_before
-    if _collecting_less == 0:
-        _threshold_before = gc.get_threshold()
-        first, *rest = _threshold_before
-        gc.set_threshold(max(first, _FILL_GC_THRESHOLD), *rest)
-    _collecting_less += 1
-    try:
-        yield
-    finally:
-        _collecting_less -= 1
-        if _collecting_less == 0:
-            gc.set_threshold(*_threshold_before)
 
 
 def _checked(*replies: Any) -> None:
