@@ -111,6 +111,8 @@ async def main(args: argparse.Namespace) -> None:
     tmp = args.data_dir or tempfile.mkdtemp(prefix="rankline-read-probe-")
     url = args.database_url or f"sqlite+aiosqlite:///{tmp}/rankline.db"
     now = int(time.time() * 1e6)
+    if args.reuse and not args.database_url:
+        raise SystemExit("--reuse is for --database-url; a --data-dir holding a store is reused")
     loaded = (Path(tmp) / "rankline.db").exists() if args.data_dir else args.reuse
     if not loaded:
         if args.database_url:
@@ -153,7 +155,7 @@ async def _probe(args: argparse.Namespace, settings: Settings) -> None:
                 profiler.disable()
                 pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
             else:
-                redis_before = await _redis_usage(settings.redis_url, reset=True)
+                redis_before = await _redis_usage(settings.redis_url)
                 per = await _measure(app, requests[name], args.count, rng, args.concurrency)
                 redis_after = await _redis_usage(settings.redis_url)
             at_once = f"{args.count} requests, {args.concurrency} at a time"
@@ -162,8 +164,9 @@ async def _probe(args: argparse.Namespace, settings: Settings) -> None:
                 # The warm-up's requests are counted too: same endpoint, same cost.
                 done = args.count + min(200, args.count)
                 cpu = (redis_after["cpu"] - redis_before["cpu"]) / done * 1e6
-                calls = redis_after["evalsha_calls"]
-                each = redis_after["evalsha_usec"] / calls if calls else 0.0
+                calls = redis_after["evalsha_calls"] - redis_before["evalsha_calls"]
+                usec = redis_after["evalsha_usec"] - redis_before["evalsha_usec"]
+                each = usec / calls if calls else 0.0
                 print(
                     f"{'':8} {cpu:8.1f} µs of Redis CPU/request; "
                     f"{calls / done:.2f} EVALSHA/request, {each:.1f} µs each"
@@ -171,17 +174,16 @@ async def _probe(args: argparse.Namespace, settings: Settings) -> None:
             sys.stdout.flush()
 
 
-async def _redis_usage(url: str | None, *, reset: bool = False) -> dict[str, float] | None:
-    """Redis's CPU seconds (user + system) and its EVALSHA count and µs since the last
-    reset (``reset``: reset them first), so a read's cost inside Redis shows beside ours."""
+async def _redis_usage(url: str | None) -> dict[str, float] | None:
+    """Redis's CPU seconds (user + system) and its EVALSHA count and µs so far: the
+    difference of two readings is a read's cost inside Redis. (Differences, not CONFIG
+    RESETSTAT: that would wipe the statistics of anyone else measuring on this Redis.)"""
     if url is None:
         return None
     import redis.asyncio as aioredis
 
     client = aioredis.from_url(url)
     try:
-        if reset:
-            await client.config_resetstat()
         cpu = await client.info("cpu")
         stats = (await client.info("commandstats")).get("cmdstat_evalsha", {})
     finally:

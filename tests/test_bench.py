@@ -117,13 +117,16 @@ def test_every_wrk_run_draws_from_a_seed_of_its_own() -> None:
         command="rankline bench",
     )
     benches = [run.Bench(options, Console(quiet=True)) for _ in range(2)]
+    labels = ["POST score (single)", "POST batch", "GET rank at 80%", "GET rank at 80%"]
     try:
-        seeds = [[bench.run_seed() for _ in range(5)] for bench in benches]
+        seeds = [[bench.run_seed(label) for label in labels] for bench in benches]
+        benches[1].wrk_runs.clear()  # a new backend
+        again = [benches[1].run_seed(label) for label in labels]
     finally:
         for bench in benches:
             shutil.rmtree(bench.tmp, ignore_errors=True)
-    assert len(set(seeds[0])) == 5
-    assert seeds[0] == seeds[1]
+    assert len(set(seeds[0])) == len(labels)
+    assert seeds[0] == seeds[1] == again
 
 
 def test_options_default_to_the_quick_and_full_sizes() -> None:

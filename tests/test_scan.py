@@ -4,13 +4,15 @@ leaderboard."""
 
 from __future__ import annotations
 
-from sqlalchemy import insert
+from sqlalchemy import func, insert, select
 
+from backends import PG_URL, prepare_database
 from rankline import Rankline
 from rankline.ordering import SCORE_MAX, SCORE_MIN, encode
 from rankline.store import scan
 from rankline.store import schema as t
 from rankline.store.players import PlayerStore
+from rankline.store.sql import SqlStore
 from rankline.types import LeaderboardId, Order, SortKey, Standing
 
 DAY_EU = LeaderboardId("b", "daily", "2026-11-21", "region:EU")
@@ -127,3 +129,22 @@ async def test_scan_rows_come_in_the_rank_index_order(service: Rankline) -> None
             else:
                 assert [k[:8] for k in keys] == [k[:8] for k in wanted]
                 assert sorted(keys) == wanted
+
+
+async def test_the_rebuild_scan_turns_index_scans_off_on_postgresql_only_for_itself() -> None:
+    """Walking the rank index visits the heap one page per row: at ten million standings
+    that was most of a rebuild's time. The scan's transaction sorts a heap scan instead;
+    other connections keep index scans."""
+    await prepare_database(PG_URL)
+    store = SqlStore(PG_URL)
+    try:
+        await store.start()
+        setting = select(func.current_setting("enable_indexscan"))
+        for sort, wanted in ((True, "off"), (False, "on")):
+            chunks = [rows async for rows in scan._stream(store, setting, 10, sort=sort)]
+            assert [tuple(row) for rows in chunks for row in rows] == [(wanted,)]
+        async with store.engine.connect() as conn:
+            shown = (await conn.exec_driver_sql("SHOW enable_indexscan")).scalar_one()
+            assert shown == "on"
+    finally:
+        await store.close()

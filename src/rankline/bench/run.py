@@ -18,6 +18,7 @@ first), in this order, one server at a time:
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import os
 import platform
@@ -26,6 +27,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -206,8 +208,8 @@ class Bench:
         self.console = console
         self.key = "rk_bench_" + secrets.token_urlsafe(16)
         self.run_id = secrets.token_hex(3)
-        self.wrk_runs = 0
-        """wrk runs so far: each draws its players and scores from a seed of its own."""
+        self.wrk_runs: collections.Counter[str] = collections.Counter()
+        """wrk runs so far by label: each draws its players and scores from a seed of its own."""
         self.now = SystemClock().now()
         self.data = Dataset(options.n, at0=self.now - options.n - 1_000_000, seed=options.seed)
         self.tmp = Path(tempfile.mkdtemp(prefix="rankline-bench-"))
@@ -247,6 +249,7 @@ class Bench:
         return results
 
     def backend(self, plan: Backend, section: dict[str, Any]) -> str:
+        self.wrk_runs.clear()  # every backend gets the same draws (``run_seed``)
         data_dir = self.tmp / plan.name
         url = plan.database_url or Settings(data_dir=data_dir).database
         settings = {"data_dir": str(data_dir), "server_keys": self.key, "log_level": "info"}
@@ -568,13 +571,15 @@ class Bench:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def run_seed(self) -> int:
-        """The next wrk run's seed: derived from ``--seed``, so a whole bench repeats, and
-        never the same twice in one bench. With one seed for every run, each write endpoint
-        sent the same players and scores as the one before it, and the repeats (no better
-        than the standing they met) changed nothing, which made writes look cheaper."""
-        self.wrk_runs += 1
-        return self.o.seed * 100_003 + self.wrk_runs
+    def run_seed(self, label: str) -> int:
+        """The seed of the next wrk run labelled ``label``: from ``--seed``, the label and
+        how many runs had that label, so a bench repeats, each backend gets the same draws
+        for an endpoint, and no two runs of one server share a seed. With one seed for every
+        run, each write endpoint sent the same players and scores as the one before it, and
+        the repeats (no better than the standing they met) changed nothing, which made
+        writes look cheaper."""
+        self.wrk_runs[label] += 1
+        return zlib.crc32(f"{self.o.seed}|{label}|{self.wrk_runs[label]}".encode()) % 2**31
 
     def wrk(
         self,
@@ -593,7 +598,7 @@ class Bench:
             "board": load.BOARD_ID,
             "key": self.key,
             "run": f"{self.run_id}{endpoint}{connections}{round(delay * 100)}{time.monotonic_ns()}",
-            "seed": self.run_seed(),
+            "seed": self.run_seed(label or f"{endpoint} {connections} {delay}"),
         }
         if delay:
             args["delay"] = f"{delay:.3f}"

@@ -140,14 +140,20 @@ _QUERY_CACHED_BYTES = 256
 def query(request: Request) -> Mapping[str, str]:
     """The query string as a read-only mapping (the last of repeated names wins, as in
     Starlette): Starlette's multi-dict costs more than the read it serves."""
-    raw: bytes = request.scope["query_string"]
+    scope = request.scope
+    raw: bytes = scope["query_string"]
     parsed = _QUERIES.get(raw)
     if parsed is None:
-        parsed = MappingProxyType(dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)))
-        if len(raw) <= _QUERY_CACHED_BYTES:
-            if len(_QUERIES) >= _QUERIES_HELD:
-                _QUERIES.clear()
-            _QUERIES[raw] = parsed
+        parsed = scope.get("rankline.query")  # a long one, parsed for this request already
+        if parsed is None:
+            pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
+            parsed = MappingProxyType(dict(pairs))
+            if len(raw) > _QUERY_CACHED_BYTES:
+                scope["rankline.query"] = parsed
+            else:
+                if len(_QUERIES) >= _QUERIES_HELD:
+                    _QUERIES.clear()
+                _QUERIES[raw] = parsed
     return parsed
 
 
