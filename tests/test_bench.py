@@ -12,17 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from asgi_lifespan import LifespanManager
 from rich.console import Console
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
-from typer.testing import CliRunner
 
 from helpers_api import AUTH
 from rankline import ManualClock, Settings
 from rankline.bench import ceiling, load, probes, report, run, servers, wrk
-from rankline.cli import app as cli_app
 from rankline.clock import SystemClock
 from rankline.http import create_app
 from rankline.store import schema as t
@@ -323,20 +320,6 @@ async def test_the_ceiling_app_answers_every_path() -> None:
                 assert response.status_code == 200
                 assert response.content == ceiling.BODY
                 assert response.headers["content-type"] == "application/json"
-
-
-def test_the_ceiling_runs_with_the_options_of_rankline_serve(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """If ``rankline serve`` changes its server options, the ceiling must follow."""
-    seen: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: seen.update(options))
-    monkeypatch.setenv("RANKLINE_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("RANKLINE_SERVER_KEYS", "k")
-    monkeypatch.setenv("RANKLINE_LOG_LEVEL", "warning")
-    done = CliRunner().invoke(cli_app, ["serve", "--host", "127.0.0.1", "--port", "8123"])
-    assert done.exit_code == 0, done.output
-    assert seen == ceiling.uvicorn_options("127.0.0.1", 8123, "warning")
 
 
 # --- the bulk loader, on every backend -----------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -31,9 +30,9 @@ app = typer.Typer(
 
 
 def _setup_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    from rankline.http.app import configure_logging
+
+    configure_logging(level)
 
 
 @app.command()
@@ -50,16 +49,23 @@ def serve(
             "and a PostgreSQL or MariaDB RANKLINE_DATABASE_URL.",
         ),
     ] = 1,
+    server: Annotated[
+        str | None,
+        typer.Option(help="HTTP server: uvicorn or granian [env RANKLINE_SERVER]."),
+    ] = None,
 ) -> None:
     """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data)."""
-    import uvicorn
-
+    from rankline.http import server as serving
+    from rankline.http.app import configure_logging
     from rankline.http.auth import KEY_FILE, ensure_server_key
 
     settings = Settings()
+    chosen = server or settings.server
+    if chosen not in serving.SERVERS:
+        _fail(f"--server must be one of {', '.join(serving.SERVERS)}, not {chosen!r}")
     host = host or settings.host
     port = settings.port if port is None else port
-    _setup_logging(settings.log_level)
+    configure_logging(settings.log_level)
     if workers > 1 and not settings.redis_url:
         _fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:
@@ -80,24 +86,26 @@ def serve(
     console.print(f"rankline {__version__} serving on http://{host}:{port}  (docs: /docs)")
     console.print(key_note)
     console.print(f"durable store: {_redact(settings.database)}; ranking index: {index}")
-    options: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        "loop": "uvloop",
-        "http": "httptools",
-        "log_level": settings.log_level,
-        "access_log": False,
-        "timeout_graceful_shutdown": 10,
-    }
+    console.print(f"HTTP server: {chosen}, {workers} worker(s)")
+    app_object = None
     if workers > 1:
         from rankline.metrics import prepare_multiprocess
 
         prepare_multiprocess(settings.data_dir)
-        uvicorn.run("rankline.http.app:app_from_env", factory=True, workers=workers, **options)
-    else:
+    elif chosen == "uvicorn":
         from rankline.http.app import serving_app
 
-        uvicorn.run(serving_app(settings), **options)
+        app_object = serving_app(settings)
+    serving.run(
+        chosen,
+        "rankline.http.app:app_from_env",
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=settings.log_level,
+        factory=True,
+        app=app_object,
+    )
 
 
 async def _check_schema(settings: Settings) -> None:
@@ -337,6 +345,9 @@ def bench(
         typer.Option("--profile", help="Also profile the server with py-spy in a player-rank run."),
     ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the generated scores.")] = 1,
+    server: Annotated[
+        str, typer.Option(help="HTTP server of rankline and of the ceiling: uvicorn or granian.")
+    ] = "uvicorn",
 ) -> None:
     """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
     the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
@@ -358,6 +369,7 @@ def bench(
             threads=threads,
             profile=profile,
             seed=seed,
+            server=server,
             command=shlex.join(["rankline", *sys.argv[1:]]),
         )
     except ValueError as exc:

@@ -63,6 +63,11 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Log level of the server."
     )
+    server: Literal["uvicorn", "granian"] = Field(
+        "uvicorn",
+        description="The HTTP server `rankline serve` runs: uvicorn (uvloop, httptools) or "
+        "granian (Rust, measured faster here; see docs/performance.md).",
+    )
     max_body_bytes: int = Field(
         4 * 1024 * 1024, ge=1024, description="Largest request body accepted (413 above)."
     )

@@ -2,16 +2,16 @@
 
 No framework, no routing, no work: what the ASGI server itself can do on this machine.
 The benchmark serves it with the server software, options and worker count of
-``rankline serve`` (``uvicorn_options`` mirrors them; a test keeps the two equal), so each
-endpoint's ratio to it says how much of the machine rankline's own code leaves.
+``rankline serve`` (both go through ``rankline.http.server.run``), so each endpoint's ratio
+to it says how much of the machine rankline's own code leaves.
 
-Run it alone with ``python -m rankline.bench.ceiling --port 8001 [--workers N]``.
+Run it alone with ``python -m rankline.bench.ceiling --port 8001 [--workers N] [--server
+granian]``.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
@@ -34,34 +34,25 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     await send({"type": "http.response.body", "body": BODY})
 
 
-def uvicorn_options(host: str, port: int, log_level: str) -> dict[str, Any]:
-    """The keyword arguments ``rankline serve`` gives ``uvicorn.run`` (besides the app and
-    the worker count)."""
-    return {
-        "host": host,
-        "port": port,
-        "loop": "uvloop",
-        "http": "httptools",
-        "log_level": log_level,
-        "access_log": False,
-        "timeout_graceful_shutdown": 10,
-    }
-
-
 def main(argv: list[str] | None = None) -> None:
-    import uvicorn
+    from rankline.http import server
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--log-level", default="info")
+    parser.add_argument("--server", choices=server.SERVERS, default="uvicorn")
     args = parser.parse_args(argv)
-    options = uvicorn_options(args.host, args.port, args.log_level)
-    if args.workers > 1:
-        uvicorn.run("rankline.bench.ceiling:app", workers=args.workers, **options)
-    else:
-        uvicorn.run(app, **options)
+    server.run(
+        args.server,
+        "rankline.bench.ceiling:app",
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=args.log_level,
+        app=app,
+    )
 
 
 if __name__ == "__main__":

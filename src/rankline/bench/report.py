@@ -311,7 +311,8 @@ def markdown_section(results: dict[str, Any], chart: str | None) -> str:
         "",
         f"Produced by `{results['command']}` on {results['started_at']} "
         f"in {results['wall_seconds'] / 60:.1f} minutes; {results['duration_s']:.0f} s per "
-        f"endpoint, {results['connections']} connections, {results['threads']} wrk thread(s).",
+        f"endpoint, {results['connections']} connections, {results['threads']} wrk thread(s); "
+        f"HTTP server {results.get('server', 'uvicorn')} (rankline and the ceiling).",
         "",
         f"**Machine:** {m['cpu']}, {m['cores']} cores, {m['ram_gb']:.1f} GB RAM, "
         f"Linux {m['kernel']}; load average {m['load_before']} before the run. "

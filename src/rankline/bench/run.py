@@ -52,6 +52,7 @@ from rankline import __version__
 from rankline.bench import load, probes, report, servers, wrk
 from rankline.bench.load import Dataset
 from rankline.clock import SystemClock
+from rankline.http.server import SERVERS
 from rankline.settings import Settings
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench"
@@ -115,6 +116,8 @@ class Options:
     quick: bool
     seed: int
     command: str
+    server: str = "uvicorn"
+    """The HTTP server of rankline and of the ceiling (``rankline.http.server``)."""
 
     @property
     def mode(self) -> str:
@@ -155,11 +158,14 @@ def make_options(
     profile: bool,
     seed: int,
     command: str,
+    server: str = "uvicorn",
 ) -> Options:
     names = tuple(b.strip() for b in backends.split(",") if b.strip())
     unknown = [b for b in names if b not in ("memory", "redis")]
     if unknown or not names:
         raise ValueError(f"--backends takes memory and/or redis, not {backends!r}")
+    if server not in SERVERS:
+        raise ValueError(f"--server takes {' or '.join(SERVERS)}, not {server!r}")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return Options(
         n=n or (QUICK_N if quick else FULL_N),
@@ -174,6 +180,7 @@ def make_options(
         quick=quick,
         seed=seed,
         command=command,
+        server=server,
     )
 
 
@@ -228,6 +235,7 @@ class Bench:
             "duration_s": self.o.duration,
             "connections": self.o.connections,
             "threads": self.o.threads,
+            "server": self.o.server,
             "seed": self.o.seed,
             "machine": machine(),
             "versions": {},
@@ -252,7 +260,12 @@ class Bench:
         self.wrk_runs.clear()  # every backend gets the same draws (``run_seed``)
         data_dir = self.tmp / plan.name
         url = plan.database_url or Settings(data_dir=data_dir).database
-        settings = {"data_dir": str(data_dir), "server_keys": self.key, "log_level": "info"}
+        settings = {
+            "data_dir": str(data_dir),
+            "server_keys": self.key,
+            "log_level": "info",
+            "server": self.o.server,  # the ceiling follows it (``servers.ceiling_server``)
+        }
         if plan.database_url:
             settings["database_url"] = plan.database_url
         if plan.redis_url:
@@ -673,6 +686,7 @@ def versions(backends: tuple[str, ...]) -> dict[str, str]:
         "python": platform.python_version(),
         "rankline": __version__,
         "uvicorn": package("uvicorn"),
+        "granian": package("granian"),
         "uvloop": package("uvloop"),
         "httptools": package("httptools"),
         "starlette": package("starlette"),

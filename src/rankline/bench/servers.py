@@ -178,6 +178,7 @@ def ceiling_server(env: Mapping[str, str], workers: int, log_path: Path) -> Serv
     port = free_port()
     argv = [sys.executable, "-m", "rankline.bench.ceiling", "--host", HOST, "--port", str(port)]
     argv += ["--workers", str(workers), "--log-level", env.get("RANKLINE_LOG_LEVEL", "info")]
+    argv += ["--server", env.get("RANKLINE_SERVER", "uvicorn")]  # as `rankline serve`'s
     return Server("ceiling", argv, env, log_path, port)
 
 

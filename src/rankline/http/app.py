@@ -177,9 +177,19 @@ GC_THRESHOLDS = (50_000, 20, 100)
 objects; at Python's default (700) the collections measured ~20 µs per submission."""
 
 
+def configure_logging(level: str) -> None:
+    """rankline's log lines on stderr at ``level`` (once per process)."""
+    logging.basicConfig(
+        level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+
+
 def app_from_env() -> Starlette:
-    """The app for ``uvicorn --factory`` (each worker process builds its own)."""
-    return serving_app(Settings())
+    """The app of a worker process the server started (uvicorn's workers, granian's):
+    each builds its own from the environment, and logs as ``rankline serve`` does."""
+    settings = Settings()
+    configure_logging(settings.log_level)
+    return serving_app(settings)
 
 
 def serving_app(settings: Settings) -> Starlette:
