@@ -38,9 +38,9 @@ def _setup_logging(level: str) -> None:
 @app.command()
 def serve(
     host: Annotated[
-        str | None, typer.Option(help="Interface to listen on [env RANKLINE_HOST].")
+        str | None, typer.Option(help="Interface to listen on (env RANKLINE_HOST).")
     ] = None,
-    port: Annotated[int | None, typer.Option(help="Port to listen on [env RANKLINE_PORT].")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on (env RANKLINE_PORT).")] = None,
     workers: Annotated[
         int,
         typer.Option(
@@ -51,7 +51,7 @@ def serve(
     ] = 1,
     server: Annotated[
         str | None,
-        typer.Option(help="HTTP server: uvicorn or granian [env RANKLINE_SERVER]."),
+        typer.Option(help="HTTP server: uvicorn or granian (env RANKLINE_SERVER)."),
     ] = None,
 ) -> None:
     """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data)."""
