@@ -83,6 +83,9 @@ def test_serve_help_lists_host_and_port() -> None:
     result = run_cli("serve", "--help")
     assert result.returncode == 0, result.stderr
     assert "--host" in result.stdout and "--port" in result.stdout, result.stdout
+    help_text = " ".join(result.stdout.replace("│", " ").split())  # rich wraps long lines
+    for variable in ("RANKLINE_HOST", "RANKLINE_PORT", "RANKLINE_SERVER"):
+        assert variable in help_text, result.stdout
 
 
 def test_version() -> None:
