@@ -30,7 +30,7 @@ app = typer.Typer(
 
 
 def _setup_logging(level: str) -> None:
-    from rankline.http.app import configure_logging
+    from rankline.http.app import configure_logging  # as in the workers a server starts
 
     configure_logging(level)
 
@@ -56,7 +56,6 @@ def serve(
 ) -> None:
     """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data)."""
     from rankline.http import server as serving
-    from rankline.http.app import configure_logging
     from rankline.http.auth import KEY_FILE, ensure_server_key
 
     settings = Settings()
@@ -65,7 +64,7 @@ def serve(
         _fail(f"--server must be one of {', '.join(serving.SERVERS)}, not {chosen!r}")
     host = host or settings.host
     port = settings.port if port is None else port
-    configure_logging(settings.log_level)
+    _setup_logging(settings.log_level)
     if workers > 1 and not settings.redis_url:
         _fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:

@@ -120,8 +120,7 @@ local level, split, expiry = layout(KEYS[2])
 local n = 0
 for i = 2, #ARGV do
   local key = ARGV[i]
-  local player = string.sub(key, 17)
-  local cur = redis.call('HGET', ARGV[1] .. bucket_of(hash32(player), level, split), player)
+  local _, cur = map_entry(ARGV[1], string.sub(key, 17), level, split)
   if not cur or string.sub(cur, 1, 16) ~= string.sub(key, 1, 16) then
     n = n + redis.call('ZREM', KEYS[1], key)
   end

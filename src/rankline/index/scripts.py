@@ -43,6 +43,12 @@ local function hash32(player)
   return tonumber(string.sub(redis.sha1hex(player), 1, 8), 16)
 end
 {_BUCKET_OF}
+-- The player's bucket (its name) under this layout, and the player's entry there or false.
+local function map_entry(prefix, player, level, split)
+  local bucket = prefix .. bucket_of(hash32(player), level, split)
+  return bucket, redis.call('HGET', bucket, player)
+end
+
 -- level, split pointer and expiry (ms, or false) of a leaderboard's buckets
 local function layout(meta)
   local m = redis.call('HMGET', meta, 'l', 's', 'x')
@@ -139,8 +145,7 @@ local function in_top(member)
 end
 for i = 2, #ARGV, 3 do
   local player, head, rev = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  local bucket = prefix .. bucket_of(hash32(player), level, split)
-  local cur = redis.call('HGET', bucket, player)
+  local bucket, cur = map_entry(prefix, player, level, split)
   local newer = true
   if cur and rev > 0 then
     local held = tonumber(string.sub(cur, 17))
@@ -267,8 +272,7 @@ for i = 2, #ARGV do
   local key = ARGV[i]
   n = n + redis.call('ZREM', KEYS[1], key)
   local player = string.sub(key, 17)
-  local bucket = ARGV[1] .. bucket_of(hash32(player), level, split)
-  local cur = redis.call('HGET', bucket, player)
+  local bucket, cur = map_entry(ARGV[1], player, level, split)
   if cur and string.sub(cur, 1, 16) == string.sub(key, 1, 16) then
     redis.call('HDEL', bucket, player)
   end
