@@ -134,13 +134,27 @@ class Model:
         return 1 + sum(1 for s, _ in self.standings.values() if s > score)
 
 
+def _settled_requests(metrics_dir: Path, quiet: float = 0.3) -> dict[int, float]:
+    """The request counters once they stop moving: a request is counted after its answer
+    is sent, so the fixture's last /readyz could otherwise land in the first attribution."""
+    last = requests_by_pid(metrics_dir)
+    deadline = time.monotonic() + 10
+    while True:
+        time.sleep(quiet)
+        now = requests_by_pid(metrics_dir)
+        if now == last:
+            return now
+        assert time.monotonic() < deadline, "the request counters kept moving"
+        last = now
+
+
 class Attribution:
     """Which worker answered the request just made: the PID whose request counter grew.
     Only valid while this test is the only client and its requests are sequential."""
 
     def __init__(self, metrics_dir: Path) -> None:
         self.metrics_dir = metrics_dir
-        self.last = requests_by_pid(metrics_dir)
+        self.last = _settled_requests(metrics_dir)
 
     def settle(self, requests: int, timeout: float = 10.0) -> None:
         """Wait until ``requests`` more requests (made concurrently) have been counted."""
