@@ -293,10 +293,16 @@ def _wrk_run(args: argparse.Namespace, base: str) -> None:
         "seed": 2 * (random.randrange(1, 2**30) if args.seed is None else args.seed)
         + (endpoint == "batch"),
     }
+    spy = _start_py_spy(f"{args.profile}.{endpoint}", args.server_pid) if args.profile else None
     cpu = servers.cpu_seconds(args.server_pid)
-    result = wrk.run(
-        base, endpoint, connections=connections, threads=1, seconds=args.wrk, args=wrk_args
-    )
+    try:
+        result = wrk.run(
+            base, endpoint, connections=connections, threads=1, seconds=args.wrk, args=wrk_args
+        )
+    finally:
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=60)
     cpu = servers.cpu_seconds(args.server_pid) - cpu
     wrk.check(endpoint, result)
     per = 1000 if endpoint == "batch" else 1

@@ -391,6 +391,54 @@ async def test_bulk_load_then_the_server_answers_the_ranks_the_data_says(
     assert await _revision(url, last) == 2
 
 
+async def test_the_write_floor_writes_what_the_group_commit_would(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """The storage floor's transactions are real writes: every event it counts is stored,
+    and each standing it moved holds the best of its player's scores at a new revision."""
+    now = clock.now()
+    data = load.Dataset(300, at0=now - 10_000_000, seed=9)
+    url = settings.database
+    await load.prepare(url, now)
+    await load.load(url, data, now)
+    floor = await probes.write_floor(url, data.n, 1.0, batch=50, seed=4)
+    assert floor["events"] > 0 and floor["transactions"] > 0
+    assert floor["events_per_s"] == floor["events"] / floor["seconds"]
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            e, st = t.score_events, t.standings
+            best = {
+                player: score
+                for player, score in await conn.execute(
+                    select(e.c.player_id, func.max(e.c.score)).group_by(e.c.player_id)
+                )
+            }
+            counted = await conn.execute(select(func.count()).where(e.c.match_id.like("floor-%")))
+            assert counted.scalar_one() == floor["events"]
+            rows = list(await conn.execute(select(st.c.player_id, st.c.score, st.c.revision)))
+    finally:
+        await engine.dispose()
+    assert len(rows) == data.n
+    assert all(score == best[player] for player, score, _ in rows)
+    assert max(revision for _, _, revision in rows) > 1  # some standings moved on
+
+
+def test_the_write_floor_shows_beside_the_batch_ingest() -> None:
+    results = _results()
+    section = results["backends"]["memory"]
+    section["write_floor"] = {"events_per_s": 80_000.0, "ingest_ratio": 0.75}
+    rows = {r[0]: r[1:] for r in report.figure_rows(results)[1]}
+    label = "storage floor: the group commit's SQL alone (events/s; batch ingest's share)"
+    assert rows[label] == ["80,000 (75%)"]
+    section["write_floor"]["ingest_ratio"] = None  # the batch run failed
+    rows = {r[0]: r[1:] for r in report.figure_rows(results)[1]}
+    assert rows[label] == ["80,000"]
+    del section["write_floor"]
+    rows = {r[0]: r[1:] for r in report.figure_rows(results)[1]}
+    assert rows[label] == ["—"]
+
+
 async def _assert_rows(url: str, n: int) -> None:
     engine = create_async_engine(url)
     try:

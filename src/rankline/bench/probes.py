@@ -24,8 +24,10 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.bench.load import BOARD_ID, Dataset
+from rankline.settings import Settings
 from rankline.store import schema as t
-from rankline.types import GLOBAL_SCOPE
+from rankline.store.sql import SqlStore
+from rankline.types import GLOBAL_SCOPE, LeaderboardId, ScoreEvent, StandingRow
 
 SCRATCH_KEY = "rlbench:zset"
 
@@ -195,6 +197,66 @@ async def naive_sql_rank(url: str, data: Dataset, samples: int = 7) -> dict[str,
         "median_ms": statistics.median(times) * 1000,
         "samples": samples,
         "server": str(version).split(" on ")[0],
+    }
+
+
+async def write_floor(
+    url: str, n: int, seconds: float, *, batch: int = 1000, seed: int = 1
+) -> dict[str, Any]:
+    """The storage floor of a write: the group commit's own SQL, and nothing else.
+
+    For ``seconds``, transactions of ``batch`` random players of the bench board each do
+    what a batch of the writer does in SQL (``SqlStore.transaction`` and its statements):
+    read the players' standings, insert one new event each, move the standings their
+    score beats to the next revision, look for bans, commit, with checkpoints as the
+    server makes them. No HTTP, no validation or planning, no ranking index: the rate a
+    write path on this schema cannot pass, whatever its Python costs. Scores are drawn as
+    the bench's writes draw them (about half beat the stored best). It writes to the
+    board, so it runs once the server has stopped."""
+    settings = Settings()
+    store = SqlStore(
+        url,
+        sqlite_synchronous=settings.sqlite_synchronous,
+        sqlite_cache_mb=settings.sqlite_cache_mb,
+    )
+    leaderboard = LeaderboardId(BOARD_ID, "all_time", "all", GLOBAL_SCOPE)
+    rng = random.Random(seed)
+    run = uuid.uuid4().hex[:8]
+    events = transactions = 0
+    started = time.perf_counter()
+    try:
+        while time.perf_counter() - started < seconds:
+            players = sorted({f"p:{rng.randrange(n)}" for _ in range(batch)})
+            now = int(time.time() * 1_000_000)
+            async with store.transaction() as tx:
+                stored = await tx.read_standings([(leaderboard, p) for p in players])
+                written: list[ScoreEvent] = []
+                rows: list[StandingRow] = []
+                for player in players:
+                    score = rng.randrange(1_000_000_001)
+                    before = stored.get((leaderboard, player))
+                    better = before is None or score > before[2]
+                    match = f"floor-{run}-{events + len(written)}"
+                    written.append(ScoreEvent(BOARD_ID, player, match, score, now, now, better))
+                    if better:
+                        revision = 1 if before is None else before[4] + 1
+                        rows.append((leaderboard, player, score, now, revision))
+                await tx.insert_events(written)
+                await tx.write_standings(rows)
+                await tx.banned_players(players)
+            events += len(players)
+            transactions += 1
+        elapsed = time.perf_counter() - started
+    finally:
+        await store.close()
+    return {
+        "events": events,
+        "transactions": transactions,
+        "seconds": elapsed,
+        "events_per_s": events / elapsed,
+        "batch": batch,
+        "how": "the group commit's SQL alone (read standings, insert events, upsert "
+        "standings, bans, commit), batches of random players, no HTTP or index",
     }
 
 

@@ -123,6 +123,10 @@ def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             "single submissions, durable (events/s)",
             lambda s: rate(s["endpoints"]["submit"]["durable_events_per_s"]),
         ),
+        row(
+            "storage floor: the group commit's SQL alone (events/s; batch ingest's share)",
+            lambda s: _floor(s["write_floor"]),
+        ),
     ]
     for name in READS:
         rows.append(
@@ -144,6 +148,11 @@ def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         ),
     ]
     return header, rows
+
+
+def _floor(item: dict[str, Any]) -> str:
+    share = item.get("ingest_ratio")
+    return rate(item["events_per_s"]) + ("" if share is None else f" ({share:.0%})")
 
 
 def _at80(item: dict[str, Any]) -> str:

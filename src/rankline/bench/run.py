@@ -314,6 +314,7 @@ class Bench:
             self.measure(server, section, plan, url, lambda: self.ceiling(env, plan, "again"))
         finally:
             server.stop()
+        self.attempt(section, "write_floor", lambda: self.write_floor(url, section))
         if plan.redis_url:
             probes.flush_db(plan.redis_url)
         return "measured"
@@ -413,6 +414,16 @@ class Bench:
         naive["ratio_to_http_p50"] = report.ratio(naive["median_ms"], http)
         self.step(f"naive SQL rank: median {naive['median_ms']:.1f} ms")
         return naive
+
+    def write_floor(self, url: str, section: dict[str, Any]) -> dict[str, Any]:
+        """The batch write's storage floor at N (``probes.write_floor``), next to the
+        batch ingest: how much of what the schema allows the write path reaches."""
+        self.step("storage floor of a batch write (the group commit's SQL alone)")
+        floor = asyncio.run(probes.write_floor(url, self.o.n, self.o.duration, seed=self.o.seed))
+        ingest = section.get("batch_ingest", {}).get("events_per_s")
+        floor["ingest_ratio"] = report.ratio(ingest, floor["events_per_s"])
+        self.step(f"storage floor: {floor['events_per_s']:,.0f} events/s")
+        return floor
 
     # --- steps -----------------------------------------------------------------------------
 
