@@ -209,7 +209,8 @@ def _start_py_spy(path: str, pid: int) -> subprocess.Popen[bytes]:
     """Sample the server with py-spy (``pip install py-spy``) while the load runs; collapsed
     stacks go to ``path`` (readable by speedscope or flamegraph.pl)."""
     spy = str(Path(sys.executable).with_name("py-spy"))
-    argv = [spy, "record", "--pid", str(pid), "--format", "raw", "--output", path, "--rate", "250"]
+    argv = [spy, "record", "--pid", str(pid), "--format", "raw", "--output", path]
+    argv += ["--rate", "250", "--threads"]  # stacks by thread: the writer's apart
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)  # let it attach before the load starts
     return proc

@@ -149,6 +149,19 @@ def test_options_default_to_the_quick_and_full_sizes() -> None:
         run.make_options(quick=True, **(common | {"backends": "memcached"}))
 
 
+def test_redis_memory_per_entry_leaves_out_the_servers_fixed_memory() -> None:
+    before = {"used_memory": 1_000_000, "mem_clients_normal": 20_000, "used_memory_scripts": 0}
+    after = {
+        "used_memory": 161_000_000 + 900_000,
+        "mem_clients_normal": 820_000,  # a second worker's connections
+        "used_memory_scripts": 100_000,  # the scripts its workers loaded
+    }
+    found = probes.memory_per_entry(before, after, 1_000_000)
+    assert found["bytes_per_entry"] == 160.0
+    assert found["raw_bytes_per_entry"] == 160.9
+    assert (found["used_memory_delta"], found["fixed_delta"]) == (160_900_000, 900_000)
+
+
 def test_percentiles_are_nearest_rank() -> None:
     values = [float(v) for v in range(1, 101)]
     assert probes.percentile(values, 50) == 50

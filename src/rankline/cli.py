@@ -335,7 +335,11 @@ def bench(
         typer.Option(help="Also write the results section of this page, e.g. docs/performance.md."),
     ] = None,
     workers: Annotated[
-        int, typer.Option(min=1, help="Server workers for the redis backend (memory: 1).")
+        int,
+        typer.Option(
+            min=1,
+            help="Server workers for the redis backend, and for its ceiling (memory: 1).",
+        ),
     ] = 1,
     connections: Annotated[int, typer.Option(min=1, help="wrk connections.")] = 64,
     threads: Annotated[int, typer.Option(min=1, help="wrk threads.")] = 1,

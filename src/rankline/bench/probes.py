@@ -106,12 +106,33 @@ async def write_visible(
 # --- memory --------------------------------------------------------------------------------
 
 
-def redis_used_memory(url: str) -> int:
+FIXED_MEMORY = ("mem_clients_normal", "used_memory_scripts")
+"""Parts of Redis's ``used_memory`` that a server's connections bring, whatever the number
+of entries: its clients' buffers, and the script cache its workers load."""
+
+
+def redis_memory(url: str) -> dict[str, int]:
+    """``used_memory`` and its ``FIXED_MEMORY`` parts (``INFO memory``)."""
     client = redis.Redis.from_url(url)
     try:
-        return int(client.info("memory")["used_memory"])
+        info = client.info("memory")
     finally:
         client.close()
+    return {name: int(info.get(name, 0)) for name in ("used_memory", *FIXED_MEMORY)}
+
+
+def memory_per_entry(before: dict[str, int], after: dict[str, int], n: int) -> dict[str, float]:
+    """Redis memory per entry between two ``redis_memory`` readings: the growth of
+    ``used_memory`` less the growth of its fixed parts (a second worker's connections
+    would otherwise count as entries), and the raw growth beside it."""
+    delta = {name: after[name] - before.get(name, 0) for name in after}
+    fixed = sum(delta[name] for name in FIXED_MEMORY)
+    return {
+        "bytes_per_entry": (delta["used_memory"] - fixed) / n,
+        "raw_bytes_per_entry": delta["used_memory"] / n,
+        "used_memory_delta": delta["used_memory"],
+        "fixed_delta": fixed,
+    }
 
 
 def redis_keys_memory(url: str) -> tuple[int, int]:

@@ -291,7 +291,7 @@ class Bench:
             section["load"] = self.bulk_load(url, 0, self.o.n)
         asyncio.run(load.settle(url))
         section["ceiling"] = self.ceiling(env, plan).to_json()
-        used_before = probes.redis_used_memory(plan.redis_url) if plan.redis_url else 0
+        used_before = probes.redis_memory(plan.redis_url) if plan.redis_url else {}
         server = self.server(env, plan, "rankline")
         with self.bar("building the index", self.o.n) as update:
 
@@ -469,7 +469,7 @@ class Bench:
     ) -> dict[str, Any]:
         """Memory per entry with the first ``n`` players loaded, on a server of its own."""
         self.step(f"memory per entry at {n:,} entries")
-        used_before = probes.redis_used_memory(plan.redis_url) if plan.redis_url else 0
+        used_before = probes.redis_memory(plan.redis_url) if plan.redis_url else {}
         with servers.running(self.server(env, plan, "memory"), self.o.ready_timeout) as server:
             found = self.memory(server, plan, rss_empty, used_before, n)
         if plan.redis_url:
@@ -481,7 +481,7 @@ class Bench:
         server: servers.Server,
         plan: Backend,
         rss_empty: int,
-        used_before: int,
+        used_before: dict[str, int],
         n: int | None = None,
     ) -> dict[str, Any]:
         n = n or self.o.n
@@ -494,16 +494,16 @@ class Bench:
                 "rss_empty": rss_empty,
                 "how": "server RSS with N entries minus RSS with an empty store, / N",
             }
-        used = probes.redis_used_memory(plan.redis_url)
+        used = probes.redis_memory(plan.redis_url)
         keys_bytes, keys = probes.redis_keys_memory(plan.redis_url)
         return {
             "entries": n,
-            "bytes_per_entry": (used - used_before) / n,
+            **probes.memory_per_entry(used_before, used, n),
             "keys_bytes_per_entry": keys_bytes / n,
-            "used_memory_delta": used - used_before,
             "keys": keys,
-            "how": "Redis used_memory after the build minus before, / N "
-            "(keys_bytes_per_entry: MEMORY USAGE of the database's keys, / N)",
+            "how": "(growth of Redis used_memory during the build, less the growth of its "
+            "clients' buffers and script cache) / N; raw_bytes_per_entry without that "
+            "correction; keys_bytes_per_entry: MEMORY USAGE of the database's keys, / N",
         }
 
     def rebuild_command(self, env: dict[str, str]) -> dict[str, Any]:
