@@ -398,7 +398,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--set", action="append", default=[], help="NAME=value server setting")
     parser.add_argument("--gc", help="gc.set_threshold arguments for the server: 50000,20,100")
     parser.add_argument(
-        "--profile", help="sample the server with py-spy; collapsed stacks to this file"
+        "--profile",
+        help="sample the server with py-spy; collapsed stacks by thread to this file "
+        "(with --wrk, to PATH.submit and PATH.batch)",
     )
     return parser
 

@@ -12,7 +12,9 @@ first), in this order, one server at a time:
    top-100 at 25%, 50% and 80% of that maximum (per-connection pauses, wrk's ``delay()``);
 5. the write→visible probe, then the write endpoints (single, batch, mixed), counting the
    score events that reached SQL;
-6. (redis) the naive SQL rank on PostgreSQL and raw redis-benchmark ZREVRANK.
+6. (redis) the naive SQL rank on PostgreSQL and raw redis-benchmark ZREVRANK;
+7. with the server stopped, the storage floor: the group commit's SQL alone, back to back
+   (``probes.write_floor``), beside the batch ingest.
 """
 
 from __future__ import annotations
@@ -314,7 +316,7 @@ class Bench:
             self.measure(server, section, plan, url, lambda: self.ceiling(env, plan, "again"))
         finally:
             server.stop()
-        self.attempt(section, "write_floor", lambda: self.write_floor(url, section))
+        self.attempt(section, "write_floor", lambda: self.write_floor(url))
         if plan.redis_url:
             probes.flush_db(plan.redis_url)
         return "measured"
@@ -415,13 +417,11 @@ class Bench:
         self.step(f"naive SQL rank: median {naive['median_ms']:.1f} ms")
         return naive
 
-    def write_floor(self, url: str, section: dict[str, Any]) -> dict[str, Any]:
-        """The batch write's storage floor at N (``probes.write_floor``), next to the
-        batch ingest: how much of what the schema allows the write path reaches."""
+    def write_floor(self, url: str) -> dict[str, Any]:
+        """The batch write's SQL alone at N (``probes.write_floor``); the report sets the
+        batch ingest beside it."""
         self.step("storage floor of a batch write (the group commit's SQL alone)")
-        floor = asyncio.run(probes.write_floor(url, self.o.n, self.o.duration, seed=self.o.seed))
-        ingest = section.get("batch_ingest", {}).get("events_per_s")
-        floor["ingest_ratio"] = report.ratio(ingest, floor["events_per_s"])
+        floor = asyncio.run(probes.write_floor(url, self.data, self.o.duration, seed=self.o.seed))
         self.step(f"storage floor: {floor['events_per_s']:,.0f} events/s")
         return floor
 
