@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import signal
@@ -44,6 +45,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -205,15 +207,24 @@ async def _drive(
     return time.perf_counter() - started, failed
 
 
-def _start_py_spy(path: str, pid: int) -> subprocess.Popen[bytes]:
-    """Sample the server with py-spy (``pip install py-spy``) while the load runs; collapsed
-    stacks go to ``path`` (readable by speedscope or flamegraph.pl)."""
+@contextlib.contextmanager
+def _sampled(path: str | None, pid: int) -> Iterator[None]:
+    """Sample the server with py-spy (``pip install py-spy``) while the block runs, when
+    ``path`` is given; collapsed stacks by thread go to ``path`` (readable by speedscope
+    or flamegraph.pl), so the writer's SQLite thread shows apart from the event loop."""
+    if path is None:
+        yield
+        return
     spy = str(Path(sys.executable).with_name("py-spy"))
     argv = [spy, "record", "--pid", str(pid), "--format", "raw", "--output", path]
-    argv += ["--rate", "250", "--threads"]  # stacks by thread: the writer's apart
+    argv += ["--rate", "250", "--threads"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)  # let it attach before the load starts
-    return proc
+    try:
+        yield
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
 
 
 async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[bytes]) -> None:
@@ -242,15 +253,10 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
                 warm = argparse.Namespace(**{**vars(args), "events": args.warmup})
                 await _drive(client, path, make(warm, board, run, 10**9), args.clients, batch)
             bodies = make(args, board, run, 0)
-            spy = _start_py_spy(args.profile, proc.pid) if args.profile else None
-            cpu = servers.cpu_seconds(proc.pid)
-            try:
+            with _sampled(args.profile, proc.pid):
+                cpu = servers.cpu_seconds(proc.pid)
                 seconds, failed = await _drive(client, path, bodies, args.clients, batch)
-            finally:
-                if spy is not None:
-                    spy.send_signal(signal.SIGINT)
-                    spy.wait(timeout=60)
-            cpu = servers.cpu_seconds(proc.pid) - cpu
+                cpu = servers.cpu_seconds(proc.pid) - cpu
             if failed:
                 raise SystemExit(f"{failed} submissions failed")
             rate = args.events / seconds
@@ -294,17 +300,13 @@ def _wrk_run(args: argparse.Namespace, base: str) -> None:
         "seed": 2 * (random.randrange(1, 2**30) if args.seed is None else args.seed)
         + (endpoint == "batch"),
     }
-    spy = _start_py_spy(f"{args.profile}.{endpoint}", args.server_pid) if args.profile else None
-    cpu = servers.cpu_seconds(args.server_pid)
-    try:
+    profile = f"{args.profile}.{endpoint}" if args.profile else None
+    with _sampled(profile, args.server_pid):
+        cpu = servers.cpu_seconds(args.server_pid)
         result = wrk.run(
             base, endpoint, connections=connections, threads=1, seconds=args.wrk, args=wrk_args
         )
-    finally:
-        if spy is not None:
-            spy.send_signal(signal.SIGINT)
-            spy.wait(timeout=60)
-    cpu = servers.cpu_seconds(args.server_pid) - cpu
+        cpu = servers.cpu_seconds(args.server_pid) - cpu
     wrk.check(endpoint, result)
     per = 1000 if endpoint == "batch" else 1
     submissions = result.requests * per

@@ -23,7 +23,8 @@ import redis
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from rankline.bench.load import BOARD_ID, Dataset
+from rankline.bench.load import BOARD_ID, Dataset, bench_board
+from rankline.policies import Entry, combine
 from rankline.settings import Settings
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
@@ -244,6 +245,7 @@ async def write_floor(
         sqlite_synchronous=defaults.sqlite_synchronous,
         sqlite_cache_mb=defaults.sqlite_cache_mb,
     )
+    board = bench_board()
     leaderboard = LeaderboardId(BOARD_ID, "all_time", "all", GLOBAL_SCOPE)
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:8]
@@ -261,12 +263,15 @@ async def write_floor(
                 for player in players:
                     score = rng.randrange(1_000_000_001)
                     before = stored.get((leaderboard, player))
-                    better = before is None or score > before[2]
+                    current = None if before is None else Entry(before[2], before[3])
+                    new = combine(board.policy, board.order, current, score, now)  # the writer's
                     match = f"floor-{run}-{events + len(written)}"
-                    written.append(ScoreEvent(BOARD_ID, player, match, score, now, now, better))
-                    if better:
+                    written.append(
+                        ScoreEvent(BOARD_ID, player, match, score, now, now, new is not None)
+                    )
+                    if new is not None:
                         revision = 1 if before is None else before[4] + 1
-                        rows.append((leaderboard, player, score, now, revision))
+                        rows.append((leaderboard, player, new.score, new.achieved_at, revision))
                 await tx.insert_events(written)
                 await tx.write_standings(rows)
                 await tx.banned_players(players)

@@ -125,7 +125,7 @@ def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         ),
         row(
             "storage floor: the group commit's SQL alone (events/s; batch ingest's share)",
-            lambda s: _floor(s),
+            _floor,
         ),
     ]
     for name in READS:
