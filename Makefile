@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services browser check test bench fmt clean
+.PHONY: all run install install-dev install-bench venv services tools check test bench fmt clean
 
 PYTHON = python3
 VENV = .venv
@@ -36,9 +36,10 @@ run: install
 services:
 	@bash scripts/ensure-services.sh
 
-# Debian's chromium for the page test (tests/test_page.py); apt-get installs it when missing.
-browser:
-	@bash scripts/ensure-browser.sh
+# Debian's chromium (the page tests) and wrk (the benchmark and its tests); apt-get installs
+# what is missing.
+tools:
+	@bash scripts/ensure-tools.sh
 
 check: install-dev
 	$(BIN)/ruff check .
@@ -46,7 +47,7 @@ check: install-dev
 	$(BIN)/mypy
 
 # pytest exits 5 when no test ran: that is nonzero, so it fails the build.
-test: install-dev services browser
+test: install-dev services tools
 	@$(MAKE) check
 	$(BIN)/pytest
 
@@ -62,10 +63,7 @@ install-bench: venv
 # Quick mode (N=1M, 10 s per endpoint, < 10 min); `make bench ARGS="--markdown docs/performance.md"`.
 # Needs the local PostgreSQL and Redis (started by `services`) and wrk (installed here).
 bench: install install-bench services
-	@command -v wrk >/dev/null 2>&1 || { \
-		echo "installing wrk (apt-get)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; \
-	}
+	@bash scripts/ensure-tools.sh wrk
 	$(BIN)/rankline bench --quick $(ARGS)
 
 fmt: install-dev

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from backends import REDIS_URL
 from helpers_api import AUTH
 from rankline import ManualClock, Settings
-from rankline.bench import ceiling, load, probes, report, run, servers, wrk
+from rankline.bench import ceiling, lean, load, probes, report, run, servers, wrk
 from rankline.clock import SystemClock
 from rankline.http import create_app
 from rankline.store import schema as t
@@ -258,6 +258,33 @@ def test_targets_compare_each_figure_with_its_goal() -> None:
     assert verdicts["rebuild >= 500,000 entries/s"] is True
     assert verdicts["memory <= 150 B/entry at 1M entries"] is False  # 170 B
     assert "HTTP rank >= 100x faster than naive SQL" not in verdicts  # no PostgreSQL here
+    assert "rank >= 0.9x the lean reference" not in [  # no lean run: not measured
+        t["target"] for t in report.targets(_results()) if t["met"] is not None
+    ]
+
+
+def test_reads_are_judged_against_the_lean_reference() -> None:
+    results = _results()
+    section = results["backends"]["memory"]
+    section["lean"] = {"rank": _point(10_000, 5.0), "around": _point(10_000, 5.0)}
+    section["lean"]["top"] = _point(1_000, 5.0)
+    for name in report.READS:  # as ``run.Bench.measure`` sets it
+        rps = section["endpoints"][name]["rps"]
+        section["endpoints"][name]["of_lean"] = rps / section["lean"][name]["rps"]
+    verdicts = {t["target"]: t for t in report.targets(results)}
+    assert verdicts["rank >= 0.9x the lean reference"]["met"] is True  # 1.2x
+    assert verdicts["around >= 1.0x the lean reference"]["met"] is False  # 0.9x
+    assert verdicts["top >= 4.0x the lean reference"]["met"] is True  # 4x
+    rows = {(r[0], r[1]): r[2] for r in report.target_rows(results)}
+    assert rows["memory", "around >= 1.0x the lean reference"] == "0.90x"
+    labels = [row[0] for row in report.endpoint_rows(section)]
+    assert labels[1:4] == [
+        "lean reference: GET player rank",
+        "lean reference: GET around k=5",
+        "lean reference: GET top-100",
+    ]
+    _, figures = report.figure_rows(results)
+    assert ["rank: rankline's req/s over the lean reference's", "1.20x"] in figures
 
 
 def test_memory_targets_are_judged_at_one_million_entries() -> None:
@@ -334,6 +361,46 @@ async def test_the_ceiling_app_answers_every_path() -> None:
                 assert response.status_code == 200
                 assert response.content == ceiling.BODY
                 assert response.headers["content-type"] == "application/json"
+
+
+# --- the lean reference --------------------------------------------------------------------
+
+
+async def test_the_lean_reference_answers_what_rankline_answers(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    """Same players, same shapes, same values: only ``as_of`` differs. Otherwise the
+    comparison would weigh different work."""
+    now = clock.now()
+    data = load.Dataset(1_200, at0=now - 10_000_000, seed=7)
+    settings = Settings(data_dir=tmp_path / "data", server_keys="k")
+    await load.prepare(settings.database, now)
+    await load.load(settings.database, data, now)
+    order = sorted(range(data.n), key=lambda i: -data.score(i))
+    paths = ["/v1/boards/bench/top?limit=100", "/v1/boards/bench/top?limit=7&offset=1190"]
+    for i in (order[0], order[1], 5, 600, order[-2], order[-1]):
+        player = data.player(i)
+        paths += [f"/v1/boards/bench/players/{player}"]
+        paths += [f"/v1/boards/bench/players/{player}/around?k={k}" for k in (0, 5, 100)]
+    reference = lean.LeanApp(data)
+    application = create_app(settings, clock=clock)
+    async with (
+        LifespanManager(application, startup_timeout=60),
+        LifespanManager(reference),  # type: ignore[arg-type]
+    ):
+        await application.state.service.wait_ready()
+        apps = (application, reference)
+        transports = [httpx.ASGITransport(app=a) for a in apps]  # type: ignore[arg-type]
+        async with (
+            httpx.AsyncClient(transport=transports[0], base_url="http://rl") as ours,
+            httpx.AsyncClient(transport=transports[1], base_url="http://lean") as theirs,
+        ):
+            for path in paths:
+                expected, got = (await ours.get(path)).json(), (await theirs.get(path)).json()
+                expected.pop("as_of"), got.pop("as_of")
+                assert got == expected, path
+            assert (await theirs.get("/v1/boards/bench/players/nobody")).status_code == 404
+            assert (await theirs.get("/v1/boards/other/top")).status_code == 404
 
 
 # --- the bulk loader, on every backend -----------------------------------------------------
@@ -504,11 +571,13 @@ async def _revision(url: str, player: str) -> int:
 # --- every script against a real server ----------------------------------------------------
 
 
-@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (make bench)")
 def test_every_wrk_script_is_answered_without_errors(tmp_path: Path) -> None:
     """Each endpoint's script, one second against a real ``rankline serve`` on a small
     bulk-loaded board: no 4xx or 5xx (a script asking for a wrong path or body would be
-    a benchmark of error pages), and the writes reach SQL."""
+    a benchmark of error pages), and the writes reach SQL; the reads' scripts on the lean
+    reference too. ``make test`` installs wrk."""
+    if shutil.which("wrk") is None:
+        pytest.fail("wrk is not installed: run `make tools` (apt-get install wrk)")
     now = SystemClock().now()
     data = load.Dataset(500, at0=now - 10_000_000)
     data_dir = tmp_path / "data"
@@ -533,6 +602,11 @@ def test_every_wrk_script_is_answered_without_errors(tmp_path: Path) -> None:
     with servers.running(servers.ceiling_server(env, 1, tmp_path / "c.log"), 30) as c:
         result = wrk.run(c.url, "ceiling", connections=2, threads=1, seconds=1, args={})
         assert result.requests > 0 and result.error_count == 0
+    reference = servers.lean_server(env, 1, tmp_path / "l.log", data.n, data.at0, data.seed)
+    with servers.running(reference, 30):
+        for name in report.READS:
+            result = wrk.run(reference.url, name, connections=2, threads=1, seconds=1, args=args)
+            assert result.requests > 0 and result.error_count == 0, (name, reference.log())
 
 
 def test_the_server_log_gives_the_build_rate_and_the_last_errors(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ player's rank change without a reload (through the SSE stream, or the page's pol
 when the stream is not available). It takes a screenshot of the page; with
 ``RANKLINE_UPDATE_SCREENSHOT=1`` it writes it to docs/screenshot.png (the README's picture),
 otherwise to the test's temporary directory, so a test run leaves the tree as it was.
-``make test`` installs chromium (scripts/ensure-browser.sh); ``playwright install`` is never
+``make test`` installs chromium (scripts/ensure-tools.sh); ``playwright install`` is never
 needed.
 """
 
@@ -47,7 +47,7 @@ NAMES = ["ada", "bo", "cy", "dee", "eli", "fay", "gus", "hal", "ivy", "jo", "kai
 @pytest.fixture
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-        pytest.fail("chromium is not installed: run `make browser` (apt-get install chromium)")
+        pytest.fail("chromium is not installed: run `make tools` (apt-get install chromium)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS

@@ -18,6 +18,9 @@ from rich.table import Table
 BEGIN = "<!-- rankline bench: begin -->"
 END = "<!-- rankline bench: end -->"
 READS = ("rank", "around", "top")
+LEAN_LABELS = {"rank": "GET player rank", "around": "GET around k=5", "top": "GET top-100"}
+LEAN_GOALS = {"rank": 0.9, "around": 1.0, "top": 4.0}
+"""rankline's rate over the lean reference's (``bench.lean``) that each read should reach."""
 
 # (backend, what, goal, higher is better) for every target of issue 6.
 _GOALS: dict[str, dict[str, float]] = {
@@ -73,6 +76,14 @@ def endpoint_rows(section: dict[str, Any]) -> list[list[str]]:
         if isinstance(run, dict) and "rps" in run:
             share = ratio(run["rps"], mean)
             rows.append([label, *_latency(run), "100%" if share is None else f"{share:.0%}"])
+    lean = section.get("lean")
+    lean = lean if isinstance(lean, dict) and "failed" not in lean else {}
+    for name in READS:
+        run = lean.get(name)
+        if isinstance(run, dict) and "rps" in run:
+            share = ratio(run["rps"], mean)
+            label = f"lean reference: {LEAN_LABELS[name]}"
+            rows.append([label, *_latency(run), "—" if share is None else f"{share:.0%}"])
     for item in section.get("endpoints", {}).values():
         if item.get("failed"):
             rows.append([item["label"], "FAILED", "—", "—", "—", item["failed"][:60]])
@@ -128,6 +139,13 @@ def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             _floor,
         ),
     ]
+    for name in READS:
+        rows.append(
+            row(
+                f"{name}: rankline's req/s over the lean reference's",
+                lambda s, n=name: f"{s['endpoints'][n]['of_lean']:.2f}x",
+            )
+        )
     for name in READS:
         rows.append(
             row(
@@ -210,6 +228,10 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 False,
             ),
         ]
+        checks += [
+            (f"{e} >= {goal:.1f}x the lean reference", _get(points, e, "of_lean"), goal, True)
+            for e, goal in LEAN_GOALS.items()
+        ]
         if "naive_sql" in s:
             naive = _get(s, "naive_sql", "ratio_to_http_p50")
             checks.append(("HTTP rank >= 100x faster than naive SQL", naive, 100, True))
@@ -255,6 +277,8 @@ def _measured(item: dict[str, Any]) -> str:
         return f"{value:.0%}"
     if "100x" in item["target"]:
         return f"{value:,.0f}x"
+    if "lean reference" in item["target"]:
+        return f"{value:.2f}x"
     return ms(value) if "ms" in item["target"] else rate(value)
 
 

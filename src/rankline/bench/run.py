@@ -5,7 +5,9 @@ For each backend (``memory``: the in-process index + SQLite in a temporary direc
 first), in this order, one server at a time:
 
 1. migrate, define the board, (memory) measure an empty server's RSS, bulk-load N players;
-2. run the ceiling (raw ASGI app, same server software, options and worker count);
+2. run the ceiling (raw ASGI app, same server software, options and worker count), then
+   the lean reference (``bench.lean``: the rank, around and top-100 reads from a plain sorted
+   list and dict over the same players) on the same server software;
 3. start ``rankline serve`` and time its index build; measure memory; (redis) time
    ``rankline rebuild``;
 4. wrk against each read endpoint at full load, then a load sweep of rank, around and
@@ -293,6 +295,7 @@ class Bench:
             section["load"] = self.bulk_load(url, 0, self.o.n)
         asyncio.run(load.settle(url))
         section["ceiling"] = self.ceiling(env, plan).to_json()
+        self.attempt(section, "lean", lambda: self.lean(env, plan))
         used_before = probes.redis_memory(plan.redis_url) if plan.redis_url else {}
         server = self.server(env, plan, "rankline")
         with self.bar("building the index", self.o.n) as update:
@@ -345,6 +348,10 @@ class Bench:
         for item in endpoints.values():
             if item.get("ratio") is not None:
                 item["ratio"] = report.ratio(item["rps"], ceiling)
+        lean = section.get("lean", {})
+        for name in report.READS:
+            if name in endpoints and "rps" in lean.get(name, {}):
+                endpoints[name]["of_lean"] = report.ratio(endpoints[name]["rps"], lean[name]["rps"])
         section["sweeps"], section["at_80"] = {}, {}
         for e in ENDPOINTS:
             if e.sweep and e.name in maxima:
@@ -448,6 +455,22 @@ class Bench:
         name = f"ceiling {run}".strip()
         self.step(f"{name}: {result.rps:,.0f} req/s, p99 {result.p99_ms:.2f} ms")
         return result
+
+    def lean(self, env: dict[str, str], plan: Backend) -> dict[str, Any]:
+        """The reads of ``report.READS`` on the lean reference, each at full load."""
+        log = self.tmp / f"{plan.name}-lean.log"
+        data = self.data
+        server = servers.lean_server(env, plan.workers, log, data.n, data.at0, data.seed)
+        found: dict[str, Any] = {}
+        with servers.running(server, self.o.ready_timeout) as lean:
+            self.wrk(lean, "rank", self.o.connections, WARMUP_SECONDS, label="warming up")
+            for name in report.READS:
+                label = f"lean reference: {name}"
+                result = self.wrk(lean, name, self.o.connections, self.o.duration, label=label)
+                wrk.check(label, result)
+                found[name] = result.to_json()
+                self.step(f"{label}: {result.rps:,.0f} req/s, p99 {result.p99_ms:.2f} ms")
+        return found
 
     def rebuild_figures(self, server: servers.Server, ready_seconds: float) -> dict[str, Any]:
         logged = server.logged_build()

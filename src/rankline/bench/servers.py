@@ -182,6 +182,21 @@ def ceiling_server(env: Mapping[str, str], workers: int, log_path: Path) -> Serv
     return Server("ceiling", argv, env, log_path, port)
 
 
+def lean_server(
+    env: Mapping[str, str], workers: int, log_path: Path, n: int, at0: int, seed: int
+) -> Server:
+    """The lean reference (``rankline.bench.lean``) over the bench's players, served like
+    the ceiling; ready once its board is built and a top page answers."""
+    port = free_port()
+    argv = [sys.executable, "-m", "rankline.bench.lean", "--host", HOST, "--port", str(port)]
+    argv += ["--n", str(n), "--at0", str(at0), "--seed", str(seed)]
+    argv += ["--workers", str(workers), "--log-level", env.get("RANKLINE_LOG_LEVEL", "info")]
+    argv += ["--server", env.get("RANKLINE_SERVER", "uvicorn")]
+    server = Server("lean", argv, env, log_path, port)
+    server.ready_path = server.health_path = "/v1/boards/bench/top?limit=1"
+    return server
+
+
 @contextmanager
 def running(
     server: Server,

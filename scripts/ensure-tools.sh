@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Make sure the Debian packages the test suite and the benchmark drive are installed:
+# chromium (the page tests drive it headless through Playwright) and wrk (the benchmark's
+# load generator, also run by its tests). Installs what is missing with apt-get; exits 1
+# with a clear message if it cannot. Never runs `playwright install` (that downloads
+# browsers from the internet). `ensure-tools.sh wrk` checks wrk only.
+set -euo pipefail
+
+log() { printf 'ensure-tools: %s\n' "$*" >&2; }
+die() { printf 'ensure-tools: ERROR: %s\n' "$*" >&2; exit 1; }
+
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=(chromium wrk)
+missing=()
+for tool in "${wanted[@]}"; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 \
+        || die "missing ${missing[*]}; not root and sudo not available (apt-get install ${missing[*]})"
+    SUDO=sudo
+fi
+
+log "installing ${missing[*]} (apt-get)"
+$SUDO apt-get update -qq || die "apt-get update failed (needed to install ${missing[*]})"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" \
+    || die "apt-get install ${missing[*]} failed; the tests need them (chromium: the page tests; wrk: the benchmark's tests)"
+for tool in "${missing[@]}"; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool still not on PATH after apt-get install"
+    log "$tool installed: $(command -v "$tool")"
+done
