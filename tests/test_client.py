@@ -3,6 +3,7 @@ against a real server process."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
@@ -33,10 +34,13 @@ async def test_async_client_covers_the_board_and_score_endpoints(
                 {"board": "arena", "player_id": f"p:{i}", "score": i, "match_id": f"b{i}"}
                 for i in range(2, 2503)
             ]
-            results = [
-                r for chunk in batches(items) for r in (await rl.submit_batch(chunk))["results"]
-            ]
-            assert len(results) == 2501 and all("error" not in r for r in results)
+            items[1_500]["score"] = 1.5  # one bad item, in the second request
+            results = (await rl.submit_batch(items))["results"]  # three requests
+            assert [r["index"] for r in results] == list(range(2501))
+            assert [r["index"] for r in results if "error" in r] == [1_500]
+            assert results[1_500]["error"]["status"] == 422
+            assert results[2_500]["player_id"] == "p:2502" and results[2_500]["applied"]
+            assert len(results) == 2501
             top = await rl.top("arena", limit=3, scope="region:EU")
             assert [e["player_id"] for e in top["entries"]] == ["p:1"]
             assert (await rl.player("arena", "p:2502"))["rank"] == 2
@@ -45,7 +49,7 @@ async def test_async_client_covers_the_board_and_score_endpoints(
             friends = await rl.friends("arena", "p:5", ["p:6", "p:4", "nobody"])
             assert [e["player_id"] for e in friends["entries"]] == ["p:6", "p:5", "p:4"]
             ranks = await rl.ranks("arena", ["p:3", "p:1"])
-            assert [e["rank"] for e in ranks["entries"]] == [1, 2501]
+            assert [e["rank"] for e in ranks["entries"]] == [1, 2500]  # p:1502 was refused
             periods = await rl.periods("arena", window="daily")
             assert [p["period"] for p in periods["periods"]] == ["2026-11-21"]
             assert (await rl.health())["status"] == "ok"
@@ -55,9 +59,18 @@ async def test_async_client_covers_the_board_and_score_endpoints(
             assert await rl.delete_board("arena") is None
 
 
-def test_batch_limit_is_enforced_before_sending() -> None:
-    with Client("http://unused") as rl, pytest.raises(ValueError, match="at most 1000"):
-        rl.submit_batch([{"board": "b"}] * 1001)
+def test_a_large_upload_is_split_into_batches_of_1000() -> None:
+    sizes: list[int] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        items = json.loads(request.content)["scores"]
+        sizes.append(len(items))
+        return httpx.Response(200, json={"results": [{"index": i} for i in range(len(items))]})
+
+    with Client("http://t", transport=httpx.MockTransport(answer)) as rl:
+        results = rl.submit_batch([{"board": "b"}] * 2_001)["results"]
+    assert sizes == [1000, 1000, 1]
+    assert [r["index"] for r in results] == list(range(2_001))
     assert [len(c) for c in batches([{}] * 2500)] == [1000, 1000, 500]
 
 

@@ -50,3 +50,23 @@ def test_demo_fills_the_boards(tmp_path: Path) -> None:
     assert arena and xp, output
     assert max(int(str(e["score"])) for e in xp) > XP_CAP  # sums of several matches
     assert eu, "no entries on arena-solo's region:EU leaderboard"
+
+
+def test_a_demo_that_falls_behind_skips_ahead_instead_of_crashing(tmp_path: Path) -> None:
+    """A pace no machine keeps (100,000 matches a second): the game plays what it can,
+    skips the rest, and ends cleanly."""
+    port = free_port()
+    argv = [sys.executable, "-m", "rankline", "demo", "--port", str(port), "--duration", "3"]
+    argv += ["--players", "40", "--rate", "100000", "--data-dir", str(tmp_path / "data")]
+    done = subprocess.run(
+        argv, env=cli_env(), cwd=REPO, capture_output=True, text=True, timeout=90, check=False
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "Traceback" not in output
+    assert "demo done:" in output and "matches skipped to keep pace" in output
+    with (
+        httpx.Client(base_url=f"http://{HOST}:{port}", timeout=2.0) as http,
+        pytest.raises(httpx.TransportError),  # the demo stopped its server
+    ):
+        http.get("/healthz")

@@ -123,13 +123,6 @@ class _Api(Generic[R]):
             body["metadata"] = dict(metadata)
         return self._call(Call("POST", f"/v1/boards/{_p(board)}/scores", body=body, write=True))
 
-    def submit_batch(self, items: Sequence[Mapping[str, Any]]) -> R:
-        """Up to 1,000 submissions, each with its ``board``; see ``batches`` for more."""
-        if len(items) > BATCH_LIMIT:
-            raise ValueError(f"a batch holds at most {BATCH_LIMIT} items; use batches()")
-        body = {"scores": [dict(item) for item in items]}
-        return self._call(Call("POST", "/v1/scores/batch", body=body, write=True))
-
     # reads
     def top(
         self,
@@ -250,6 +243,15 @@ class _Api(Generic[R]):
         return self.server_key if call.write else (self.read_key or self.server_key)
 
 
+def _batch_call(chunk: list[Json]) -> Call:
+    return Call("POST", "/v1/scores/batch", body={"scores": chunk}, write=True)
+
+
+def _shifted(answer: Json, start: int) -> list[Json]:
+    """A chunk's results with ``index`` counted from the start of the whole upload."""
+    return [result | {"index": result["index"] + start} for result in answer["results"]]
+
+
 def batches(items: Iterable[Mapping[str, Any]], size: int = BATCH_LIMIT) -> Iterable[list[Json]]:
     """Split submissions into batch-sized lists for ``submit_batch``."""
     chunk: list[Json] = []
@@ -291,6 +293,16 @@ class Client(_Api[Any]):
             time.sleep(_delay(response, attempt, self.backoff))
         raise AssertionError("unreachable")
 
+    def submit_batch(self, items: Sequence[Mapping[str, Any]]) -> Json:
+        """Any number of submissions, each with its ``board``: sent 1,000 to a request, in
+        order, and answered as one batch (``{"results": [...]}``, each result's ``index``
+        its place in ``items``). A request that fails raises; the earlier ones stay
+        recorded, and sending them all again is safe (submissions are idempotent)."""
+        results: list[Json] = []
+        for chunk in batches(items):
+            results += _shifted(self._call(_batch_call(chunk)), len(results))
+        return {"results": results}
+
     def close(self) -> None:
         self.http.close()
 
@@ -329,6 +341,13 @@ class AsyncClient(_Api[Coroutine[Any, Any, Any]]):
                 return _answer(response)
             await asyncio.sleep(_delay(response, attempt, self.backoff))
         raise AssertionError("unreachable")
+
+    async def submit_batch(self, items: Sequence[Mapping[str, Any]]) -> Json:
+        """As ``Client.submit_batch``."""
+        results: list[Json] = []
+        for chunk in batches(items):
+            results += _shifted(await self._call(_batch_call(chunk)), len(results))
+        return {"results": results}
 
     async def aclose(self) -> None:
         await self.http.aclose()

@@ -66,7 +66,7 @@ class Settings(BaseSettings):
     server: Literal["uvicorn", "granian"] = Field(
         "uvicorn",
         description="The HTTP server `rankline serve` runs: uvicorn (uvloop, httptools) or "
-        "granian (Rust, measured faster here; see docs/performance.md).",
+        "granian (Rust; faster on reads in docs/performance.md's measurement).",
     )
     max_body_bytes: int = Field(
         4 * 1024 * 1024, ge=1024, description="Largest request body accepted (413 above)."

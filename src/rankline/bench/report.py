@@ -22,7 +22,7 @@ LEAN_LABELS = {"rank": "GET player rank", "around": "GET around k=5", "top": "GE
 LEAN_GOALS = {"rank": 0.9, "around": 1.0, "top": 4.0}
 """rankline's rate over the lean reference's (``bench.lean``) that each read should reach."""
 
-# (backend, what, goal, higher is better) for every target of issue 6.
+# The performance goals for a 2-core machine, per backend (see ``targets``).
 _GOALS: dict[str, dict[str, float]] = {
     "memory": {"read_ratio": 0.5, "friends_ratio": 0.25, "rebuild": 500_000, "bytes": 150},
     "redis": {"read_ratio": 0.3, "friends_ratio": 0.15, "rebuild": 150_000, "bytes": 160},
@@ -183,7 +183,7 @@ def _at80(item: dict[str, Any]) -> str:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every target of the issue that this run measured, with the figure and a verdict."""
+    """Every performance goal this run measured, with the figure and a verdict."""
     found: list[dict[str, Any]] = []
     for name, s in results["backends"].items():
         goals = _GOALS.get(name)
@@ -255,7 +255,7 @@ target (the sweep's pause is corrected once; on a busy machine it can still fall
 
 def _memory_1m(section: dict[str, Any]) -> Any:
     """Memory per entry at 1M entries: measured on its own in a larger run, else the run's
-    own figure when N is 1M (the issue's targets are set at 1M)."""
+    own figure when N is 1M (the memory goals are set at 1M)."""
     if "memory_1m" in section:
         return section["memory_1m"]
     memory = section.get("memory")
@@ -315,7 +315,7 @@ def print_report(results: dict[str, Any], console: Console) -> None:
     for row in rows:
         figures.add_row(*row)
     console.print(figures)
-    checks = Table(title="targets (issue 6)")
+    checks = Table(title="targets (performance goals)")
     for column in ("backend", "target", "measured", "verdict"):
         checks.add_column(column)
     for row in target_rows(results):

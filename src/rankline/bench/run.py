@@ -68,7 +68,7 @@ QUICK_SECONDS, FULL_SECONDS = 10.0, 30.0
 SWEEP = (0.25, 0.5, 0.8)
 WARMUP_SECONDS = 2.0
 MEMORY_N = 1_000_000
-"""The issue measures memory per entry at 1M entries: a larger run also measures it there,
+"""Memory per entry is judged at 1M entries: a larger run also measures it there,
 on a server of its own, before loading the rest."""
 DRAIN_SECONDS = 30.0
 """The longest wait for a server to answer what wrk left queued; then it is restarted."""
@@ -285,7 +285,7 @@ class Bench:
         else:
             with servers.running(self.server(env, plan, "empty"), self.o.ready_timeout) as empty:
                 rss_empty = empty.rss_bytes()
-        if self.o.n > MEMORY_N:  # the issue's memory targets are for 1M entries
+        if self.o.n > MEMORY_N:  # the memory goals are judged at 1M entries
             section["load_first"] = self.bulk_load(url, 0, MEMORY_N)
             self.attempt(
                 section, "memory_1m", lambda: self.memory_at(env, plan, rss_empty, MEMORY_N)
