@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
 from rankline import __version__
-from rankline.errors import RanklineError
+from rankline.errors import IndexUnavailable, RanklineError, Unavailable
 from rankline.settings import Settings, documented_settings
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
     from rankline.maintenance import Progress, Report
 
+T = TypeVar("T")
 console = Console(stderr=True, soft_wrap=True)
 app = typer.Typer(
     name="rankline",
@@ -70,7 +74,7 @@ def serve(
     if workers > 1 and settings.is_embedded:
         _fail("--workers above 1 needs PostgreSQL or MariaDB: set RANKLINE_DATABASE_URL")
     if not settings.is_embedded:
-        asyncio.run(_check_schema(settings))
+        _run_on_stores(settings, _check_schema(settings))
     if settings.server_key_list:
         key_note = "server keys: from RANKLINE_SERVER_KEYS"
     else:
@@ -108,25 +112,97 @@ def serve(
 
 
 async def _check_schema(settings: Settings) -> None:
-    from rankline.store import migrate as migrations
     from rankline.store.sql import SqlStore
 
     store = SqlStore(settings.database)
     try:
-        if not await migrations.is_current(store.engine):
-            _fail(
-                f"{_redact(settings.database)} is not migrated to revision "
-                f"{migrations.head_revision()}: run `rankline migrate` first"
-            )
-    except RanklineError as exc:
-        _fail(f"cannot reach the durable store: {exc.detail}")
+        await _require_current_schema(store.engine, settings)
     finally:
         await store.close()
 
 
-def _fail(message: str) -> NoReturn:
-    console.print(f"[bold red]error:[/bold red] {message}")
-    raise typer.Exit(2)
+async def _require_current_schema(engine: AsyncEngine, settings: Settings) -> None:
+    from rankline.service import NotMigrated
+    from rankline.store import migrate as migrations
+
+    if not await migrations.is_current(engine):
+        raise NotMigrated(
+            f"{_redact(settings.database)} is not migrated to revision "
+            f"{migrations.head_revision()}: run `rankline migrate` first"
+        )
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    from rich.markup import escape
+
+    console.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _run_on_stores(settings: Settings, work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work``, which opens the stores the settings name. When a store cannot be
+    reached (a database that does not exist, a refused connection, a schema not
+    migrated), print one line naming the cause and exit 1: the operator needs the
+    cause, not the traceback of every layer it went through."""
+    store_log = logging.getLogger("rankline.store")
+    level = store_log.level
+    # The store logs each error it maps, with its traceback; here the error reaches the
+    # operator as the one line below.
+    store_log.setLevel(logging.CRITICAL)
+    try:
+        return asyncio.run(work)
+    except _store_errors() as exc:
+        _fail(_explain(exc, settings), 1)
+    finally:
+        store_log.setLevel(level)
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    import asyncpg
+    import redis.exceptions
+    import sqlalchemy.exc
+
+    errors: tuple[type[BaseException], ...] = (
+        RanklineError,
+        sqlalchemy.exc.SQLAlchemyError,
+        asyncpg.PostgresError,
+        asyncpg.InterfaceError,
+        redis.exceptions.RedisError,
+        OSError,
+    )
+    try:
+        import asyncmy.errors
+
+        errors += (asyncmy.errors.Error,)
+    except ImportError:  # pragma: no cover - asyncmy is a dependency
+        pass
+    return errors
+
+
+def _explain(exc: BaseException, settings: Settings) -> str:
+    """``exc`` as one line: what could not be reached and the innermost cause, in the
+    driver's words (``database "x" does not exist``, ``Connect call failed``)."""
+    import redis.exceptions
+
+    chain = [exc]
+    while (cause := _cause_of(chain[-1])) is not None and len(chain) < 20:
+        chain.append(cause)
+    if isinstance(exc, RanklineError) and not isinstance(exc, Unavailable):
+        return exc.detail  # rankline's own words: not migrated, not found
+    if any(isinstance(e, IndexUnavailable | redis.exceptions.RedisError) for e in chain):
+        what = f"the ranking index at {_redact_redis(settings.redis_url or '')}"
+    else:
+        what = f"the durable store at {_redact(settings.database)}"
+    innermost = chain[-1]
+    lines = str(innermost).strip().splitlines()
+    words = lines[0] if lines else type(innermost).__name__
+    return f"cannot use {what}: {words}"
+
+
+def _cause_of(exc: BaseException) -> BaseException | None:
+    if exc.__cause__ is not None:
+        return exc.__cause__
+    return None if exc.__suppress_context__ else exc.__context__
 
 
 @app.command()
@@ -145,7 +221,7 @@ def migrate() -> None:
         finally:
             await store.close()
 
-    revision = asyncio.run(run())
+    revision = _run_on_stores(settings, run())
     console.print(f"{_redact(settings.database)} is at revision {revision}")
 
 
@@ -171,6 +247,7 @@ def _maintain(label: str, task: Callable[[Any, Progress], Awaitable[Report]]) ->
         service = Rankline(settings, auto_migrate=False)
         await service.store.start()
         try:
+            await _require_current_schema(service.store.engine, settings)
             await service.reload_boards()
             await service.index.start()
             return await _with_progress(label, lambda progress: task(service, progress), service)
@@ -178,10 +255,7 @@ def _maintain(label: str, task: Callable[[Any, Progress], Awaitable[Report]]) ->
             await service.index.close()
             await service.store.close()
 
-    try:
-        return asyncio.run(run())
-    except RanklineError as exc:
-        _fail(exc.detail)
+    return _run_on_stores(settings, run())
 
 
 async def _with_progress(
@@ -262,10 +336,7 @@ def archive() -> None:
 
     settings = Settings()
     _setup_logging("warning")
-    try:
-        done = asyncio.run(archive_now(settings))
-    except RanklineError as exc:
-        _fail(exc.detail)
+    done = _run_on_stores(settings, archive_now(settings))
     for item in done:
         board, window, period = item.key
         console.print(
@@ -406,8 +477,21 @@ def version() -> None:
 
 def _redact(url: str) -> str:
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
-    return make_url(url).render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(an invalid URL)"
+
+
+def _redact_redis(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")).geturl()
 
 
 def main() -> None:
