@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import uuid
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,57 @@ def test_an_unmigrated_database_asks_for_migrate(tmp_path: Path, command: str) -
     with pg_database("rl_cli_unmigrated") as url:
         done = run_cli(command, env=_env(tmp_path, url, f"redis://{HOST}:{free_port()}/0"))
     assert re.search(r"run `rankline migrate`", _one_line_error(done, "rankline migrate"))
+
+
+# --- help --------------------------------------------------------------------------
+
+HELP_WIDTHS = [80, 120]
+
+
+def _commands() -> list[str]:
+    import typer.main
+
+    from rankline.cli import app
+
+    return sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def _cut_short(help_text: str, width: int) -> list[str]:
+    """Lines a greedy wrap would not have ended where they end: the next line continues
+    the same description, and its first word would have fitted. (Rich wraps greedily, so
+    such a line broke where the source's docstring did, mid-sentence.)"""
+    blocks: list[list[str]] = [[], []]  # the prose above the panels, the panels' rows
+    for line in help_text.splitlines():
+        if line.startswith("│") and line.rstrip().endswith("│"):
+            blocks[1].append(line.rstrip()[1:-1])
+        elif line.startswith(("╭", "╰")):
+            blocks[1].append("")
+        else:
+            blocks[0].append(line)
+    broken: list[str] = []
+    for in_panel, lines in enumerate(blocks):
+        limit = width - 3 if in_panel else width - 1  # borders and padding
+        for line, after in pairwise(lines):
+            text, following = line.rstrip(), after.strip()
+            # In a panel, a row's first column is empty where its description goes on.
+            continues = bool(text.strip()) and bool(following)
+            if in_panel:
+                continues = continues and after[1:2].isspace()
+            if not continues or following.startswith("["):  # [default: …] goes on its own line
+                continue
+            if len(text) + 1 + len(following.split()[0]) <= limit:
+                broken.append(f"{text.strip()!r} / {following!r}")
+    return broken
+
+
+@pytest.mark.parametrize("width", HELP_WIDTHS)
+@pytest.mark.parametrize("command", ["", *_commands()])
+def test_help_reads_as_written(command: str, width: int) -> None:
+    env = cli_env()
+    env["COLUMNS"] = str(width)
+    done = run_cli(*([command] if command else []), "--help", env=env)
+    assert done.returncode == 0, done.stderr
+    help_text = done.stdout
+    assert "--help" in help_text
+    assert "<bool>" not in help_text, help_text  # flags take no value
+    assert _cut_short(help_text, width) == [], help_text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+import typer.core
 from rich.console import Console
 
 from rankline import __version__
@@ -23,8 +25,58 @@ if TYPE_CHECKING:
     from rankline.maintenance import Progress, Report
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 console = Console(stderr=True, soft_wrap=True)
-app = typer.Typer(
+
+
+def _unwrapped(text: str | None) -> str | None:
+    """``text`` with each paragraph on one line. Typer's help keeps a docstring's line
+    breaks, so a description broke where the source line did, mid-sentence; rich wraps
+    each paragraph to the terminal itself."""
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs)
+
+
+def _untyped_flags(params: list[Any]) -> list[Any]:
+    """A flag takes no value, but typer's help shows its type (``--quick <bool>``, even
+    ``--help <bool>``) as if it took one: an empty metavar shows none."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(typer.core.TyperCommand):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _unwrapped(self.help)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+class _Group(typer.core.TyperGroup):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _unwrapped(self.help)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+class _Typer(typer.Typer):
+    """Typer, with every command's help rendered as ``_Command`` renders it."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        kwargs["cls"] = kwargs.get("cls") or _Command
+        decorator: Callable[[F], F] = super().command(*args, **kwargs)
+        return decorator
+
+
+app = _Typer(
+    cls=_Group,
     name="rankline",
     help="rankline: real-time leaderboards for games.\n\n"
     "Every setting is an environment variable; run `rankline settings` to list them.",
