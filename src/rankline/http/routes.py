@@ -259,8 +259,7 @@ async def stream(request: Request) -> Response:
             ["query", "players"], f"at most {_STREAM_PLAYERS} players can be watched"
         )
     for name in players:
-        if not _PLAYER.match(name):
-            raise InvalidInput.at(["query", "players"], f"{name!r} is not a valid player_id")
+        check_id(name, _PLAYER, "player_id", "query", "players")
     live = Stream(_service(request), board_id, where, limit, list(dict.fromkeys(players)))
     await live.read_top()  # refuse a bad board, window, period or scope before streaming
     return respond(live, _settings(request).stream_heartbeat_seconds)
