@@ -187,6 +187,27 @@ def query(request: Request) -> Mapping[str, str]:
     return parsed
 
 
+def check_query(request: Request, known: frozenset[str]) -> None:
+    """422 for a query parameter that the endpoint does not take, naming the ones it
+    takes: a typo (``?limt=5``) would otherwise be ignored and answer something else than
+    was asked. The query string is parsed once per distinct string (``query``); this adds
+    a set comparison of its names."""
+    names = query(request).keys()
+    if names <= known:
+        return
+    unknown = sorted(names - known)
+    takes = f"takes {', '.join(sorted(known))}" if known else "takes no query parameters"
+    errors = [
+        {"loc": ["query", name], "msg": f"unknown query parameter {name!r}; this endpoint {takes}"}
+        for name in unknown
+    ]
+    listed = ", ".join(repr(name) for name in unknown)
+    plural = "s" if len(unknown) > 1 else ""
+    raise InvalidInput(
+        f"unknown query parameter{plural} {listed}; this endpoint {takes}", errors=errors
+    )
+
+
 def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
     raw = query(request).get(name)
     if raw is None:

@@ -63,6 +63,11 @@ class Endpoint:
     not_modified: bool = False
     """Answers carry an ETag and honour If-None-Match with 304."""
 
+    @property
+    def query_names(self) -> frozenset[str]:
+        """The query parameters this operation takes."""
+        return frozenset(p.name for p in self.params if p.where == "query")
+
 
 def _service(request: Request) -> Rankline:
     service: Rankline = request.scope["app"].service  # RanklineApp's attributes
