@@ -53,6 +53,15 @@ def test_an_unreachable_database_is_one_line(tmp_path: Path, command: str) -> No
     assert "durable store" in line
 
 
+@pytest.mark.parametrize("command", ["migrate", "archive", "serve"])
+def test_an_embedded_store_that_cannot_be_created_is_one_line(tmp_path: Path, command: str) -> None:
+    (tmp_path / "taken").write_text("a file, where the data directory should go")
+    env = cli_env(tmp_path / "taken" / "data")
+    env["RANKLINE_PORT"] = str(free_port())
+    line = _one_line_error(run_cli(command, env=env), "Not a directory", "File exists")
+    assert "durable store" in line
+
+
 @pytest.mark.parametrize("command", ["rebuild", "verify"])
 def test_an_unreachable_index_is_one_line(tmp_path: Path, command: str) -> None:
     """The embedded SQLite is there and migrated; the Redis index is not reachable."""

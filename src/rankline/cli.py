@@ -125,12 +125,14 @@ def serve(
         _fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:
         _fail("--workers above 1 needs PostgreSQL or MariaDB: set RANKLINE_DATABASE_URL")
-    if not settings.is_embedded:
-        _run_on_stores(settings, _check_schema(settings))
+    _run_on_stores(settings, _check_store(settings))
     if settings.server_key_list:
         key_note = "server keys: from RANKLINE_SERVER_KEYS"
     else:
-        key, created = ensure_server_key(settings.data_dir)
+        try:
+            key, created = ensure_server_key(settings.data_dir)
+        except OSError as exc:
+            _fail(f"cannot keep the server key in {settings.data_dir}: {exc}", 1)
         path = settings.data_dir / KEY_FILE
         key_note = (
             f"server key: {key}  (generated now; stored in {path})"
@@ -163,12 +165,16 @@ def serve(
     )
 
 
-async def _check_schema(settings: Settings) -> None:
+async def _check_store(settings: Settings) -> None:
+    """The durable store can be opened, and a server database is migrated (the embedded
+    SQLite migrates itself when the server starts)."""
     from rankline.store.sql import SqlStore
 
     store = SqlStore(settings.database)
     try:
-        await _require_current_schema(store.engine, settings)
+        await store.start()
+        if not settings.is_embedded:
+            await _require_current_schema(store.engine, settings)
     finally:
         await store.close()
 
