@@ -105,3 +105,11 @@ async def test_unknown_query_parameters_are_all_named(client: httpx.AsyncClient)
     problem = assert_problem(response, 422)
     assert error_locs(response) == [["query", "limt"], ["query", "ofset"]]
     assert problem["detail"].startswith("unknown query parameters 'limt', 'ofset'")
+
+
+async def test_the_openapi_document_says_what_ids_allow(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    operation = document["paths"]["/v1/boards/{board_id}/players/{player_id}"]["get"]
+    described = {p["name"]: p["description"] for p in operation["parameters"]}
+    assert PLAYER_WORDS in described["player_id"]
+    assert BOARD_WORDS in described["board_id"]

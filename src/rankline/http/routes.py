@@ -16,6 +16,7 @@ from rankline.errors import InvalidInput, RanklineError
 from rankline.http import schemas as s
 from rankline.http.auth import Keys
 from rankline.http.body import (
+    ALLOWED,
     batch_items,
     check_id,
     located,
@@ -277,10 +278,18 @@ _STREAM_PLAYERS = 50
 
 _INT = {"type": "integer"}
 BOARD = Param(
-    "board_id", "path", "The board id.", {"type": "string", "pattern": BOARD_ID_PATTERN}, True
+    "board_id",
+    "path",
+    f"The board id: {ALLOWED[BOARD_ID_PATTERN]}",
+    {"type": "string", "pattern": BOARD_ID_PATTERN},
+    True,
 )
 PLAYER = Param(
-    "player_id", "path", "The player id.", {"type": "string", "pattern": PLAYER_ID_PATTERN}, True
+    "player_id",
+    "path",
+    f"The player id: {ALLOWED[PLAYER_ID_PATTERN]}",
+    {"type": "string", "pattern": PLAYER_ID_PATTERN},
+    True,
 )
 WHERE = (
     Param("window", "query", "all_time (default), daily, weekly, monthly or season."),
