@@ -56,6 +56,16 @@ async def test_an_invalid_identifier_is_explained_in_words(
     assert problem["detail"].startswith(f"{loc} must be ")
 
 
+async def test_a_scope_value_is_explained_in_words(client: httpx.AsyncClient) -> None:
+    await put_board(client, "arena", scopes=["region"])
+    sent = {**SCORE, "scopes": {"region": "E U"}}
+    problem = assert_problem(
+        await client.post("/v1/boards/arena/scores", json=sent, headers=AUTH), 422
+    )
+    _assert_in_words(problem, PLAYER_WORDS)
+    assert problem["detail"].startswith("each value of scopes must be "), problem
+
+
 async def test_an_invalid_path_identifier_is_explained_in_words(
     client: httpx.AsyncClient,
 ) -> None:

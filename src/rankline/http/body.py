@@ -18,7 +18,6 @@ from rankline.boards import (
     DIMENSION_PATTERN,
     MATCH_ID_PATTERN,
     PLAYER_ID_PATTERN,
-    SCOPE_VALUE_PATTERN,
     SEASON_ID_PATTERN,
 )
 from rankline.errors import (
@@ -45,8 +44,8 @@ ALLOWED = {
     SEASON_ID_PATTERN: "1 to 64 characters: letters, digits and _ . -, "
     "starting with a letter or digit",
 }
-"""What each identifier pattern allows, in words: a message says this, never the regex."""
-ALLOWED.setdefault(SCOPE_VALUE_PATTERN, ALLOWED[PLAYER_ID_PATTERN])  # the same characters
+"""What each identifier pattern allows, in words: a message says this, never the regex.
+(Scope values, such as ``EU`` in ``region:EU``, take the player id's pattern.)"""
 _IN_WORDS = {f"Expected `str` matching regex {p!r}": words for p, words in ALLOWED.items()}
 
 
