@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
 from procs import REPO, Server, serving
 
@@ -151,3 +151,35 @@ def test_the_page_shows_the_board_moving_live(
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
         assert errors == []
+
+
+def test_the_docs_page_lists_the_operations(server: Server, browser: Browser) -> None:
+    """``/docs`` renders the OpenAPI 3.1 document: every operation is listed, nothing is
+    loaded from another host, and the viewer shows no error about the document."""
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        document = api.get("/openapi.json").json()
+    summaries = [op["summary"] for ops in document["paths"].values() for op in ops.values()]
+    assert document["openapi"].startswith("3.1") and len(summaries) > 20
+
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors: list[str] = []
+    elsewhere: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    def local_only(route: Route) -> None:
+        if route.request.url.startswith(server.url):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", local_only)
+    page.goto(server.url + "/docs")
+    operations = page.locator(".opblock")
+    expect(operations).to_have_count(len(summaries), timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator(".opblock-summary-path").first).to_be_visible()
+    for summary in ("The top of a leaderboard", "Submit a score", "A player's rank"):
+        expect(page.get_by_text(summary, exact=True)).to_be_visible()
+    assert "valid version field" not in page.content()
+    assert errors == []
+    assert elsewhere == []

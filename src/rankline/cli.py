@@ -4,23 +4,79 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
+import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+import typer.core
 from rich.console import Console
 
 from rankline import __version__
-from rankline.errors import RanklineError
+from rankline.errors import IndexUnavailable, RanklineError, Unavailable
 from rankline.settings import Settings, documented_settings
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
     from rankline.maintenance import Progress, Report
 
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 console = Console(stderr=True, soft_wrap=True)
-app = typer.Typer(
+
+
+def _unwrapped(text: str | None) -> str | None:
+    """``text`` with each paragraph on one line. Typer's help keeps a docstring's line
+    breaks, so a description broke where the source line did, mid-sentence; rich wraps
+    each paragraph to the terminal itself."""
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs)
+
+
+def _untyped_flags(params: list[Any]) -> list[Any]:
+    """A flag takes no value, but typer's help shows its type (``--quick <bool>``, even
+    ``--help <bool>``) as if it took one: an empty metavar shows none."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(typer.core.TyperCommand):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _unwrapped(self.help)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+class _Group(typer.core.TyperGroup):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _unwrapped(self.help)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+class _Typer(typer.Typer):
+    """Typer, with every command's help rendered as ``_Command`` renders it."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        kwargs["cls"] = kwargs.get("cls") or _Command
+        decorator: Callable[[F], F] = super().command(*args, **kwargs)
+        return decorator
+
+
+app = _Typer(
+    cls=_Group,
     name="rankline",
     help="rankline: real-time leaderboards for games.\n\n"
     "Every setting is an environment variable; run `rankline settings` to list them.",
@@ -69,12 +125,14 @@ def serve(
         _fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:
         _fail("--workers above 1 needs PostgreSQL or MariaDB: set RANKLINE_DATABASE_URL")
-    if not settings.is_embedded:
-        asyncio.run(_check_schema(settings))
+    _run_on_stores(settings, _check_store(settings))
     if settings.server_key_list:
         key_note = "server keys: from RANKLINE_SERVER_KEYS"
     else:
-        key, created = ensure_server_key(settings.data_dir)
+        try:
+            key, created = ensure_server_key(settings.data_dir)
+        except OSError as exc:
+            _fail(f"cannot keep the server key in {settings.data_dir}: {exc}", 1)
         path = settings.data_dir / KEY_FILE
         key_note = (
             f"server key: {key}  (generated now; stored in {path})"
@@ -107,26 +165,102 @@ def serve(
     )
 
 
-async def _check_schema(settings: Settings) -> None:
-    from rankline.store import migrate as migrations
+async def _check_store(settings: Settings) -> None:
+    """The durable store can be opened, and a server database is migrated (the embedded
+    SQLite migrates itself when the server starts)."""
     from rankline.store.sql import SqlStore
 
     store = SqlStore(settings.database)
     try:
-        if not await migrations.is_current(store.engine):
-            _fail(
-                f"{_redact(settings.database)} is not migrated to revision "
-                f"{migrations.head_revision()}: run `rankline migrate` first"
-            )
-    except RanklineError as exc:
-        _fail(f"cannot reach the durable store: {exc.detail}")
+        await store.start()
+        if not settings.is_embedded:
+            await _require_current_schema(store.engine, settings)
     finally:
         await store.close()
 
 
-def _fail(message: str) -> NoReturn:
-    console.print(f"[bold red]error:[/bold red] {message}")
-    raise typer.Exit(2)
+async def _require_current_schema(engine: AsyncEngine, settings: Settings) -> None:
+    from rankline.service import NotMigrated
+    from rankline.store import migrate as migrations
+
+    if not await migrations.is_current(engine):
+        raise NotMigrated(
+            f"{_redact(settings.database)} is not migrated to revision "
+            f"{migrations.head_revision()}: run `rankline migrate` first"
+        )
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    from rich.markup import escape
+
+    console.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _run_on_stores(settings: Settings, work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work``, which opens the stores the settings name. When a store cannot be
+    reached (a database that does not exist, a refused connection, a schema not
+    migrated), print one line naming the cause and exit 1: the operator needs the
+    cause, not the traceback of every layer it went through."""
+    store_log = logging.getLogger("rankline.store")
+    level = store_log.level
+    # The store logs each error it maps, with its traceback; here the error reaches the
+    # operator as the one line below.
+    store_log.setLevel(logging.CRITICAL)
+    try:
+        return asyncio.run(work)
+    except _store_errors() as exc:
+        _fail(_explain(exc, settings), 1)
+    finally:
+        store_log.setLevel(level)
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    import asyncpg
+    import redis.exceptions
+    import sqlalchemy.exc
+
+    errors: tuple[type[BaseException], ...] = (
+        RanklineError,
+        sqlalchemy.exc.SQLAlchemyError,
+        asyncpg.PostgresError,
+        asyncpg.InterfaceError,
+        redis.exceptions.RedisError,
+        OSError,
+    )
+    try:
+        import asyncmy.errors
+
+        errors += (asyncmy.errors.Error,)
+    except ImportError:  # pragma: no cover - asyncmy is a dependency
+        pass
+    return errors
+
+
+def _explain(exc: BaseException, settings: Settings) -> str:
+    """``exc`` as one line: what could not be reached and the innermost cause, in the
+    driver's words (``database "x" does not exist``, ``Connect call failed``)."""
+    import redis.exceptions
+
+    chain = [exc]
+    while (cause := _cause_of(chain[-1])) is not None and len(chain) < 20:
+        chain.append(cause)
+    if isinstance(exc, RanklineError) and not isinstance(exc, Unavailable):
+        return exc.detail  # rankline's own words: not migrated, not found
+    if any(isinstance(e, IndexUnavailable | redis.exceptions.RedisError) for e in chain):
+        what = f"the ranking index at {_redact_redis(settings.redis_url or '')}"
+    else:
+        what = f"the durable store at {_redact(settings.database)}"
+    innermost = chain[-1]
+    lines = str(innermost).strip().splitlines()
+    words = lines[0] if lines else type(innermost).__name__
+    return f"cannot use {what}: {words}"
+
+
+def _cause_of(exc: BaseException) -> BaseException | None:
+    if exc.__cause__ is not None:
+        return exc.__cause__
+    return None if exc.__suppress_context__ else exc.__context__
 
 
 @app.command()
@@ -145,7 +279,7 @@ def migrate() -> None:
         finally:
             await store.close()
 
-    revision = asyncio.run(run())
+    revision = _run_on_stores(settings, run())
     console.print(f"{_redact(settings.database)} is at revision {revision}")
 
 
@@ -171,6 +305,7 @@ def _maintain(label: str, task: Callable[[Any, Progress], Awaitable[Report]]) ->
         service = Rankline(settings, auto_migrate=False)
         await service.store.start()
         try:
+            await _require_current_schema(service.store.engine, settings)
             await service.reload_boards()
             await service.index.start()
             return await _with_progress(label, lambda progress: task(service, progress), service)
@@ -178,10 +313,7 @@ def _maintain(label: str, task: Callable[[Any, Progress], Awaitable[Report]]) ->
             await service.index.close()
             await service.store.close()
 
-    try:
-        return asyncio.run(run())
-    except RanklineError as exc:
-        _fail(exc.detail)
+    return _run_on_stores(settings, run())
 
 
 async def _with_progress(
@@ -262,10 +394,7 @@ def archive() -> None:
 
     settings = Settings()
     _setup_logging("warning")
-    try:
-        done = asyncio.run(archive_now(settings))
-    except RanklineError as exc:
-        _fail(exc.detail)
+    done = _run_on_stores(settings, archive_now(settings))
     for item in done:
         board, window, period = item.key
         console.print(
@@ -406,8 +535,21 @@ def version() -> None:
 
 def _redact(url: str) -> str:
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
-    return make_url(url).render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(an invalid URL)"
+
+
+def _redact_redis(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")).geturl()
 
 
 def main() -> None:

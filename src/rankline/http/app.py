@@ -8,6 +8,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.resources import files
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -18,7 +19,6 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from swagger_ui_bundle import swagger_ui_path
 
 from rankline import metrics
 from rankline.errors import MethodNotAllowed, NotFound, RanklineError
@@ -36,6 +36,8 @@ _MAX_ENTRY_GAUGES = 1000
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 """The live page: index.html, app.js and app.css, shipped inside the package (no CDN)."""
+DOCS_STATIC_DIR = str(files("swagger_ui").joinpath("static"))
+"""Swagger UI 5 (it renders OpenAPI 3.1), shipped as package data by swagger-ui-py (no CDN)."""
 
 
 async def _healthz(request: Request) -> Response:
@@ -151,7 +153,7 @@ def create_app(
         Route("/metrics", _metrics, methods=["GET"]),
         Route("/openapi.json", _openapi, methods=["GET"]),
         Route("/docs", _docs, methods=["GET"]),
-        Mount("/docs/static", StaticFiles(directory=str(swagger_ui_path)), name="docs-static"),
+        Mount("/docs/static", StaticFiles(directory=DOCS_STATIC_DIR), name="docs-static"),
         Mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static"),
     ]
     app = RanklineApp(

@@ -13,6 +13,13 @@ import msgspec
 from msgspec import Meta
 from starlette.requests import Request
 
+from rankline.boards import (
+    BOARD_ID_PATTERN,
+    DIMENSION_PATTERN,
+    MATCH_ID_PATTERN,
+    PLAYER_ID_PATTERN,
+    SEASON_ID_PATTERN,
+)
 from rankline.errors import (
     BadRequest,
     InvalidInput,
@@ -27,6 +34,21 @@ E = TypeVar("E", bound=RanklineError)
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"?([^\]\"]*)\"?\]")
 
 
+ALLOWED = {
+    PLAYER_ID_PATTERN: "1 to 64 characters: letters, digits and _ . : @ -",
+    BOARD_ID_PATTERN: "1 to 64 characters: lowercase letters, digits and _ . -, "
+    "starting with a letter or digit",
+    MATCH_ID_PATTERN: "1 to 128 printable ASCII characters, without spaces",
+    DIMENSION_PATTERN: "1 to 32 characters: lowercase letters, digits and _, "
+    "starting with a letter",
+    SEASON_ID_PATTERN: "1 to 64 characters: letters, digits and _ . -, "
+    "starting with a letter or digit",
+}
+"""What each identifier pattern allows, in words: a message says this, never the regex.
+(Scope values, such as ``EU`` in ``region:EU``, take the player id's pattern.)"""
+_IN_WORDS = {f"Expected `str` matching regex {p!r}": words for p, words in ALLOWED.items()}
+
+
 def _loc(path: str, prefix: str) -> list[str | int]:
     loc: list[str | int] = [prefix]
     for name, index, key in _PATH_PART.findall(path.removeprefix("$")):
@@ -38,7 +60,14 @@ def invalid(exc: msgspec.ValidationError, prefix: str = "body") -> InvalidInput:
     """Turn msgspec's ``Expected `int`, got `float` - at `$.score``` into a located error."""
     message = str(exc)
     msg, _, where = message.partition(" - at `")
-    loc = _loc(where.rstrip("`"), prefix) if where else [prefix]
+    where = where.rstrip("`")
+    loc = _loc(where, prefix) if where else [prefix]
+    words = _IN_WORDS.get(msg)
+    if words is not None:
+        field = where.removeprefix("$.") or "the value"
+        if field.endswith("[...]"):  # a value of an object
+            field = f"each value of {field.removesuffix('[...]')}"
+        msg = f"{field} must be {words}"
     return InvalidInput(msg, errors=[{"loc": loc, "msg": msg}])
 
 
@@ -157,6 +186,27 @@ def query(request: Request) -> Mapping[str, str]:
     return parsed
 
 
+def check_query(request: Request, known: frozenset[str]) -> None:
+    """422 for a query parameter that the endpoint does not take, naming the ones it
+    takes: a typo (``?limt=5``) would otherwise be ignored and answer something else than
+    was asked. The query string is parsed once per distinct string (``query``); this adds
+    a set comparison of its names."""
+    names = query(request).keys()
+    if names <= known:
+        return
+    unknown = sorted(names - known)
+    takes = f"takes {', '.join(sorted(known))}" if known else "takes no query parameters"
+    errors = [
+        {"loc": ["query", name], "msg": f"unknown query parameter {name!r}; this endpoint {takes}"}
+        for name in unknown
+    ]
+    listed = ", ".join(repr(name) for name in unknown)
+    plural = "s" if len(unknown) > 1 else ""
+    raise InvalidInput(
+        f"unknown query parameter{plural} {listed}; this endpoint {takes}", errors=errors
+    )
+
+
 def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
     raw = query(request).get(name)
     if raw is None:
@@ -175,9 +225,15 @@ def query_str(request: Request, name: str) -> str | None:
     return value if value else None
 
 
-def check_id(value: str, pattern: re.Pattern[str], name: str) -> str:
+def check_id(
+    value: str, pattern: re.Pattern[str], name: str, where: str = "path", field: str = ""
+) -> str:
+    """``value``, or a 422 that says what ``name`` allows (at ``where``: path or query)."""
     if not pattern.match(value):
-        raise InvalidInput.at(["path", name], f"{value!r} is not a valid {name}")
+        message = f"{value!r} is not a valid {name}"
+        if pattern.pattern in ALLOWED:
+            message += f": {ALLOWED[pattern.pattern]}"
+        raise InvalidInput.at([where, field or name], message)
     return value
 
 

@@ -22,6 +22,7 @@ from starlette.types import Receive, Scope, Send
 
 from rankline import metrics
 from rankline.errors import RanklineError
+from rankline.http.body import check_query
 from rankline.http.responses import problem_response
 from rankline.http.routes import Endpoint, Handler
 
@@ -62,6 +63,10 @@ class Routes:
                 else:
                     node = node.literals.setdefault(part, _Node())
             node.handlers[endpoint.method] = (endpoint.handler, tuple(names))
+        self.query_names: dict[Handler, frozenset[str]] = {
+            e.handler: e.query_names for e in endpoints if e.auth == "read"
+        }
+        """The query parameters each read takes: any other is answered 422."""
 
     def match(self, method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
         parts = path[1:].split("/")
@@ -139,8 +144,13 @@ class RanklineApp(Starlette):
         scope["app"] = self
         scope["path_params"] = path_params
         scope["endpoint"] = handler
+        request = Request(scope, receive, send)
         try:
-            response = await handler(Request(scope, receive, send))
+            if scope["query_string"]:
+                known = self.fast_routes.query_names.get(handler)
+                if known is not None:
+                    check_query(request, known)
+            response = await handler(request)
         except RanklineError as exc:
             response = problem_response(exc)
         except Exception as exc:

@@ -30,7 +30,7 @@ DOCS_HTML = """<!doctype html>
 <link rel="stylesheet" href="/docs/static/swagger-ui.css"></head>
 <body><div id="docs"></div>
 <script src="/docs/static/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#docs"});</script>
+<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#docs", deepLinking: true});</script>
 </body></html>
 """
 

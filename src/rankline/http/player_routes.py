@@ -7,9 +7,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from rankline.errors import InvalidInput
 from rankline.http import schemas as s
-from rankline.http.body import query, query_int, query_str
+from rankline.http.body import check_id, query, query_int, query_str
 from rankline.http.responses import json_response
 from rankline.http.routes import (
     _BOARD,
@@ -59,8 +58,8 @@ async def player_history(request: Request) -> Response:
     _keys(request).require_read(request)
     player_id = _player_id(request)
     board = query_str(request, "board")
-    if board is not None and not _BOARD.match(board):
-        raise InvalidInput.at(["query", "board"], f"{board!r} is not a valid board id")
+    if board is not None:
+        check_id(board, _BOARD, "board id", "query", "board")
     limit = query_int(request, "limit", 100, 1, 1000)
     cursor = query_str(request, "cursor")
     body = await _players(request).history(player_id, board=board, limit=limit, cursor=cursor)

@@ -16,6 +16,7 @@ from rankline.errors import InvalidInput, RanklineError
 from rankline.http import schemas as s
 from rankline.http.auth import Keys
 from rankline.http.body import (
+    ALLOWED,
     batch_items,
     check_id,
     located,
@@ -62,6 +63,11 @@ class Endpoint:
     tag: str = "leaderboards"
     not_modified: bool = False
     """Answers carry an ETag and honour If-None-Match with 304."""
+
+    @property
+    def query_names(self) -> frozenset[str]:
+        """The query parameters this operation takes."""
+        return frozenset(p.name for p in self.params if p.where == "query")
 
 
 def _service(request: Request) -> Rankline:
@@ -259,8 +265,7 @@ async def stream(request: Request) -> Response:
             ["query", "players"], f"at most {_STREAM_PLAYERS} players can be watched"
         )
     for name in players:
-        if not _PLAYER.match(name):
-            raise InvalidInput.at(["query", "players"], f"{name!r} is not a valid player_id")
+        check_id(name, _PLAYER, "player_id", "query", "players")
     live = Stream(_service(request), board_id, where, limit, list(dict.fromkeys(players)))
     await live.read_top()  # refuse a bad board, window, period or scope before streaming
     return respond(live, _settings(request).stream_heartbeat_seconds)
@@ -273,10 +278,18 @@ _STREAM_PLAYERS = 50
 
 _INT = {"type": "integer"}
 BOARD = Param(
-    "board_id", "path", "The board id.", {"type": "string", "pattern": BOARD_ID_PATTERN}, True
+    "board_id",
+    "path",
+    f"The board id: {ALLOWED[BOARD_ID_PATTERN]}",
+    {"type": "string", "pattern": BOARD_ID_PATTERN},
+    True,
 )
 PLAYER = Param(
-    "player_id", "path", "The player id.", {"type": "string", "pattern": PLAYER_ID_PATTERN}, True
+    "player_id",
+    "path",
+    f"The player id: {ALLOWED[PLAYER_ID_PATTERN]}",
+    {"type": "string", "pattern": PLAYER_ID_PATTERN},
+    True,
 )
 WHERE = (
     Param("window", "query", "all_time (default), daily, weekly, monthly or season."),

@@ -1,0 +1,133 @@
+"""What an operator sees from ``rankline``: one line naming the cause when a store cannot be
+used, and help texts that read as written."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import uuid
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from chaos_helpers import pg_database
+from procs import HOST, cli_env, free_port, run_cli
+
+STORE_COMMANDS = ["migrate", "rebuild", "verify", "archive", "serve"]
+
+
+def _env(tmp_path: Path, database_url: str, redis_url: str) -> dict[str, str]:
+    env = cli_env(tmp_path / "data", database_url=database_url, redis_url=redis_url)
+    env["RANKLINE_PORT"] = str(free_port())
+    env["COLUMNS"] = "80"  # one line means one line, not one line cut to the terminal
+    return env
+
+
+def _one_line_error(done: subprocess.CompletedProcess[str], *causes: str) -> str:
+    stdout, stderr = done.stdout, done.stderr
+    output = stdout + stderr
+    assert done.returncode == 1, output
+    assert "Traceback" not in output, output
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and stdout.strip() == "", output
+    assert lines[0].startswith("error: "), output
+    assert any(cause in lines[0] for cause in causes), output
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", STORE_COMMANDS)
+def test_a_database_that_does_not_exist_is_one_line(tmp_path: Path, command: str) -> None:
+    missing = f"rl_missing_{uuid.uuid4().hex[:12]}"
+    url = f"postgresql+asyncpg://postgres@{HOST}:5432/{missing}"
+    done = run_cli(command, env=_env(tmp_path, url, f"redis://{HOST}:{free_port()}/0"))
+    line = _one_line_error(done, f'database "{missing}" does not exist')
+    assert "durable store" in line
+
+
+@pytest.mark.parametrize("command", STORE_COMMANDS)
+def test_an_unreachable_database_is_one_line(tmp_path: Path, command: str) -> None:
+    url = f"postgresql+asyncpg://postgres@{HOST}:{free_port()}/rankline"
+    done = run_cli(command, env=_env(tmp_path, url, f"redis://{HOST}:{free_port()}/0"))
+    line = _one_line_error(done, "Connect call failed", "Connection refused")
+    assert "durable store" in line
+
+
+@pytest.mark.parametrize("command", ["migrate", "archive", "serve"])
+def test_an_embedded_store_that_cannot_be_created_is_one_line(tmp_path: Path, command: str) -> None:
+    (tmp_path / "taken").write_text("a file, where the data directory should go")
+    env = cli_env(tmp_path / "taken" / "data")
+    env["RANKLINE_PORT"] = str(free_port())
+    line = _one_line_error(run_cli(command, env=env), "Not a directory", "File exists")
+    assert "durable store" in line
+
+
+@pytest.mark.parametrize("command", ["rebuild", "verify"])
+def test_an_unreachable_index_is_one_line(tmp_path: Path, command: str) -> None:
+    """The embedded SQLite is there and migrated; the Redis index is not reachable."""
+    env = cli_env(tmp_path / "data", redis_url=f"redis://:secret@{HOST}:{free_port()}/0")
+    migrated = run_cli("migrate", env=env)
+    assert migrated.returncode == 0, migrated.stderr
+    line = _one_line_error(run_cli(command, env=env), "Connect call failed", "refused")
+    assert "ranking index" in line and "secret" not in line
+
+
+@pytest.mark.parametrize("command", ["rebuild", "verify", "archive"])
+def test_an_unmigrated_database_asks_for_migrate(tmp_path: Path, command: str) -> None:
+    with pg_database("rl_cli_unmigrated") as url:
+        done = run_cli(command, env=_env(tmp_path, url, f"redis://{HOST}:{free_port()}/0"))
+    assert re.search(r"run `rankline migrate`", _one_line_error(done, "rankline migrate"))
+
+
+# --- help --------------------------------------------------------------------------
+
+HELP_WIDTHS = [80, 120]
+
+
+def _commands() -> list[str]:
+    import typer.main
+
+    from rankline.cli import app
+
+    return sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def _cut_short(help_text: str, width: int) -> list[str]:
+    """Lines a greedy wrap would not have ended where they end: the next line continues
+    the same description, and its first word would have fitted. (Rich wraps greedily, so
+    such a line broke where the source's docstring did, mid-sentence.)"""
+    blocks: list[list[str]] = [[], []]  # the prose above the panels, the panels' rows
+    for line in help_text.splitlines():
+        if line.startswith("│") and line.rstrip().endswith("│"):
+            blocks[1].append(line.rstrip()[1:-1])
+        elif line.startswith(("╭", "╰")):
+            blocks[1].append("")
+        else:
+            blocks[0].append(line)
+    broken: list[str] = []
+    for in_panel, lines in enumerate(blocks):
+        limit = width - 3 if in_panel else width - 1  # borders and padding
+        for line, after in pairwise(lines):
+            text, following = line.rstrip(), after.strip()
+            # In a panel, a row's first column is empty where its description goes on.
+            continues = bool(text.strip()) and bool(following)
+            if in_panel:
+                continues = continues and after[1:2].isspace()
+            if not continues or following.startswith("["):  # [default: …] goes on its own line
+                continue
+            if len(text) + 1 + len(following.split()[0]) <= limit:
+                broken.append(f"{text.strip()!r} / {following!r}")
+    return broken
+
+
+@pytest.mark.parametrize("width", HELP_WIDTHS)
+@pytest.mark.parametrize("command", ["", *_commands()])
+def test_help_reads_as_written(command: str, width: int) -> None:
+    env = cli_env()
+    env["COLUMNS"] = str(width)
+    done = run_cli(*([command] if command else []), "--help", env=env)
+    assert done.returncode == 0, done.stderr
+    help_text = done.stdout
+    assert "--help" in help_text
+    assert "<bool>" not in help_text, help_text  # flags take no value
+    assert _cut_short(help_text, width) == [], help_text
