@@ -441,6 +441,7 @@ class Rankline:
         if board.policy == "rating":
             raise Conflict("a rating board takes match results at /matches, not scores")
         now = self.now()
+        at_given = at is not None
         if at is None:
             at = now
         elif at > now + self.settings.clock_skew_seconds * 1_000_000:
@@ -448,7 +449,9 @@ class Rankline:
         board.check_score(score)
         scopes = scopes or {}
         board.check_scopes(scopes)
-        return Submission(board, player, match_id, score, at, now, scopes, metadata or {})
+        return Submission(
+            board, player, match_id, score, at, now, scopes, metadata or {}, at_given=at_given
+        )
 
     async def submit(
         self, submissions: Sequence[Submission]
