@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -71,6 +72,8 @@ def serve(
         _fail("--workers above 1 needs PostgreSQL or MariaDB: set RANKLINE_DATABASE_URL")
     if not settings.is_embedded:
         asyncio.run(_check_schema(settings))
+    with _data_dir_held(settings):
+        pass  # only a check: the server takes the lock as it starts (in its worker process)
     if settings.server_key_list:
         key_note = "server keys: from RANKLINE_SERVER_KEYS"
     else:
@@ -124,6 +127,26 @@ async def _check_schema(settings: Settings) -> None:
         await store.close()
 
 
+@contextmanager
+def _data_dir_held(settings: Settings) -> Iterator[None]:
+    """Hold the embedded data directory's lock (see ``rankline.store.lock``), or fail with
+    one line naming the process that holds it."""
+    from rankline.store.lock import DataDirInUse, embedded_lock
+
+    lock = embedded_lock(settings.data_dir, settings.database, bool(settings.redis_url))
+    if lock is None:
+        yield
+        return
+    try:
+        lock.acquire()
+    except DataDirInUse as exc:
+        _fail(exc.detail)
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def _fail(message: str) -> NoReturn:
     console.print(f"[bold red]error:[/bold red] {message}")
     raise typer.Exit(2)
@@ -131,7 +154,9 @@ def _fail(message: str) -> NoReturn:
 
 @app.command()
 def migrate() -> None:
-    """Create or upgrade the durable store's schema to the current revision."""
+    """Create or upgrade the durable store's schema to the current revision. On the embedded
+    store it refuses while a server runs on the data directory (servers migrate it as they
+    start)."""
     from rankline.store import migrate as migrations
     from rankline.store.sql import SqlStore
 
@@ -145,7 +170,8 @@ def migrate() -> None:
         finally:
             await store.close()
 
-    revision = asyncio.run(run())
+    with _data_dir_held(settings):
+        revision = asyncio.run(run())
     console.print(f"{_redact(settings.database)} is at revision {revision}")
 
 
