@@ -104,16 +104,37 @@ async def test_idempotency_keys_survive_a_restart(settings: Settings, clock: Man
         await _fill(client, clock)
         before = await _snapshot(client)
     async with serve(settings, clock) as client:
-        again = await submit(client, "arena", "c", 999, match="m5", scopes={"region": "EU"})
+        again = await submit(client, "arena", "c", 20, match="m5", scopes={"region": "EU"})
         assert (again["duplicate"], again["applied"], again["score"]) == (True, False, 30)
+        reused = await client.post(
+            "/v1/boards/arena/scores",
+            json={"player_id": "c", "score": 999, "match_id": "m5", "scopes": {"region": "EU"}},
+            headers=AUTH,
+        )
+        assert reused.status_code == 409
+        assert reused.json()["existing"] == {
+            "board": "arena",
+            "player_id": "c",
+            "match_id": "m5",
+            "score": 20,
+            "at": "2026-11-21T12:00:00.000Z",
+            "scopes": {"region": "EU"},
+            "metadata": {},
+        }
         batch = await client.post(
             "/v1/scores/batch",
             json={
-                "scores": [{"board": "speed", "player_id": "r0", "score": 1, "match_id": "race"}]
+                "scores": [
+                    {"board": "speed", "player_id": "r0", "score": 100, "match_id": "race"},
+                    {"board": "speed", "player_id": "r1", "score": 1, "match_id": "race"},
+                ]
             },
             headers=AUTH,
         )
-        assert batch.json()["results"][0]["duplicate"] is True
+        results = batch.json()["results"]
+        assert results[0]["duplicate"] is True
+        assert results[1]["error"]["status"] == 409
+        assert results[1]["error"]["existing"]["score"] == 99
         assert await _snapshot(client) == before
         fresh = await submit(client, "arena", "c", 999, match="m6")
         assert (fresh["duplicate"], fresh["applied"], fresh["previous_score"]) == (False, True, 30)

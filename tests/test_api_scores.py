@@ -25,6 +25,7 @@ from helpers_api import (
     top,
     utc,
 )
+from rankline import ManualClock
 
 MAX = 2**63 - 1
 MIN = -(2**63)
@@ -250,12 +251,78 @@ async def test_same_match_is_a_duplicate_and_changes_nothing(client: httpx.Async
     assert await top(client, "arena") == before
 
 
-async def test_same_match_with_other_score_is_a_duplicate(client: httpx.AsyncClient) -> None:
+FIRST: dict[str, Any] = {
+    "player_id": "p1",
+    "score": 10,
+    "match_id": "m1",
+    "at": "2026-11-21T10:00:00.000Z",
+    "scopes": {"region": "EU"},
+    "metadata": {"kills": 7, "map": "dust"},
+}
+STORED = {"board": "arena", **FIRST}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"score": 999},
+        {"score": -3},
+        {"at": "2026-11-21T10:00:00.001Z"},
+        {"scopes": {"region": "NA"}},
+        {"scopes": {}},
+        {"metadata": {"kills": 8, "map": "dust"}},
+        {"metadata": {}},
+    ],
+)
+async def test_same_match_with_other_payload_is_409_and_records_nothing(
+    client: httpx.AsyncClient, change: dict[str, Any]
+) -> None:
+    await put_board(client, "arena", policy="sum", scopes=["region"])
+    assert (await post_score(client, "arena", FIRST)).status_code == 200
+    before = await _player(client, "arena", "p1")
+    problem = assert_problem(await post_score(client, "arena", FIRST | change), 409)
+    assert problem["type"] == "https://rankline.dev/problems/match-id-reused"
+    assert "'m1'" in problem["detail"] and "'p1'" in problem["detail"]
+    assert problem["existing"] == STORED
+    assert await ranking(client, "arena") == [("p1", 10)]
+    assert await _player(client, "arena", "p1") == before
+
+
+async def test_identical_retries_stay_duplicates(client: httpx.AsyncClient) -> None:
+    await put_board(client, "arena", policy="sum", scopes=["region"])
+    await post_score(client, "arena", FIRST)
+    retries = [
+        FIRST,
+        {**FIRST, "metadata": {"map": "dust", "kills": 7}},  # key order is not the payload
+        {k: v for k, v in FIRST.items() if k != "at"},  # no `at`: the stored one stands
+    ]
+    for retry in retries:
+        response = await post_score(client, "arena", retry)
+        assert response.status_code == 200, response.text
+        assert (response.json()["duplicate"], response.json()["score"]) == (True, 10)
+    bare = {"player_id": "p2", "score": 5, "match_id": "m1"}
+    await post_score(client, "arena", bare)
+    for retry in (bare, {**bare, "scopes": {}, "metadata": {}}):
+        assert (await post_score(client, "arena", retry)).json()["duplicate"] is True
+    assert await ranking(client, "arena") == [("p1", 10), ("p2", 5)]
+
+
+async def test_retry_without_at_is_a_retry_later_too(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    """A submission without `at` took the receive time, which no retry repeats."""
     await put_board(client, "arena", policy="sum")
-    await submit(client, "arena", "p1", 10, match="m1")
-    for score in (999, 10, -3):
-        again = await submit(client, "arena", "p1", score, match="m1")
-        assert (again["duplicate"], again["applied"], again["score"]) == (True, False, 10)
+    body = {"player_id": "p1", "score": 10, "match_id": "m1"}
+    await post_score(client, "arena", body)
+    clock.advance(5)
+    again = await post_score(client, "arena", body)
+    assert (again.json()["duplicate"], again.json()["score"]) == (True, 10)
+    stored = {"board": "arena", **body, "at": NOW, "scopes": {}, "metadata": {}}
+    earlier = {**body, "at": "2026-11-21T11:00:00.000Z"}
+    elsewhen = assert_problem(await post_score(client, "arena", earlier), 409)
+    assert elsewhen["existing"] == stored
+    same = await post_score(client, "arena", {**body, "at": NOW})
+    assert same.json()["duplicate"] is True
     assert await ranking(client, "arena") == [("p1", 10)]
 
 
@@ -537,16 +604,39 @@ async def test_batch_mixes_ok_invalid_and_unknown_board(client: httpx.AsyncClien
 async def test_batch_duplicates_inside_one_batch(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena", policy="sum")
     item = {"board": "arena", "player_id": "p1", "score": 10, "match_id": "m1"}
-    results = await _batch(client, [item, {**item, "score": 99}, {**item, "match_id": "m2"}, item])
+    results = await _batch(client, [item, {**item, "match_id": "m2"}, item])
     assert [(r["duplicate"], r["applied"], r["score"]) for r in results] == [
         (False, True, 10),
-        (True, False, 10),
         (False, True, 20),
         (True, False, 20),
     ]
     assert await ranking(client, "arena") == [("p1", 20)]
     again = await _batch(client, [item])
     assert (again[0]["duplicate"], again[0]["score"]) == (True, 20)
+
+
+async def test_batch_item_reusing_a_key_gets_409_and_the_others_succeed(
+    client: httpx.AsyncClient,
+) -> None:
+    await put_board(client, "arena", policy="sum")
+    item = {"board": "arena", "player_id": "p1", "score": 10, "match_id": "m1", "at": NOW}
+    stored = {**item, "scopes": {}, "metadata": {}}
+    # Within one batch the first of a key wins; a later item with another payload is the 409.
+    results = await _batch(client, [item, {**item, "score": 99}, {**item, "match_id": "m2"}])
+    assert results[0]["applied"] is True and results[2]["score"] == 20
+    assert set(results[1]) == {"index", "error"}
+    assert results[1]["error"]["status"] == 409
+    assert results[1]["error"]["existing"] == stored
+    # Against the stored submission, in a later batch.
+    results = await _batch(
+        client,
+        [{**item, "metadata": {"kills": 1}}, {**item, "match_id": "m3"}, item],
+    )
+    assert results[0]["error"]["status"] == 409
+    assert results[0]["error"]["existing"] == stored
+    assert (results[1]["duplicate"], results[1]["score"]) == (False, 30)
+    assert (results[2]["duplicate"], results[2]["score"]) == (True, 30)
+    assert await ranking(client, "arena") == [("p1", 30)]
 
 
 async def test_batch_of_1000_is_accepted(client: httpx.AsyncClient) -> None:

@@ -80,7 +80,7 @@ async def test_duplicates_across_batches_count_once(
     second = await _batch(
         client,
         [
-            _item("arena", "p1", "m1", 99),  # stored: a duplicate, whatever its score
+            _item("arena", "p1", "m1", 10),  # stored: a duplicate
             _item("arena", "p1", "m2", 7),  # new, after the duplicate: 10 + 7
             _item("arena", "p2", "m2", 1),
             _item("arena", "p2", "m1", 5),  # stored, after a new one of the same player
@@ -97,7 +97,7 @@ async def test_duplicates_across_batches_count_once(
     assert second[0]["standings"][0]["reason"] == "duplicate"
     assert second[1]["previous_score"] == 10
     assert [s["score"] for s in second[1]["standings"]] == [17, 17]  # all-time and daily
-    again = await _batch(client, [_item("arena", "p1", "m1", 1), _item("arena", "p2", "m2", 1)])
+    again = await _batch(client, [_item("arena", "p1", "m1", 10), _item("arena", "p2", "m2", 1)])
     assert [(r["duplicate"], r["score"]) for r in again] == [(True, 17), (True, 6)]
     assert await ranking(client, "arena") == [("p1", 17), ("p2", 6)]
     assert await _stored_events(app) == 4
@@ -111,16 +111,17 @@ async def test_batches_mixing_new_and_duplicate_events_match_a_model(
         await put_board(client, board, policy=policy, windows=["all_time", "weekly"])
     model = _Model(policies)
     rng = random.Random(6)
+    payloads: dict[_Event, int] = {}  # a retry repeats its event's score
     for _ in range(12):
-        items = [
-            _item(
+        keys = [
+            (
                 rng.choice(list(policies)),
                 f"p{rng.randrange(8)}",
                 f"m{rng.randrange(6)}",  # few match ids: many duplicates, old and new
-                rng.randrange(100),
             )
             for _ in range(rng.randrange(1, 40))
         ]
+        items = [_item(*key, payloads.setdefault(key, rng.randrange(100))) for key in keys]
         results = await _batch(client, items)
         for item, result in zip(items, results, strict=True):
             duplicate, score = model.submit(
@@ -221,5 +222,5 @@ async def test_a_duplicate_event_is_a_conflict_and_the_batch_leaves_nothing(
     async with service.store.transaction() as tx:
         assert await tx.read_standings([(lb, "p9")]) == {}
         assert await tx.existing_events([("arena", "p1", "m1"), ("arena", "p2", "m1")]) == {
-            ("arena", "p1", "m1")
+            ("arena", "p1", "m1"): first
         }

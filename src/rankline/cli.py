@@ -7,7 +7,8 @@ import gc
 import inspect
 import logging
 import os
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
@@ -125,6 +126,8 @@ def serve(
         _fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:
         _fail("--workers above 1 needs PostgreSQL or MariaDB: set RANKLINE_DATABASE_URL")
+    with _data_dir_held(settings):
+        pass  # only a check: the server takes the lock as it starts (in its worker process)
     _run_on_stores(settings, _check_store(settings))
     if settings.server_key_list:
         key_note = "server keys: from RANKLINE_SERVER_KEYS"
@@ -263,9 +266,31 @@ def _cause_of(exc: BaseException) -> BaseException | None:
     return None if exc.__suppress_context__ else exc.__context__
 
 
+@contextmanager
+def _data_dir_held(settings: Settings) -> Iterator[None]:
+    """Hold the embedded data directory's lock (see ``rankline.store.lock``), or fail with
+    one line naming the process that holds it."""
+    from rankline.store.lock import DataDirInUse, embedded_lock
+
+    lock = embedded_lock(settings.data_dir, settings.database, bool(settings.redis_url))
+    if lock is None:
+        yield
+        return
+    try:
+        lock.acquire()
+    except DataDirInUse as exc:
+        _fail(exc.detail)
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 @app.command()
 def migrate() -> None:
-    """Create or upgrade the durable store's schema to the current revision."""
+    """Create or upgrade the durable store's schema to the current revision. On the embedded
+    store it refuses while a server runs on the data directory (servers migrate it as they
+    start)."""
     from rankline.store import migrate as migrations
     from rankline.store.sql import SqlStore
 
@@ -279,7 +304,8 @@ def migrate() -> None:
         finally:
             await store.close()
 
-    revision = _run_on_stores(settings, run())
+    with _data_dir_held(settings):
+        revision = _run_on_stores(settings, run())
     console.print(f"{_redact(settings.database)} is at revision {revision}")
 
 

@@ -6,6 +6,7 @@
     ├── NotFound (404)
     ├── MethodNotAllowed (405)
     ├── Conflict (409): a frozen board, an immutable board field
+    │   └── KeyReused: a stored match_id submitted again with a different payload
     ├── PayloadTooLarge (413) / UnsupportedMediaType (415)
     ├── InvalidInput (422): a value outside the contract, with per-field errors
     ├── TooManyRequests (429)
@@ -65,6 +66,20 @@ class MethodNotAllowed(RanklineError):
 
 class Conflict(RanklineError):
     status, title, slug = 409, "Conflict", "conflict"
+
+
+class KeyReused(Conflict):
+    """A (player, match_id) already stored with another payload: not a retry, so nothing
+    is recorded; the problem shows the stored submission as ``existing``."""
+
+    title, slug = "Match id reused", "match-id-reused"
+
+    def __init__(self, detail: str, existing: dict[str, Any]) -> None:
+        super().__init__(detail)
+        self.existing = existing
+
+    def problem(self) -> dict[str, Any]:
+        return super().problem() | {"existing": self.existing}
 
 
 class PayloadTooLarge(RanklineError):

@@ -30,6 +30,7 @@ from rankline.reads import BoardHandle, Resolved, resolve
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
+from rankline.store.lock import embedded_lock
 from rankline.store.sql import SqlStore
 from rankline.types import (
     BoardId,
@@ -112,6 +113,10 @@ class Rankline:
             sqlite_cache_mb=settings.sqlite_cache_mb,
         )
         self.index: RankingIndex = index or make_index(settings)
+        self._data_dir_lock = embedded_lock(
+            settings.data_dir, settings.database, getattr(self.index, "shared", False)
+        )
+        """Held while started: one server per data directory on the embedded store."""
         self._auto_migrate = settings.is_embedded if auto_migrate is None else auto_migrate
         self._boards: dict[BoardId, Board] = {}
         self._board_lock = asyncio.Lock()
@@ -145,14 +150,17 @@ class Rankline:
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self, *, wait_ready: bool = False) -> None:
-        """Connect, check the schema, load boards and build the index in the background."""
-        await self.store.start()
-        if not await migrate.is_current(self.store.engine):
-            if not self._auto_migrate:
-                raise NotMigrated(
-                    "the database schema is not at the current revision; run `rankline migrate`"
-                )
-            await migrate.upgrade(self.store.engine)
+        """Connect, check the schema, load boards and build the index in the background.
+
+        ``DataDirInUse`` when another process serves the same embedded data directory."""
+        if self._data_dir_lock is not None:
+            self._data_dir_lock.acquire()
+        try:
+            await self._open_store()
+        except BaseException:
+            if self._data_dir_lock is not None:
+                self._data_dir_lock.release()  # a failed start holds nothing
+            raise
         await self.reload_boards()
         await self.players.start()
         await self.feed.start()
@@ -179,6 +187,15 @@ class Rankline:
             self._tasks.append(asyncio.create_task(self._refresh_boards(), name="rankline-boards"))
         if wait_ready:
             await self.wait_ready()
+
+    async def _open_store(self) -> None:
+        await self.store.start()
+        if not await migrate.is_current(self.store.engine):
+            if not self._auto_migrate:
+                raise NotMigrated(
+                    "the database schema is not at the current revision; run `rankline migrate`"
+                )
+            await migrate.upgrade(self.store.engine)
 
     async def _build(self) -> None:
         while not self.keeper.stopping:
@@ -220,6 +237,8 @@ class Rankline:
         await _bounded("change feed", self.feed.close())
         await _bounded("index", self.index.close())
         await _bounded("store", self.store.close())
+        if self._data_dir_lock is not None:
+            self._data_dir_lock.release()
 
     def now(self) -> Micros:
         return self.clock.now()
@@ -441,6 +460,7 @@ class Rankline:
         if board.policy == "rating":
             raise Conflict("a rating board takes match results at /matches, not scores")
         now = self.now()
+        at_given = at is not None
         if at is None:
             at = now
         elif at > now + self.settings.clock_skew_seconds * 1_000_000:
@@ -448,7 +468,9 @@ class Rankline:
         board.check_score(score)
         scopes = scopes or {}
         board.check_scopes(scopes)
-        return Submission(board, player, match_id, score, at, now, scopes, metadata or {})
+        return Submission(
+            board, player, match_id, score, at, now, scopes, metadata or {}, at_given=at_given
+        )
 
     async def submit(
         self, submissions: Sequence[Submission]

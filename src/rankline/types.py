@@ -166,7 +166,8 @@ class StoreTransaction(Protocol):
 
     async def existing_events(
         self, keys: Sequence[tuple[BoardId, PlayerId, MatchId]]
-    ) -> set[tuple[BoardId, PlayerId, MatchId]]: ...
+    ) -> dict[tuple[BoardId, PlayerId, MatchId], ScoreEvent]:
+        """The stored events of these keys (the others are new)."""
 
     async def read_standings(
         self, keys: Sequence[tuple[LeaderboardId, PlayerId]]

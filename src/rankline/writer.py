@@ -24,10 +24,12 @@ from typing import Any
 import msgspec
 
 from rankline.boards import Board, BoardSpec, Target
+from rankline.clock import format_time
 from rankline.errors import (
     Conflict,
     IndexUnavailable,
     InvalidInput,
+    KeyReused,
     NotFound,
     RanklineError,
     Unavailable,
@@ -71,10 +73,22 @@ class Submission:
     received_at: Micros
     scopes: dict[str, str] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    at_given: bool = True
+    """Whether the client gave ``at`` (else it is the receive time, which a retry can't repeat)."""
 
     @property
     def event_key(self) -> _EventKey:
         return (self.board.id, self.player, self.match_id)
+
+    def reuses(self, score: Score, at: Micros, scopes: Any, metadata: Any) -> bool:
+        """Whether this submission's key, already taken by a submission with this payload,
+        is reused with another one: not a retry. An ``at`` left out matches any."""
+        return (
+            self.score != score
+            or (self.at_given and self.at != at)
+            or self.scopes != scopes
+            or self.metadata != metadata
+        )
 
 
 @dataclass(slots=True)
@@ -341,9 +355,7 @@ class GroupCommitWriter:
         with the look-up (a resubmission is rare; the look-up costs every batch)."""
         checked = await self._live(tx, submissions)
         live = [s for s in checked if isinstance(s, Submission)]
-        existing = (
-            set() if optimistic else await tx.existing_events(list({s.event_key for s in live}))
-        )
+        existing = {} if optimistic else await tx.existing_events(list({s.event_key for s in live}))
         fanout = self._fanout
         targets = [fanout.targets(s.board, s.at, s.scopes, now) for s in live]
         wanted = {
@@ -352,7 +364,7 @@ class GroupCommitWriter:
         stored = await tx.read_standings(list(wanted))
         state = {k: Entry(v[2], v[3]) for k, v in stored.items()}
         changed: set[_StandingKey] = set()
-        seen: set[_EventKey] = set()
+        seen: dict[_EventKey, Submission] = {}
         events: list[ScoreEvent] = []
         opened: dict[int, Target] = {}
         outcomes: list[Outcome | RanklineError] = []
@@ -363,6 +375,10 @@ class GroupCommitWriter:
                 continue
             sub, subtargets = item, next(next_targets)
             key = (sub.board.id, sub.player, sub.match_id)
+            reused = _reused(sub, existing.get(key), seen.get(key))
+            if reused is not None:
+                outcomes.append(reused)
+                continue
             duplicate = key in existing or key in seen
             try:
                 standings = _evaluate(sub, subtargets, state, duplicate)
@@ -373,7 +389,7 @@ class GroupCommitWriter:
             outcomes.append(outcome)
             if duplicate:
                 continue
-            seen.add(key)
+            seen[key] = sub
             for standing in standings:
                 if standing.applied and standing.entry is not None:
                     target = standing.target
@@ -420,6 +436,31 @@ class GroupCommitWriter:
             for lb, player, score, at, revision in rows
             if player not in banned
         ]
+
+
+def _reused(
+    sub: Submission, stored: ScoreEvent | None, earlier: Submission | None
+) -> KeyReused | None:
+    """The conflict when ``sub`` takes the key of a stored submission, or of an earlier one
+    in its batch (the first wins), with a different payload."""
+    first = stored or earlier
+    if first is None or not sub.reuses(first.score, first.at, first.scopes, first.metadata):
+        return None
+    board = first.board if isinstance(first, ScoreEvent) else first.board.id
+    return KeyReused(
+        f"match_id {sub.match_id!r} of player {sub.player!r} was already submitted with a "
+        "different payload; a retry must repeat it exactly, and a new match needs a new "
+        "match_id",
+        {
+            "board": board,
+            "player_id": sub.player,
+            "match_id": sub.match_id,
+            "score": first.score,
+            "at": format_time(first.at),
+            "scopes": first.scopes,
+            "metadata": first.metadata,
+        },
+    )
 
 
 def _evaluate(

@@ -16,7 +16,7 @@ _ERRORS = {
     "401": "Missing key",
     "403": "Wrong key",
     "404": "Not found",
-    "409": "Conflict (frozen board, immutable field)",
+    "409": "Conflict (frozen board, immutable field, match_id reused with another payload)",
     "413": "Body too large",
     "415": "Not application/json",
     "422": "Invalid input",

@@ -178,12 +178,25 @@ class ProblemError(msgspec.Struct):
     msg: str
 
 
+class StoredSubmissionOut(msgspec.Struct):
+    """The submission stored under a reused (player_id, match_id)."""
+
+    board: str
+    player_id: str
+    match_id: str
+    score: int
+    at: str
+    scopes: dict[str, str]
+    metadata: dict[str, Any]
+
+
 class Problem(msgspec.Struct):
     type: str
     title: str
     status: int
     detail: str
     errors: list[ProblemError] | None = None
+    existing: StoredSubmissionOut | None = None
 
 
 class BatchResultOut(msgspec.Struct):

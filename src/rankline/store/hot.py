@@ -40,10 +40,20 @@ _json = msgspec.json.Encoder()
 _T = TypeVar("_T")
 
 _E, _S, _B, _D = t.score_events.name, t.standings.name, t.bans.name, t.boards.name
-_EVENT_COLUMNS = (
-    '"board_id", "player_id", "match_id", "score", "at", "received_at", "applied", '
-    '"scopes", "metadata"'
+EVENT_COLUMNS = (
+    "board_id",
+    "player_id",
+    "match_id",
+    "score",
+    "at",
+    "received_at",
+    "applied",
+    "scopes",
+    "metadata",
 )
+"""An event row's columns, in the order rows are written and ``stored_event`` reads."""
+_EVENT_COLUMNS = ", ".join(f'"{column}"' for column in EVENT_COLUMNS)
+_STORED_EVENT = ", ".join(f'e."{column}"' for column in EVENT_COLUMNS)
 _STANDING_COLUMNS = (
     '"board_id", "window", "period", "scope", "player_id", "score", "achieved_at", "revision"'
 )
@@ -54,6 +64,22 @@ SET "score" = excluded."score", "achieved_at" = excluded."achieved_at",
 WHERE "{_S}"."revision" = excluded."revision" - 1"""
 """A standing changes only from the revision the batch read: a concurrent writer that got
 there first leaves the row untouched, the count falls short, and the batch is retried."""
+
+
+def stored_event(row: Sequence[Any]) -> ScoreEvent:
+    """A stored event from its ``EVENT_COLUMNS``, scopes and metadata decoded."""
+    board, player, match_id, score, at, received_at, applied, scopes, metadata = row
+    return ScoreEvent(
+        board,
+        player,
+        match_id,
+        score,
+        at,
+        received_at,
+        bool(applied),
+        msgspec.json.decode(scopes),
+        msgspec.json.decode(metadata),
+    )
 
 
 def _text(value: Any) -> str:
@@ -114,11 +140,11 @@ class HotStatements:
 
     async def existing_events(
         self, conn: AsyncConnection, keys: Sequence[EventKey]
-    ) -> set[EventKey]:
+    ) -> dict[EventKey, ScoreEvent]:
         if not keys:
-            return set()
+            return {}
         rows = await self._rows(conn, self._EXISTING, (_text(keys),))
-        return {(r[0], r[1], r[2]) for r in rows}
+        return {(r[0], r[1], r[2]): stored_event(r) for r in rows}
 
     async def read_standings(
         self, conn: AsyncConnection, keys: Sequence[StandingKey]
@@ -178,7 +204,7 @@ class SqliteStatements(HotStatements):
     """
 
     _EXISTING = f"""
-SELECT e."board_id", e."player_id", e."match_id"
+SELECT {_STORED_EVENT}
 FROM json_each(?) AS j
 JOIN "{_E}" AS e ON e."board_id" = j.value ->> 0 AND e."player_id" = j.value ->> 1
     AND e."match_id" = j.value ->> 2"""
@@ -251,7 +277,7 @@ class PostgresStatements(HotStatements):
     """
 
     _EXISTING = f"""
-SELECT e."board_id", e."player_id", e."match_id"
+SELECT {_STORED_EVENT}
 FROM json_array_elements($1::json) AS j(v)
 JOIN "{_E}" AS e ON e."board_id" = v ->> 0 AND e."player_id" = v ->> 1
     AND e."match_id" = v ->> 2"""

@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from rankline.errors import StoreUnavailable, WriteConflict
 from rankline.metrics import BACKEND_ERRORS
 from rankline.store import schema as t
-from rankline.store.hot import HotStatements, hot_statements
+from rankline.store.hot import EVENT_COLUMNS, HotStatements, hot_statements, stored_event
 from rankline.types import (
     BoardId,
     LeaderboardId,
@@ -89,18 +89,18 @@ class _Transaction:
 
     async def existing_events(
         self, keys: Sequence[tuple[BoardId, PlayerId, MatchId]]
-    ) -> set[tuple[BoardId, PlayerId, MatchId]]:
+    ) -> dict[tuple[BoardId, PlayerId, MatchId], ScoreEvent]:
         if self._hot is not None:
             return await self._hot.existing_events(self._conn, keys)
         e = t.score_events
-        found: set[tuple[BoardId, PlayerId, MatchId]] = set()
+        columns = [e.c[name] for name in EVENT_COLUMNS]
+        found: dict[tuple[BoardId, PlayerId, MatchId], ScoreEvent] = {}
         for chunk in _chunks(keys):
             rows = await self._conn.execute(
-                select(e.c.board_id, e.c.player_id, e.c.match_id).where(
-                    tuple_(e.c.board_id, e.c.player_id, e.c.match_id).in_(chunk)
-                )
+                select(*columns).where(tuple_(e.c.board_id, e.c.player_id, e.c.match_id).in_(chunk))
             )
-            found.update((r[0], r[1], r[2]) for r in rows)
+            for r in rows:
+                found[r[0], r[1], r[2]] = stored_event(r)
         return found
 
     async def read_standings(

@@ -1,0 +1,68 @@
+"""One embedded server per data directory.
+
+The in-process index is a projection that only its own process keeps up to date: two
+servers on one SQLite database would each answer from their own, and diverge. A server on
+the embedded store therefore holds an OS lock (``flock``, through ``filelock``) on
+``DATA_DIR/server.lock`` for its lifetime, with its pid written inside so a refused start can
+name the holder. The kernel drops the lock with its process, however it ends, so a killed
+server leaves nothing stale behind.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from rankline.errors import RanklineError
+
+LOCK_FILE = "server.lock"
+
+
+class DataDirInUse(RanklineError):
+    title, slug = "Data directory in use", "data-dir-in-use"
+
+
+class DataDirLock:
+    """The lock of one data directory. Reentrant within a process (one instance per path):
+    a process is one server, however many services it starts on the directory."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.path = data_dir / LOCK_FILE
+        self._lock = FileLock(self.path, timeout=0, thread_local=False, is_singleton=True)
+
+    def acquire(self) -> None:
+        """Take the lock, or raise ``DataDirInUse`` naming the process that holds it."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._lock.acquire()
+        except Timeout:
+            holder = self.holder()
+            who = "another process" if holder is None else f"process {holder}"
+            raise DataDirInUse(
+                f"the data directory {self.data_dir} is in use by {who} (lock {self.path}); "
+                "stop it or set RANKLINE_DATA_DIR to another directory"
+            ) from None
+        # Another descriptor on the same file: the flock belongs to the lock's own.
+        self.path.write_text(f"{os.getpid()}\n")
+
+    def release(self) -> None:
+        if self._lock.is_locked:
+            self._lock.release()
+
+    def holder(self) -> int | None:
+        """The pid the holder wrote, if any."""
+        try:
+            return int(self.path.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+
+def embedded_lock(data_dir: Path, database: str, shared_index: bool) -> DataDirLock | None:
+    """The data directory's lock when a server on it must be the only one: its durable store
+    is SQLite and its index in-process (a shared index serves several processes)."""
+    if shared_index or not database.startswith("sqlite"):
+        return None
+    return DataDirLock(data_dir.resolve())
