@@ -280,6 +280,8 @@ def _data_dir_held(settings: Settings) -> Iterator[None]:
         lock.acquire()
     except DataDirInUse as exc:
         _fail(exc.detail)
+    except OSError as exc:  # the data directory cannot be made or opened
+        _fail(_explain(exc, settings), 1)
     try:
         yield
     finally:
