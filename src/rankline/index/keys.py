@@ -53,20 +53,23 @@ def entries(leaderboard: LeaderboardId) -> str:
 
 def meta(leaderboard: LeaderboardId) -> str:
     """Hash: ``l`` and ``s``, the linear-hashing level and split pointer of the buckets
-    (absent: 0 and 0, one bucket), and ``x``, the Unix time in ms at which every key of the
-    leaderboard expires, when ``expire_in`` set one."""
+    (absent: 0 and 0, one bucket), ``x``, the Unix time in ms at which every key of the
+    leaderboard expires, when ``expire_in`` set one, and ``n``, the count of entries (see
+    ``scripts``: it must equal the sorted set's size)."""
     return f"{PREFIX}:{{{tag(leaderboard)}}}:m"
 
 
 def stamp(leaderboard: LeaderboardId) -> str:
     """Hash: ``c``, the change stamp, and ``t``, the top stamp, counts of microseconds (see
-    ``RankingIndex.change_stamp`` and ``top_stamp``)."""
+    ``RankingIndex.change_stamp`` and ``top_stamp``); ``n``, the count of entries again, and
+    ``d``, the damage mark (``token:until``: a repair is due or running)."""
     return f"{PREFIX}:{{{tag(leaderboard)}}}:t"
 
 
 def bucket_prefix(leaderboard: LeaderboardId) -> str:
     """Bucket ``n`` is this followed by ``n`` in decimal: a hash player id → the 16-byte
-    head of the player's key followed by the standing's revision in decimal. Scripts build
+    head of the player's key followed by the standing's revision in decimal, plus a
+    sentinel field ``""`` (so every bucket of a non-empty leaderboard exists). Scripts build
     these names themselves (they depend on the layout in ``meta``); they share the hash tag."""
     return f"{PREFIX}:{{{tag(leaderboard)}}}:b"
 
