@@ -321,7 +321,7 @@ class Rankline:
                         return await self._read_live(board, (asked, resolved), op, hot)
                 return await self._read_routed(board, self.index, op)
             except IndexUnavailable as exc:
-                self.keeper.degrade(exc.detail)
+                self.keeper.failed(exc)
         body = await self._read_routed(board, self.keeper.fallback, op)
         body["degraded"] = True
         return body
@@ -389,7 +389,7 @@ class Rankline:
             try:
                 return await self._top_routed(board, self.index, where, offset, limit, {})
             except IndexUnavailable as exc:
-                self.keeper.degrade(exc.detail)
+                self.keeper.failed(exc)
         flags = {"degraded": True}
         return await self._top_routed(board, self.keeper.fallback, where, offset, limit, flags)
 
@@ -465,7 +465,7 @@ class Rankline:
             try:
                 return await ranks_in(self.index, outcomes)
             except IndexUnavailable as exc:
-                self.keeper.degrade(exc.detail)
+                self.keeper.failed(exc)
         return await ranks_in(self.keeper.fallback, outcomes)
 
     # --- retention ----------------------------------------------------------------------
