@@ -22,6 +22,7 @@ from starlette.applications import Starlette
 
 from backends import ALL, Backend, selected
 from helpers_api import AUTH, put_board
+from procs import cli_env, run_cli
 from rankline import maintenance
 from rankline.index import keys as k
 from rankline.service import Rankline
@@ -138,6 +139,22 @@ async def test_a_lost_key_is_read_degraded_and_repairs_itself(
     await _until_repaired(client, service)
 
 
+@pytest.mark.parametrize("kind", [*KINDS, "registry"])
+async def test_rebuild_fixes_what_verify_finds_after_a_lost_key(
+    client: httpx.AsyncClient, app: Starlette, kind: str
+) -> None:
+    service: Rankline = app.state.service
+    await _seed(client)
+    assert (await _verify(service)).count == 0
+    _lose(app, kind)  # no read until the rebuild: the servers do not repair it first
+    found = await _verify(service)
+    assert found.count > 0
+    rebuilt = await maintenance.rebuild(service.keeper, service.store, service.boards())
+    assert (rebuilt.count, rebuilt.fixed, rebuilt.remaining) == (found.count, found.count, 0)
+    assert (await _verify(service)).count == 0
+    assert await _reads(client) == 0
+
+
 async def test_the_first_read_after_a_flush_is_degraded_then_the_index_comes_back(
     client: httpx.AsyncClient, app: Starlette
 ) -> None:
@@ -151,3 +168,27 @@ async def test_the_first_read_after_a_flush_is_degraded_then_the_index_comes_bac
     body = await _get(client, "/players/p00")
     assert body.get("degraded") is True and body["rank"] == RANKED.index("p00") + 1
     await _until_repaired(client, service)
+
+
+async def test_the_commands_report_the_differences_and_what_was_fixed(
+    client: httpx.AsyncClient, app: Starlette
+) -> None:
+    service: Rankline = app.state.service
+    settings = service.settings
+    urls = {"redis_url": str(settings.redis_url)}
+    if settings.database_url:
+        urls["database_url"] = str(settings.database_url)
+    env = cli_env(settings.data_dir, **urls)
+    await _seed(client)
+    _lose(app, "entries")
+    found = await asyncio.to_thread(run_cli, "verify", env=env, timeout=120)
+    # every entry missing, and the counts kept beside them no longer agree
+    assert found.returncode == 1, found.stderr
+    assert f": {len(PLAYERS) + 1} differences" in found.stderr, found.stderr
+    rebuilt = await asyncio.to_thread(run_cli, "rebuild", env=env, timeout=120)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    expected = f"found {len(PLAYERS) + 1} differences, fixed {len(PLAYERS) + 1} differences"
+    assert expected in rebuilt.stderr, rebuilt.stderr
+    verified = await asyncio.to_thread(run_cli, "verify", env=env, timeout=120)
+    assert verified.returncode == 0 and ": 0 differences" in verified.stderr, verified.stderr
+    assert await _reads(client) == 0
