@@ -2,7 +2,9 @@
 
 All keys of one leaderboard share one hash tag (``{...}``), so its scripts touch a single
 Redis Cluster slot. The tag holds board, window, period and scope joined by ``|``, a
-character no identifier may contain.
+character no identifier may contain. The read scripts also name the index's built marker
+(``META_BUILT``, untagged), so that the first read after a flush notices it: on a Redis
+Cluster each slot would need a copy of that marker.
 
 A leaderboard is a sorted set of its ordering keys (``entries``), the map player → key head
 spread over small hashes (``bucket``), a little layout hash (``meta``) and its change and
