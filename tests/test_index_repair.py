@@ -21,9 +21,9 @@ import redis
 from starlette.applications import Starlette
 
 from backends import ALL, Backend, selected
-from helpers_api import AUTH, put_board
+from helpers_api import AUTH, open_app, open_client, put_board
 from procs import cli_env, run_cli
-from rankline import maintenance
+from rankline import ManualClock, Settings, maintenance
 from rankline.index import keys as k
 from rankline.service import Rankline
 from rankline.types import LeaderboardId
@@ -192,3 +192,19 @@ async def test_the_commands_report_the_differences_and_what_was_fixed(
     verified = await asyncio.to_thread(run_cli, "verify", env=env, timeout=120)
     assert verified.returncode == 0 and ": 0 differences" in verified.stderr, verified.stderr
     assert await _reads(client) == 0
+
+
+async def test_a_repair_waiting_on_another_worker_ends_with_the_server(
+    settings: Settings, clock: ManualClock
+) -> None:
+    slow = settings.model_copy(update={"index_check_seconds": 30.0})
+    async with open_app(slow, clock) as app, open_client(app) as client:
+        service: Rankline = app.state.service
+        await _seed(client)
+        index: Any = service.index
+        assert await index.repair_begin(LB, "another-worker", 60_000)  # its lease runs
+        body = await _get(client, "/top")
+        assert body.get("degraded") is True  # and this worker waits to repair it
+        repairs = service.keeper.repairs
+        assert repairs
+    assert all(task.done() for task in repairs)

@@ -127,6 +127,11 @@ class IndexKeeper:
             log.warning("ranking index degraded: %s; reads are served from SQL", reason)
         self.degraded_reason = reason
 
+    @property
+    def repairs(self) -> list[asyncio.Task[None]]:
+        """The repairs running in this process (to cancel at shutdown)."""
+        return list(self._repairs.values())
+
     def failed(self, error: IndexUnavailable) -> None:
         """A read could not use the index: one damaged leaderboard is repaired in the
         background; anything else degrades the whole index."""

@@ -214,9 +214,10 @@ class Rankline:
         await _bounded("writer", self.writer.close())
         await _bounded("player tasks", self.players.close())
         self.keeper.stopping = True
-        for task in self._tasks:
+        tasks = [*self._tasks, *self.keeper.repairs]
+        for task in tasks:
             task.cancel()
-        await _bounded("background tasks", asyncio.gather(*self._tasks, return_exceptions=True))
+        await _bounded("background tasks", asyncio.gather(*tasks, return_exceptions=True))
         await _bounded("change feed", self.feed.close())
         await _bounded("index", self.index.close())
         await _bounded("store", self.store.close())
