@@ -208,3 +208,20 @@ async def test_a_repair_waiting_on_another_worker_ends_with_the_server(
         repairs = service.keeper.repairs
         assert repairs
     assert all(task.done() for task in repairs)
+
+
+async def test_a_lost_registry_is_put_back_and_deleting_the_board_clears_it(
+    client: httpx.AsyncClient, app: Starlette
+) -> None:
+    service: Rankline = app.state.service
+    await _seed(client)
+    _lose(app, "registry")
+    assert [d.kind for d in (await _verify(service)).differences] == ["unregistered"]
+    assert await _reads(client) == 0  # reads do not need it
+    await service.expire_periods()  # the sweep every RANKLINE_RETENTION_SWEEP_SECONDS
+    assert (await _verify(service)).count == 0
+    response = await client.delete(f"/v1/boards/{BOARD}", headers=AUTH)
+    assert response.status_code in (200, 204), response.text
+    await put_board(client, BOARD, windows=["all_time"])
+    body = await _get(client, "/top")
+    assert (body["total"], body["entries"]) == (0, [])  # nothing of the old board

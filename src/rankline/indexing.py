@@ -354,10 +354,16 @@ class IndexKeeper:
                     pass
 
     async def sweep(self) -> list[LeaderboardId]:
-        """Hand closed periods' retention to the index and drop the expired ones."""
+        """Hand closed periods' retention to the index and drop the expired ones; first
+        put back in a shared index's registry any live leaderboard missing there (a lost
+        registry would hide leaderboards from this sweep and from deleting their board)."""
         now = self._clock.now()
         dropped: list[LeaderboardId] = []
+        register: Any = getattr(self.index, "register", None)
         for board in self._boards():
+            if register is not None:
+                live = await scan.leaderboard_ids(self._store, board.id)
+                await register([lb for lb in live if not self.expired(board, lb, now)])
             for leaderboard in await self.index.leaderboards(board.id):
                 expires = self._expires_at(board, leaderboard)
                 if expires is None:

@@ -493,6 +493,15 @@ class RedisIndex:
                 found += [bytes(x) for x in await self._unmapped(keys=names.reads, args=args)]
         return found
 
+    async def register(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        """Add the leaderboards to their boards' registries (a no-op for those there)."""
+        if not leaderboards:
+            return
+        async with mapped(), self.client.pipeline(transaction=False) as pipe:
+            for leaderboard in leaderboards:
+                pipe.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+            await pipe.execute()
+
     async def registered(self, leaderboard: LeaderboardId) -> bool:
         async with mapped():
             return bool(
