@@ -144,7 +144,6 @@ class IndexKeeper:
         """Repair ``leaderboard`` in the background (once at a time per process)."""
         if leaderboard in self._repairs or self.stopping:
             return
-        log.warning("the index of %s is damaged; repairing it from SQL", "/".join(leaderboard))
         task = asyncio.create_task(self._repair_soon(leaderboard))
         self._repairs[leaderboard] = task
         task.add_done_callback(lambda _: self._repairs.pop(leaderboard, None))
@@ -169,6 +168,7 @@ class IndexKeeper:
         token = secrets.token_hex(8)
         if not await index.repair_begin(leaderboard, token, _REPAIR_LEASE_MS):
             return False
+        log.warning("the index of %s is damaged; rebuilding it from SQL", "/".join(leaderboard))
         board = next((b for b in self._boards() if b.id == leaderboard.board), None)
         if board is not None:
             async for _ in self._load_board(board, self._clock.now(), {leaderboard}):
