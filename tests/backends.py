@@ -113,6 +113,7 @@ async def open_redis_index(url: str = REDIS_URL) -> AsyncIterator[RedisIndex]:
     opened = RedisIndex(url)
     await opened.start()
     await opened.client.flushdb()
+    await opened.mark_built()  # reads check the built marker, as on a served index
     try:
         yield opened
     finally:

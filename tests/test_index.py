@@ -50,6 +50,7 @@ async def redis_backend() -> AsyncIterator[RankingIndex]:
     index = RedisIndex(REDIS_URL)
     await index.start()
     await index.client.flushdb()
+    await index.mark_built()  # reads check the built marker, as on a served index
     try:
         yield index
     finally:

@@ -54,6 +54,12 @@ async def bucket_names(index: RedisIndex, lb: LeaderboardId = ARENA) -> list[byt
 # --- the bucketed player map ------------------------------------------------------------
 
 
+async def players_in(index: RedisIndex, bucket: str) -> int:
+    """A bucket's player fields (besides the sentinel every bucket holds)."""
+    assert await index.client.hexists(bucket, "")
+    return int(await index.client.hlen(bucket)) - 1
+
+
 async def test_a_loaded_leaderboard_splits_into_small_listpack_buckets(index: RedisIndex) -> None:
     n = 6000
     await index.load(ARENA, standings(n))
@@ -62,7 +68,7 @@ async def test_a_loaded_leaderboard_splits_into_small_listpack_buckets(index: Re
     assert buckets >= n // BUCKET_LOAD
     names = await bucket_names(index)
     assert 0 < len(names) <= buckets
-    sizes = [await index.client.hlen(name) for name in names]
+    sizes = [await players_in(index, name) for name in names]
     assert sum(sizes) == n
     assert max(sizes) <= 128
     for name in names[:50]:
@@ -79,12 +85,12 @@ async def test_buckets_split_as_writes_grow_a_leaderboard(index: RedisIndex) -> 
         await index.apply([put(f"p{i}", i) for i in range(start, start + 100)])
     level, split = await layout(index)
     assert 2**level + split >= n // BUCKET_LOAD
-    assert sum([await index.client.hlen(name) for name in await bucket_names(index)]) == n
+    assert sum([await players_in(index, name) for name in await bucket_names(index)]) == n
     found = await index.positions(ARENA, [f"p{i}" for i in range(0, n, 7)])
     assert [offset for offset, _ in found] == [n - 1 - i for i in range(0, n, 7)][::-1]
     await index.apply([gone(f"p{i}") for i in range(0, n, 2)])
     assert await index.total(ARENA) == n // 2
-    assert sum([await index.client.hlen(name) for name in await bucket_names(index)]) == n // 2
+    assert sum([await players_in(index, name) for name in await bucket_names(index)]) == n // 2
     assert await index.position(ARENA, "p0") is None
     position = await index.position(ARENA, "p1")
     assert position is not None and position.offset == n // 2 - 1
@@ -181,7 +187,9 @@ async def test_reserve_sizes_an_empty_leaderboard_before_a_load(index: RedisInde
     await index.reserve(ARENA, 10_000)
     level, split = await layout(index)
     assert 2**level + split >= 10_000 // BUCKET_LOAD
-    assert await bucket_names(index) == []
+    names = await bucket_names(index)  # every bucket exists, holding only its sentinel
+    assert len(names) == 2**level + split
+    assert {await players_in(index, name) for name in names} == {0}
     await index.load(ARENA, standings(300))
     assert await layout(index) == (level, split)
     assert await index.total(ARENA) == 300
@@ -319,6 +327,7 @@ async def test_top_stamp_never_repeats_after_a_flush(index: RedisIndex) -> None:
     assert len(seen) == 50
     before = max(seen)
     await index.client.flushdb()
+    await index.mark_built()  # as the service's rebuild does
     after, total = await index.top_stamp(ARENA)
     assert total == 0 and after > before
     await index.load(ARENA, standings(3))
@@ -382,6 +391,7 @@ async def test_an_index_of_the_old_layout_counts_as_not_built(index: RedisIndex)
     await index.client.zadd(old_z, {key("a", 1): 0})
     await index.client.hset(old_h, "a", key("a", 1)[:16] + b"1")
     await index.client.set(k.META_BUILT, "1")
+    await index.client.delete(k.META_LAYOUT)
     assert not await index.is_built()
     async with index.rebuild_lock() as mine:
         assert mine
@@ -411,4 +421,5 @@ async def test_change_stamp_moves_with_every_change_and_only_then(index: RedisIn
     assert await index.change_stamp(ARENA) > below
     latest = await index.change_stamp(ARENA)
     await index.client.flushdb()
+    await index.mark_built()  # as the service's rebuild does
     assert await index.change_stamp(ARENA) > latest

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from backends import open_redis_index
+from rankline.errors import IndexDamaged
 from rankline.index import keys as k
 from rankline.index import redis_fill
 from rankline.index.redis import RedisIndex
@@ -63,7 +64,9 @@ async def consistent(index: RedisIndex, lb: LeaderboardId) -> list[bytes]:
     fields = 0
     level, split = await layout(index, lb)
     for number in range(2**level + split):
-        fields += await index.client.hlen(f"{k.bucket_prefix(lb)}{number}")
+        bucket = f"{k.bucket_prefix(lb)}{number}"
+        assert not members or await index.client.hexists(bucket, ""), "a bucket lacks its sentinel"
+        fields += await index.client.hlen(bucket) - await index.client.hexists(bucket, "")
     assert fields == len(members)
     return members
 
@@ -179,9 +182,13 @@ async def test_an_unfinished_fill_is_dropped_and_done_again(index: RedisIndex) -
     assert dead._keys is not None
     await dead._keys
     assert await index.total(FAST) == 200
-    assert await index.position(FAST, "p3") is None
+    with pytest.raises(IndexDamaged):  # a half entry: no bucket where the player should be
+        await index.position(FAST, "p3")
     await index.apply([put("p3", 99, revision=2, lb=FAST)])  # a write meets a half entry
-    assert await index.total(FAST) == 201  # p3 twice: the dead fill's key and the new one
+    # p3 twice: the dead fill's key and the new one; the write marked the damage
+    assert await index.client.zcard(k.entries(FAST)) == 201
+    with pytest.raises(IndexDamaged):
+        await index.total(FAST)
     fresh = standings(300)
     fresh[3] = ("p3", key("p3", 99), 2)
     await fill(index, FAST, fresh)

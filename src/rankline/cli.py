@@ -369,8 +369,9 @@ async def _with_progress(
 
 @app.command()
 def rebuild() -> None:
-    """Rebuild the shared (Redis) index from the durable store, then remove anything SQL
-    does not have. Safe while servers run: newer states written meanwhile win."""
+    """Rebuild from the durable store every leaderboard of the shared (Redis) index that
+    `rankline verify` finds different, then check each again; exit 1 if any difference
+    remains. Safe while servers run: newer states written meanwhile win."""
     from rankline import maintenance
 
     report = _maintain(
@@ -379,10 +380,14 @@ def rebuild() -> None:
             service.keeper, service.store, service.boards(), progress=progress
         ),
     )
+    _print_differences(report)
     console.print(
-        f"rebuilt {report.leaderboards} leaderboards, {report.entries:,} entries; "
-        f"fixed {report.count} differences"
+        f"checked {report.leaderboards} leaderboards, {report.entries:,} entries; "
+        f"found {report.count} differences, fixed {report.fixed} differences"
+        + (f"; {report.remaining} remain" if report.remaining else "")
     )
+    if report.remaining:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -391,7 +396,6 @@ def verify(
 ) -> None:
     """Compare every index entry with the durable store; exit 1 if any differ."""
     from rankline import maintenance
-    from rankline.clock import format_time
 
     report = _maintain(
         "verifying",
@@ -399,18 +403,23 @@ def verify(
             service.keeper, service.store, service.boards(), limit=limit, progress=progress
         ),
     )
-    for d in report.differences:
-        lb = d.leaderboard
-        console.print(
-            f"{d.kind:8} {lb.board} {lb.window} {lb.period} {lb.scope}: "
-            f"{d.player} score={d.score} at={format_time(d.achieved_at)}"
-        )
+    _print_differences(report)
     console.print(
         f"checked {report.leaderboards} leaderboards, {report.entries:,} entries: "
         f"{report.count} differences"
     )
     if report.count:
         raise typer.Exit(1)
+
+
+def _print_differences(report: Any) -> None:
+    from rankline.clock import format_time
+
+    for d in report.differences:
+        lb = d.leaderboard
+        where = f"{lb.board} {lb.window} {lb.period} {lb.scope}" if lb.board else "index"
+        what = d.detail or f"{d.player} score={d.score} at={format_time(d.achieved_at)}"
+        console.print(f"{d.kind:8} {where}: {what}")
 
 
 @app.command()

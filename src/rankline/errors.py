@@ -13,6 +13,7 @@
     └── Unavailable (503): nothing was recorded; retry later
         ├── StoreUnavailable: the durable store cannot be reached
         └── IndexUnavailable: the ranking index is rebuilding or unreachable
+            └── IndexDamaged: one leaderboard's index is damaged (being repaired)
 
 The HTTP edge renders every one as ``application/problem+json`` (RFC 9457).
 """
@@ -114,6 +115,15 @@ class StoreUnavailable(Unavailable):
 
 class IndexUnavailable(Unavailable):
     title, slug = "Ranking index unavailable", "index-unavailable"
+
+
+class IndexDamaged(IndexUnavailable):
+    """One leaderboard's index keys disagree (a key was lost): its reads go to SQL until
+    it is repaired; the rest of the index keeps answering."""
+
+    def __init__(self, leaderboard: Any) -> None:
+        super().__init__(f"the index of leaderboard {'/'.join(leaderboard)} is damaged")
+        self.leaderboard = leaderboard
 
 
 class WriteConflict(Unavailable):

@@ -5,6 +5,10 @@ when it cannot answer (Redis down, or flushed), serves reads from SQL meanwhile 
 ``degraded``), and brings it back by itself: a full rebuild when the index was lost, or a
 reload of just the leaderboards whose updates it missed. Several workers may share one
 Redis; a lock in Redis makes one of them do a full rebuild while the others wait.
+
+A read that finds one leaderboard's index damaged (``IndexDamaged``: a key of it was lost)
+is answered from SQL, and the keeper repairs that leaderboard in the background (``repair``:
+empty it, fill it from SQL, seal it), while the rest of the index keeps answering.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from array import array
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
@@ -19,7 +24,7 @@ from typing import Any
 
 from rankline.boards import Board
 from rankline.clock import format_time
-from rankline.errors import IndexUnavailable, RanklineError, Unavailable
+from rankline.errors import IndexDamaged, IndexUnavailable, RanklineError, Unavailable
 from rankline.index.memory import MemoryIndex
 from rankline.index.sql import SqlIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
@@ -45,6 +50,9 @@ _SHARED_CHUNK = 50_000
 _EXPIRY_MARGIN = 10 * 60 * 1_000_000
 """The sweep drops expired leaderboards on time; the index's own expiry (Redis TTL) is a
 backstop that follows 10 minutes later, for when no worker is running."""
+_REPAIR_LEASE_MS = 60_000
+"""How long a repair holds a leaderboard without showing progress before another worker
+may start it over (a repair extends it with every chunk it loads)."""
 
 
 class IndexKeeper:
@@ -72,6 +80,8 @@ class IndexKeeper:
         self._missed_removals: set[tuple[LeaderboardId, PlayerId]] = set()
         """Players to take off leaderboards (bans, erasures) once the index is back: a
         reload from SQL only adds."""
+        self._repairs: dict[LeaderboardId, asyncio.Task[None]] = {}
+        """Repairs of damaged leaderboards running in this process."""
         self._built_event = asyncio.Event()
         self.stopping = False
         """Set at shutdown: the loops below end even if a driver turned their cancellation
@@ -116,6 +126,56 @@ class IndexKeeper:
         if self.degraded_reason is None:
             log.warning("ranking index degraded: %s; reads are served from SQL", reason)
         self.degraded_reason = reason
+
+    @property
+    def repairs(self) -> list[asyncio.Task[None]]:
+        """The repairs running in this process (to cancel at shutdown)."""
+        return list(self._repairs.values())
+
+    def failed(self, error: IndexUnavailable) -> None:
+        """A read could not use the index: one damaged leaderboard is repaired in the
+        background; anything else degrades the whole index."""
+        if isinstance(error, IndexDamaged):
+            self.damaged(error.leaderboard)
+        else:
+            self.degrade(error.detail)
+
+    def damaged(self, leaderboard: LeaderboardId) -> None:
+        """Repair ``leaderboard`` in the background (once at a time per process)."""
+        if leaderboard in self._repairs or self.stopping:
+            return
+        task = asyncio.create_task(self._repair_soon(leaderboard))
+        self._repairs[leaderboard] = task
+        task.add_done_callback(lambda _: self._repairs.pop(leaderboard, None))
+
+    async def _repair_soon(self, leaderboard: LeaderboardId) -> None:
+        try:
+            if not await self.repair(leaderboard):
+                # another worker repairs it: look again a little later
+                await asyncio.sleep(self._check_seconds)
+        except Unavailable as exc:
+            log.warning("repair of %s failed: %s", "/".join(leaderboard), exc.detail)
+            await asyncio.sleep(self._check_seconds)
+        except Exception:
+            log.exception("repair of %s failed", "/".join(leaderboard))
+            await asyncio.sleep(self._check_seconds)
+
+    async def repair(self, leaderboard: LeaderboardId) -> bool:
+        """Rebuild one leaderboard of a shared index from SQL: empty it (marked damaged, so
+        that every worker reads it from SQL meanwhile), fill it, seal it. Writes meanwhile
+        are kept by revision. False when another worker is repairing it."""
+        index: Any = self.index
+        token = secrets.token_hex(8)
+        if not await index.repair_begin(leaderboard, token, _REPAIR_LEASE_MS):
+            return False
+        log.warning("the index of %s is damaged; rebuilding it from SQL", "/".join(leaderboard))
+        board = next((b for b in self._boards() if b.id == leaderboard.board), None)
+        if board is not None:
+            async for _ in self._load_board(board, self._clock.now(), {leaderboard}):
+                await index.repair_extend(leaderboard, token, _REPAIR_LEASE_MS)
+        await index.repair_end(leaderboard, token)
+        log.info("repaired the index of %s", "/".join(leaderboard))
+        return True
 
     def missed(self, changes: Sequence[IndexChange], error: RanklineError) -> None:
         """The writer committed these to SQL but could not apply them to the index."""
@@ -294,10 +354,16 @@ class IndexKeeper:
                     pass
 
     async def sweep(self) -> list[LeaderboardId]:
-        """Hand closed periods' retention to the index and drop the expired ones."""
+        """Hand closed periods' retention to the index and drop the expired ones; first
+        put back in a shared index's registry any live leaderboard missing there (a lost
+        registry would hide leaderboards from this sweep and from deleting their board)."""
         now = self._clock.now()
         dropped: list[LeaderboardId] = []
+        register: Any = getattr(self.index, "register", None)
         for board in self._boards():
+            if register is not None:
+                live = await scan.leaderboard_ids(self._store, board.id)
+                await register([lb for lb in live if not self.expired(board, lb, now)])
             for leaderboard in await self.index.leaderboards(board.id):
                 expires = self._expires_at(board, leaderboard)
                 if expires is None:

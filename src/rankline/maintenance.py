@@ -1,14 +1,22 @@
-"""Operator tasks over a shared index: rebuild it from SQL, and verify it against SQL.
+"""Operator tasks over a shared index: verify it against SQL, and rebuild what differs.
 
 Both stream: SQL rows come in rank order, a chunk at a time (``rankline.store.scan``), the
 index is read a page at a time, and the two sorted streams are merged, so neither side is
-ever held in memory whole.
+ever held in memory whole. Besides the entries, a Redis index is checked for what its reads
+rely on: the built marker, each leaderboard's counts and damage mark, its player map (every
+entry findable) and its place in the board's registry.
+
+``rebuild`` repairs exactly the leaderboards ``verify`` finds different (each is emptied and
+filled afresh from SQL, as servers repair a damaged leaderboard), then checks each again:
+what it reports fixed is what differed before and no longer does.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rankline.boards import Board
 from rankline.indexing import IndexKeeper
@@ -19,15 +27,26 @@ from rankline.types import IndexChange, LeaderboardId, RankingIndex, SortKey
 
 Progress = Callable[[int, int], None]
 _PAGE = 10_000
+_MAPPED_CHUNK = 1_000
+"""Matched keys checked against the player map per call."""
+_REPAIR_WAIT_SECONDS = 0.2
+_INDEX = LeaderboardId("", "", "", "")
+"""The leaderboard of a difference of the whole index (its built marker)."""
 
 
 @dataclass
 class Difference:
     leaderboard: LeaderboardId
-    kind: str  # "missing" (in SQL, not in the index) or "extra" (in the index, not in SQL)
+    kind: str
+    """``missing`` (in SQL, not in the index), ``extra`` (in the index, not in SQL),
+    ``unmapped`` (in both, but the index's player map does not find it), ``damaged`` (the
+    leaderboard's counts or damage mark), ``unregistered`` (absent from the board's list of
+    leaderboards) or ``unbuilt`` (the index's built marker is missing)."""
     player: str
     score: int
     achieved_at: int
+    detail: str = ""
+    """For the kinds that are not about one entry: what is wrong."""
 
 
 @dataclass
@@ -36,6 +55,11 @@ class Report:
     entries: int = 0
     differences: list[Difference] = field(default_factory=list)
     count: int = 0
+    """Differences found."""
+    fixed: int = 0
+    """Differences a rebuild found and that are gone after it."""
+    remaining: int = 0
+    """Differences found again after a rebuild."""
 
 
 async def _sql_keys(store: SqlStore, board: Board, lb: LeaderboardId) -> AsyncIterator[SortKey]:
@@ -62,6 +86,18 @@ async def _next(stream: AsyncIterator[SortKey]) -> SortKey | None:
         return None
 
 
+async def _leaderboards(keeper: IndexKeeper, board: Board) -> list[LeaderboardId]:
+    wanted = set(await keeper.fallback.leaderboards(board.id))
+    wanted |= set(await keeper.index.leaderboards(board.id))
+    now = keeper._clock.now()
+    return [lb for lb in sorted(wanted) if not keeper.expired(board, lb, now)]
+
+
+async def _built(keeper: IndexKeeper) -> bool:
+    is_built = getattr(keeper.index, "is_built", None)
+    return True if is_built is None else bool(await is_built())
+
+
 async def verify(
     keeper: IndexKeeper,
     store: SqlStore,
@@ -72,44 +108,88 @@ async def verify(
     progress: Progress | None = None,
 ) -> Report:
     """Compare every live leaderboard in the index with SQL; with ``fix``, remove extras and
-    load what is missing."""
+    load what is missing (entries only: ``rebuild`` repairs the rest)."""
     report = Report()
     total = await store.count_standings()
-    now = keeper._clock.now()
-    index = keeper.index
+    if not await _built(keeper):
+        _note_state(report, _INDEX, "unbuilt", "the index is not marked built", limit)
     for board in boards:
-        wanted = set(await keeper.fallback.leaderboards(board.id))
-        wanted |= set(await index.leaderboards(board.id))
-        for lb in sorted(wanted):
-            if keeper.expired(board, lb, now):
-                continue
-            report.leaderboards += 1
-            sql, idx = _sql_keys(store, board, lb), _index_keys(index, lb)
-            a, b = await _next(sql), await _next(idx)
-            missing: list[IndexChange] = []
-            extra: list[SortKey] = []
-            while a is not None or b is not None:
-                if a is not None and (b is None or a < b):
-                    _note(report, board, lb, "missing", a, limit)
-                    missing.append(IndexChange(lb, player_of(a), a))
-                    a = await _next(sql)
-                    report.entries += 1
-                elif b is not None and (a is None or b < a):
-                    _note(report, board, lb, "extra", b, limit)
-                    extra.append(b)
-                    b = await _next(idx)
-                else:
-                    a, b = await _next(sql), await _next(idx)
-                    report.entries += 1
-                if progress is not None and report.entries % _PAGE == 0:
-                    progress(report.entries, total)
-            if fix and extra:
-                await index.discard(lb, extra)
-            if fix and missing:
-                await index.apply(missing)
+        for lb in await _leaderboards(keeper, board):
+            await _verify_one(keeper, store, board, lb, report, fix, limit, progress, total)
     if progress is not None:
         progress(report.entries, total)
     return report
+
+
+async def _verify_one(
+    keeper: IndexKeeper,
+    store: SqlStore,
+    board: Board,
+    lb: LeaderboardId,
+    report: Report,
+    fix: bool,
+    limit: int,
+    progress: Progress | None,
+    total: int,
+) -> int:
+    """Add one leaderboard's differences to ``report``; returns how many it has."""
+    index: Any = keeper.index
+    found = report.count
+    report.leaderboards += 1
+    state = await index.state(lb) if hasattr(index, "state") else None
+    if state is not None and not state.intact:
+        marked = ", marked damaged" if state.mark is not None else ""
+        counts = f"counts {state.meta_count} and {state.stamp_count}"
+        detail = f"{state.entries} entries, {counts}{marked}"
+        _note_state(report, lb, "damaged", detail, limit)
+    sql, idx = _sql_keys(store, board, lb), _index_keys(index, lb)
+    a, b = await _next(sql), await _next(idx)
+    missing: list[IndexChange] = []
+    extra: list[SortKey] = []
+    matched: list[SortKey] = []
+    held = 0
+    while a is not None or b is not None:
+        if a is not None and (b is None or a < b):
+            _note(report, board, lb, "missing", a, limit)
+            missing.append(IndexChange(lb, player_of(a), a))
+            a = await _next(sql)
+            report.entries += 1
+        elif b is not None and (a is None or b < a):
+            _note(report, board, lb, "extra", b, limit)
+            extra.append(b)
+            b = await _next(idx)
+        else:
+            if state is not None and a is not None:
+                matched.append(a)
+                if len(matched) >= _MAPPED_CHUNK:
+                    await _check_mapped(index, board, lb, matched, report, limit)
+            a, b = await _next(sql), await _next(idx)
+            report.entries += 1
+            held += 1
+        if progress is not None and report.entries % _PAGE == 0:
+            progress(report.entries, total)
+    if matched:
+        await _check_mapped(index, board, lb, matched, report, limit)
+    if state is not None and (held or missing) and not await index.registered(lb):
+        _note_state(report, lb, "unregistered", "not in the board's list of leaderboards", limit)
+    if fix and extra:
+        await index.discard(lb, extra)
+    if fix and missing:
+        await index.apply(missing)
+    return report.count - found
+
+
+async def _check_mapped(
+    index: Any,
+    board: Board,
+    lb: LeaderboardId,
+    matched: list[SortKey],
+    report: Report,
+    limit: int,
+) -> None:
+    for key in await index.unmapped(lb, matched):
+        _note(report, board, lb, "unmapped", key, limit)
+    matched.clear()
 
 
 def _note(
@@ -121,15 +201,53 @@ def _note(
         report.differences.append(Difference(lb, kind, player, score, at))
 
 
+def _note_state(report: Report, lb: LeaderboardId, kind: str, detail: str, limit: int) -> None:
+    report.count += 1
+    if len(report.differences) < limit:
+        report.differences.append(Difference(lb, kind, "", 0, 0, detail))
+
+
 async def rebuild(
-    keeper: IndexKeeper, store: SqlStore, boards: list[Board], *, progress: Progress | None = None
+    keeper: IndexKeeper,
+    store: SqlStore,
+    boards: list[Board],
+    *,
+    limit: int = 100,
+    progress: Progress | None = None,
 ) -> Report:
-    """Load every live standing into the index (guarded by revision), remove what SQL does
-    not have, and mark the index built."""
-    index: object = keeper.index
-    await keeper.load_all(keepalive=None)
-    report = await verify(keeper, store, boards, fix=True, progress=progress)
+    """Verify every live leaderboard and rebuild from SQL each one that differs (emptied
+    and filled afresh, as a server repairs a damaged leaderboard), then verify it again;
+    mark the index built. Safe while servers run: writes meanwhile are kept by revision.
+    ``count`` is what differed, ``fixed`` what no longer does, ``differences`` what still
+    does (``remaining``)."""
+    index: Any = keeper.index
+    after = Report()
+    found = fixed = 0
+    total = await store.count_standings()
+    if not await _built(keeper):
+        found += 1
+    for board in boards:
+        for lb in await _leaderboards(keeper, board):
+            before = await _verify_one(keeper, store, board, lb, Report(), False, 0, None, 0)
+            if before:
+                await _repair(keeper, lb)
+            left = await _verify_one(keeper, store, board, lb, after, False, limit, None, 0)
+            found += before
+            fixed += max(0, before - left)
+            if progress is not None:
+                progress(after.entries, total)
     mark = getattr(index, "mark_built", None)
     if mark is not None:
+        unbuilt = not await _built(keeper)
         await mark()
-    return report
+        fixed += int(unbuilt)
+    after.fixed, after.remaining, after.count = fixed, after.count, found
+    return after
+
+
+async def _repair(keeper: IndexKeeper, lb: LeaderboardId) -> None:
+    """Repair one leaderboard, waiting while a server repairs it (its lease bounds that)."""
+    while not await keeper.repair(lb):
+        await asyncio.sleep(_REPAIR_WAIT_SECONDS)
+        if (await keeper.index.state(lb)).intact:  # type: ignore[attr-defined]
+            return

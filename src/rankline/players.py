@@ -178,7 +178,7 @@ class Players:
             try:
                 return await _ranks_on(keeper.index, leaderboards, player), False
             except IndexUnavailable as exc:
-                keeper.degrade(exc.detail)
+                keeper.failed(exc)
         return await _ranks_on(keeper.fallback, leaderboards, player), True
 
     # --- history -------------------------------------------------------------------------

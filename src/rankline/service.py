@@ -231,9 +231,10 @@ class Rankline:
         await _bounded("writer", self.writer.close())
         await _bounded("player tasks", self.players.close())
         self.keeper.stopping = True
-        for task in self._tasks:
+        tasks = [*self._tasks, *self.keeper.repairs]
+        for task in tasks:
             task.cancel()
-        await _bounded("background tasks", asyncio.gather(*self._tasks, return_exceptions=True))
+        await _bounded("background tasks", asyncio.gather(*tasks, return_exceptions=True))
         await _bounded("change feed", self.feed.close())
         await _bounded("index", self.index.close())
         await _bounded("store", self.store.close())
@@ -340,7 +341,7 @@ class Rankline:
                         return await self._read_live(board, (asked, resolved), op, hot)
                 return await self._read_routed(board, self.index, op)
             except IndexUnavailable as exc:
-                self.keeper.degrade(exc.detail)
+                self.keeper.failed(exc)
         body = await self._read_routed(board, self.keeper.fallback, op)
         body["degraded"] = True
         return body
@@ -408,7 +409,7 @@ class Rankline:
             try:
                 return await self._top_routed(board, self.index, where, offset, limit, {})
             except IndexUnavailable as exc:
-                self.keeper.degrade(exc.detail)
+                self.keeper.failed(exc)
         flags = {"degraded": True}
         return await self._top_routed(board, self.keeper.fallback, where, offset, limit, flags)
 
@@ -487,7 +488,7 @@ class Rankline:
             try:
                 return await ranks_in(self.index, outcomes)
             except IndexUnavailable as exc:
-                self.keeper.degrade(exc.detail)
+                self.keeper.failed(exc)
         return await ranks_in(self.keeper.fallback, outcomes)
 
     # --- retention ----------------------------------------------------------------------

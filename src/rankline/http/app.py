@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rankline import metrics
-from rankline.errors import MethodNotAllowed, NotFound, RanklineError
+from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
 from rankline.http.auth import Keys
 from rankline.http.fast import RanklineApp, Routes
 from rankline.http.openapi import DOCS_HTML, build_openapi
@@ -64,7 +64,10 @@ async def _count_entries(service: Rankline) -> None:
     seen = 0
     for board in service.boards():
         for leaderboard in await service.index.leaderboards(board.id):
-            total = await service.index.total(leaderboard)
+            try:
+                total = await service.index.total(leaderboard)
+            except IndexDamaged:
+                continue  # being repaired: its gauge shows the last total until then
             metrics.ENTRIES.labels(*leaderboard).set(total)
             seen += 1
             if seen >= _MAX_ENTRY_GAUGES:

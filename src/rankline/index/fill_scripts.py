@@ -52,6 +52,7 @@ FILL_KEYS = (
     + _FILLING
     + """
 if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
+local ok = intact(KEYS[1], KEYS[2], KEYS[3])
 local blob, find, sub = ARGV[4], string.find, string.sub
 local batch, m, n, pos, size = {}, 0, 0, 1, #blob
 while pos <= size do
@@ -67,6 +68,7 @@ while pos <= size do
 end
 if m > 0 then n = n + redis.call('ZADD', KEYS[1], unpack(batch, 1, m)) end
 claim(ARGV[3])
+if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
 return n
 """
 )
@@ -83,7 +85,7 @@ if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
 local prefix, find, sub = ARGV[4], string.find, string.sub
 local n = 0
 for i = 5, #ARGV, 2 do
-  local blob, t, m, pos = ARGV[i + 1], {}, 0, 1
+  local blob, t, m, pos = ARGV[i + 1], {'', ''}, 2, 1  -- the bucket's sentinel first
   local size = #blob
   while pos <= size do
     local stop = find(blob, '\\255', pos + 16, true)
@@ -94,7 +96,7 @@ for i = 5, #ARGV, 2 do
     pos = stop2 + 1
   end
   hset_pairs(prefix .. ARGV[i], t)
-  n = n + m / 2
+  n = n + m / 2 - 1
 end
 claim(ARGV[3])
 return n
@@ -117,6 +119,7 @@ FILL_UNDO = (
     PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
+local ok = intact(KEYS[1], KEYS[2], KEYS[3])
 local n = 0
 for i = 2, #ARGV do
   local key = ARGV[i]
@@ -125,7 +128,10 @@ for i = 2, #ARGV do
     n = n + redis.call('ZREM', KEYS[1], key)
   end
 end
-if n > 0 then bump(KEYS[3], expiry, true) end
+if n > 0 then
+  bump(KEYS[3], expiry, true)
+  if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
+end
 return n
 """
 )

@@ -2,7 +2,9 @@
 
 All keys of one leaderboard share one hash tag (``{...}``), so its scripts touch a single
 Redis Cluster slot. The tag holds board, window, period and scope joined by ``|``, a
-character no identifier may contain.
+character no identifier may contain. The read scripts also name the index's built marker
+(``META_BUILT``, untagged), so that the first read after a flush notices it: on a Redis
+Cluster each slot would need a copy of that marker.
 
 A leaderboard is a sorted set of its ordering keys (``entries``), the map player → key head
 spread over small hashes (``bucket``), a little layout hash (``meta``) and its change and
@@ -53,20 +55,23 @@ def entries(leaderboard: LeaderboardId) -> str:
 
 def meta(leaderboard: LeaderboardId) -> str:
     """Hash: ``l`` and ``s``, the linear-hashing level and split pointer of the buckets
-    (absent: 0 and 0, one bucket), and ``x``, the Unix time in ms at which every key of the
-    leaderboard expires, when ``expire_in`` set one."""
+    (absent: 0 and 0, one bucket), ``x``, the Unix time in ms at which every key of the
+    leaderboard expires, when ``expire_in`` set one, and ``n``, the count of entries (see
+    ``scripts``: it must equal the sorted set's size)."""
     return f"{PREFIX}:{{{tag(leaderboard)}}}:m"
 
 
 def stamp(leaderboard: LeaderboardId) -> str:
     """Hash: ``c``, the change stamp, and ``t``, the top stamp, counts of microseconds (see
-    ``RankingIndex.change_stamp`` and ``top_stamp``)."""
+    ``RankingIndex.change_stamp`` and ``top_stamp``); ``n``, the count of entries again, and
+    ``d``, the damage mark (``token:until``: a repair is due or running)."""
     return f"{PREFIX}:{{{tag(leaderboard)}}}:t"
 
 
 def bucket_prefix(leaderboard: LeaderboardId) -> str:
     """Bucket ``n`` is this followed by ``n`` in decimal: a hash player id → the 16-byte
-    head of the player's key followed by the standing's revision in decimal. Scripts build
+    head of the player's key followed by the standing's revision in decimal, plus a
+    sentinel field ``""`` (so every bucket of a non-empty leaderboard exists). Scripts build
     these names themselves (they depend on the layout in ``meta``); they share the hash tag."""
     return f"{PREFIX}:{{{tag(leaderboard)}}}:b"
 

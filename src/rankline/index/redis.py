@@ -28,6 +28,13 @@ counts as not built, so the service rebuilds it as after a flush; the process th
 the rebuild lock first deletes the old layout's keys. Workers of two layouts must not share
 one Redis (stop the old ones first).
 
+Integrity (``rankline.index.scripts`` explains the counts, the damage mark and the bucket
+sentinels): every read checks, in its own round trip, that the leaderboard's keys agree and
+that the index is built; otherwise it raises ``IndexDamaged`` (that leaderboard: the caller
+reads SQL and has it repaired with ``repair_begin``, a fill, ``repair_end``) or
+``IndexUnavailable`` (the index was lost). ``state`` and ``unmapped`` are what ``verify``
+checks besides the entries.
+
 redis-py errors never leave these modules: they become ``IndexUnavailable``
 (``redis_common.mapped``).
 """
@@ -41,7 +48,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from itertools import islice
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
@@ -50,6 +57,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import LockError, RedisError
 
+from rankline.errors import IndexDamaged, IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
 from rankline.index.pipelining import GroupedReads, raise_first, run_scripts
@@ -70,6 +78,33 @@ _BUCKET_CHUNK = 4096
 """Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
 _LAYOUTS_HELD = 16_384
 """Leaderboards whose bucket layout the reads remember (then forgotten all at once)."""
+_LOST = "the index was lost (Redis restarted or flushed)"
+
+
+def _checked(leaderboard: LeaderboardId, code: int) -> None:
+    """Raise for a read's DAMAGED or LOST answer."""
+    if code == scripts.DAMAGED:
+        raise IndexDamaged(leaderboard)
+    if code == scripts.LOST:
+        raise IndexUnavailable(_LOST)
+
+
+class State(NamedTuple):
+    """What ``RedisIndex.state`` reads of one leaderboard's integrity."""
+
+    built: bool
+    entries: int
+    meta_count: int
+    """The count kept in the layout hash (-1: none)."""
+    stamp_count: int
+    """The count kept in the stamps (-1: none)."""
+    mark: bytes | None
+    """The damage mark (``token:until``), or None."""
+
+    @property
+    def intact(self) -> bool:
+        counts = (max(self.meta_count, 0), max(self.stamp_count, 0))
+        return self.mark is None and counts == (self.entries, self.entries)
 
 
 def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[bytes | int | str]:
@@ -131,6 +166,11 @@ class RedisIndex:
         self._expire = register(scripts.EXPIRE)
         self._expire_buckets = register(scripts.EXPIRE_BUCKETS)
         self._drop = register(scripts.DROP)
+        self._state = register(scripts.STATE)
+        self._unmapped = register(scripts.UNMAPPED)
+        self._repair_begin = register(scripts.REPAIR_BEGIN)
+        self._repair_extend = register(scripts.REPAIR_EXTEND)
+        self._repair_end = register(scripts.REPAIR_END)
         self._grouped = GroupedReads(self.client)
         self._layouts: dict[str, tuple[int, int]] = {}
         """The bucket layout last seen per leaderboard (by meta key), for the reads' guesses."""
@@ -341,11 +381,12 @@ class RedisIndex:
         guess, hashed = self._guess(names, player)
         async with mapped():
             reply = await self._grouped.call(
-                self._around, names.reads, [names.buckets, player, k_, guess, hashed]
+                self._around, names.checked, [names.buckets, player, k_, guess, hashed]
             )
         if reply[1] >= 0:
             self._learn(names, reply[1], reply[2])
         if reply[0] < 0:
+            _checked(leaderboard, reply[0])
             return None
         position = Position(int(reply[0]), bytes(reply[3]), int(reply[4]), int(reply[5]))
         if k_ < 0:
@@ -375,13 +416,15 @@ class RedisIndex:
         for player in unique:
             args += (player, *self._guess(names, player))
         calls = [
-            (self._positions, tuple(names.reads), (names.buckets, *args[i : i + 3 * ARG_CHUNK]))
+            (self._positions, tuple(names.checked), (names.buckets, *args[i : i + 3 * ARG_CHUNK]))
             for i in range(0, len(args), 3 * ARG_CHUNK)
         ]
         async with mapped():
             replies = raise_first(await self._grouped.run(calls))
         found: list[tuple[int, SortKey]] = []
         for reply in replies:
+            if len(reply) == 1:
+                _checked(leaderboard, reply[0])
             if reply[-2] >= 0:
                 self._learn(names, reply[-2], reply[-1])
             found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply) - 2, 2)]
@@ -391,12 +434,21 @@ class RedisIndex:
     async def page(
         self, leaderboard: LeaderboardId, start: int, stop: int
     ) -> tuple[int, list[SortKey]]:
+        return await self._page_call(leaderboard, start, stop, "")
+
+    async def _page_call(
+        self, leaderboard: LeaderboardId, start: int, stop: int, mode: str
+    ) -> tuple[int, list[SortKey]]:
         async with mapped():
-            reply = await self._page(keys=[Names.of(leaderboard).entries], args=[start, stop])
+            keys = Names.of(leaderboard).checked
+            reply = await self._page(keys=keys, args=[start, stop, mode])
+        if int(reply[0]) < 0:
+            _checked(leaderboard, int(reply[0]))
         return int(reply[0]), [bytes(x) for x in reply[1:]]
 
     async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
-        return (await self.page(leaderboard, start, stop))[1]
+        """The keys held, whatever the leaderboard's state (for ``verify``)."""
+        return (await self._page_call(leaderboard, start, stop, "raw"))[1]
 
     async def around(
         self, leaderboard: LeaderboardId, player: PlayerId, k: int
@@ -404,20 +456,80 @@ class RedisIndex:
         return await self._around_call(leaderboard, player, k)
 
     async def total(self, leaderboard: LeaderboardId) -> int:
-        async with mapped():
-            return int(await self.client.zcard(k.entries(leaderboard)))
+        return (await self.page(leaderboard, 0, 0))[0]
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         async with mapped():
-            names = Names.of(leaderboard)
-            keys = [names.stamp, names.entries]
+            keys = Names.of(leaderboard).checked
             stamp, total = await self._grouped.call(self._top_stamp, keys, ())
+        if int(total) < 0:
+            _checked(leaderboard, int(total))
         return int(stamp), int(total)
 
     async def change_stamp(self, leaderboard: LeaderboardId) -> int:
         async with mapped():
-            stamp = Names.of(leaderboard).stamp
-            return int(await self._grouped.call(self._change_stamp, [stamp], ()))
+            keys = Names.of(leaderboard).checked
+            stamp = int(await self._grouped.call(self._change_stamp, keys, ()))
+        if stamp < 0:
+            _checked(leaderboard, stamp)
+        return stamp
+
+    # --- integrity and repair -----------------------------------------------------------------
+
+    async def state(self, leaderboard: LeaderboardId) -> State:
+        async with mapped():
+            built, entries, meta, stamp, mark = await self._state(
+                keys=Names.of(leaderboard).checked, args=[]
+            )
+        return State(bool(built), int(entries), int(meta), int(stamp), mark or None)
+
+    async def unmapped(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> list[SortKey]:
+        """Those of ``keys_`` (keys of the sorted set) that the player map does not point at."""
+        names = Names.of(leaderboard)
+        found: list[SortKey] = []
+        async with mapped():
+            for start in range(0, len(keys_), ARG_CHUNK):
+                args: list[str | bytes] = [names.buckets, *keys_[start : start + ARG_CHUNK]]
+                found += [bytes(x) for x in await self._unmapped(keys=names.reads, args=args)]
+        return found
+
+    async def register(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        """Add the leaderboards to their boards' registries (a no-op for those there)."""
+        if not leaderboards:
+            return
+        async with mapped(), self.client.pipeline(transaction=False) as pipe:
+            for leaderboard in leaderboards:
+                pipe.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+            await pipe.execute()
+
+    async def registered(self, leaderboard: LeaderboardId) -> bool:
+        async with mapped():
+            return bool(
+                await self.client.sismember(k.registry(leaderboard.board), k.tag(leaderboard))
+            )
+
+    async def repair_begin(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
+        """Empty the leaderboard to fill it afresh, marked damaged (so that reads go
+        elsewhere) until ``repair_end``; False while another repair's lease runs."""
+        names = Names.of(leaderboard)
+        self._layouts.pop(names.meta, None)
+        async with mapped():
+            args: list[str | int] = [names.buckets, token, lease_ms]
+            began = await self._repair_begin(keys=names.writes, args=args)
+            if began:
+                await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+        return bool(began)
+
+    async def repair_extend(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
+        async with mapped():
+            args: list[str | int] = [token, lease_ms]
+            return bool(await self._repair_extend(keys=Names.of(leaderboard).writes, args=args))
+
+    async def repair_end(self, leaderboard: LeaderboardId, token: str) -> bool:
+        """Seal a repaired leaderboard: reads use it again. False if the repair was taken
+        over by another (whose own end will seal it)."""
+        async with mapped():
+            return bool(await self._repair_end(keys=Names.of(leaderboard).writes, args=[token]))
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         async with mapped():

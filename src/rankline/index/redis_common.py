@@ -41,6 +41,11 @@ class Names(NamedTuple):
     def reads(self) -> list[str]:
         return [self.entries, self.meta]
 
+    @property
+    def checked(self) -> list[str]:
+        """The keys of a read that checks the leaderboard's state (``scripts._STATE``)."""
+        return [self.entries, self.meta, self.stamp, k.META_BUILT]
+
 
 @functools.lru_cache(maxsize=16_384)
 def _names(leaderboard: LeaderboardId) -> Names:

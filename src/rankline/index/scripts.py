@@ -13,6 +13,16 @@ stamp; a missing stamp reads as the clock. So stamps grow across processes and n
 back after a flush, a restart or a drop (which deletes them), as long as Redis's clock is
 not set back and no two stamps are issued within one µs (each takes a script call of
 several µs).
+
+Integrity: the entry count is kept beside the sorted set, as field ``n`` of both the layout
+hash and the stamps, and the stamps' field ``d`` marks a leaderboard damaged (a repair is
+due or running: ``token:until``). Every bucket of a non-empty leaderboard exists (each holds
+a sentinel field ``""``), so a missing bucket is a lost one. A script that changes the sorted
+set keeps the counts only when they held before it, so damage (a lost key: the sorted set,
+the layout hash, the stamps, a bucket) stays visible until a repair rebuilds the leaderboard
+and seals it (REPAIR_BEGIN, REPAIR_END). The reads check the counts, the flag and the
+index's built marker (``keys.META_BUILT``, absent after a flush) in the same round trip and
+answer ``DAMAGED`` or ``LOST`` instead of a wrong answer.
 """
 
 from __future__ import annotations
@@ -25,6 +35,25 @@ not-yet-split buckets up to twice as full, so they stay under Redis's default
 hash-max-listpack-entries (128), the compact encoding."""
 GROW_SPLITS = 64
 """At most this many splits per APPLY call, so no write holds Redis for long."""
+DAMAGED = -2
+"""A read's answer (in place of a total or offset) when the leaderboard's keys disagree."""
+LOST = -3
+"""A read's answer when the index is not built (flushed, or never built)."""
+
+_STATE = f"""
+-- KEYS: entries, meta, stamps, built marker. The leaderboard's total, or DAMAGED when the
+-- counts kept beside the sorted set disagree with it or a repair is due, or LOST when the
+-- index is not built.
+local DAMAGED, LOST = {DAMAGED}, {LOST}
+local function state()
+  if redis.call('EXISTS', KEYS[4]) == 0 then return LOST end
+  local total = redis.call('ZCARD', KEYS[1])
+  local s = redis.call('HMGET', KEYS[3], 'n', 'd')
+  if s[2] or (tonumber(s[1]) or 0) ~= total then return DAMAGED end
+  if (tonumber(redis.call('HGET', KEYS[2], 'n')) or 0) ~= total then return DAMAGED end
+  return total
+end
+"""
 
 _BUCKET_OF = """
 local function bucket_of(h, level, split)
@@ -78,6 +107,26 @@ local function read_stamp(stamps, field)
   return string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
 end
 
+-- Whether the counts kept beside the sorted set hold (and no repair is due), and its size.
+local function intact(entries, meta, stamps)
+  local total = redis.call('ZCARD', entries)
+  local s = redis.call('HMGET', stamps, 'n', 'd')
+  if s[2] or (tonumber(s[1]) or 0) ~= total then return false, total end
+  return (tonumber(redis.call('HGET', meta, 'n')) or 0) == total, total
+end
+
+-- Record the sorted set's size as the count (after a change to an intact leaderboard).
+local function recount(entries, meta, stamps)
+  local total = redis.call('ZCARD', entries)
+  redis.call('HSET', meta, 'n', total)
+  redis.call('HSET', stamps, 'n', total)
+end
+
+-- Mark the leaderboard damaged (a repair is due), unless a repair is running.
+local function damage(stamps)
+  if not redis.call('HGET', stamps, 'd') then redis.call('HSET', stamps, 'd', '0:0') end
+end
+
 local function hset_pairs(key, t)
   for i = 1, #t, 1000 do
     redis.call('HSET', key, unpack(t, i, math.min(i + 999, #t)))
@@ -90,22 +139,25 @@ local function split_next(prefix, level, split, expiry)
   local n = 2 ^ level
   local src = prefix .. split
   local all = redis.call('HGETALL', src)
-  local keep, move = {{}}, {{}}
+  -- both start with the sentinel: every bucket of the layout exists
+  local keep, move = {{'', ''}}, {{'', ''}}
   for i = 1, #all, 2 do
-    local t = keep
-    if hash32(all[i]) % (n + n) ~= split then t = move end
-    t[#t + 1] = all[i]
-    t[#t + 1] = all[i + 1]
+    if all[i] ~= '' then
+      local t = keep
+      if hash32(all[i]) % (n + n) ~= split then t = move end
+      t[#t + 1] = all[i]
+      t[#t + 1] = all[i + 1]
+    end
   end
-  if #move > 0 then
-    local dst = prefix .. (split + n)
+  local dst = prefix .. (split + n)
+  if #move > 2 or #all == 0 then
     redis.call('DEL', src)
     hset_pairs(src, keep)
-    hset_pairs(dst, move)
-    if expiry then
-      redis.call('PEXPIREAT', src, expiry)
-      redis.call('PEXPIREAT', dst, expiry)
-    end
+  end
+  hset_pairs(dst, move)
+  if expiry then
+    redis.call('PEXPIREAT', src, expiry)
+    redis.call('PEXPIREAT', dst, expiry)
   end
   split = split + 1
   if split == n then return level + 1, 0, #all / 2 end
@@ -137,7 +189,7 @@ APPLY = (
     + f"""
 local prefix = ARGV[1]
 local level, split, expiry = layout(KEYS[2])
-local total = redis.call('ZCARD', KEYS[1])
+local ok, total = intact(KEYS[1], KEYS[2], KEYS[3])
 local top, changed, added, n = false, false, false, 0
 local function in_top(member)
   if total <= TOP_WINDOW then return true end
@@ -146,6 +198,10 @@ end
 for i = 2, #ARGV, 3 do
   local player, head, rev = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   local bucket, cur = map_entry(prefix, player, level, split)
+  if not cur and total > 0 and redis.call('EXISTS', bucket) == 0 then
+    ok = false  -- a lost bucket: its players' old keys would stay in the sorted set
+    damage(KEYS[3])
+  end
   local newer = true
   if cur and rev > 0 then
     local held = tonumber(string.sub(cur, 17))
@@ -170,6 +226,7 @@ for i = 2, #ARGV, 3 do
       changed = true
       if redis.call('HSET', bucket, player, head .. ARGV[i + 2]) == 1 then
         added = true
+        redis.call('HSETNX', bucket, '', '')
         if expiry then redis.call('PEXPIREAT', bucket, expiry) end
       end
     end
@@ -180,7 +237,10 @@ if added then
   if expiry then redis.call('PEXPIREAT', KEYS[1], expiry) end
   grow(KEYS[2], prefix, level, split, expiry, total, {GROW_SPLITS}, {GROW_SPLITS} * BUCKET_LOAD)
 end
-if changed then bump(KEYS[3], expiry, top) end
+if changed then
+  bump(KEYS[3], expiry, top)
+  if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
+end
 return n
 """
 )
@@ -214,6 +274,7 @@ LOAD = (
     + """
 local level, split, expiry = layout(KEYS[2])
 if level ~= tonumber(ARGV[1]) or split ~= tonumber(ARGV[2]) then return -1 end
+local ok = intact(KEYS[1], KEYS[2], KEYS[3])
 local prefix, blob = ARGV[3], ARGV[4]
 local next_rev, next_bucket = string.gmatch(ARGV[5], '%d+'), string.gmatch(ARGV[6], '%d+')
 local find, sub = string.find, string.sub
@@ -240,6 +301,7 @@ while pos <= size do
     end
   end
   if take then
+    if not cur then redis.call('HSETNX', bucket, '', '') end
     redis.call('HSET', bucket, player, sub(key, 1, 16) .. rev)
     batch[#batch + 1] = 0
     batch[#batch + 1] = key
@@ -255,6 +317,7 @@ if written > 0 then
     for bucket in pairs(touched) do redis.call('PEXPIREAT', bucket, expiry) end
   end
   bump(KEYS[3], expiry, true)
+  if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
 end
 return written
 """
@@ -267,6 +330,7 @@ DISCARD = (
     PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
+local ok = intact(KEYS[1], KEYS[2], KEYS[3])
 local n = 0
 for i = 2, #ARGV do
   local key = ARGV[i]
@@ -277,7 +341,10 @@ for i = 2, #ARGV do
     redis.call('HDEL', bucket, player)
   end
 end
-if n > 0 then bump(KEYS[3], expiry, true) end
+if n > 0 then
+  bump(KEYS[3], expiry, true)
+  if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
+end
 return n
 """
 )
@@ -286,15 +353,17 @@ return n
 # with the player's bucket hash. A player's map entry is in one bucket, so an entry found in
 # the guessed bucket is the player's whatever layout the guess came from (unless it is a
 # leftover: see locate); only a miss reads the layout, and hands it back for the next
-# guesses.
+# guesses. Every read first checks the leaderboard's state (``_STATE``).
 _READ_PRELUDE = (
     _BUCKET_OF
+    + _STATE
     + """
--- The player's key and 0-based offset, or false. The layout, once read, is kept in seen
--- (level, split; -1, -1 until then). An entry in the guessed bucket whose key the sorted
--- set lacks is a leftover (a drop that did not finish leaves buckets behind): then, as on
--- a miss, the layout says where to look.
-local function locate(prefix, player, guess, hash, seen)
+-- The player's key and 0-based offset, or false (and true when the player's bucket is
+-- lost: the leaderboard has entries but the bucket is gone). The layout, once read, is
+-- kept in seen (level, split; -1, -1 until then). An entry in the guessed bucket whose key
+-- the sorted set lacks is a leftover (a drop that did not finish leaves buckets behind):
+-- then, as on a miss, the layout says where to look.
+local function locate(prefix, player, guess, hash, seen, total)
   local cur = redis.call('HGET', prefix .. guess, player)
   if cur then
     local key = string.sub(cur, 1, 16) .. player
@@ -306,30 +375,38 @@ local function locate(prefix, player, guess, hash, seen)
     seen[1], seen[2] = tonumber(m[1]) or 0, tonumber(m[2]) or 0
   end
   local bucket = bucket_of(tonumber(hash), seen[1], seen[2])
-  if bucket == tonumber(guess) then return false end
-  cur = redis.call('HGET', prefix .. bucket, player)
-  if not cur then return false end
+  if bucket ~= tonumber(guess) then
+    cur = redis.call('HGET', prefix .. bucket, player)
+  end
+  if not cur then
+    return false, total > 0 and redis.call('EXISTS', prefix .. bucket) == 0
+  end
   local key = string.sub(cur, 1, 16) .. player
   local offset = redis.call('ZRANK', KEYS[1], key)
-  if not offset then return false end
+  if not offset then return false, false end
   return key, offset
 end
 """
 )
 
-# KEYS: entries, meta. ARGV: bucket prefix, player, k, guessed bucket, bucket hash. Returns
-# {offset, level, split, key, total, better, first, keys...}: the player's 0-based offset
-# (-1 and nothing after the layout when it has no entry), the layout read (-1, -1 when the
-# guess was right), the player's key, the count of strictly better scores, and with k >= 0
-# up to k keys each side.
+# KEYS: entries, meta, stamps, built marker. ARGV: bucket prefix, player, k, guessed
+# bucket, bucket hash. Returns {offset, level, split, key, total, better, first, keys...}:
+# the player's 0-based offset (-1 and nothing after the layout when it has no entry; DAMAGED
+# or LOST, see ``_STATE``), the layout read (-1, -1 when the guess was right), the player's
+# key, the count of strictly better scores, and with k >= 0 up to k keys each side.
 AROUND = (
     _READ_PRELUDE
     + """
+local total = state()
+if total < 0 then return {total, -1, -1} end
 local seen = {-1, -1}
-local key, offset = locate(ARGV[1], ARGV[2], ARGV[4], ARGV[5], seen)
+local key, offset = locate(ARGV[1], ARGV[2], ARGV[4], ARGV[5], seen, total)
 local out = {-1, seen[1], seen[2]}
-if not key then return out end
-out[1], out[4], out[5] = offset, key, redis.call('ZCARD', KEYS[1])
+if not key then
+  if offset then out[1] = DAMAGED end
+  return out
+end
+out[1], out[4], out[5] = offset, key, total
 local k = tonumber(ARGV[3])
 local previous = false
 if k >= 0 then
@@ -355,20 +432,25 @@ return out
 """
 )
 
-# KEYS: entries, meta. ARGV: bucket prefix, then (player, guessed bucket, bucket hash) for
-# each player. Returns {offset, key, offset, key, ..., level, split}: the players with an
-# entry, then the layout read (-1, -1 when every guess was right).
+# KEYS: entries, meta, stamps, built marker. ARGV: bucket prefix, then (player, guessed
+# bucket, bucket hash) for each player. Returns {offset, key, offset, key, ..., level,
+# split}: the players with an entry, then the layout read (-1, -1 when every guess was
+# right); or {DAMAGED} or {LOST}.
 POSITIONS = (
     _READ_PRELUDE
     + """
+local total = state()
+if total < 0 then return {total} end
 local seen = {-1, -1}
 local out = {}
 local prefix = ARGV[1]
 for i = 2, #ARGV, 3 do
-  local key, offset = locate(prefix, ARGV[i], ARGV[i + 1], ARGV[i + 2], seen)
+  local key, offset = locate(prefix, ARGV[i], ARGV[i + 1], ARGV[i + 2], seen, total)
   if key then
     out[#out + 1] = offset
     out[#out + 1] = key
+  elseif offset then
+    return {DAMAGED}
   end
 end
 out[#out + 1] = seen[1]
@@ -377,9 +459,16 @@ return out
 """
 )
 
-# KEYS: entries. ARGV: start, stop (exclusive). Returns {total, keys...}.
-PAGE = """
-local out = {redis.call('ZCARD', KEYS[1])}
+# KEYS: entries, meta, stamps, built marker. ARGV: start, stop (exclusive), and "raw" to
+# skip the state check (verify reads what is there). Returns {total, keys...}, or {DAMAGED}
+# or {LOST}.
+PAGE = (
+    _STATE
+    + """
+local total
+if ARGV[3] == 'raw' then total = redis.call('ZCARD', KEYS[1]) else total = state() end
+if total < 0 then return {total} end
+local out = {total}
 local start, stop = tonumber(ARGV[1]), tonumber(ARGV[2])
 if stop > start then
   local keys = redis.call('ZRANGE', KEYS[1], start, stop - 1)
@@ -387,20 +476,55 @@ if stop > start then
 end
 return out
 """
+)
 
-# KEYS: stamps, entries. Returns {top stamp, total}.
+# KEYS: entries, meta, stamps, built marker. Returns {top stamp, total}; the total is
+# DAMAGED or LOST instead when the leaderboard cannot vouch for its top.
 TOP_STAMP = (
     PRELUDE
+    + _STATE
     + """
-return {read_stamp(KEYS[1], 't'), redis.call('ZCARD', KEYS[2])}
+local total = state()
+if total < 0 then return {0, total} end
+return {read_stamp(KEYS[3], 't'), total}
 """
 )
 
-# KEYS: stamps. Returns the change stamp.
+# KEYS: entries, meta, stamps, built marker. Returns the change stamp, or DAMAGED or LOST.
 CHANGE_STAMP = (
     PRELUDE
+    + _STATE
     + """
-return read_stamp(KEYS[1], 'c')
+local total = state()
+if total < 0 then return total end
+return read_stamp(KEYS[3], 'c')
+"""
+)
+
+# KEYS: entries, meta, stamps, built marker. Returns {built (0/1), entries, count in meta,
+# count in stamps, damaged flag or false}: what ``verify`` checks besides the entries.
+STATE = """
+local s = redis.call('HMGET', KEYS[3], 'n', 'd')
+return {redis.call('EXISTS', KEYS[4]), redis.call('ZCARD', KEYS[1]),
+  tonumber(redis.call('HGET', KEYS[2], 'n')) or -1, tonumber(s[1]) or -1, s[2]}
+"""
+
+# KEYS: entries, meta. ARGV: bucket prefix, then keys of the sorted set. Returns the keys
+# whose player's map entry (under the layout in meta) does not point at them.
+UNMAPPED = (
+    _BUCKET_OF
+    + """
+local m = redis.call('HMGET', KEYS[2], 'l', 's')
+local level, split = tonumber(m[1]) or 0, tonumber(m[2]) or 0
+local out = {}
+for i = 2, #ARGV do
+  local key = ARGV[i]
+  local player = string.sub(key, 17)
+  local h = tonumber(string.sub(redis.sha1hex(player), 1, 8), 16)
+  local cur = redis.call('HGET', ARGV[1] .. bucket_of(h, level, split), player)
+  if not cur or string.sub(cur, 1, 16) ~= string.sub(key, 1, 16) then out[#out + 1] = key end
+end
+return out
 """
 )
 
@@ -445,5 +569,61 @@ for i = 0, math.min(buckets, tonumber(ARGV[2])) - 1 do
   redis.call('UNLINK', ARGV[1] .. i)
 end
 return buckets
+"""
+)
+
+# KEYS: entries, meta, stamps. ARGV: bucket prefix, token, lease (ms). Starts a repair:
+# unless another repair's lease runs, deletes every key of the leaderboard (so that it is
+# filled afresh from the durable store) and marks it damaged with ``token:until``, which
+# keeps reads away until REPAIR_END. Returns 1, or 0 when another repair runs.
+REPAIR_BEGIN = (
+    PRELUDE
+    + """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local held = redis.call('HGET', KEYS[3], 'd')
+if held then
+  local token, expires = string.match(held, '^(.-):(%d+)$')
+  if token ~= ARGV[2] and tonumber(expires or '0') > now then return 0 end
+end
+-- every bucket of the layout, and any found past it (the layout may be the lost key)
+local level, split = layout(KEYS[2])
+local i, count, missed = 0, 2 ^ level + split, 0
+while i < count or missed < 64 do
+  if redis.call('UNLINK', ARGV[1] .. i) == 0 and i >= count then missed = missed + 1 end
+  i = i + 1
+end
+redis.call('UNLINK', KEYS[1], KEYS[2])
+redis.call('HDEL', KEYS[3], 'n', 'f')
+redis.call('HSET', KEYS[3], 'd', ARGV[2] .. ':' .. string.format('%.0f', now + ARGV[3]))
+bump(KEYS[3], false, true)
+return 1
+"""
+)
+
+# KEYS: entries, meta, stamps. ARGV: token, lease (ms). Extends this repair's lease;
+# returns 0 when the repair is no longer this one's.
+REPAIR_EXTEND = """
+local held = redis.call('HGET', KEYS[3], 'd')
+if not held or string.sub(held, 1, #ARGV[1] + 1) ~= ARGV[1] .. ':' then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[3], 'd', ARGV[1] .. ':' .. string.format('%.0f', now + ARGV[2]))
+return 1
+"""
+
+# KEYS: entries, meta, stamps. ARGV: token. Ends this repair: the leaderboard was filled
+# from the durable store (and kept by revision-checked writes meanwhile), so its size
+# becomes the count and the damage mark goes. Returns 0 when the repair was not this one's.
+REPAIR_END = (
+    PRELUDE
+    + """
+local held = redis.call('HGET', KEYS[3], 'd')
+if not held or string.sub(held, 1, #ARGV[1] + 1) ~= ARGV[1] .. ':' then return 0 end
+redis.call('HDEL', KEYS[3], 'd')
+recount(KEYS[1], KEYS[2], KEYS[3])
+local expiry = redis.call('HGET', KEYS[2], 'x')
+bump(KEYS[3], expiry, true)
+return 1
 """
 )
