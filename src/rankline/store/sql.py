@@ -217,12 +217,16 @@ class _Transaction:
                 raise WriteConflict("a concurrent writer changed the same standings")
 
     async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]:
-        """The stored definitions (JSON text) of these boards, read in this transaction."""
+        """The stored definitions (JSON text) of these boards, read in this transaction and
+        share-locked until it ends: a board change waits for it, so a write never lands on a
+        board after its freeze or deletion was acknowledged."""
         if self._hot is not None:
             return await self._hot.board_definitions(self._conn, sorted(set(board_ids)))
         b = t.boards
         rows = await self._conn.execute(
-            select(b.c.id, b.c.definition).where(b.c.id.in_(sorted(set(board_ids))))
+            select(b.c.id, b.c.definition)
+            .where(b.c.id.in_(sorted(set(board_ids))))
+            .with_for_update(read=True)
         )
         return {r[0]: r[1] for r in rows}
 
