@@ -1,7 +1,10 @@
-"""Board definitions across workers.
+"""Board definitions are read-your-writes across workers.
 
-Two services (each with its own app and caches) share one Redis index and one durable
-store, as two ``rankline serve`` workers do.
+Two services (each with its own app, registry and caches) share one Redis index and one
+durable store, as two ``rankline serve`` workers do. A board change acknowledged by one is
+seen by the very next request to the other: the definition, the board list, writes (409 on
+a frozen board, 404 on a deleted one) and leaderboard reads. No test here sleeps: no timer
+decides what the other service sees.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import pytest
 
 from backends import ALL, Backend, selected
 from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, submit
-from rankline import ManualClock, Settings
+from rankline import ManualClock, Rankline, Settings
 
 BOARD = "shared"
 
@@ -55,6 +58,99 @@ async def _top(client: httpx.AsyncClient) -> list[tuple[str, int]]:
 async def _post(client: httpx.AsyncClient, player: str, score: int) -> httpx.Response:
     body = {"player_id": player, "score": score, "match_id": f"m-{player}-{score}"}
     return await client.post(f"/v1/boards/{BOARD}/scores", json=body, headers=AUTH)
+
+
+async def test_board_changes_are_seen_at_once_by_another_worker(
+    pair: tuple[httpx.AsyncClient, httpx.AsyncClient],
+) -> None:
+    a, b = pair
+    # Both have read the board list (and so hold a registry) before anything changes.
+    assert await _listed(a) == await _listed(b) == {}
+
+    # Created on one: the other reads it, lists it, takes a write, ranks it.
+    created = await put_board(a, BOARD, title="Shared", windows=["all_time"])
+    assert await _board(b) == created
+    assert await _listed(b) == {BOARD: created}
+    await submit(b, BOARD, "p1", 10)
+    assert await _top(b) == [("p1", 10)]
+    assert await _top(a) == [("p1", 10)]
+    player = await get_json(b, f"/v1/boards/{BOARD}/players/p1")
+    assert player["rank"] == 1
+
+    # Renamed on one: the other shows the new title at once, in the board and the list.
+    renamed = await put_board(a, BOARD, 200, title="Renamed", windows=["all_time"])
+    assert (await _board(b))["title"] == "Renamed"
+    assert await _listed(b) == {BOARD: renamed}
+
+    # Frozen on one: the other shows it frozen, refuses writes, still answers reads.
+    frozen = await put_board(a, BOARD, 200, title="Renamed", status="frozen")
+    assert (await _board(b))["status"] == "frozen"
+    assert await _listed(b) == {BOARD: frozen}
+    assert_problem(await _post(b, "p2", 20), 409)
+    assert await _top(b) == [("p1", 10)]
+
+    # Thawed on one: the other takes writes again at once.
+    await put_board(a, BOARD, 200, title="Renamed", status="active")
+    assert (await _board(b))["status"] == "active"
+    await submit(b, BOARD, "p2", 20)
+    assert await _top(b) == [("p2", 20), ("p1", 10)]
+    assert await _top(a) == [("p2", 20), ("p1", 10)]
+
+    # Deleted on one: gone from the other's board, list, writes and reads.
+    response = await a.delete(f"/v1/boards/{BOARD}", headers=AUTH)
+    assert response.status_code == 204, response.text
+    assert_problem(await b.get(f"/v1/boards/{BOARD}"), 404)
+    assert await _listed(b) == {}
+    assert_problem(await _post(b, "p3", 30), 404)
+    assert_problem(await b.get(f"/v1/boards/{BOARD}/top"), 404)
+    assert_problem(await b.get(f"/v1/boards/{BOARD}/players/p1"), 404)
+
+    # Recreated on one with another order: the other ranks by the new definition.
+    again = await put_board(a, BOARD, order="asc", windows=["all_time"])
+    assert await _board(b) == again
+    assert await _top(b) == []
+    await submit(b, BOARD, "p4", 5)
+    await submit(a, BOARD, "p5", 7)
+    assert await _top(b) == [("p4", 5), ("p5", 7)]
+
+
+async def test_a_board_changed_elsewhere_is_updated_not_created(
+    pair: tuple[httpx.AsyncClient, httpx.AsyncClient],
+) -> None:
+    a, b = pair
+    assert await _listed(b) == {}
+    await put_board(a, BOARD, windows=["all_time"])
+    await submit(a, BOARD, "p1", 10)
+    # The other one never read this board: its PUT still checks the stored definition.
+    response = await b.put(f"/v1/boards/{BOARD}", json={"order": "asc"}, headers=AUTH)
+    assert_problem(response, 409)
+    updated = await put_board(b, BOARD, 200, title="Again", windows=["all_time"])
+    assert await _board(a) == updated
+
+
+async def test_degraded_worker_reads_board_changes_from_sql(
+    pair: tuple[httpx.AsyncClient, httpx.AsyncClient],
+) -> None:
+    """A worker that cannot use Redis (degraded) takes board definitions from SQL."""
+    a, b = pair
+    await put_board(a, BOARD, windows=["all_time"])
+    await submit(a, BOARD, "p1", 10)
+    assert await _top(b) == [("p1", 10)]
+    b_service: Rankline = b._transport.app.state.service  # type: ignore[attr-defined]
+    # The other one loses its index: no watch loop brings it back during this test.
+    for task in b_service._tasks:
+        if task.get_name() == "rankline-watch":
+            task.cancel()
+    b_service.keeper.degrade("told to by the test")
+    assert (await get_json(b, f"/v1/boards/{BOARD}/top"))["degraded"] is True
+    await put_board(a, BOARD, 200, status="frozen")
+    assert (await _board(b))["status"] == "frozen"
+    assert_problem(await _post(b, "p2", 20), 409)
+    response = await a.delete(f"/v1/boards/{BOARD}", headers=AUTH)
+    assert response.status_code == 204, response.text
+    assert_problem(await b.get(f"/v1/boards/{BOARD}"), 404)
+    assert_problem(await b.get(f"/v1/boards/{BOARD}/top"), 404)
+    assert await _listed(b) == {}
 
 
 async def test_a_write_is_checked_against_the_stored_definition(
