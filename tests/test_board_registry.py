@@ -14,10 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
+from redis import asyncio as aioredis
 
 from backends import ALL, Backend, selected
 from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, submit
 from rankline import ManualClock, Rankline, Settings
+from rankline.index.board_versions import RedisBoardVersions
+from rankline.index.pipelining import GroupedReads
 
 BOARD = "shared"
 
@@ -167,3 +170,31 @@ async def test_a_write_is_checked_against_the_stored_definition(
     assert await _top(a) == [("p1", 10)]
     await submit(b, BOARD, "p2", 50)
     assert await _top(a) == [("p2", 50), ("p1", 10)]
+
+
+async def test_a_board_change_that_cannot_be_announced_changes_nothing(
+    pair: tuple[httpx.AsyncClient, httpx.AsyncClient],
+) -> None:
+    """Without Redis the other workers could not learn of a change: it answers 503 and
+    records nothing."""
+    a, b = pair
+    await put_board(a, BOARD, windows=["all_time"])
+    a_service: Rankline = a._transport.app.state.service  # type: ignore[attr-defined]
+    lost = aioredis.Redis.from_url("redis://127.0.0.1:1/0")  # nothing listens there
+    grouped = GroupedReads(lost)
+    kept, a_service.registry._versions = (
+        a_service.registry._versions,
+        RedisBoardVersions(lost, grouped),
+    )
+    try:
+        response = await a.put(f"/v1/boards/{BOARD}", json={"status": "frozen"}, headers=AUTH)
+        assert_problem(response, 503)
+        response = await a.delete(f"/v1/boards/{BOARD}", headers=AUTH)
+        assert_problem(response, 503)
+    finally:
+        a_service.registry._versions = kept
+        grouped.close()
+        await lost.aclose()
+    assert (await _board(b))["status"] == "active"
+    assert (await _board(a))["status"] == "active"
+    await submit(b, BOARD, "p1", 10)
