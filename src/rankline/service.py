@@ -12,7 +12,7 @@ import gc
 import logging
 import time
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -27,6 +27,7 @@ from rankline.lifecycle import Lifecycle
 from rankline.names import NAME_TTL_SECONDS
 from rankline.players import Players
 from rankline.reads import BoardHandle, Resolved, resolve
+from rankline.registry import BoardRegistry
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
@@ -44,6 +45,7 @@ from rankline.types import (
 from rankline.writer import GroupCommitWriter, Outcome, Ranks, Submission, ranks_in
 
 log = logging.getLogger("rankline")
+T = TypeVar("T")
 Where = dict[str, str | None]
 """A read's ``window``, ``period`` and ``scope`` as the request gave them (None: default)."""
 _encoder = msgspec.json.Encoder()
@@ -118,7 +120,6 @@ class Rankline:
         )
         """Held while started: one server per data directory on the embedded store."""
         self._auto_migrate = settings.is_embedded if auto_migrate is None else auto_migrate
-        self._boards: dict[BoardId, Board] = {}
         self._board_lock = asyncio.Lock()
         self.keeper = IndexKeeper(
             self.index,
@@ -131,7 +132,6 @@ class Rankline:
             self.store,
             self.index,
             self.clock,
-            on_board=self._learn_board,
             max_batch=settings.commit_max_batch,
             linger_seconds=settings.commit_linger_ms / 1000,
             on_index_error=self.keeper.missed,
@@ -148,6 +148,14 @@ class Rankline:
         self.hot: HotReads[dict[str, Any]] = HotReads(settings.hot_read_ttl_ms / 1000)
         """Single-flight for one player's reads, shared for a short TTL."""
         self._tasks: list[asyncio.Task[None]] = []
+        versions = getattr(self.index, "board_versions", None)
+        self.registry = BoardRegistry(
+            self.store,
+            versions() if versions is not None else None,
+            usable=lambda: self.keeper.usable,
+            on_change=self._forget_answers,
+        )
+        """Board definitions, current for every request (see ``rankline.registry``)."""
 
     async def start(self, *, wait_ready: bool = False) -> None:
         """Connect, check the schema, load boards and build the index in the background.
@@ -161,13 +169,13 @@ class Rankline:
             if self._data_dir_lock is not None:
                 self._data_dir_lock.release()  # a failed start holds nothing
             raise
-        await self.reload_boards()
         await self.players.start()
         await self.feed.start()
         try:
             await self.index.start()
         except IndexUnavailable as exc:
             self.keeper.degrade(exc.detail)
+        await self.registry.start()
         if self.keeper.shared:
             # Writes go to SQL and a shared index guards by revision, so they need not
             # wait for the build; reads are served from SQL until it is done.
@@ -255,61 +263,92 @@ class Rankline:
 
     async def reload_boards(self) -> None:
         """Read board definitions from the durable store (the truth for every worker)."""
-        fresh = {}
-        for definition in await self.store.load_boards():
-            board = Board(msgspec.convert(definition, BoardSpec))
-            fresh[board.id] = board
-        self._boards.clear()
-        self._boards.update(fresh)
+        await self.registry.reload()
+
+    def _forget_answers(self) -> None:
+        """Board definitions changed: no cached answer may outlive the old ones."""
+        self._resolved.clear()
+        self.tops.clear()
+        self.hot.clear()
+
+    async def _refresh_boards(self) -> None:
+        """Keep the background work (archiving, retention) on current definitions while no
+        request comes; requests check for changes themselves (``_on_board``)."""
+        while not self.keeper.stopping:
+            await asyncio.sleep(_BOARD_REFRESH_SECONDS)
+            try:
+                await self.registry.refresh()
+            except RanklineError as exc:
+                log.warning("could not refresh boards: %s", exc.detail)
 
     def _changed(self, changes: Sequence[IndexChange]) -> None:
         """The writer applied a batch: tell the streams which leaderboards moved."""
         self.feed.publish({change.leaderboard for change in changes})
 
-    def _learn_board(self, board: Board) -> None:
-        """The writer read a board definition from SQL; keep the registry as fresh."""
-        self._boards[board.id] = board
-
     def boards(self) -> list[Board]:
-        return [self._boards[k] for k in sorted(self._boards)]
+        """Every board as last loaded (``list_boards`` checks for changes elsewhere)."""
+        return self.registry.boards()
+
+    async def list_boards(self) -> list[Board]:
+        """Every board, including changes any worker acknowledged before the call."""
+        await self.registry.refresh()
+        return self.registry.boards()
 
     def get_board(self, board_id: BoardId) -> Board:
-        board = self._boards.get(board_id)
-        if board is None:
-            raise NotFound(f"no board {board_id!r}")
-        return board
+        return self.registry.get(board_id)
 
     async def find_board(self, board_id: BoardId) -> Board:
-        """The board, looking in the durable store when another worker may have made it."""
-        if board_id not in self._boards and self.keeper.shared:
-            await self.reload_boards()
-        return self.get_board(board_id)
+        """The board, including changes any worker acknowledged before the call."""
+        return await self.registry.find(board_id)
 
-    async def _refresh_boards(self) -> None:
-        """Other workers change boards too: re-read the definitions now and then."""
-        while not self.keeper.stopping:
-            await asyncio.sleep(_BOARD_REFRESH_SECONDS)
-            try:
-                await self.reload_boards()
-            except RanklineError as exc:
-                log.warning("could not refresh boards: %s", exc.detail)
+    async def _on_board(self, board_id: BoardId, run: Callable[[Board], Awaitable[T]]) -> T:
+        """``run`` on the board as of now. The registry's check goes out beside the index
+        reads ``run`` makes (one round trip); when it finds the registry out of date, the
+        answer is dropped and ``run`` goes again on the board as reloaded (or NotFound)."""
+        board = self.registry.cached(board_id)
+        if board is None or not self.registry.shared:
+            return await run(await self.find_board(board_id))
+        # The check's task starts on the loop's next turn, so its read joins the group that
+        # ``run``'s first index read (asked during this turn) goes in.
+        check = asyncio.ensure_future(self.registry.refresh())
+        try:
+            answer = await run(board)
+            failure: Exception | None = None
+        except Exception as exc:
+            failure = exc
+        except BaseException:
+            check.cancel()
+            raise
+        if await check:
+            fresh = self.registry.get(board_id)
+            if fresh is not board:
+                return await run(fresh)
+        if failure is not None:
+            raise failure
+        return answer
 
     async def put_board(self, board_id: BoardId, spec: BoardSpec) -> tuple[Board, bool]:
-        """Create or update a board; True when it was created."""
+        """Create or update a board; True when it was created. Checked against the stored
+        definition, whichever worker stored it."""
         new = Board.define(board_id, spec)
-        async with self._board_lock:
-            old = self._boards.get(board_id)
-            if old is not None and await self.store.board_has_entries(board_id):
-                old.check_update(new)
-            await self.store.save_board(board_id, new.to_json(), self.now())
-            self._boards[board_id] = new
-        return new, old is None
+
+        def check(stored: dict[str, Any] | None, has_entries: bool) -> None:
+            if stored is not None and has_entries:
+                Board(msgspec.convert(stored, BoardSpec)).check_update(new)
+
+        # The commit lock: a batch of this process that read the old definition commits
+        # first (other processes' batches hold the board's row; see ``board_definitions``).
+        async with self._board_lock, self.writer.commit_lock, self.registry.changing():
+            created = await self.store.save_board(board_id, new.to_json(), self.now(), check)
+            self.registry.put(new)
+        return new, created
 
     async def delete_board(self, board_id: BoardId) -> None:
-        self.get_board(board_id)
-        async with self._board_lock, self.writer.commit_lock:
-            await self.store.delete_board(board_id)
-            self._boards.pop(board_id, None)
+        async with self._board_lock, self.writer.commit_lock, self.registry.changing():
+            if not await self.store.delete_board(board_id):
+                self.registry.drop(board_id)
+                raise NotFound(f"no board {board_id!r}")
+            self.registry.drop(board_id)
             self.writer.forget_board(board_id)
             await self.index.drop(await self.index.leaderboards(board_id))
 
@@ -330,8 +369,16 @@ class Rankline:
         repeated identical reads share one answer while the leaderboard is unchanged
         (``rankline.cache.HotReads``).
         """
-        board = self._boards.get(board_id) or await self.find_board(board_id)
         op = self.players.named(op)  # display names joined into every answer
+        return await self._on_board(board_id, lambda board: self._read(board, op, where, hot))
+
+    async def _read(
+        self,
+        board: Board,
+        op: Callable[[BoardHandle], Awaitable[dict[str, Any]]],
+        where: Where | None,
+        hot: Hashable | None,
+    ) -> dict[str, Any]:
         if self.keeper.usable:
             try:
                 if where is not None:
@@ -358,7 +405,7 @@ class Rankline:
             return await op(handle)
         index, leaderboard = self.index, resolved[1].leaderboard
         body = await self.hot.get(
-            (leaderboard, hot), lambda: index.change_stamp(leaderboard), lambda: op(handle)
+            (leaderboard, hot, board), lambda: index.change_stamp(leaderboard), lambda: op(handle)
         )
         return dict(body)  # the shared answer stays as it was
 
@@ -404,7 +451,13 @@ class Rankline:
     ) -> tuple[bytes, str]:
         """A top page as ready JSON bytes and its weak ETag, from the top cache when the
         index can vouch for it (see ``rankline.cache``); flagged like ``read`` otherwise."""
-        board = await self.find_board(board_id)
+        return await self._on_board(
+            board_id, lambda board: self._read_top(board, where, offset, limit)
+        )
+
+    async def _read_top(
+        self, board: Board, where: Where, offset: int, limit: int
+    ) -> tuple[bytes, str]:
         if self.keeper.usable:
             try:
                 return await self._top_routed(board, self.index, where, offset, limit, {})
@@ -454,10 +507,35 @@ class Rankline:
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
     ) -> Submission:
-        """Validate one submission against its board; InvalidInput/NotFound/Conflict if bad."""
-        board = await self.find_board(board_id)
+        """Validate one submission against its board; InvalidInput/NotFound/Conflict if bad.
+
+        Checked against the board as last loaded (the writer checks the stored definition
+        again in its transaction); a submission refused that way is checked again once the
+        registry is current, as the board may have changed in another worker."""
+        board = self.registry.cached(board_id)
+        if board is not None:
+            try:
+                return self._check(board, player, match_id, score, at, scopes, metadata)
+            except RanklineError:
+                if not self.registry.shared or not await self.registry.refresh():
+                    raise
+            board = self.registry.get(board_id)
+        else:
+            board = await self.find_board(board_id)
+        return self._check(board, player, match_id, score, at, scopes, metadata)
+
+    def _check(
+        self,
+        board: Board,
+        player: PlayerId,
+        match_id: str,
+        score: int,
+        at: Micros | None,
+        scopes: dict[str, str] | None,
+        metadata: dict[str, Any] | None,
+    ) -> Submission:
         if board.frozen:
-            raise Conflict(f"board {board_id!r} is frozen; it takes no writes")
+            raise Conflict(f"board {board.id!r} is frozen; it takes no writes")
         if board.policy == "rating":
             raise Conflict("a rating board takes match results at /matches, not scores")
         now = self.now()

@@ -329,8 +329,9 @@ class GroupCommitWriter:
     ) -> list[Submission | RanklineError]:
         """Each submission on its board as stored now, or why it cannot be written.
 
-        Board definitions are read in the transaction: another worker may have frozen,
-        changed or deleted a board since this one validated the submission."""
+        Board definitions are read in the transaction (and share-locked until it ends):
+        another worker may have frozen, changed or deleted a board since this one validated
+        the submission, and a change waits for the batches that read the old definition."""
         definitions = await tx.board_definitions(list({sub.board.id for sub in submissions}))
         boards = {board_id: self._board(text) for board_id, text in definitions.items()}
         checked: list[Submission | RanklineError] = []
@@ -340,7 +341,15 @@ class GroupCommitWriter:
                 checked.append(NotFound(f"no board {sub.board.id!r}"))
             elif board.frozen:
                 checked.append(Conflict(f"board {board.id!r} is frozen"))
+            elif board.policy == "rating":
+                checked.append(Conflict("a rating board takes match results, not scores"))
             else:
+                try:
+                    board.check_score(sub.score)
+                    board.check_scopes(sub.scopes)
+                except InvalidInput as exc:
+                    checked.append(exc)
+                    continue
                 sub.board = board
                 checked.append(sub)
         return checked

@@ -110,12 +110,14 @@ async def _body(request: Request, kind: type[T]) -> T:
 
 async def list_boards(request: Request) -> Response:
     _keys(request).require_read(request)
-    return json_response({"boards": [b.to_json() for b in _service(request).boards()]})
+    boards = await _service(request).list_boards()
+    return json_response({"boards": [b.to_json() for b in boards]})
 
 
 async def get_board(request: Request) -> Response:
     _keys(request).require_read(request)
-    return json_response(_service(request).get_board(_board_id(request)).to_json())
+    board = await _service(request).find_board(_board_id(request))
+    return json_response(board.to_json())
 
 
 async def put_board(request: Request) -> Response:

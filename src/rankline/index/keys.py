@@ -91,3 +91,9 @@ def bucket_number(hashed: int, level: int, split: int) -> int:
 def registry(board: BoardId) -> str:
     """Set of the tags of a board's leaderboards."""
     return f"{PREFIX}:board:{{{board}}}:leaderboards"
+
+
+BOARDS_VERSION = f"{PREFIX}:{{boards}}:version"
+"""Counter moved by every board definition change (``index/board_versions.py``)."""
+BOARDS_CHANGING = f"{PREFIX}:{{boards}}:changing"
+"""Sorted set: board definition changes in flight, each scored by its expiry (Unix ms)."""

@@ -60,6 +60,7 @@ from redis.exceptions import LockError, RedisError
 from rankline.errors import IndexDamaged, IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
+from rankline.index.board_versions import RedisBoardVersions
 from rankline.index.pipelining import GroupedReads, raise_first, run_scripts
 from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
 from rankline.index.redis_fill import Filler
@@ -540,3 +541,9 @@ class RedisIndex:
                     pipe.exists(k.entries(leaderboard))
                 alive = await pipe.execute()
         return [lb for lb, exists in zip(found, alive, strict=True) if exists]
+
+    # --- board definitions --------------------------------------------------------------------
+
+    def board_versions(self) -> RedisBoardVersions:
+        """The board definitions' version, read in the same groups as the index's reads."""
+        return RedisBoardVersions(self.client, self._grouped)

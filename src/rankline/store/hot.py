@@ -290,7 +290,8 @@ JOIN "{_S}" AS s ON s."board_id" = v ->> 0 AND s."window" = v ->> 1 AND s."perio
     _BANNED = f"""
 SELECT "player_id" FROM "{_B}" WHERE "player_id" IN (SELECT json_array_elements_text($1::json))"""
     _BOARDS = f"""
-SELECT "id", "definition" FROM "{_D}" WHERE "id" IN (SELECT json_array_elements_text($1::json))"""
+SELECT "id", "definition" FROM "{_D}" WHERE "id" IN (SELECT json_array_elements_text($1::json))
+FOR SHARE"""
     _INSERT_EVENTS = f"""
 INSERT INTO "{_E}" ({_EVENT_COLUMNS})
 SELECT v ->> 0, v ->> 1, v ->> 2, (v ->> 3)::int8, (v ->> 4)::int8, (v ->> 5)::int8,

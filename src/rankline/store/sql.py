@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -217,12 +217,16 @@ class _Transaction:
                 raise WriteConflict("a concurrent writer changed the same standings")
 
     async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]:
-        """The stored definitions (JSON text) of these boards, read in this transaction."""
+        """The stored definitions (JSON text) of these boards, read in this transaction and
+        share-locked until it ends: a board change waits for it, so a write never lands on a
+        board after its freeze or deletion was acknowledged."""
         if self._hot is not None:
             return await self._hot.board_definitions(self._conn, sorted(set(board_ids)))
         b = t.boards
         rows = await self._conn.execute(
-            select(b.c.id, b.c.definition).where(b.c.id.in_(sorted(set(board_ids))))
+            select(b.c.id, b.c.definition)
+            .where(b.c.id.in_(sorted(set(board_ids))))
+            .with_for_update(read=True)
         )
         return {r[0]: r[1] for r in rows}
 
@@ -369,23 +373,49 @@ class SqlStore:
             rows = await conn.execute(select(t.boards.c.definition).order_by(t.boards.c.id))
             return [_unjson.decode(r[0]) for r in rows]
 
-    async def save_board(self, board_id: BoardId, definition: dict[str, Any], now: Micros) -> None:
-        b = t.boards
+    async def save_board(
+        self,
+        board_id: BoardId,
+        definition: dict[str, Any],
+        now: Micros,
+        check: Callable[[dict[str, Any] | None, bool], None] | None = None,
+    ) -> bool:
+        """Store a board's definition; True when it was created. ``check`` sees the stored
+        definition (None: none) and whether the board has entries, in the same transaction
+        (the row is locked, so concurrent changes of one board take turns), and may raise."""
+        b, s = t.boards, t.standings
         text = _json.encode(definition).decode()
         async with mapped_errors(), self._engine.begin() as conn:
-            changed = await conn.execute(
-                update(b).where(b.c.id == board_id).values(definition=text, updated_at=now)
+            stored = await conn.execute(
+                select(b.c.definition).where(b.c.id == board_id).with_for_update()
             )
-            if changed.rowcount == 0:
+            old = stored.scalar()
+            if old is None:
+                if check is not None:
+                    check(None, False)
                 await conn.execute(
                     insert(b).values(id=board_id, definition=text, created_at=now, updated_at=now)
                 )
+                return True
+            if check is not None:
+                entries = await conn.execute(
+                    select(s.c.player_id).where(s.c.board_id == board_id).limit(1)
+                )
+                check(_unjson.decode(old), entries.first() is not None)
+            await conn.execute(
+                update(b).where(b.c.id == board_id).values(definition=text, updated_at=now)
+            )
+            return False
 
-    async def delete_board(self, board_id: BoardId) -> None:
+    async def delete_board(self, board_id: BoardId) -> bool:
+        """Delete a board and everything on it; False when there was no such board. The
+        board's row goes first: a group commit holding it (``board_definitions``) finishes
+        before, and one starting later finds no board."""
         async with mapped_errors(), self._engine.begin() as conn:
+            found = await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
             for table in (t.standings, t.score_events, t.periods, t.archive):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
-            await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
+            return bool(found.rowcount)
 
     async def board_has_entries(self, board_id: BoardId) -> bool:
         s = t.standings
