@@ -27,6 +27,7 @@ from rankline.http.routes import Endpoint, Handler
 
 if TYPE_CHECKING:
     from rankline.http.auth import Keys
+    from rankline.http.guard import RateLimits
     from rankline.service import Rankline
     from rankline.settings import Settings
 
@@ -118,6 +119,10 @@ class RanklineApp(Starlette):
     service: Rankline
     settings: Settings
     keys: Keys
+    limits: RateLimits | None = None
+    """Checked once per v1 request before its handler (``rankline.http.guard``)."""
+    writes: frozenset[Handler] = frozenset()
+    """The handlers that write (server key): they count against the write limits."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -140,6 +145,8 @@ class RanklineApp(Starlette):
         scope["path_params"] = path_params
         scope["endpoint"] = handler
         try:
+            if self.limits is not None:
+                self.limits.check(scope, handler in self.writes)
             response = await handler(Request(scope, receive, send))
         except RanklineError as exc:
             response = problem_response(exc)
