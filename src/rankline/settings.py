@@ -52,8 +52,10 @@ class Settings(BaseSettings):
     )
     server_keys: str = Field(
         "",
-        description="Comma-separated keys accepted for writes. If empty, one is generated "
-        "into DATA_DIR/server-key on first start and printed once.",
+        description="Comma-separated keys accepted for writes. A key may be limited to boards: "
+        "`key:game-a-*|game-b-*` writes only boards whose id matches one of the patterns "
+        "(`*`, `?`, `[...]` as in shell globs) and cannot change players. If empty, one "
+        "unlimited key is generated into DATA_DIR/server-key on first start and printed once.",
     )
     read_keys: str = Field(
         "",

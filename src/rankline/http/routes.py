@@ -113,7 +113,7 @@ async def get_board(request: Request) -> Response:
 
 
 async def put_board(request: Request) -> Response:
-    _keys(request).require_server(request)
+    _keys(request).require_board(request, request.path_params["board_id"])
     board_id = _board_id(request)
     spec = await _body(request, BoardSpec)
     board, created = await _service(request).put_board(board_id, spec)
@@ -121,7 +121,7 @@ async def put_board(request: Request) -> Response:
 
 
 async def delete_board(request: Request) -> Response:
-    _keys(request).require_server(request)
+    _keys(request).require_board(request, request.path_params["board_id"])
     await _service(request).delete_board(_board_id(request))
     return Response(status_code=204)
 
@@ -148,7 +148,7 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
 
 
 async def post_score(request: Request) -> Response:
-    _keys(request).require_server(request)
+    _keys(request).require_board(request, request.path_params["board_id"])
     board_id = _board_id(request)
     item = await _body(request, s.ScoreIn)
     service = _service(request)
@@ -159,7 +159,7 @@ async def post_score(request: Request) -> Response:
 
 
 async def post_batch(request: Request) -> Response:
-    _keys(request).require_server(request)
+    scope = _keys(request).server_scope(request)
     items = batch_items(await read_body(request, _settings(request).max_body_bytes))
     service = _service(request)
     results: list[dict[str, Any] | None] = [None] * len(items)
@@ -168,6 +168,8 @@ async def post_batch(request: Request) -> Response:
         try:
             if isinstance(item, RanklineError):
                 raise item
+            if scope is not None and not scope.allows(item.board):
+                raise scope.refuse(item.board)
             ready.append((index, await _prepare(service, item.board, item)))
         except RanklineError as exc:
             results[index] = {"index": index, "error": located(exc, index).problem()}
