@@ -74,6 +74,12 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         4 * 1024 * 1024, ge=1024, description="Largest request body accepted (413 above)."
     )
+    max_metadata_bytes: int = Field(
+        4096,
+        ge=2,
+        description="Largest `metadata` of a score submission or a player profile, in bytes "
+        "of compact JSON (422 above).",
+    )
     write_queue_max: int = Field(
         20_000,
         ge=1,

@@ -18,6 +18,7 @@ from rankline.http.auth import Keys
 from rankline.http.body import (
     batch_items,
     check_id,
+    check_metadata,
     located,
     query_int,
     query_str,
@@ -136,6 +137,7 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
             at = parse_time(item.at)
         except ValueError as exc:
             raise InvalidInput.at(["body", "at"], str(exc)) from None
+    check_metadata(item.metadata, service.settings.max_metadata_bytes)
     return await service.prepare(
         board_id,
         player=item.player_id,
