@@ -9,7 +9,8 @@
     │   └── KeyReused: a stored match_id submitted again with a different payload
     ├── PayloadTooLarge (413) / UnsupportedMediaType (415)
     ├── InvalidInput (422): a value outside the contract, with per-field errors
-    ├── TooManyRequests (429)
+    ├── TooManyRequests (429): the write queue is full or a rate limit was reached; nothing
+    │   was recorded, retry after ``Retry-After`` seconds
     └── Unavailable (503): nothing was recorded; retry later
         ├── StoreUnavailable: the durable store cannot be reached
         └── IndexUnavailable: the ranking index is rebuilding or unreachable
@@ -102,6 +103,10 @@ class InvalidInput(RanklineError):
 class TooManyRequests(RanklineError):
     status, title, slug = 429, "Too many requests", "too-many-requests"
     retry_after = 1
+
+    def __init__(self, detail: str = "", *, retry_after: int = 1) -> None:
+        super().__init__(detail)
+        self.retry_after = max(1, retry_after)
 
 
 class Unavailable(RanklineError):

@@ -60,6 +60,12 @@ DEGRADED = Gauge(
     "1 while reads are served from SQL because the index cannot answer.",
     multiprocess_mode="max",
 )
+THROTTLED = Counter(
+    "rankline_throttled_total",
+    "Requests answered 429 by reason: queue (the write queue was full), key or address "
+    "(a rate limit per key or per client address was reached).",
+    ["reason"],
+)
 BACKEND_ERRORS = Counter(
     "rankline_backend_errors_total", "Errors from the durable store and the index.", ["backend"]
 )

@@ -136,6 +136,7 @@ class Rankline:
             linger_seconds=settings.commit_linger_ms / 1000,
             on_index_error=self.keeper.missed,
             on_applied=self._changed,
+            max_queued=settings.write_queue_max,
         )
         shared = getattr(self.index, "shared", False)
         self.feed = make_feed(getattr(self.index, "url", None) if shared else None)

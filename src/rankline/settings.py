@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from limits import parse_many
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -51,8 +52,10 @@ class Settings(BaseSettings):
     )
     server_keys: str = Field(
         "",
-        description="Comma-separated keys accepted for writes. If empty, one is generated "
-        "into DATA_DIR/server-key on first start and printed once.",
+        description="Comma-separated keys accepted for writes. A key may be limited to boards: "
+        "`key:game-a-*|game-b-*` writes only boards whose id matches one of the patterns "
+        "(`*`, `?`, `[...]` as in shell globs) and cannot change players. If empty, one "
+        "unlimited key is generated into DATA_DIR/server-key on first start and printed once.",
     )
     read_keys: str = Field(
         "",
@@ -70,6 +73,39 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = Field(
         4 * 1024 * 1024, ge=1024, description="Largest request body accepted (413 above)."
+    )
+    max_metadata_bytes: int = Field(
+        4096,
+        ge=2,
+        description="Largest `metadata` of a score submission or a player profile, in bytes "
+        "of compact JSON (422 above).",
+    )
+    write_queue_max: int = Field(
+        20_000,
+        ge=1,
+        description="Score submissions that may wait for the writer; while this many wait, "
+        "writes answer 429 with Retry-After and record nothing (bounded latency under overload).",
+    )
+    rate_limits: bool = Field(
+        True,
+        description="Apply the RATE_LIMIT_* limits (per server process). false turns them off.",
+    )
+    rate_limit_key_writes: str = Field(
+        "20000/second",
+        description="Write requests per key, e.g. `20000/second` or `100/second;5000/minute`; "
+        "429 with Retry-After beyond it. Empty: no limit.",
+    )
+    rate_limit_key_reads: str = Field(
+        "20000/second",
+        description="Read requests per key (reads that send one), as RATE_LIMIT_KEY_WRITES.",
+    )
+    rate_limit_address_writes: str = Field(
+        "20000/second",
+        description="Write requests per client IP address, as RATE_LIMIT_KEY_WRITES.",
+    )
+    rate_limit_address_reads: str = Field(
+        "20000/second",
+        description="Read requests per client IP address, as RATE_LIMIT_KEY_WRITES.",
     )
     commit_max_batch: int = Field(
         2000, ge=1, description="Most submissions written in one group-commit transaction."
@@ -131,6 +167,18 @@ class Settings(BaseSettings):
         description="How often a live stream (`/stream`, Server-Sent Events) sends a "
         "heartbeat comment, so proxies keep the idle connection open.",
     )
+
+    @field_validator(
+        "rate_limit_key_writes",
+        "rate_limit_key_reads",
+        "rate_limit_address_writes",
+        "rate_limit_address_reads",
+    )
+    @classmethod
+    def _rate_limit(cls, value: str) -> str:
+        if value.strip():
+            parse_many(value)  # a ValueError names the form it expects
+        return value.strip()
 
     @property
     def database(self) -> str:

@@ -32,11 +32,12 @@ from rankline.errors import (
     KeyReused,
     NotFound,
     RanklineError,
+    TooManyRequests,
     Unavailable,
     WriteConflict,
 )
 from rankline.fanout import FanOut
-from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS
+from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
 from rankline.ordering import encode, player_of
 from rankline.policies import Entry, combine
 from rankline.store.sql import SqlStore
@@ -193,6 +194,7 @@ class GroupCommitWriter:
         linger_seconds: float = 0.0,
         on_index_error: Callable[[Sequence[IndexChange], RanklineError], None] | None = None,
         on_applied: Callable[[Sequence[IndexChange]], None] | None = None,
+        max_queued: int | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -205,6 +207,10 @@ class GroupCommitWriter:
         self._on_applied = on_applied
         """Called with each committed batch's index changes (the change feed)."""
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
+        self._max_queued = max_queued
+        """Submissions that may wait for a batch; a request beyond it is refused (429)."""
+        self._queued = 0
+        """Submissions queued and not yet in a batch."""
         self._held: _Pending | None = None
         """A request taken from the queue that did not fit the last batch: the next one's."""
         self._task: asyncio.Task[None] | None = None
@@ -235,9 +241,19 @@ class GroupCommitWriter:
         self._known_periods = {p for p in self._known_periods if p[0] != board_id}
 
     async def submit(self, submissions: Sequence[Submission]) -> list[Outcome | RanklineError]:
-        """Queue submissions and wait until their batch is durable; one result each."""
+        """Queue submissions and wait until their batch is durable; one result each.
+
+        TooManyRequests (nothing recorded) while ``max_queued`` submissions wait already:
+        under overload callers are told to come back instead of waiting ever longer."""
         if not submissions:
             return []
+        if self._max_queued is not None and self._queued >= self._max_queued:
+            THROTTLED.labels("queue").inc()
+            raise TooManyRequests(
+                f"the write queue is full ({self._queued} submissions waiting); "
+                "nothing was recorded, retry shortly"
+            )
+        self._queued += len(submissions)
         future: asyncio.Future[list[Outcome | RanklineError]] = (
             asyncio.get_running_loop().create_future()
         )
@@ -264,6 +280,7 @@ class GroupCommitWriter:
     async def _run(self) -> None:
         while True:
             batch = await self._next_batch()
+            self._queued -= sum(len(item.submissions) for item in batch)
             try:
                 await self._commit(batch)
             except Exception as exc:  # never let the writer die with callers waiting

@@ -24,6 +24,7 @@ from rankline import metrics
 from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
 from rankline.http.auth import Keys
 from rankline.http.fast import RanklineApp, Routes
+from rankline.http.guard import RateLimits
 from rankline.http.openapi import DOCS_HTML, build_openapi
 from rankline.http.responses import json_response, problem_response
 from rankline.http.routes import ENDPOINTS
@@ -173,6 +174,8 @@ def create_app(
     app.service = app.state.service = service
     app.settings = app.state.settings = settings
     app.keys = app.state.keys = Keys.from_settings(settings)
+    app.limits = RateLimits.from_settings(settings)
+    app.writes = frozenset(e.handler for e in ENDPOINTS if e.auth == "server")
     app.state.openapi = build_openapi()
     return app
 

@@ -1,10 +1,18 @@
-"""Bearer keys: server keys for writes; read keys for reads when any are configured."""
+"""Bearer keys: server keys for writes; read keys for reads when any are configured.
+
+A server key may be limited to boards: ``key:game-a-*|game-b-*`` (the key, a colon, and
+board id patterns separated by ``|``, each a shell-style glob) writes only the boards whose
+id matches a pattern, and cannot change players (profiles, friend lists, bans, erasure),
+which belong to every board. A plain ``key`` is limited to nothing.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import hmac
 import logging
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -22,11 +30,43 @@ _REMEMBERED = 256
 not pay for parsing and constant-time comparison again; only accepted ones are kept."""
 
 
+class BoardScope:
+    """The boards a limited server key may write: ids matching one of its patterns."""
+
+    def __init__(self, patterns: list[str]) -> None:
+        self.patterns = patterns
+        self._match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
+
+    def allows(self, board_id: str) -> bool:
+        return self._match(board_id) is not None
+
+    def refuse(self, board_id: str) -> Forbidden:
+        return Forbidden(
+            f"this key may only write boards matching {'|'.join(self.patterns)}, not {board_id!r}"
+        )
+
+
+def parse_server_key(entry: str) -> tuple[str, BoardScope | None]:
+    """``key`` or ``key:pattern|pattern`` as the key and the boards it is limited to."""
+    key, colon, patterns = entry.partition(":")
+    if not colon:
+        return key, None
+    parts = [p.strip() for p in patterns.split("|")]
+    if not key or not all(parts) or any(c.isspace() for p in parts for c in p):
+        raise ValueError(
+            "a server key limited to boards is written key:pattern|pattern, "
+            "e.g. rk_abc:game-a-*|game-b-*"
+        )
+    return key, BoardScope(parts)
+
+
 class Keys:
     def __init__(self, server: list[str], read: list[str]) -> None:
-        self._server = [k.encode() for k in server]
+        parsed = [parse_server_key(entry) for entry in server]
+        self._server = [key.encode() for key, _ in parsed]
+        self._scopes = [scope for _, scope in parsed]
         self._read = [k.encode() for k in read]
-        self._server_ok: set[str] = set()
+        self._server_ok: dict[str, BoardScope | None] = {}
         self._read_ok: set[str] = set()
 
     @classmethod
@@ -45,19 +85,48 @@ class Keys:
         return key.strip().encode()
 
     @staticmethod
-    def _match(key: bytes, accepted: list[bytes]) -> bool:
-        found = False
-        for candidate in accepted:
-            found |= hmac.compare_digest(key, candidate)
+    def _find(key: bytes, accepted: list[bytes]) -> int:
+        """The index of ``key`` in ``accepted``, or -1: every candidate is compared in
+        constant time, and all of them always, so the time tells nothing of which matched."""
+        found = -1
+        for index, candidate in enumerate(accepted):
+            if hmac.compare_digest(key, candidate):
+                found = index
         return found
 
-    def require_server(self, request: Request) -> None:
+    @classmethod
+    def _match(cls, key: bytes, accepted: list[bytes]) -> bool:
+        return cls._find(key, accepted) >= 0
+
+    def server_scope(self, request: Request) -> BoardScope | None:
+        """Check for any server key: the boards it is limited to, None for all."""
         header = request.headers.get("authorization")
-        if header in self._server_ok:
-            return
-        if not self._match(self._bearer(request), self._server):
+        if header is not None and header in self._server_ok:
+            return self._server_ok[header]
+        index = self._find(self._bearer(request), self._server)
+        if index < 0:
             raise Forbidden("this needs a server key")
-        _remember(self._server_ok, header)
+        scope = self._scopes[index]
+        if header is not None:
+            if len(self._server_ok) >= _REMEMBERED:
+                self._server_ok.clear()
+            self._server_ok[header] = scope
+        return scope
+
+    def require_server(self, request: Request) -> None:
+        """A server key limited to no boards (what changes players needs)."""
+        scope = self.server_scope(request)
+        if scope is not None:
+            raise Forbidden(
+                f"this key is limited to boards {'|'.join(scope.patterns)}; changing players "
+                "needs a server key without board limits"
+            )
+
+    def require_board(self, request: Request, board_id: str) -> None:
+        """A server key that may write ``board_id``."""
+        scope = self.server_scope(request)
+        if scope is not None and not scope.allows(board_id):
+            raise scope.refuse(board_id)
 
     def require_read(self, request: Request) -> None:
         if not self._read:

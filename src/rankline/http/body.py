@@ -237,5 +237,20 @@ def check_id(
     return value
 
 
+def check_metadata(value: dict[str, Any] | None, max_bytes: int) -> None:
+    """422 when ``metadata`` is longer than ``max_bytes`` as compact JSON."""
+    if not value:
+        return
+    try:
+        size = len(msgspec.json.encode(value))
+    except (TypeError, UnicodeEncodeError, msgspec.EncodeError):
+        return  # not storable: the store's own check explains it
+    if size > max_bytes:
+        raise InvalidInput.at(
+            ["body", "metadata"],
+            f"metadata is {size} bytes as JSON; at most {max_bytes} are accepted",
+        )
+
+
 def to_builtins(value: Any) -> Any:
     return msgspec.to_builtins(value)

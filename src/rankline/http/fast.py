@@ -28,6 +28,7 @@ from rankline.http.routes import Endpoint, Handler
 
 if TYPE_CHECKING:
     from rankline.http.auth import Keys
+    from rankline.http.guard import RateLimits
     from rankline.service import Rankline
     from rankline.settings import Settings
 
@@ -123,6 +124,10 @@ class RanklineApp(Starlette):
     service: Rankline
     settings: Settings
     keys: Keys
+    limits: RateLimits | None = None
+    """Checked once per v1 request before its handler (``rankline.http.guard``)."""
+    writes: frozenset[Handler] = frozenset()
+    """The handlers that write (server key): they count against the write limits."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -146,6 +151,8 @@ class RanklineApp(Starlette):
         scope["endpoint"] = handler
         request = Request(scope, receive, send)
         try:
+            if self.limits is not None:
+                self.limits.check(scope, handler in self.writes)
             if scope["query_string"]:
                 known = self.fast_routes.query_names.get(handler)
                 if known is not None:

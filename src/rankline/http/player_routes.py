@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.http import schemas as s
-from rankline.http.body import check_id, query, query_int, query_str
+from rankline.http.body import check_id, check_metadata, query, query_int, query_str
 from rankline.http.responses import json_response
 from rankline.http.routes import (
     _BOARD,
@@ -36,6 +36,7 @@ async def put_player(request: Request) -> Response:
     _keys(request).require_server(request)
     player_id = _player_id(request)
     given = await _body(request, s.ProfileIn)
+    check_metadata(given.metadata, _service(request).settings.max_metadata_bytes)
     profile = Profile(
         player_id, given.display_name, given.avatar_url, given.country, given.metadata or {}
     )

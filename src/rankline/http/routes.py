@@ -19,6 +19,7 @@ from rankline.http.body import (
     ALLOWED,
     batch_items,
     check_id,
+    check_metadata,
     located,
     query_int,
     query_str,
@@ -121,7 +122,7 @@ async def get_board(request: Request) -> Response:
 
 
 async def put_board(request: Request) -> Response:
-    _keys(request).require_server(request)
+    _keys(request).require_board(request, request.path_params["board_id"])
     board_id = _board_id(request)
     spec = await _body(request, BoardSpec)
     board, created = await _service(request).put_board(board_id, spec)
@@ -129,7 +130,7 @@ async def put_board(request: Request) -> Response:
 
 
 async def delete_board(request: Request) -> Response:
-    _keys(request).require_server(request)
+    _keys(request).require_board(request, request.path_params["board_id"])
     await _service(request).delete_board(_board_id(request))
     return Response(status_code=204)
 
@@ -144,6 +145,7 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
             at = parse_time(item.at)
         except ValueError as exc:
             raise InvalidInput.at(["body", "at"], str(exc)) from None
+    check_metadata(item.metadata, service.settings.max_metadata_bytes)
     return await service.prepare(
         board_id,
         player=item.player_id,
@@ -156,7 +158,7 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
 
 
 async def post_score(request: Request) -> Response:
-    _keys(request).require_server(request)
+    _keys(request).require_board(request, request.path_params["board_id"])
     board_id = _board_id(request)
     item = await _body(request, s.ScoreIn)
     service = _service(request)
@@ -167,7 +169,7 @@ async def post_score(request: Request) -> Response:
 
 
 async def post_batch(request: Request) -> Response:
-    _keys(request).require_server(request)
+    scope = _keys(request).server_scope(request)
     items = batch_items(await read_body(request, _settings(request).max_body_bytes))
     service = _service(request)
     results: list[dict[str, Any] | None] = [None] * len(items)
@@ -176,6 +178,8 @@ async def post_batch(request: Request) -> Response:
         try:
             if isinstance(item, RanklineError):
                 raise item
+            if scope is not None and not scope.allows(item.board):
+                raise scope.refuse(item.board)
             ready.append((index, await _prepare(service, item.board, item)))
         except RanklineError as exc:
             results[index] = {"index": index, "error": located(exc, index).problem()}
