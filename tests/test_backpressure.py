@@ -12,6 +12,8 @@ from prometheus_client import REGISTRY
 
 from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
 from rankline import ManualClock, Settings
+from rankline.errors import TooManyRequests
+from rankline.http.guard import RateLimits
 
 
 def _throttled(reason: str) -> float:
@@ -131,3 +133,22 @@ def test_rate_limit_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="rate limit"):
         Settings(rate_limit_key_reads="lots")
     assert Settings(rate_limit_key_reads="").rate_limit_key_reads == ""
+
+
+def test_a_large_limit_is_counted_in_chunks_and_still_holds() -> None:
+    """1,000 an hour goes to the library ten requests at a time: a client gets at most a
+    chunk less one past the limit, then is refused until the window resets."""
+    limits = RateLimits(address_reads="1000/hour")
+    client = {"client": ("10.0.0.1", 1), "headers": []}
+    passed = 0
+    with pytest.raises(TooManyRequests) as refused:
+        for _ in range(2_000):
+            limits.check(client, False)
+            passed += 1
+    assert 1_000 <= passed < 1_010
+    assert 3_000 < refused.value.retry_after <= 3_600
+    for _ in range(50):  # refused from then on
+        with pytest.raises(TooManyRequests):
+            limits.check(client, False)
+    limits.check({"client": ("10.0.0.2", 1), "headers": []}, False)  # others are not
+    limits.check(client, True)  # nor are its writes
