@@ -460,11 +460,15 @@ async def test_bulk_load_then_the_server_answers_the_ranks_the_data_says(
             top = (await client.get("/v1/boards/bench/top?limit=3")).json()
             assert [e["player_id"] for e in top["entries"]] == [data.player(i) for i in order[:3]]
             # The write path takes over from the loaded state: a retried load event is a
-            # duplicate, a better score moves the player up and becomes revision 2.
+            # duplicate (another score under its match id is a reused key: 409), a better
+            # score moves the player up and becomes revision 2.
             last = data.player(order[-1])
-            again = {"player_id": last, "score": 1, "match_id": load.MATCH_ID}
+            again = {"player_id": last, "score": data.score(order[-1]), "match_id": load.MATCH_ID}
             answer = await client.post("/v1/boards/bench/scores", json=again, headers=AUTH)
             assert answer.json()["duplicate"] is True
+            reused = again | {"score": 1}
+            answer = await client.post("/v1/boards/bench/scores", json=reused, headers=AUTH)
+            assert answer.status_code == 409
             better = {"player_id": last, "score": data.score(order[0]) + 1, "match_id": "m2"}
             answer = await client.post("/v1/boards/bench/scores", json=better, headers=AUTH)
             assert answer.json()["applied"] is True

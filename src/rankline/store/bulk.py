@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.boards import Board, Target
 from rankline.store import schema as t
+from rankline.store.hot import EVENT_COLUMNS
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import Micros, PlayerId, Score
 
@@ -30,17 +31,6 @@ BulkRow = tuple[PlayerId, Score, Micros]
 """One first submission: player, score and its ``at``."""
 Progress = Callable[[int], None]
 
-_EVENT_COLUMNS = (
-    "board_id",
-    "player_id",
-    "match_id",
-    "score",
-    "at",
-    "received_at",
-    "applied",
-    "scopes",
-    "metadata",
-)
 _STANDING_COLUMNS = (
     "board_id",
     "window",
@@ -168,7 +158,7 @@ async def _copy(
     raw = await conn.get_raw_connection()
     driver: Any = raw.driver_connection
     await driver.copy_records_to_table(
-        t.score_events.name, records=events, columns=list(_EVENT_COLUMNS)
+        t.score_events.name, records=events, columns=list(EVENT_COLUMNS)
     )
     await driver.copy_records_to_table(
         t.standings.name, records=standings, columns=list(_STANDING_COLUMNS)
@@ -192,7 +182,7 @@ async def _sqlite_executemany(
     before = (await (await driver.execute("PRAGMA synchronous")).fetchone())[0]
     await driver.execute("PRAGMA synchronous=OFF")
     try:
-        await driver.executemany(_insert_sql(t.score_events.name, _EVENT_COLUMNS), events)
+        await driver.executemany(_insert_sql(t.score_events.name, EVENT_COLUMNS), events)
         await driver.executemany(_insert_sql(t.standings.name, _STANDING_COLUMNS), standings)
         await driver.commit()
     except BaseException:
@@ -206,7 +196,7 @@ async def _core_executemany(
     conn: AsyncConnection, events: list[tuple[Any, ...]], standings: list[tuple[Any, ...]]
 ) -> None:
     await conn.execute(
-        insert(t.score_events), [dict(zip(_EVENT_COLUMNS, e, strict=True)) for e in events]
+        insert(t.score_events), [dict(zip(EVENT_COLUMNS, e, strict=True)) for e in events]
     )
     await conn.execute(
         insert(t.standings), [dict(zip(_STANDING_COLUMNS, s, strict=True)) for s in standings]
