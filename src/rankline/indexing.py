@@ -82,7 +82,6 @@ class IndexKeeper:
         reload from SQL only adds."""
         self._repairs: dict[LeaderboardId, asyncio.Task[None]] = {}
         """Repairs of damaged leaderboards running in this process."""
-        self._built_event = asyncio.Event()
         self.stopping = False
         """Set at shutdown: the loops below end even if a driver turned their cancellation
         into a connection error (which they would otherwise retry)."""
@@ -192,9 +191,6 @@ class IndexKeeper:
         REBUILD_DONE.set(done)
         REBUILD_TOTAL.set(total)
 
-    async def wait_built(self) -> None:
-        await self._built_event.wait()
-
     # --- building ------------------------------------------------------------------------
 
     def expired(self, board: Board, leaderboard: LeaderboardId, now: Micros) -> bool:
@@ -220,7 +216,6 @@ class IndexKeeper:
     def _mark_built(self) -> None:
         self.built = True
         self._recovered()
-        self._built_event.set()
 
     async def _rebuild_shared(self) -> None:
         index: Any = self.index

@@ -224,15 +224,12 @@ class Rankline:
         self.writer.start()
 
     async def wait_ready(self) -> None:
-        """Wait until the ranking index is built (raises if the build failed)."""
+        """Wait until the ranking index is built, the periods whose retention ended while
+        the service was down are dropped from it, and the writer runs (raises if the build
+        failed)."""
         build = self._tasks[0]
-        waiter = asyncio.ensure_future(self.keeper.wait_built())
-        try:
-            await asyncio.wait({build, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            if build.done() and not waiter.done():
-                build.result()
-        finally:
-            waiter.cancel()
+        await asyncio.wait({build})
+        build.result()
 
     async def close(self) -> None:
         """Finish queued writes, stop background work and close connections; each step
