@@ -39,6 +39,7 @@ async def test_async_client_covers_the_board_and_score_endpoints(
             assert [r["index"] for r in results] == list(range(2501))
             assert [r["index"] for r in results if "error" in r] == [1_500]
             assert results[1_500]["error"]["status"] == 422
+            assert results[1_500]["error"]["errors"][0]["loc"] == ["body", "scores", 1_500, "score"]
             assert results[2_500]["player_id"] == "p:2502" and results[2_500]["applied"]
             assert len(results) == 2501
             top = await rl.top("arena", limit=3, scope="region:EU")

@@ -248,8 +248,24 @@ def _batch_call(chunk: list[Json]) -> Call:
 
 
 def _shifted(answer: Json, start: int) -> list[Json]:
-    """A chunk's results with ``index`` counted from the start of the whole upload."""
-    return [result | {"index": result["index"] + start} for result in answer["results"]]
+    """A chunk's results with ``index``, and the item's place in an error's ``loc``
+    (``["body", "scores", i, ...]``), counted from the start of the whole upload."""
+    results = []
+    for result in answer["results"]:
+        moved = result | {"index": result["index"] + start}
+        problem = result.get("error")
+        if start and isinstance(problem, dict) and isinstance(problem.get("errors"), list):
+            moved["error"] = problem | {"errors": [_moved(e, start) for e in problem["errors"]]}
+        results.append(moved)
+    return results
+
+
+def _moved(error: Json, start: int) -> Json:
+    loc = error.get("loc")
+    if not (isinstance(loc, list) and len(loc) > 2 and loc[:2] == ["body", "scores"]):
+        return error
+    item = loc[2]
+    return error | {"loc": [*loc[:2], item + start, *loc[3:]]} if isinstance(item, int) else error
 
 
 def batches(items: Iterable[Mapping[str, Any]], size: int = BATCH_LIMIT) -> Iterable[list[Json]]:
