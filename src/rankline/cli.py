@@ -382,6 +382,55 @@ def bench(
         raise typer.Exit(code)
 
 
+@app.command()
+def soak(
+    minutes: Annotated[float, typer.Option(min=0.1, help="Minutes of load per backend.")] = 10.0,
+    backends: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: memory (one worker, in-process index, SQLite in a temporary "
+            "directory; the whole server restarts midway) and redis (two workers on Redis "
+            "database 6 and the PostgreSQL database rankline_soak, both emptied first; one "
+            "worker restarts midway)."
+        ),
+    ] = "memory,redis",
+    rate: Annotated[float, typer.Option(min=1, help="Requests per second, in all.")] = 200.0,
+    clients: Annotated[int, typer.Option(min=1, help="Concurrent connections.")] = 32,
+    players: Annotated[int, typer.Option(min=1, help="Players on the soak board.")] = 10_000,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write every figure to this file.")
+    ] = None,
+    database_url: Annotated[
+        str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
+    ] = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak",
+    redis_url: Annotated[
+        str, typer.Option(help="Redis database of the redis backend (flushed).")
+    ] = "redis://127.0.0.1:6379/6",
+) -> None:
+    """Mixed reads and writes against a real server for minutes, with a restart midway:
+    requests, p50/p99, 5xx and memory per minute, and a verdict per goal (RSS growth at most
+    5%, stable p99, no 5xx). Exit 1 when a goal is missed."""
+    from rankline.bench import soak as soaking
+    from rankline.bench import stack
+
+    try:
+        options = soaking.Options(
+            minutes=minutes,
+            backends=stack.parse_backends(backends),
+            rate=rate,
+            clients=clients,
+            players=players,
+            json_path=json_path,
+            database_url=database_url,
+            redis_url=redis_url,
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    code = soaking.main(options, console)
+    if code:
+        raise typer.Exit(code)
+
+
 @app.command("settings")
 def show_settings() -> None:
     """List every setting (environment variable), its current value and what it does."""
