@@ -3,7 +3,8 @@ figures that show whether the server holds up: requests, p50/p99 and 5xx per min
 the resident memory (RSS) of the server processes.
 
 The load comes from this process: ``clients`` httpx connections sending at ``rate``
-requests/s in all (or as fast as answers come back, if the server is slower): 35% player
+requests/s in all (or as fast as answers come back, if the server is slower; the run
+still ends on time, and reports how far behind it fell): 35% player
 views, 20% neighbours (``around?k=5``), 20% top pages (``limit=10``), 25% score submissions,
 on one ``best`` board seeded with ``players`` players. Latency is measured from the moment
 a request is sent to its answer. RSS is read from /proc every second. Its growth is judged
@@ -152,8 +153,8 @@ class Load:
             slot = self.sent
             self.sent += 1
             due = slot / self.o.rate
-            if due >= self.o.seconds:
-                return
+            if due >= self.o.seconds or self.now() >= self.o.seconds:
+                return  # the run ends on time, even when it could not keep up
             wait = due - self.now()
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -373,9 +374,11 @@ def render(result: dict[str, Any], options: Options, console: Console) -> None:
             + ("" if g["judged"] else " (too short a span to judge)")
         )
     if result["behind_s"] > 1:
+        sent = result["requests"] / result["seconds"]
         console.print(
             f"  the load fell behind its schedule by up to {result['behind_s']:.1f} s: the "
-            f"server (or this machine) did not keep up with {options.rate:g} requests/s"
+            f"server (or this machine) did not keep up with {options.rate:g} requests/s "
+            f"({sent:.0f}/s sent)"
         )
     for failure in result["errors_5xx_first"][:5]:
         console.print(f"  5xx at {failure}")
