@@ -10,7 +10,7 @@ on one ``best`` board seeded with ``players`` players. Latency is measured from 
 a request is sent to its answer. RSS is read from /proc every second. Its growth is judged
 per process, from the end of that process's warm-up (the first minute under load, or a
 fifth of the run when shorter) to its last sample, on the processes measured over at least a
-quarter of the run: the long-lived ones, and a restarted server from its own warm-up.
+fifth of the run: the long-lived ones, and a restarted server from its own warm-up.
 
 While the restart is under way, requests may find no server ("connection") or a server
 still building its index, which answers 503 with Retry-After (the contract's "nothing was
@@ -126,7 +126,7 @@ class RssSampler:
                     "rss_start_mb": round(base / 2**20, 1),
                     "rss_end_mb": round(last / 2**20, 1),
                     "growth": (last - base) / base,
-                    "judged": t_last - t_base >= run_seconds / 4,
+                    "judged": t_last - t_base >= run_seconds / 5,
                 }
             )
         return out
