@@ -548,6 +548,107 @@ def bench(
         raise typer.Exit(code)
 
 
+@app.command()
+def soak(
+    minutes: Annotated[float, typer.Option(min=0.1, help="Minutes of load per backend.")] = 10.0,
+    backends: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: memory (one worker, in-process index, SQLite in a temporary "
+            "directory; the whole server restarts midway) and redis (two workers on Redis "
+            "database 6 and the PostgreSQL database rankline_soak, both emptied first; one "
+            "worker restarts midway)."
+        ),
+    ] = "memory,redis",
+    rate: Annotated[float, typer.Option(min=1, help="Requests per second, in all.")] = 200.0,
+    clients: Annotated[int, typer.Option(min=1, help="Concurrent connections.")] = 32,
+    players: Annotated[int, typer.Option(min=1, help="Players on the soak board.")] = 10_000,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write every figure to this file.")
+    ] = None,
+    database_url: Annotated[
+        str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
+    ] = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak",
+    redis_url: Annotated[
+        str, typer.Option(help="Redis database of the redis backend (flushed).")
+    ] = "redis://127.0.0.1:6379/6",
+) -> None:
+    """Mixed reads and writes against a real server for minutes, with a restart midway:
+    requests, p50/p99, 5xx and memory per minute, and a verdict per goal (RSS growth at most
+    5%, stable p99, no 5xx). Exit 1 when a goal is missed."""
+    from rankline.bench import soak as soaking
+    from rankline.bench import stack
+
+    try:
+        options = soaking.Options(
+            minutes=minutes,
+            backends=stack.parse_backends(backends),
+            rate=rate,
+            clients=clients,
+            players=players,
+            json_path=json_path,
+            database_url=database_url,
+            redis_url=redis_url,
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    code = soaking.main(options, console)
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command("check-history")
+def check_history(
+    seconds: Annotated[
+        float, typer.Option(min=1, help="Seconds of recording per backend.")
+    ] = 180.0,
+    backends: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: redis (two workers on Redis database 6 and the PostgreSQL "
+            "database rankline_soak, both emptied first; one worker is killed midway) and "
+            "memory (one worker, in-process index, SQLite; the server is killed midway)."
+        ),
+    ] = "redis,memory",
+    writers: Annotated[int, typer.Option(min=1, help="Concurrent writers.")] = 6,
+    readers: Annotated[int, typer.Option(min=1, help="Concurrent readers.")] = 6,
+    players: Annotated[
+        int, typer.Option(min=1, help="Players (few, so writes and reads of one player overlap).")
+    ] = 20,
+    json_path: Annotated[
+        Path | None,
+        typer.Option("--json", help="Also write the recorded history and the result here."),
+    ] = None,
+    database_url: Annotated[
+        str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
+    ] = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak",
+    redis_url: Annotated[
+        str, typer.Option(help="Redis database of the redis backend (flushed).")
+    ] = "redis://127.0.0.1:6379/6",
+) -> None:
+    """Record concurrent writes (a best board and a sum board) and reads across workers and
+    a crash, then check that every read is explained by a serial order of the acknowledged
+    writes. Prints the violations per rule; exit 1 if any."""
+    from rankline.bench import history_run, stack
+
+    try:
+        options = history_run.Options(
+            seconds=seconds,
+            backends=stack.parse_backends(backends),
+            writers=writers,
+            readers=readers,
+            players=players,
+            json_path=json_path,
+            database_url=database_url,
+            redis_url=redis_url,
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    code = history_run.main(options, console)
+    if code:
+        raise typer.Exit(code)
+
+
 @app.command("settings")
 def show_settings() -> None:
     """List every setting (environment variable), its current value and what it does."""

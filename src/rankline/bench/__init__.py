@@ -5,5 +5,8 @@
 ``lua/``; ``probes`` takes the other measurements; ``report`` writes JSON, tables, the doc
 section and the chart. docs/performance.md explains every figure.
 
+``rankline soak`` (``soak``) and ``rankline check-history`` (``history_run`` records,
+``history`` checks) run against the servers ``stack`` starts, one backend at a time.
+
 Nothing is imported here, so ``python -m rankline.bench.ceiling`` stays a bare server.
 """
