@@ -548,6 +548,12 @@ def bench(
         raise typer.Exit(code)
 
 
+_ScratchDatabase = Annotated[
+    str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
+]
+_ScratchRedis = Annotated[str, typer.Option(help="Redis database of the redis backend (flushed).")]
+
+
 @app.command()
 def soak(
     minutes: Annotated[float, typer.Option(min=0.1, help="Minutes of load per backend.")] = 10.0,
@@ -566,12 +572,8 @@ def soak(
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Also write every figure to this file.")
     ] = None,
-    database_url: Annotated[
-        str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
-    ] = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak",
-    redis_url: Annotated[
-        str, typer.Option(help="Redis database of the redis backend (flushed).")
-    ] = "redis://127.0.0.1:6379/6",
+    database_url: _ScratchDatabase = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak",
+    redis_url: _ScratchRedis = "redis://127.0.0.1:6379/6",
 ) -> None:
     """Mixed reads and writes against a real server for minutes, with a restart midway:
     requests, p50/p99, 5xx and memory per minute, and a verdict per goal (RSS growth at most
@@ -619,12 +621,8 @@ def check_history(
         Path | None,
         typer.Option("--json", help="Also write the recorded history and the result here."),
     ] = None,
-    database_url: Annotated[
-        str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
-    ] = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak",
-    redis_url: Annotated[
-        str, typer.Option(help="Redis database of the redis backend (flushed).")
-    ] = "redis://127.0.0.1:6379/6",
+    database_url: _ScratchDatabase = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak",
+    redis_url: _ScratchRedis = "redis://127.0.0.1:6379/6",
 ) -> None:
     """Record concurrent writes (a best board and a sum board) and reads across workers and
     a crash, then check that every read is explained by a serial order of the acknowledged
