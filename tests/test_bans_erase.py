@@ -126,7 +126,7 @@ async def _assert_hidden(client: httpx.AsyncClient, player: str, degraded: bool 
 def _force_degraded(app: Starlette, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     """Send reads to the SQL path (as while Redis is down) until the returned undo runs."""
     service: Rankline = app.state.service
-    service.keeper.degrade("test")
+    service.health.degrade("test")
     if not service.keeper.shared:
         return lambda: None  # nothing brings an in-process index back by itself
 
@@ -301,10 +301,10 @@ async def test_a_ban_the_index_missed_is_applied_when_it_recovers(
     await _assert_hidden(client, "p1", degraded=True)
     monkeypatch.setattr(index, "apply", real_apply)
     for _ in range(100):
-        if service.keeper.usable:
+        if service.health.usable:
             break
         await asyncio.sleep(0.05)
-    assert service.keeper.usable
+    assert service.health.usable
     await _assert_hidden(client, "p1")
 
 
@@ -318,7 +318,7 @@ async def test_a_late_batch_of_another_worker_is_taken_off_again(
     assert service.keeper.shared
     monkeypatch.setattr(players_module, "_SETTLE_SECONDS", 0.2)
     await _setup(client)
-    board = service.get_board("arena")
+    board = service.boards.get("arena")
     leaderboard = LeaderboardId("arena", "all_time", "all", "global")
     await _ban(client, "p1")
     late = encode(45, 0, "p1", board.order)

@@ -19,6 +19,7 @@ from redis import asyncio as aioredis
 from backends import ALL, Backend, selected
 from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, submit
 from rankline import ManualClock, Rankline, Settings
+from rankline.gateway import CheckedVersions
 from rankline.index.board_versions import RedisBoardVersions
 from rankline.index.pipelining import GroupedReads
 
@@ -144,7 +145,7 @@ async def test_degraded_worker_reads_board_changes_from_sql(
     for task in b_service._tasks:
         if task.get_name() == "rankline-watch":
             task.cancel()
-    b_service.keeper.degrade("told to by the test")
+    b_service.health.degrade("told to by the test")
     assert (await get_json(b, f"/v1/boards/{BOARD}/top"))["degraded"] is True
     await put_board(a, BOARD, 200, status="frozen")
     assert (await _board(b))["status"] == "frozen"
@@ -182,9 +183,9 @@ async def test_a_board_change_that_cannot_be_announced_changes_nothing(
     a_service: Rankline = a._transport.app.state.service  # type: ignore[attr-defined]
     lost = aioredis.Redis.from_url("redis://127.0.0.1:1/0")  # nothing listens there
     grouped = GroupedReads(lost)
-    kept, a_service.registry._versions = (
-        a_service.registry._versions,
-        RedisBoardVersions(lost, grouped),
+    kept, a_service.boards._versions = (
+        a_service.boards._versions,
+        CheckedVersions(RedisBoardVersions(lost, grouped), a_service.health),
     )
     try:
         response = await a.put(f"/v1/boards/{BOARD}", json={"status": "frozen"}, headers=AUTH)
@@ -192,7 +193,7 @@ async def test_a_board_change_that_cannot_be_announced_changes_nothing(
         response = await a.delete(f"/v1/boards/{BOARD}", headers=AUTH)
         assert_problem(response, 503)
     finally:
-        a_service.registry._versions = kept
+        a_service.boards._versions = kept
         grouped.close()
         await lost.aclose()
     assert (await _board(b))["status"] == "active"

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from backends import REDIS_URL
 from rankline.index import MemoryIndex, memory
+from rankline.index.base import RankingIndex
 from rankline.index.redis import RedisIndex
 from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of
 from rankline.types import (
@@ -26,7 +27,6 @@ from rankline.types import (
     Order,
     PlayerId,
     Position,
-    RankingIndex,
     Score,
     SortKey,
 )

@@ -115,7 +115,7 @@ async def _reads(client: httpx.AsyncClient) -> int:
 
 
 async def _verify(service: Rankline) -> maintenance.Report:
-    return await maintenance.verify(service.keeper, service.store, service.boards())
+    return await maintenance.verify(service.keeper, service.store, service.boards.boards())
 
 
 async def _until_repaired(client: httpx.AsyncClient, service: Rankline) -> None:
@@ -149,7 +149,7 @@ async def test_rebuild_fixes_what_verify_finds_after_a_lost_key(
     _lose(app, kind)  # no read until the rebuild: the servers do not repair it first
     found = await _verify(service)
     assert found.count > 0
-    rebuilt = await maintenance.rebuild(service.keeper, service.store, service.boards())
+    rebuilt = await maintenance.rebuild(service.keeper, service.store, service.boards.boards())
     assert (rebuilt.count, rebuilt.fixed, rebuilt.remaining) == (found.count, found.count, 0)
     assert (await _verify(service)).count == 0
     assert await _reads(client) == 0

@@ -47,7 +47,7 @@ async def test_reads_show_names_from_the_replica(settings: Settings, clock: Manu
     await service.start(wait_ready=True)
     try:
         await _other_worker_saves(service, "p1", "Ada")
-        await service.players._names.sync()
-        assert await service.players.display_names(["p1", "p9"]) == {"p1": "Ada", "p9": None}
+        await service.names.sync()
+        assert await service.names.get(["p1", "p9"]) == {"p1": "Ada", "p9": None}
     finally:
         await service.close()

@@ -241,8 +241,9 @@ async def test_display_names_cost_one_lookup_per_read_at_most(
 
     # Beyond RANKLINE_NAMES_IN_MEMORY: one batched lookup for the names not cached yet.
     service = app.state.service
-    service.players._names = NameDirectory(store, limit=10)
-    await service.players._names.sync()
+    directory = NameDirectory(store, limit=10)
+    service.players._names = service.reads._names = directory
+    await directory.sync()
     service.tops.clear()
     assert await named() == expected
     assert lookups == [300]

@@ -12,7 +12,7 @@ from msgspec import Meta
 from rankline.clock import format_time, parse_time
 from rankline.errors import Conflict, InvalidInput
 from rankline.ordering import SCORE_MAX, SCORE_MIN
-from rankline.periods import Period, Season, period_at
+from rankline.periods import Period, Season, parse_period, period_at
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
 # `(?!\n)$`: Python's `$` also matches before a trailing newline; JSON Schema's does not.
@@ -203,6 +203,21 @@ class Board:
             return None
         days = self.retention_days.get(period.window, 0)
         return period.ends_at + (self.grace_seconds + days * 86_400) * 1_000_000
+
+    def retention_ends(self, leaderboard: LeaderboardId) -> Micros | None:
+        """When the live leaderboard of ``leaderboard``'s period may be dropped (None: it
+        stays, as ``all_time`` does, or the period name is not one of this board's)."""
+        try:
+            period = parse_period(leaderboard.window, leaderboard.period, self.seasons)
+        except ValueError:
+            return None
+        return self.expires_at(period)
+
+    def expired(self, leaderboard: LeaderboardId, now: Micros) -> bool:
+        """Whether the retention of ``leaderboard``'s period has ended at ``now``: its reads
+        go to the archive, and the index drops it. The one rule every part uses."""
+        ends = self.retention_ends(leaderboard)
+        return ends is not None and now >= ends
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = msgspec.to_builtins(self.spec)

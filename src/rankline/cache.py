@@ -1,7 +1,7 @@
 """The read caches: the top of each leaderboard as ready-to-send bytes, and hot reads.
 
 ``TopCache`` keeps, per leaderboard, the first entries already encoded as JSON (rank, player,
-score, time, display name), under the index's *top stamp* (``RankingIndex.top_stamp``). The
+score, time, display name), under the index's *top stamp* (``IndexReader.top_stamp``). The
 stamp changes whenever a write lands among the first ``TOP_WINDOW`` entries, in whichever
 process made it, so a top read costs one stamp read and a byte join while the top is quiet,
 and is never stale: the stamp is read before the page it labels, and a page is served only
@@ -21,9 +21,10 @@ import hashlib
 import time
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from rankline.types import TOP_WINDOW, LeaderboardId, RankingIndex, SortKey
+from rankline.index.base import IndexReader
+from rankline.types import TOP_WINDOW, LeaderboardId, SortKey
 
 T = TypeVar("T")
 Render = Callable[[Sequence[SortKey], int], Awaitable[list[bytes]]]
@@ -65,7 +66,7 @@ class TopCache:
 
     async def page(
         self,
-        index: RankingIndex,
+        index: IndexReader,
         leaderboard: LeaderboardId,
         offset: int,
         limit: int,
@@ -89,7 +90,7 @@ class TopCache:
         return held.stamp == stamp and time.monotonic() - held.made < self._names_ttl
 
     async def _fill(
-        self, index: RankingIndex, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
+        self, index: IndexReader, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
     ) -> _Top:
         """Read and encode the top under ``stamp``; concurrent misses share one read."""
         flight = (leaderboard, stamp)
@@ -107,7 +108,7 @@ class TopCache:
                 del self._filling[flight]
 
     async def _read(
-        self, index: RankingIndex, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
+        self, index: IndexReader, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
     ) -> _Top:
         depth = min(TOP_WINDOW, max(stop, _FIRST_FILL))
         made = time.monotonic()
@@ -127,11 +128,11 @@ class _Answer(Generic[T]):
     task: asyncio.Task[T]
 
 
-class HotReads(Generic[T]):
+class HotReads:
     """Single-flight and a short TTL for repeated reads, validated by the change stamp.
 
     A key read once within the TTL is *warm*: its next reads first read the leaderboard's
-    change stamp (``RankingIndex.change_stamp``: O(1), one round trip on Redis), and share the
+    change stamp (``IndexReader.change_stamp``: O(1), one round trip on Redis), and share the
     answer computed under that same stamp, or one being computed under it. Because the stamp
     is read after the request arrived, and every write changes it before it is acknowledged,
     a shared answer is never older than the newest acknowledged write, in any process. A cold
@@ -141,7 +142,7 @@ class HotReads(Generic[T]):
     def __init__(self, ttl: float) -> None:
         self._ttl = ttl
         self._seen: dict[Hashable, float] = {}
-        self._held: dict[tuple[Hashable, int], _Answer[T]] = {}
+        self._held: dict[tuple[Hashable, int], _Answer[Any]] = {}
         self._swept = time.monotonic()
 
     def clear(self) -> None:
@@ -176,7 +177,7 @@ class HotReads(Generic[T]):
                 del self._held[key, current]  # failures are not kept: the next reader retries
             raise
 
-    def _usable(self, found: _Answer[T], now: float) -> bool:
+    def _usable(self, found: _Answer[Any], now: float) -> bool:
         """Still computing, or computed without error within the TTL."""
         task = found.task
         if not task.done():

@@ -183,11 +183,10 @@ async def _check_store(settings: Settings) -> None:
 
 
 async def _require_current_schema(engine: AsyncEngine, settings: Settings) -> None:
-    from rankline.service import NotMigrated
     from rankline.store import migrate as migrations
 
     if not await migrations.is_current(engine):
-        raise NotMigrated(
+        raise migrations.NotMigrated(
             f"{_redact(settings.database)} is not migrated to revision "
             f"{migrations.head_revision()}: run `rankline migrate` first"
         )
@@ -334,7 +333,7 @@ def _maintain(label: str, task: Callable[[Any, Progress], Awaitable[Report]]) ->
         await service.store.start()
         try:
             await _require_current_schema(service.store.engine, settings)
-            await service.reload_boards()
+            await service.boards.reload()
             await service.index.start()
             return await _with_progress(label, lambda progress: task(service, progress), service)
         finally:
@@ -356,7 +355,7 @@ async def _with_progress(
         async def follow() -> None:
             # A rebuild reports its SQL load through the keeper; the merge through `work`.
             while True:
-                done, total = service.keeper.progress
+                done, total = service.health.progress
                 bar.update(task, completed=done, total=total or None)
                 await asyncio.sleep(0.2)
 
@@ -377,7 +376,7 @@ def rebuild() -> None:
     report = _maintain(
         "rebuilding",
         lambda service, progress: maintenance.rebuild(
-            service.keeper, service.store, service.boards(), progress=progress
+            service.keeper, service.store, service.boards.boards(), progress=progress
         ),
     )
     _print_differences(report)
@@ -400,7 +399,7 @@ def verify(
     report = _maintain(
         "verifying",
         lambda service, progress: maintenance.verify(
-            service.keeper, service.store, service.boards(), limit=limit, progress=progress
+            service.keeper, service.store, service.boards.boards(), limit=limit, progress=progress
         ),
     )
     _print_differences(report)

@@ -19,28 +19,24 @@ import logging
 import secrets
 import time
 from array import array
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, Protocol
 
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import IndexDamaged, IndexUnavailable, RanklineError, Unavailable
-from rankline.index.memory import MemoryIndex
-from rankline.index.sql import SqlIndex
+from rankline.index.base import RankingIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
 from rankline.ordering import encode_rows
-from rankline.periods import parse_period
 from rankline.store import scan
 from rankline.store.sql import SqlStore
 from rankline.types import (
-    BoardId,
     Clock,
     IndexChange,
     LeaderboardId,
     Micros,
     Order,
     PlayerId,
-    RankingIndex,
     SortKey,
 )
 
@@ -55,50 +51,44 @@ _REPAIR_LEASE_MS = 60_000
 may start it over (a repair extends it with every chunk it loads)."""
 
 
-class IndexKeeper:
-    def __init__(
-        self,
-        index: RankingIndex,
-        store: SqlStore,
-        clock: Clock,
-        boards: Callable[[], list[Board]],
-        *,
-        check_seconds: float = 0.5,
-    ) -> None:
-        self.index = index
-        self.fallback = SqlIndex(store, self._order_of)
-        self._store = store
+class IndexHealth:
+    """Whether reads may use the index now, and why not: what the gateway, the board
+    registry and ``/readyz`` look at. The keeper changes it."""
+
+    def __init__(self, index_name: str, clock: Clock) -> None:
+        self._index_name = index_name
         self._clock = clock
-        self._boards = boards
-        self._check_seconds = check_seconds
-        self.shared = bool(getattr(index, "shared", False))
         self.built = False
         self.degraded_reason: str | None = "the ranking index is being built"
         self.rebuilding = False
         self.progress: tuple[int, int] = (0, 0)
-        self._missed: set[LeaderboardId] = set()
-        self._missed_removals: set[tuple[LeaderboardId, PlayerId]] = set()
-        """Players to take off leaderboards (bans, erasures) once the index is back: a
-        reload from SQL only adds."""
-        self._repairs: dict[LeaderboardId, asyncio.Task[None]] = {}
-        """Repairs of damaged leaderboards running in this process."""
         self.stopping = False
         """Set at shutdown: the loops below end even if a driver turned their cancellation
         into a connection error (which they would otherwise retry)."""
-
-    def _order_of(self, board_id: BoardId) -> Any:
-        for board in self._boards():
-            if board.id == board_id:
-                return board.order
-        return "desc"
 
     @property
     def usable(self) -> bool:
         """True when reads may go to the index (built and reachable)."""
         return self.built and self.degraded_reason is None
 
-    def reader(self) -> RankingIndex:
-        return self.index if self.usable else self.fallback
+    def degrade(self, reason: str) -> None:
+        DEGRADED.set(1)
+        if self.degraded_reason is None:
+            log.warning("ranking index degraded: %s; reads are served from SQL", reason)
+        self.degraded_reason = reason
+
+    def recovered(self) -> None:
+        self.degraded_reason = None
+        DEGRADED.set(0)
+
+    def built_now(self) -> None:
+        self.built = True
+        self.recovered()
+
+    def set_progress(self, done: int, total: int) -> None:
+        self.progress = (done, total)
+        REBUILD_DONE.set(done)
+        REBUILD_TOTAL.set(total)
 
     def state(self) -> dict[str, Any]:
         done, total = self.progress
@@ -110,7 +100,7 @@ class IndexKeeper:
             state = "degraded"
         body: dict[str, Any] = {
             "ready": self.usable,
-            "index": type(self.index).__name__.removesuffix("Index").lower(),
+            "index": self._index_name,
             "state": state,
             "degraded": not self.usable,
             "rebuild": {"done": done, "total": total},
@@ -120,11 +110,38 @@ class IndexKeeper:
             body["reason"] = self.degraded_reason
         return body
 
-    def degrade(self, reason: str) -> None:
-        DEGRADED.set(1)
-        if self.degraded_reason is None:
-            log.warning("ranking index degraded: %s; reads are served from SQL", reason)
-        self.degraded_reason = reason
+
+class BoardList(Protocol):
+    def boards(self) -> list[Board]: ...
+
+
+class IndexKeeper:
+    """Builds the index, brings it back after a loss, repairs damaged leaderboards and
+    drops expired ones; ``health`` says what it found."""
+
+    def __init__(
+        self,
+        index: RankingIndex,
+        health: IndexHealth,
+        store: SqlStore,
+        clock: Clock,
+        boards: BoardList,
+        *,
+        check_seconds: float = 0.5,
+    ) -> None:
+        self.index = index
+        self.health = health
+        self._store = store
+        self.clock = clock
+        self._boards = boards
+        self._check_seconds = check_seconds
+        self.shared = index.shared
+        self._missed: set[LeaderboardId] = set()
+        self._missed_removals: set[tuple[LeaderboardId, PlayerId]] = set()
+        """Players to take off leaderboards (bans, erasures) once the index is back: a
+        reload from SQL only adds."""
+        self._repairs: dict[LeaderboardId, asyncio.Task[None]] = {}
+        """Repairs of damaged leaderboards running in this process."""
 
     @property
     def repairs(self) -> list[asyncio.Task[None]]:
@@ -137,11 +154,11 @@ class IndexKeeper:
         if isinstance(error, IndexDamaged):
             self.damaged(error.leaderboard)
         else:
-            self.degrade(error.detail)
+            self.health.degrade(error.detail)
 
     def damaged(self, leaderboard: LeaderboardId) -> None:
         """Repair ``leaderboard`` in the background (once at a time per process)."""
-        if leaderboard in self._repairs or self.stopping:
+        if leaderboard in self._repairs or self.health.stopping:
             return
         task = asyncio.create_task(self._repair_soon(leaderboard))
         self._repairs[leaderboard] = task
@@ -163,14 +180,14 @@ class IndexKeeper:
         """Rebuild one leaderboard of a shared index from SQL: empty it (marked damaged, so
         that every worker reads it from SQL meanwhile), fill it, seal it. Writes meanwhile
         are kept by revision. False when another worker is repairing it."""
-        index: Any = self.index
+        index = self.index
         token = secrets.token_hex(8)
         if not await index.repair_begin(leaderboard, token, _REPAIR_LEASE_MS):
             return False
         log.warning("the index of %s is damaged; rebuilding it from SQL", "/".join(leaderboard))
-        board = next((b for b in self._boards() if b.id == leaderboard.board), None)
+        board = next((b for b in self._boards.boards() if b.id == leaderboard.board), None)
         if board is not None:
-            async for _ in self._load_board(board, self._clock.now(), {leaderboard}):
+            async for _ in self._load_board(board, self.clock.now(), {leaderboard}):
                 await index.repair_extend(leaderboard, token, _REPAIR_LEASE_MS)
         await index.repair_end(leaderboard, token)
         log.info("repaired the index of %s", "/".join(leaderboard))
@@ -180,29 +197,9 @@ class IndexKeeper:
         """The writer committed these to SQL but could not apply them to the index."""
         self._missed.update(c.leaderboard for c in changes)
         self._missed_removals.update((c.leaderboard, c.player) for c in changes if c.key is None)
-        self.degrade(f"index updates failed: {error.detail}")
-
-    def _recovered(self) -> None:
-        self.degraded_reason = None
-        DEGRADED.set(0)
-
-    def _progress(self, done: int, total: int) -> None:
-        self.progress = (done, total)
-        REBUILD_DONE.set(done)
-        REBUILD_TOTAL.set(total)
+        self.health.degrade(f"index updates failed: {error.detail}")
 
     # --- building ------------------------------------------------------------------------
-
-    def expired(self, board: Board, leaderboard: LeaderboardId, now: Micros) -> bool:
-        expires = self._expires_at(board, leaderboard)
-        return expires is not None and now >= expires
-
-    def _expires_at(self, board: Board, leaderboard: LeaderboardId) -> Micros | None:
-        try:
-            period = parse_period(leaderboard.window, leaderboard.period, board.seasons)
-        except ValueError:
-            return None
-        return board.expires_at(period)
 
     async def build(self) -> None:
         """Make the index answerable at start: reuse a shared index that is already built,
@@ -211,15 +208,11 @@ class IndexKeeper:
             await self._rebuild_shared()
         else:
             await self.load_all()
-        self._mark_built()
-
-    def _mark_built(self) -> None:
-        self.built = True
-        self._recovered()
+        self.health.built_now()
 
     async def _rebuild_shared(self) -> None:
-        index: Any = self.index
-        while not self.stopping:
+        index = self.index
+        while not self.health.stopping:
             if await index.is_built():
                 return
             async with index.rebuild_lock() as mine:
@@ -229,23 +222,23 @@ class IndexKeeper:
                     return
             await asyncio.sleep(self._check_seconds)
 
-    async def load_all(self, keepalive: Callable[[], Any] | None = None) -> int:
+    async def load_all(self, keepalive: Callable[[], Awaitable[None]] | None = None) -> int:
         """Load every live standing from SQL into the index, streaming (guarded by revision,
         so concurrent writers' newer states win)."""
-        self.rebuilding = True
+        self.health.rebuilding = True
         started = time.perf_counter()
         try:
             total = await self._store.count_standings()
-            self._progress(0, total)
+            self.health.set_progress(0, total)
             if total:
                 log.info("building the ranking index from %s standings", f"{total:,}")
             done = 0
             last = started
-            now = self._clock.now()
-            for board in self._boards():
+            now = self.clock.now()
+            for board in self._boards.boards():
                 async for count in self._load_board(board, now, None):
                     done += count
-                    self._progress(done, total)
+                    self.health.set_progress(done, total)
                     if time.perf_counter() - last > 2:
                         last = time.perf_counter()
                         log.info("rebuild: %s / %s standings", f"{done:,}", f"{total:,}")
@@ -257,7 +250,7 @@ class IndexKeeper:
                 log.info("ranking index built: %s in %.1f s (%.0f/s)", f"{done:,}", elapsed, rate)
             return done
         finally:
-            self.rebuilding = False
+            self.health.rebuilding = False
 
     async def _load_board(
         self, board: Board, now: Micros, only: set[LeaderboardId] | None
@@ -265,23 +258,19 @@ class IndexKeeper:
         """Load the board's live leaderboards (only those in ``only``, when given), one at
         a time; yields the count of standings read, chunk by chunk, for progress."""
         for leaderboard in await scan.leaderboard_ids(self._store, board.id):
-            if self.expired(board, leaderboard, now) or (
-                only is not None and leaderboard not in only
-            ):
+            if board.expired(leaderboard, now) or (only is not None and leaderboard not in only):
                 continue
-            if isinstance(self.index, MemoryIndex):
-                loading = self._load_keys(self.index, board, leaderboard)
+            if self.index.loads_whole:
+                loading = self._load_keys(board, leaderboard)
             else:
                 loading = self._load_entries(board, leaderboard)
             async for count in loading:
                 yield count
-            expires = self._expires_at(board, leaderboard)
+            expires = board.retention_ends(leaderboard)
             if expires is not None:
                 await self.index.expire_in(leaderboard, expires - now + _EXPIRY_MARGIN)
 
-    async def _load_keys(
-        self, index: MemoryIndex, board: Board, leaderboard: LeaderboardId
-    ) -> AsyncIterator[int]:
+    async def _load_keys(self, board: Board, leaderboard: LeaderboardId) -> AsyncIterator[int]:
         # The memory index builds a leaderboard in one sort, so it takes it whole. It needs
         # only the keys (each ends with its player's id) and their players' hashes, kept in
         # an array: no other object outlives its chunk, so the build leaves no holes behind.
@@ -291,7 +280,7 @@ class IndexKeeper:
             keys += chunk
             hashes.extend(map(hash, players))
             yield len(chunk)
-        await index.load_keys(leaderboard, keys, hashes)
+        await self.index.load_keys(leaderboard, keys, hashes)
 
     async def _load_entries(self, board: Board, leaderboard: LeaderboardId) -> AsyncIterator[int]:
         # A shared index takes big leaderboards in chunks: ``fill`` (Redis) fast when the
@@ -299,29 +288,23 @@ class IndexKeeper:
         # the index takes this one.
         rows = scan.scan_rows(self._store, leaderboard, board.order, _SHARED_CHUNK)
         chunks = _entries(_read_ahead(rows), board.order)
-        fill: Any = getattr(self.index, "fill", None)
-        if fill is None:
-            async for entries in chunks:
-                await self.index.load(leaderboard, entries)
-                yield len(entries)
-            return
         size = await scan.count_rows(self._store, leaderboard)
-        async for count in fill(leaderboard, size, chunks):
+        async for count in self.index.fill(leaderboard, size, chunks):
             yield count
 
     # --- recovery ------------------------------------------------------------------------
 
     async def watch(self) -> None:
         """Notice a lost or unreachable shared index and bring it back (runs forever)."""
-        index: Any = self.index
-        while not self.stopping:
+        index = self.index
+        while not self.health.stopping:
             await asyncio.sleep(self._check_seconds)
-            if not self.built:
+            if not self.health.built:
                 continue
             try:
-                if self.degraded_reason is None:
+                if self.health.degraded_reason is None:
                     if not await index.is_built():
-                        self.degrade("the index was lost (Redis restarted or flushed)")
+                        self.health.degrade("the index was lost (Redis restarted or flushed)")
                     continue
                 await index.ping()
                 if not await index.is_built():
@@ -330,19 +313,19 @@ class IndexKeeper:
                     await self._reload_missed()
                 self._missed.clear()
                 self._missed_removals.clear()
-                self._recovered()
+                self.health.recovered()
                 log.info("ranking index recovered; reads use it again")
             except Unavailable as exc:
-                self.degrade(exc.detail)
+                self.health.degrade(exc.detail)
             except Exception:
                 log.exception("index recovery failed; retrying")
 
     async def _reload_missed(self) -> None:
-        missed, now = set(self._missed), self._clock.now()
+        missed, now = set(self._missed), self.clock.now()
         if self._missed_removals:
             removals = sorted(self._missed_removals)
             await self.index.apply([IndexChange(lb, player, None) for lb, player in removals])
-        for board in self._boards():
+        for board in self._boards.boards():
             wanted = {lb for lb in missed if lb.board == board.id}
             if wanted:
                 async for _ in self._load_board(board, now, wanted):
@@ -352,15 +335,14 @@ class IndexKeeper:
         """Hand closed periods' retention to the index and drop the expired ones; first
         put back in a shared index's registry any live leaderboard missing there (a lost
         registry would hide leaderboards from this sweep and from deleting their board)."""
-        now = self._clock.now()
+        now = self.clock.now()
         dropped: list[LeaderboardId] = []
-        register: Any = getattr(self.index, "register", None)
-        for board in self._boards():
-            if register is not None:
+        for board in self._boards.boards():
+            if self.shared:
                 live = await scan.leaderboard_ids(self._store, board.id)
-                await register([lb for lb in live if not self.expired(board, lb, now)])
+                await self.index.register([lb for lb in live if not board.expired(lb, now)])
             for leaderboard in await self.index.leaderboards(board.id):
-                expires = self._expires_at(board, leaderboard)
+                expires = board.retention_ends(leaderboard)
                 if expires is None:
                     continue
                 if now >= expires:

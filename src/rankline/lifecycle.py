@@ -11,8 +11,8 @@ them do each period; a crashed worker's claim expires and another takes the peri
 and archiving again first deletes what an earlier attempt left, so it is idempotent.
 
 The live leaderboard stays in the index until its retention ends (``IndexKeeper.sweep``);
-after that, reads of the period are answered from the archive (``ArchiveRouter``) and say
-``"archived": true``.
+after that, reads of the period are answered from the archive (the gateway routes them,
+``index.archive.ArchiveRouter``) and say ``"archived": true``.
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-import msgspec
-
-from rankline.boards import Board, BoardSpec
+from rankline.boards import Board
+from rankline.clock import SystemClock
 from rankline.errors import RanklineError
-from rankline.index.archive import ArchiveIndex, ArchiveRouter
-from rankline.periods import Period, parse_period
+from rankline.indexing import BoardList
+from rankline.periods import Period
+from rankline.registry import Boards
 from rankline.settings import Settings
 from rankline.store import archive as store_archive
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod, PeriodKey
 from rankline.store.sql import SqlStore
-from rankline.types import Clock, LeaderboardId, Micros, PlayerId, RankingIndex
+from rankline.types import Clock, Micros, PlayerId
 
 log = logging.getLogger("rankline.lifecycle")
 
@@ -48,13 +48,13 @@ _ATTEMPTS = 3
 
 
 class Lifecycle:
-    """Closes and archives periods (``step``, ``run``) and routes reads of expired ones."""
+    """Closes and archives periods (``step``, ``run``)."""
 
     def __init__(
         self,
         store: SqlStore,
         clock: Clock,
-        boards: Callable[[], list[Board]],
+        boards: BoardList,
         *,
         lease_seconds: float = LEASE_SECONDS,
         settle_seconds: float = SETTLE_SECONDS,
@@ -73,7 +73,7 @@ class Lifecycle:
     async def step(self) -> list[ArchivedPeriod]:
         """Archive every period past its close that no other worker is archiving; returns
         what this worker archived."""
-        boards = {board.id: board for board in self._boards()}
+        boards = {board.id: board for board in self._boards.boards()}
         done: list[ArchivedPeriod] = []
         for row in await store_archive.due_periods(self._store, self._clock.now()):
             board = boards.get(row.key.board)
@@ -124,7 +124,7 @@ class Lifecycle:
         """Archive again every archived period the player is in (or has a standing in):
         call it after the player is banned, unbanned or erased, so the archive leaves them
         out, brings them back or forgets them, with the ranks closed up."""
-        boards = {board.id: board for board in self._boards()}
+        boards = {board.id: board for board in self._boards.boards()}
         done = []
         for key in await store_archive.archived_periods_of(self._store, player):
             board = boards.get(key.board)
@@ -150,47 +150,17 @@ class Lifecycle:
             except Exception:
                 log.exception("archiving closed periods failed; retrying later")
 
-    # --- reads ---------------------------------------------------------------------------
-
-    def reader(self, board: Board, live: RankingIndex, standings: RankingIndex) -> ArchiveRouter:
-        """The index one read of ``board`` uses: ``live``, except for leaderboards whose
-        retention has ended (see ``ArchiveRouter``)."""
-        now = self._clock.now()
-
-        def expired(leaderboard: LeaderboardId) -> bool:
-            period = _period(board, leaderboard)
-            if period is None:
-                return False
-            expires = board.expires_at(period)
-            return expires is not None and now >= expires
-
-        archive = ArchiveIndex(self._store, lambda _: board.order)
-        return ArchiveRouter(live, archive, standings, expired)
-
-
-def _period(board: Board, leaderboard: LeaderboardId) -> Period | None:
-    try:
-        return parse_period(leaderboard.window, leaderboard.period, board.seasons)
-    except ValueError:
-        return None
-
 
 async def archive_now(settings: Settings) -> list[ArchivedPeriod]:
     """``rankline archive``: one step on the durable store the settings name, with the system
     clock (the embedded SQLite is migrated first, as ``serve`` does)."""
-    from rankline.clock import SystemClock
-    from rankline.service import NotMigrated
-
+    clock = SystemClock()
     store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
     try:
         await store.start()
-        if not await migrate.is_current(store.engine):
-            if not settings.is_embedded:
-                raise NotMigrated(
-                    "the database schema is not at the current revision; run `rankline migrate`"
-                )
-            await migrate.upgrade(store.engine)
-        boards = [Board(msgspec.convert(d, BoardSpec)) for d in await store.load_boards()]
-        return await Lifecycle(store, SystemClock(), lambda: boards).step()
+        await migrate.ensure_current(store.engine, upgrade_if_behind=settings.is_embedded)
+        boards = Boards(store, clock)
+        await boards.reload()
+        return await Lifecycle(store, clock, boards).step()
     finally:
         await store.close()

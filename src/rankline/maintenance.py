@@ -16,14 +16,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from rankline.boards import Board
+from rankline.index.base import RankingIndex
+from rankline.index.sql import SqlIndex
 from rankline.indexing import IndexKeeper
 from rankline.ordering import decode, player_of
 from rankline.store import scan
 from rankline.store.sql import SqlStore
-from rankline.types import IndexChange, LeaderboardId, RankingIndex, SortKey
+from rankline.types import IndexChange, LeaderboardId, Micros, SortKey
 
 Progress = Callable[[int, int], None]
 _PAGE = 10_000
@@ -86,16 +87,18 @@ async def _next(stream: AsyncIterator[SortKey]) -> SortKey | None:
         return None
 
 
-async def _leaderboards(keeper: IndexKeeper, board: Board) -> list[LeaderboardId]:
-    wanted = set(await keeper.fallback.leaderboards(board.id))
+async def _leaderboards(
+    keeper: IndexKeeper, store: SqlStore, board: Board, now: Micros
+) -> list[LeaderboardId]:
+    wanted = set(await SqlIndex(store, lambda _: board.order).leaderboards(board.id))
     wanted |= set(await keeper.index.leaderboards(board.id))
-    now = keeper._clock.now()
-    return [lb for lb in sorted(wanted) if not keeper.expired(board, lb, now)]
+    return [lb for lb in sorted(wanted) if not board.expired(lb, now)]
 
 
 async def _built(keeper: IndexKeeper) -> bool:
-    is_built = getattr(keeper.index, "is_built", None)
-    return True if is_built is None else bool(await is_built())
+    if keeper.index.shared:
+        return await keeper.index.is_built()
+    return keeper.health.built
 
 
 async def verify(
@@ -110,11 +113,12 @@ async def verify(
     """Compare every live leaderboard in the index with SQL; with ``fix``, remove extras and
     load what is missing (entries only: ``rebuild`` repairs the rest)."""
     report = Report()
+    now = keeper.clock.now()
     total = await store.count_standings()
     if not await _built(keeper):
         _note_state(report, _INDEX, "unbuilt", "the index is not marked built", limit)
     for board in boards:
-        for lb in await _leaderboards(keeper, board):
+        for lb in await _leaderboards(keeper, store, board, now):
             await _verify_one(keeper, store, board, lb, report, fix, limit, progress, total)
     if progress is not None:
         progress(report.entries, total)
@@ -133,10 +137,10 @@ async def _verify_one(
     total: int,
 ) -> int:
     """Add one leaderboard's differences to ``report``; returns how many it has."""
-    index: Any = keeper.index
+    index = keeper.index
     found = report.count
     report.leaderboards += 1
-    state = await index.state(lb) if hasattr(index, "state") else None
+    state = await index.state(lb)
     if state is not None and not state.intact:
         marked = ", marked damaged" if state.mark is not None else ""
         counts = f"counts {state.meta_count} and {state.stamp_count}"
@@ -180,7 +184,7 @@ async def _verify_one(
 
 
 async def _check_mapped(
-    index: Any,
+    index: RankingIndex,
     board: Board,
     lb: LeaderboardId,
     matched: list[SortKey],
@@ -220,14 +224,15 @@ async def rebuild(
     mark the index built. Safe while servers run: writes meanwhile are kept by revision.
     ``count`` is what differed, ``fixed`` what no longer does, ``differences`` what still
     does (``remaining``)."""
-    index: Any = keeper.index
+    index = keeper.index
     after = Report()
+    now = keeper.clock.now()
     found = fixed = 0
     total = await store.count_standings()
     if not await _built(keeper):
         found += 1
     for board in boards:
-        for lb in await _leaderboards(keeper, board):
+        for lb in await _leaderboards(keeper, store, board, now):
             before = await _verify_one(keeper, store, board, lb, Report(), False, 0, None, 0)
             if before:
                 await _repair(keeper, lb)
@@ -236,10 +241,9 @@ async def rebuild(
             fixed += max(0, before - left)
             if progress is not None:
                 progress(after.entries, total)
-    mark = getattr(index, "mark_built", None)
-    if mark is not None:
+    if index.shared:
         unbuilt = not await _built(keeper)
-        await mark()
+        await index.mark_built()
         fixed += int(unbuilt)
     after.fixed, after.remaining, after.count = fixed, after.count, found
     return after
@@ -249,5 +253,5 @@ async def _repair(keeper: IndexKeeper, lb: LeaderboardId) -> None:
     """Repair one leaderboard, waiting while a server repairs it (its lease bounds that)."""
     while not await keeper.repair(lb):
         await asyncio.sleep(_REPAIR_WAIT_SECONDS)
-        if (await keeper.index.state(lb)).intact:  # type: ignore[attr-defined]
+        if await keeper.index.intact(lb):
             return

@@ -20,32 +20,43 @@ import asyncio
 import base64
 import binascii
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 import msgspec
 
+from rankline.answers import (
+    BanOut,
+    FriendListOut,
+    FriendsOut,
+    HistoryItemOut,
+    HistoryOut,
+    PlayerProfileOut,
+    ProfileOut,
+    ProfileStandingOut,
+)
 from rankline.boards import Board
+from rankline.cache import TopCache
 from rankline.clock import format_time
 from rankline.errors import IndexUnavailable, InvalidInput, NotFound, RanklineError, Unavailable
+from rankline.gateway import IndexGateway
+from rankline.index.base import IndexReader
+from rankline.indexing import IndexHealth
+from rankline.lifecycle import Lifecycle
 from rankline.names import NameDirectory
 from rankline.ordering import encode
 from rankline.periods import current_period
+from rankline.reads import Query, Reads
+from rankline.registry import Boards
 from rankline.store.players import PlayerStore, Profile
 from rankline.types import (
     BoardId,
+    Clock,
     IndexChange,
     LeaderboardId,
     PlayerId,
-    RankingIndex,
     Standing,
 )
-
-if TYPE_CHECKING:
-    from rankline.reads import BoardHandle
-    from rankline.service import Rankline
-
-_Read = Callable[["BoardHandle"], Awaitable[dict[str, Any]]]
 
 log = logging.getLogger("rankline.players")
 
@@ -57,12 +68,31 @@ __all__ = ["Players", "Profile"]
 
 
 class Players:
-    """Player operations of one ``Rankline`` service."""
+    """Player operations: profiles, history, friend lists, bans and erasure."""
 
-    def __init__(self, service: Rankline) -> None:
-        self._service = service
-        self.store = PlayerStore(service.store)
-        self._names = NameDirectory(self.store, service.settings.names_in_memory)
+    def __init__(
+        self,
+        store: PlayerStore,
+        names: NameDirectory,
+        boards: Boards,
+        reads: Reads,
+        gateway: IndexGateway,
+        health: IndexHealth,
+        lifecycle: Lifecycle,
+        tops: TopCache,
+        commit_lock: asyncio.Lock,
+        clock: Clock,
+    ) -> None:
+        self.store = store
+        self._names = names
+        self._boards = boards
+        self._reads = reads
+        self._gateway = gateway
+        self._health = health
+        self._lifecycle = lifecycle
+        self._tops = tops
+        self._commit_lock = commit_lock
+        self._clock = clock
         self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -85,40 +115,9 @@ class Players:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    # --- display names -------------------------------------------------------------------
-
-    async def display_names(self, players: Iterable[PlayerId]) -> dict[PlayerId, str | None]:
-        """Display names (None without one), from a short-lived cache or one SQL query."""
-        return await self._names.get(players)
-
-    def named(self, op: _Read) -> _Read:
-        """``op`` with the display names joined into its answer."""
-
-        async def read(board: BoardHandle) -> dict[str, Any]:
-            return await self.join_names(await op(board))
-
-        return read
-
-    async def join_names(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Add ``display_name`` to a read answer's entries, its ``player`` and, for a single
-        player's answer, the answer itself; players without one get no field."""
-        targets: list[dict[str, Any]] = [e for e in body.get("entries") or () if "player_id" in e]
-        if isinstance(body.get("player"), dict):
-            targets.append(body["player"])
-        if "player_id" in body and "rank" in body:
-            targets.append(body)
-        if not targets:
-            return body
-        names = await self.display_names(t["player_id"] for t in targets)
-        for target in targets:
-            name = names.get(target["player_id"])
-            if name is not None:
-                target["display_name"] = name
-        return body
-
     # --- profiles ------------------------------------------------------------------------
 
-    async def put_profile(self, profile: Profile) -> tuple[dict[str, Any], bool]:
+    async def put_profile(self, profile: Profile) -> tuple[ProfileOut, bool]:
         """Create or replace a player's profile; True when it was created."""
         for name in ("display_name", "avatar_url", "country"):
             _check_text(getattr(profile, name), ["body", name])
@@ -128,19 +127,18 @@ class Players:
             raise InvalidInput.at(
                 ["body", "metadata"], f"metadata is not storable: {exc}"
             ) from None
-        created = await self.store.save_profile(profile, self._service.now())
+        created = await self.store.save_profile(profile, self._clock.now())
         self._names.put(profile.player, profile.display_name)
-        self._service.tops.clear()  # cached top entries carry display names
-        return _profile_json(profile), created
+        self._tops.clear()  # cached top entries carry display names
+        return _profile(profile), created
 
-    async def profile(self, player: PlayerId) -> dict[str, Any]:
+    async def profile(self, player: PlayerId) -> PlayerProfileOut:
         """The profile and the player's standings in every board's current periods; NotFound
         for a player with neither a profile nor any entry."""
-        service = self._service
-        now = service.now()
+        now = self._clock.now()
         current = [
             (board.id, window, found.name)
-            for board in service.boards()
+            for board in self._boards.boards()
             for window in board.windows
             if (found := current_period(window, now, board.seasons)) is not None
         ]
@@ -149,122 +147,103 @@ class Players:
         banned = await self.store.banned_at(player) is not None
         if found_profile is None and not standings and not await self.store.has_standings(player):
             raise NotFound(f"no player {player!r}")
-        body = _profile_json(found_profile or Profile(player))
+        profile = found_profile or Profile(player)
         ranks: list[int | None] = [None] * len(standings)
         degraded = False
         if not banned:
-            ranks, degraded = await self._ranks([s.leaderboard for s in standings], player)
-        body["banned"] = banned
-        body["standings"] = [
-            {
-                "board": s.leaderboard.board,
-                "window": s.leaderboard.window,
-                "period": s.leaderboard.period,
-                "scope": s.leaderboard.scope,
-                "score": s.score,
-                "rank": rank,
-            }
-            for s, rank in zip(standings, ranks, strict=True)
-        ]
-        if degraded:
-            body["degraded"] = True
-        return body
-
-    async def _ranks(
-        self, leaderboards: Sequence[LeaderboardId], player: PlayerId
-    ) -> tuple[list[int | None], bool]:
-        keeper = self._service.keeper
-        if keeper.usable:
-            try:
-                return await _ranks_on(keeper.index, leaderboards, player), False
-            except IndexUnavailable as exc:
-                keeper.failed(exc)
-        return await _ranks_on(keeper.fallback, leaderboards, player), True
+            leaderboards = [s.leaderboard for s in standings]
+            ranks, flags = await self._gateway.read(
+                lambda index: _ranks_on(index, leaderboards, player)
+            )
+            degraded = flags.degraded
+        return PlayerProfileOut(
+            player_id=profile.player,
+            display_name=profile.display_name,
+            avatar_url=profile.avatar_url,
+            country=profile.country,
+            metadata=profile.metadata,
+            banned=banned,
+            standings=[
+                ProfileStandingOut(
+                    board=s.leaderboard.board,
+                    window=s.leaderboard.window,
+                    period=s.leaderboard.period,
+                    scope=s.leaderboard.scope,
+                    score=s.score,
+                    rank=rank,
+                )
+                for s, rank in zip(standings, ranks, strict=True)
+            ],
+            degraded=degraded,
+        )
 
     # --- history -------------------------------------------------------------------------
 
     async def history(
         self, player: PlayerId, *, board: BoardId | None, limit: int, cursor: str | None
-    ) -> dict[str, Any]:
+    ) -> HistoryOut:
         """The player's submissions, most recently recorded first, ``limit`` at a time."""
         if board is not None:
-            await self._service.find_board(board)
+            await self._boards.find(board)
         before = None if cursor is None else _decode_cursor(cursor)
         items = await self.store.history(player, board, limit + 1, before)
         more = len(items) > limit
         items = items[:limit]
-        return {
-            "player_id": player,
-            "items": [
-                {
-                    "board": item.board,
-                    "match_id": item.match_id,
-                    "score": item.score,
-                    "at": format_time(item.at),
-                    "received_at": format_time(item.received_at),
-                    "applied": item.applied,
-                }
+        return HistoryOut(
+            player_id=player,
+            items=[
+                HistoryItemOut(
+                    board=item.board,
+                    match_id=item.match_id,
+                    score=item.score,
+                    at=format_time(item.at),
+                    received_at=format_time(item.received_at),
+                    applied=item.applied,
+                )
                 for item in items
             ],
-            "next_cursor": _encode_cursor(items[-1].id) if more else None,
-        }
+            next_cursor=_encode_cursor(items[-1].id) if more else None,
+        )
 
     # --- stored friend lists -------------------------------------------------------------
 
-    async def set_friends(self, player: PlayerId, friends: Sequence[PlayerId]) -> dict[str, Any]:
+    async def set_friends(self, player: PlayerId, friends: Sequence[PlayerId]) -> FriendListOut:
         """Replace the player's stored friend list (duplicates and the player go)."""
         unique = sorted({f for f in friends if f != player})
         await self.store.set_friends(player, unique)
-        return {"player_id": player, "friends": unique}
+        return FriendListOut(player_id=player, friends=unique)
 
-    async def friends(self, player: PlayerId) -> dict[str, Any]:
-        return {"player_id": player, "friends": await self.store.friends(player)}
+    async def friends(self, player: PlayerId) -> FriendListOut:
+        return FriendListOut(player_id=player, friends=await self.store.friends(player))
 
-    async def friends_board(
-        self,
-        board_id: BoardId,
-        player: PlayerId,
-        *,
-        k: int | None,
-        window: str | None = None,
-        period: str | None = None,
-        scope: str | None = None,
-    ) -> dict[str, Any]:
+    async def friends_board(self, query: Query, player: PlayerId, *, k: int | None) -> FriendsOut:
         """The friends leaderboard of ``player`` among their stored friends."""
-        await self._service.find_board(board_id)
+        await self._boards.find(query.board)
         friends = await self.store.friends(player)
-        return await self._service.read(
-            board_id,
-            lambda board: board.friends(
-                player, friends, k=k, window=window, period=period, scope=scope
-            ),
-            {"window": window, "period": period, "scope": scope},
-        )
+        return await self._reads.friends(query, player, friends, k)
 
     # --- bans and erasure ----------------------------------------------------------------
 
-    async def ban(self, player: PlayerId) -> dict[str, Any]:
+    async def ban(self, player: PlayerId) -> BanOut:
         """Take the player off every leaderboard; their standings stay in SQL."""
-        service = self._service
         self._check_built()
-        async with service.writer.commit_lock:
-            banned_at = await self.store.ban(player, service.now())
+        async with self._commit_lock:
+            banned_at = await self.store.ban(player, self._clock.now())
             leaderboards = await self._live(await self.store.standings(player))
             await self._remove(player, leaderboards)
         self._settle_later(player, leaderboards)
         await self._rearchive(player)
-        return {"player_id": player, "banned": True, "banned_at": format_time(banned_at)}
+        return BanOut(player_id=player, banned=True, banned_at=format_time(banned_at))
 
-    async def unban(self, player: PlayerId) -> dict[str, Any]:
+    async def unban(self, player: PlayerId) -> BanOut:
         """Put the player back on every live leaderboard, as SQL has their standings."""
-        service = self._service
         self._check_built()
-        async with service.writer.commit_lock:
+        async with self._commit_lock:
             if not await self.store.unban(player):
                 raise NotFound(f"player {player!r} is not banned")
             standings = await self.store.standings(player)
-            boards = await self._boards({s.leaderboard.board for s in standings})
-            now = service.now()
+            boards = await self._boards_of({s.leaderboard.board for s in standings})
+            now = self._clock.now()
             changes = [
                 IndexChange(
                     s.leaderboard,
@@ -274,28 +253,24 @@ class Players:
                 )
                 for s in standings
                 if (board := boards.get(s.leaderboard.board)) is not None
-                and not service.keeper.expired(board, s.leaderboard, now)
+                and not board.expired(s.leaderboard, now)
             ]
-            await self._apply(changes)
+            await self._gateway.apply(changes)
         await self._rearchive(player)
-        return {"player_id": player, "banned": False, "banned_at": None}
+        return BanOut(player_id=player, banned=False, banned_at=None)
 
     async def erase(self, player: PlayerId) -> None:
         """Delete everything about the player (events, standings, archived rows, profile,
         friend lists, ban) and take them off every leaderboard; NotFound when nothing was
         there."""
-        service = self._service
         self._check_built()
-        async with service.writer.commit_lock:
+        async with self._commit_lock:
             leaderboards = {s.leaderboard for s in await self.store.standings(player)}
             removed = await self.store.erase(player)
             self._names.forget(player)
-            self._service.tops.clear()
-            try:
-                for board in service.boards():
-                    leaderboards.update(await service.index.leaderboards(board.id))
-            except IndexUnavailable as exc:
-                service.keeper.degrade(exc.detail)
+            self._tops.clear()
+            for board in self._boards.boards():
+                leaderboards.update(await self._gateway.leaderboards(board.id))
             await self._remove(player, sorted(leaderboards))
         self._settle_later(player, sorted(leaderboards))
         # The archived periods they were in are archived again without them (ranks closed
@@ -307,51 +282,39 @@ class Players:
 
     def _check_built(self) -> None:
         # A build loads standings read before the change and could undo it: wait for it.
-        if not self._service.keeper.built:
+        if not self._health.built:
             raise IndexUnavailable("the ranking index is being built; retry shortly")
 
     async def _rearchive(self, player: PlayerId) -> None:
         """Bring the archived final standings in line with the player's new state."""
         try:
-            await self._service.lifecycle.rearchive_player(player)
+            await self._lifecycle.rearchive_player(player)
         except RanklineError as exc:
             log.warning("could not re-archive the periods of %r: %s", player, exc.detail)
 
-    async def _boards(self, ids: set[BoardId]) -> dict[BoardId, Board]:
-        service = self._service
-        known = {board.id: board for board in service.boards()}
-        if not ids <= known.keys() and service.keeper.shared:
-            await service.reload_boards()  # another worker may have made the board
-            known = {board.id: board for board in service.boards()}
+    async def _boards_of(self, ids: set[BoardId]) -> dict[BoardId, Board]:
+        known = {board.id: board for board in self._boards.boards()}
+        if not ids <= known.keys() and self._boards.shared:
+            await self._boards.reload()  # another worker may have made the board
+            known = {board.id: board for board in self._boards.boards()}
         return known
 
     async def _live(self, standings: Sequence[Standing]) -> list[LeaderboardId]:
         """The leaderboards of these standings whose retention has not ended."""
-        boards = await self._boards({s.leaderboard.board for s in standings})
-        now = self._service.now()
-        expired = self._service.keeper.expired
+        boards = await self._boards_of({s.leaderboard.board for s in standings})
+        now = self._clock.now()
         return [
             s.leaderboard
             for s in standings
             if (board := boards.get(s.leaderboard.board)) is None
-            or not expired(board, s.leaderboard, now)
+            or not board.expired(s.leaderboard, now)
         ]
 
     async def _remove(self, player: PlayerId, leaderboards: Sequence[LeaderboardId]) -> None:
-        await self._apply([IndexChange(lb, player, None) for lb in leaderboards])
-
-    async def _apply(self, changes: list[IndexChange]) -> None:
-        """Apply to the index; when it is unreachable, the keeper applies them on recovery
-        (the durable store already holds the truth)."""
-        if not changes:
-            return
-        try:
-            await self._service.index.apply(changes)
-        except IndexUnavailable as exc:
-            self._service.keeper.missed(changes, exc)
+        await self._gateway.apply([IndexChange(lb, player, None) for lb in leaderboards])
 
     def _settle_later(self, player: PlayerId, leaderboards: Sequence[LeaderboardId]) -> None:
-        if self._service.keeper.shared and leaderboards:
+        if self._boards.shared and leaderboards:
             self._spawn(self._settle(player, leaderboards))
 
     async def _settle(self, player: PlayerId, leaderboards: Sequence[LeaderboardId]) -> None:
@@ -359,7 +322,7 @@ class Players:
         committed just before the ban or erasure may have reached the index after it."""
         await asyncio.sleep(_SETTLE_SECONDS)
         try:
-            async with self._service.writer.commit_lock:
+            async with self._commit_lock:
                 kept: set[LeaderboardId] = set()
                 if await self.store.banned_at(player) is None:
                     kept = {s.leaderboard for s in await self.store.standings(player)}
@@ -369,7 +332,7 @@ class Players:
 
 
 async def _ranks_on(
-    index: RankingIndex, leaderboards: Sequence[LeaderboardId], player: PlayerId
+    index: IndexReader, leaderboards: Sequence[LeaderboardId], player: PlayerId
 ) -> list[int | None]:
     ranks: list[int | None] = []
     for leaderboard in leaderboards:
@@ -378,14 +341,14 @@ async def _ranks_on(
     return ranks
 
 
-def _profile_json(profile: Profile) -> dict[str, Any]:
-    return {
-        "player_id": profile.player,
-        "display_name": profile.display_name,
-        "avatar_url": profile.avatar_url,
-        "country": profile.country,
-        "metadata": profile.metadata,
-    }
+def _profile(profile: Profile) -> ProfileOut:
+    return ProfileOut(
+        player_id=profile.player,
+        display_name=profile.display_name,
+        avatar_url=profile.avatar_url,
+        country=profile.country,
+        metadata=profile.metadata,
+    )
 
 
 def _check_text(value: str | None, loc: list[str | int]) -> None:

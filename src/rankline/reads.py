@@ -1,247 +1,314 @@
-"""The read path: a handle bound to one board answers every leaderboard read from the index."""
+"""The read path: every leaderboard read, from a request's query to its typed answer.
+
+A read names a board and, optionally, a window, period and scope (``Query``); the edge builds
+it once. ``Reads`` resolves it against the board as current as the request (``Boards``), runs
+its index reads through the gateway (the live index, SQL when degraded, the archive for
+periods past retention), joins display names and returns an answer (``rankline.answers``)
+with its flags. Top pages come from the top cache as ready JSON bytes.
+
+    reads = Reads(boards, gateway, names, tops, hot, store, clock)
+    answer = await reads.player(Query("arena-solo", "daily"), "p:42")
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
+from typing import NamedTuple, TypedDict, TypeVar
 
 import msgspec
 
-from rankline.boards import Board, parse_scope
+from rankline.answers import (
+    AroundOut,
+    Entry,
+    FriendEntry,
+    FriendPlayer,
+    FriendsOut,
+    PeriodOut,
+    PeriodsOut,
+    PlayerOut,
+    PlayerStanding,
+    RanksOut,
+    TopHead,
+)
+from rankline.boards import Board
+from rankline.cache import HotReads, TopCache, join_entries
 from rankline.clock import format_time
 from rankline.errors import InvalidInput, NotFound
+from rankline.gateway import Flags, IndexGateway
+from rankline.index.base import IndexReader
+from rankline.names import NameDirectory
 from rankline.ordering import decode, player_of
 from rankline.periods import Period, current_period, parse_period
+from rankline.registry import Boards, Resolved
 from rankline.store import archive as store_archive
+from rankline.store.sql import SqlStore
 from rankline.types import (
     GLOBAL_SCOPE,
+    Clock,
     LeaderboardId,
-    Micros,
     PlayerId,
     Position,
-    RankingIndex,
     SortKey,
 )
 
-if TYPE_CHECKING:
-    from rankline.service import Rankline
-
+T = TypeVar("T")
 _encoder = msgspec.json.Encoder()
+Names = dict[PlayerId, str | None]
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
-    """A read's leaderboard, resolved from the request's window, period and scope."""
+class HeadFields(TypedDict):
+    """The fields of ``answers.Head``, as keywords for any answer built on it."""
 
-    leaderboard: LeaderboardId
-    period: Period
-    expired: bool
-    """Its retention has ended: reads go to the archive (or SQL) instead of the index."""
-
-
-def resolve(
-    board: Board, window: str | None, period: str | None, scope: str | None, now: Micros
-) -> tuple[LeaderboardId, Period]:
-    """``window`` defaults to ``all_time`` (or the board's first window), ``period`` to the
-    current one and ``scope`` to ``global``; InvalidInput or NotFound when they don't fit."""
-    window = window or board.primary_window
-    if window not in board.windows:
-        raise InvalidInput.at(
-            ["query", "window"],
-            f"the board has no {window!r} window (it has {', '.join(board.windows)})",
-        )
-    if period is None:
-        found = current_period(window, now, board.seasons)
-        if found is None:
-            raise NotFound(f"the board has no current {window} period")
-    else:
-        try:
-            found = parse_period(window, period, board.seasons)
-        except ValueError as exc:
-            raise InvalidInput.at(["query", "period"], str(exc)) from None
-    scope = parse_scope(board, scope or GLOBAL_SCOPE)
-    return LeaderboardId(board.id, window, found.name, scope), found
+    board: str
+    window: str
+    period: str
+    scope: str
+    total: int
+    as_of: str
+    degraded: bool
+    archived: bool
 
 
-class BoardHandle:
-    """Reads of one board. Every method takes ``window``, ``period`` and ``scope``:
-    ``window`` defaults to ``all_time`` (or the board's first window), ``period`` to the
-    current one and ``scope`` to ``global``."""
+class Query(NamedTuple):
+    """What a read asks for: a board and, where None, the default window (``all_time`` or
+    the board's first), the current period and the ``global`` scope."""
+
+    board: str
+    window: str | None = None
+    period: str | None = None
+    scope: str | None = None
+
+
+def top_etag(digest: str, offset: int, limit: int, total: int, flags: Flags) -> str:
+    """A weak validator of a top page: the entries it was cut from, the cut, the total and
+    the flags; not ``as_of``."""
+    marks = ("a" if flags.archived else "") + ("d" if flags.degraded else "")
+    return f'W/"{digest}.{offset}.{limit}.{total}{marks}"'
+
+
+class Reads:
+    """Every leaderboard read."""
 
     def __init__(
         self,
-        service: Rankline,
-        board: Board,
-        index: RankingIndex,
-        resolved: tuple[tuple[str | None, ...], Resolved] | None = None,
+        boards: Boards,
+        gateway: IndexGateway,
+        names: NameDirectory,
+        tops: TopCache,
+        hot: HotReads,
+        store: SqlStore,
+        clock: Clock,
     ) -> None:
-        self._service = service
-        self._index = index
-        self.board = board
-        self._resolved = resolved
-        """(window, period, scope) and what they resolved to, when the caller has it."""
+        self._boards = boards
+        self._gateway = gateway
+        self._names = names
+        self._tops = tops
+        self._hot = hot
+        self._store = store
+        self._clock = clock
 
-    def leaderboard(
-        self, window: str | None = None, period: str | None = None, scope: str | None = None
-    ) -> tuple[LeaderboardId, Period]:
-        known = self._resolved
-        if known is not None and known[0] == (window, period, scope):
-            resolved = known[1]
-        else:
-            resolved = self._service.resolve(self.board, window, period, scope)
-        return resolved.leaderboard, resolved.period
+    # --- running a read ----------------------------------------------------------------
 
-    def head(self, leaderboard: LeaderboardId, total: int) -> dict[str, Any]:
+    async def _run(
+        self,
+        query: Query,
+        read: Callable[[Board, Resolved, IndexReader], Awaitable[T]],
+        hot: Hashable | None = None,
+    ) -> tuple[T, Resolved, Flags]:
+        """``read`` on the query's board and leaderboard, through the gateway; with ``hot``
+        (a key naming the read), concurrent and repeated identical reads of a live
+        leaderboard share one answer while it is unchanged (``cache.HotReads``)."""
+
+        async def on(board: Board) -> tuple[T, Resolved, Flags]:
+            resolved = self._boards.resolve(board, query.window, query.period, query.scope)
+            if resolved.expired:
+                answer, flags = await self._gateway.read(
+                    lambda index: read(board, resolved, index), board
+                )
+                return answer, resolved, flags
+            if hot is None:
+                answer, flags = await self._gateway.read(lambda index: read(board, resolved, index))
+            else:
+                key = (resolved.leaderboard, hot, board)
+                answer, flags = await self._gateway.read(
+                    lambda index: self._hot.get(
+                        key,
+                        lambda: index.change_stamp(resolved.leaderboard),
+                        lambda: read(board, resolved, index),
+                    )
+                )
+            return answer, resolved, flags
+
+        return await self._boards.current(query.board, on)
+
+    def _head(self, leaderboard: LeaderboardId, total: int, flags: Flags) -> HeadFields:
         return {
             "board": leaderboard.board,
             "window": leaderboard.window,
             "period": leaderboard.period,
             "scope": leaderboard.scope,
             "total": total,
-            "as_of": format_time(self._service.now()),
+            "as_of": format_time(self._clock.now()),
+            "degraded": flags.degraded,
+            "archived": flags.archived,
         }
 
-    async def render_entries(self, keys: Sequence[SortKey], offset: int) -> list[bytes]:
+    async def _named(self, players: Iterable[PlayerId]) -> Names:
+        return await self._names.get(players)
+
+    # --- top -----------------------------------------------------------------------------
+
+    async def top(self, query: Query, offset: int, limit: int) -> tuple[bytes, str]:
+        """A top page as ready JSON bytes and its weak ETag, from the top cache when the
+        index can vouch for it (see ``rankline.cache``)."""
+
+        async def on(board: Board) -> tuple[bytes, str]:
+            resolved = self._boards.resolve(board, query.window, query.period, query.scope)
+            leaderboard = resolved.leaderboard
+
+            async def page(index: IndexReader) -> tuple[int, list[bytes], str]:
+                return await self._tops.page(
+                    index,
+                    leaderboard,
+                    offset,
+                    limit,
+                    lambda keys, at: self._render(board, keys, at),
+                )
+
+            routed = board if resolved.expired else None
+            (total, entries, digest), flags = await self._gateway.read(page, routed)
+            head = TopHead(**self._head(leaderboard, total, flags))
+            body = join_entries(_encoder.encode(head), entries)
+            return body, top_etag(digest, offset, limit, total, flags)
+
+        return await self._boards.current(query.board, on)
+
+    async def _render(self, board: Board, keys: Sequence[SortKey], offset: int) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names joined: what the top
         cache keeps."""
-        entries = [self._entry(offset + i + 1, key) for i, key in enumerate(keys)]
-        names = await self._service.players.display_names(e["player_id"] for e in entries)
-        for entry in entries:
-            name = names.get(entry["player_id"])
-            if name is not None:
-                entry["display_name"] = name
-        return [_encoder.encode(entry) for entry in entries]
+        names = await self._named(player_of(key) for key in keys)
+        return [
+            _encoder.encode(_entry(board, offset + i + 1, key, names)) for i, key in enumerate(keys)
+        ]
 
-    def _entry(self, rank: int, key: SortKey) -> dict[str, Any]:
-        score, at, player = decode(key, self.board.order)
-        return {"rank": rank, "player_id": player, "score": score, "achieved_at": format_time(at)}
+    # --- one player ------------------------------------------------------------------------
 
-    def _player(self, position: Position) -> dict[str, Any]:
-        score, at, player = decode(position.key, self.board.order)
-        total = position.total
-        return {
-            "player_id": player,
-            "score": score,
-            "rank": position.offset + 1,
-            "competition_rank": position.better + 1,
-            "percentile": round(100.0 * (total - position.offset - 1) / total, 4),
-            "achieved_at": format_time(at),
-        }
-
-    async def _position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position:
-        position = await self._index.position(leaderboard, player)
-        if position is None:
-            raise NotFound(f"player {player!r} has no entry on this leaderboard")
-        return position
-
-    async def top(
-        self,
-        *,
-        window: str | None = None,
-        period: str | None = None,
-        scope: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> dict[str, Any]:
-        """The entries ranked ``offset + 1`` to ``offset + limit``."""
-        leaderboard, _ = self.leaderboard(window, period, scope)
-        total, keys = await self._index.page(leaderboard, offset, offset + limit)
-        body = self.head(leaderboard, total)
-        body["entries"] = [self._entry(offset + i + 1, k) for i, k in enumerate(keys)]
-        return body
-
-    async def player(
-        self,
-        player: PlayerId,
-        *,
-        window: str | None = None,
-        period: str | None = None,
-        scope: str | None = None,
-    ) -> dict[str, Any]:
+    async def player(self, query: Query, player: PlayerId) -> PlayerOut:
         """One player's rank, competition rank and percentile; NotFound without an entry."""
-        leaderboard, _ = self.leaderboard(window, period, scope)
-        position = await self._position(leaderboard, player)
-        return self.head(leaderboard, position.total) | self._player(position)
 
-    async def around(
-        self,
-        player: PlayerId,
-        *,
-        k: int = 5,
-        window: str | None = None,
-        period: str | None = None,
-        scope: str | None = None,
-    ) -> dict[str, Any]:
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> PlayerOut:
+            position = await index.position(resolved.leaderboard, player)
+            if position is None:
+                raise NotFound(f"player {player!r} has no entry on this leaderboard")
+            names = await self._named((player,))
+            standing = _standing(board, position, names)
+            return PlayerOut(
+                **self._head(resolved.leaderboard, position.total, _NONE),
+                player_id=standing.player_id,
+                score=standing.score,
+                rank=standing.rank,
+                competition_rank=standing.competition_rank,
+                percentile=standing.percentile,
+                achieved_at=standing.achieved_at,
+                display_name=standing.display_name,
+            )
+
+        answer, _, flags = await self._run(query, read, ("player", player))
+        return _flagged(answer, flags)
+
+    async def around(self, query: Query, player: PlayerId, k: int) -> AroundOut:
         """Up to ``k`` entries above the player, the player, and up to ``k`` below."""
-        leaderboard, _ = self.leaderboard(window, period, scope)
-        found = await self._index.around(leaderboard, player, k)
-        if found is None:
-            raise NotFound(f"player {player!r} has no entry on this leaderboard")
-        position, first, keys = found
-        body = self.head(leaderboard, position.total)
-        body["player"] = self._player(position)
-        body["entries"] = [self._entry(first + i + 1, key) for i, key in enumerate(keys)]
-        return body
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> AroundOut:
+            found = await index.around(resolved.leaderboard, player, k)
+            if found is None:
+                raise NotFound(f"player {player!r} has no entry on this leaderboard")
+            position, first, keys = found
+            names = await self._named(player_of(key) for key in keys)
+            return AroundOut(
+                **self._head(resolved.leaderboard, position.total, _NONE),
+                player=_standing(board, position, names),
+                entries=[_entry(board, first + i + 1, key, names) for i, key in enumerate(keys)],
+            )
+
+        answer, _, flags = await self._run(query, read, ("around", player, k))
+        return _flagged(answer, flags)
+
+    # --- many players ------------------------------------------------------------------------
 
     async def friends(
-        self,
-        player: PlayerId,
-        friends: Sequence[PlayerId],
-        *,
-        k: int | None = None,
-        window: str | None = None,
-        period: str | None = None,
-        scope: str | None = None,
-    ) -> dict[str, Any]:
+        self, query: Query, player: PlayerId, friends: Sequence[PlayerId], k: int | None
+    ) -> FriendsOut:
         """The leaderboard among the player and those friends who have an entry.
 
-        With ``k``, only up to k friends above and below the player (the first 2k+1
-        when the player has no entry); without it, all of them.
-        """
-        leaderboard, _ = self.leaderboard(window, period, scope)
-        ranked = await self._index.positions(leaderboard, [player, *friends])
-        total = await self._index.total(leaderboard)
-        me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
-        entries = [
-            self._entry(index + 1, key) | {"friends_rank": i + 1}
-            for i, (index, key) in enumerate(ranked)
-        ]
-        body = self.head(leaderboard, total)
-        if me is None:
-            body["player"] = None
-            shown = entries if k is None else entries[: 2 * k + 1]
-        else:
-            position = await self._position(leaderboard, player)
-            body["player"] = self._player(position) | {"friends_rank": me + 1}
-            shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
-        body["friends_total"] = len(ranked)
-        body["entries"] = shown
-        return body
+        With ``k``, only up to k friends above and below the player (the first 2k+1 when the
+        player has no entry); without it, all of them."""
 
-    async def ranks(
-        self,
-        players: Sequence[PlayerId],
-        *,
-        window: str | None = None,
-        period: str | None = None,
-        scope: str | None = None,
-    ) -> dict[str, Any]:
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> FriendsOut:
+            leaderboard = resolved.leaderboard
+            ranked = await index.positions(leaderboard, [player, *friends])
+            total = await index.total(leaderboard)
+            names = await self._named(player_of(key) for _, key in ranked)
+            me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
+            entries = [
+                _friend_entry(_entry(board, at + 1, key, names), i + 1)
+                for i, (at, key) in enumerate(ranked)
+            ]
+            me_out: FriendPlayer | None = None
+            if me is None:
+                shown = entries if k is None else entries[: 2 * k + 1]
+            else:
+                position = await index.position(leaderboard, player)
+                if position is None:
+                    raise NotFound(f"player {player!r} has no entry on this leaderboard")
+                standing = _standing(board, position, names)
+                me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
+                shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
+            return FriendsOut(
+                **self._head(leaderboard, total, _NONE),
+                player=me_out,
+                friends_total=len(ranked),
+                entries=shown,
+            )
+
+        answer, _, flags = await self._run(query, read)
+        return _flagged(answer, flags)
+
+    async def ranks(self, query: Query, players: Sequence[PlayerId]) -> RanksOut:
         """The entries of those ``players`` that are ranked, in rank order."""
-        leaderboard, _ = self.leaderboard(window, period, scope)
-        ranked = await self._index.positions(leaderboard, players)
-        body = self.head(leaderboard, await self._index.total(leaderboard))
-        body["entries"] = [self._entry(index + 1, key) for index, key in ranked]
-        return body
 
-    async def periods(self, window: str | None = None) -> dict[str, Any]:
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> RanksOut:
+            leaderboard = resolved.leaderboard
+            ranked = await index.positions(leaderboard, players)
+            total = await index.total(leaderboard)
+            names = await self._named(player_of(key) for _, key in ranked)
+            return RanksOut(
+                **self._head(leaderboard, total, _NONE),
+                entries=[_entry(board, at + 1, key, names) for at, key in ranked],
+            )
+
+        answer, _, flags = await self._run(query, read)
+        return _flagged(answer, flags)
+
+    # --- periods -----------------------------------------------------------------------------
+
+    async def periods(self, board_id: str, window: str | None) -> PeriodsOut:
         """The known periods of a window (or of every window), newest first."""
-        board, service = self.board, self._service
+
+        async def on(board: Board) -> PeriodsOut:
+            answer, flags = await self._gateway.read(
+                lambda index: self._periods(board, window, index), board
+            )
+            return _flagged(answer, flags)
+
+        return await self._boards.current(board_id, on)
+
+    async def _periods(self, board: Board, window: str | None, index: IndexReader) -> PeriodsOut:
         if window is not None and window not in board.windows:
             raise InvalidInput.at(["query", "window"], f"the board has no {window!r} window")
-        now = service.now()
+        now = self._clock.now()
         known: dict[tuple[str, str], Period] = {}
-        for name, period_name, _, _ in await service.store.list_periods(board.id, window):
+        for name, period_name, _, _ in await self._store.list_periods(board.id, window):
             try:
                 known[name, period_name] = parse_period(name, period_name, board.seasons)
             except ValueError:
@@ -250,8 +317,8 @@ class BoardHandle:
             current = current_period(name, now, board.seasons)
             if current is not None:
                 known.setdefault((name, current.name), current)
-        live = {(lb.window, lb.period) for lb in await self._index.leaderboards(board.id)}
-        states = await store_archive.period_states(service.store, board.id, window)
+        live = {(lb.window, lb.period) for lb in await index.leaderboards(board.id)}
+        states = await store_archive.period_states(self._store, board.id, window)
         items = []
         ordered = sorted(known.items(), key=lambda kv: (kv[0][0], -(kv[1].starts_at or 0)))
         for (name, period_name), period in ordered:
@@ -262,19 +329,67 @@ class BoardHandle:
             if state == "archived" and expires is not None and now >= expires:
                 total = archived_total or 0
             elif (name, period_name) in live or not closed:
-                total = await self._index.total(leaderboard)
+                total = await index.total(leaderboard)
             else:
-                total = await service.store.count_leaderboard(leaderboard)
+                total = await self._store.count_leaderboard(leaderboard)
             items.append(
-                {
-                    "window": name,
-                    "period": period_name,
-                    "starts_at": None
-                    if period.starts_at is None
-                    else format_time(period.starts_at),
-                    "ends_at": None if period.ends_at is None else format_time(period.ends_at),
-                    "state": "archived" if state == "archived" else "closed" if closed else "open",
-                    "total": total,
-                }
+                PeriodOut(
+                    window=name,
+                    period=period_name,
+                    starts_at=None if period.starts_at is None else format_time(period.starts_at),
+                    ends_at=None if period.ends_at is None else format_time(period.ends_at),
+                    state="archived" if state == "archived" else "closed" if closed else "open",
+                    total=total,
+                )
             )
-        return {"board": board.id, "as_of": format_time(now), "periods": items}
+        return PeriodsOut(board=board.id, as_of=format_time(now), periods=items)
+
+
+_NONE = Flags()
+_Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, PeriodsOut)
+
+
+def _flagged(answer: _Flagged, flags: Flags) -> _Flagged:
+    """The answer with the flags of how it was read (a shared answer stays as it was)."""
+    if flags == _NONE:
+        return answer
+    return msgspec.structs.replace(answer, degraded=flags.degraded, archived=flags.archived)
+
+
+def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
+    return FriendEntry(
+        rank=entry.rank,
+        player_id=entry.player_id,
+        score=entry.score,
+        achieved_at=entry.achieved_at,
+        display_name=entry.display_name,
+        friends_rank=friends_rank,
+    )
+
+
+def _entry(board: Board, rank: int, key: SortKey, names: Names) -> Entry:
+    score, at, player = decode(key, board.order)
+    return Entry(
+        rank=rank,
+        player_id=player,
+        score=score,
+        achieved_at=format_time(at),
+        display_name=names.get(player),
+    )
+
+
+def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
+    score, at, player = decode(position.key, board.order)
+    total = position.total
+    return PlayerStanding(
+        player_id=player,
+        score=score,
+        rank=position.offset + 1,
+        competition_rank=position.better + 1,
+        percentile=round(100.0 * (total - position.offset - 1) / total, 4),
+        achieved_at=format_time(at),
+        display_name=names.get(player),
+    )
+
+
+__all__ = ["Query", "Reads", "top_etag"]

@@ -10,9 +10,10 @@ registry reloads from SQL first. So whatever a worker acknowledged (a new board,
 a deletion) is what the next request to any worker sees; no timer is involved. While the
 index is unusable (Redis down) a refresh reloads from SQL.
 
-    registry = BoardRegistry(store, versions, usable=lambda: keeper.usable)
-    await registry.refresh()
-    board = registry.get("arena-solo")
+    boards = Boards(store, clock, versions)
+    await boards.refresh()
+    board = boards.get("arena-solo")
+    resolved = boards.resolve(board, "daily", None, "region:EU")
 """
 
 from __future__ import annotations
@@ -20,52 +21,75 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import msgspec
+from cachetools import TLRUCache
 
-from rankline.boards import Board, BoardSpec
-from rankline.errors import IndexUnavailable, NotFound
+from rankline.boards import Board, BoardSpec, parse_scope
+from rankline.errors import InvalidInput, NotFound
+from rankline.gateway import CheckedVersions
+from rankline.index.base import RankingIndex
+from rankline.periods import Period, current_period, parse_period
 from rankline.store.sql import SqlStore
-from rankline.types import BoardId
+from rankline.types import GLOBAL_SCOPE, BoardId, Clock, LeaderboardId, Micros, Order
 
 log = logging.getLogger("rankline")
+T = TypeVar("T")
+_RESOLVED_MAX = 10_000
+_RESOLVED_MICROS = 1_000_000
 
 
-class BoardVersions(Protocol):
-    """A version of the board definitions that every worker can read (Redis:
-    ``rankline.index.board_versions``)."""
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A read's leaderboard, resolved from the request's window, period and scope."""
 
-    async def check(self) -> tuple[bytes, bool]:
-        """The current version, and whether a change is in flight."""
-        ...
-
-    async def begin(self, change: str) -> bytes:
-        """Record a change as in flight; the version it moved to."""
-        ...
-
-    async def end(self, change: str) -> bytes:
-        """Record a change as done; the version it moved to."""
-        ...
+    leaderboard: LeaderboardId
+    period: Period
+    expired: bool
+    """Its retention has ended: reads go to the archive (or SQL) instead of the index."""
 
 
-class BoardRegistry:
+def resolve(
+    board: Board, window: str | None, period: str | None, scope: str | None, now: Micros
+) -> tuple[LeaderboardId, Period]:
+    """``window`` defaults to ``all_time`` (or the board's first window), ``period`` to the
+    current one and ``scope`` to ``global``; InvalidInput or NotFound when they don't fit."""
+    window = window or board.primary_window
+    if window not in board.windows:
+        raise InvalidInput.at(
+            ["query", "window"],
+            f"the board has no {window!r} window (it has {', '.join(board.windows)})",
+        )
+    if period is None:
+        found = current_period(window, now, board.seasons)
+        if found is None:
+            raise NotFound(f"the board has no current {window} period")
+    else:
+        try:
+            found = parse_period(window, period, board.seasons)
+        except ValueError as exc:
+            raise InvalidInput.at(["query", "period"], str(exc)) from None
+    scope = parse_scope(board, scope or GLOBAL_SCOPE)
+    return LeaderboardId(board.id, window, found.name, scope), found
+
+
+class Boards:
+    """Board definitions as current as the request being served (see the module's doc)."""
+
     def __init__(
-        self,
-        store: SqlStore,
-        versions: BoardVersions | None = None,
-        *,
-        usable: Callable[[], bool] = lambda: True,
-        on_change: Callable[[], None] = lambda: None,
+        self, store: SqlStore, clock: Clock, versions: CheckedVersions | None = None
     ) -> None:
         self._store = store
+        self._clock = clock
         self._versions = versions
-        self._usable = usable
-        """Whether the shared index (and so the version in it) can be read now."""
-        self._on_change = on_change
-        """Called when a reload found other definitions (caches of answers drop them)."""
+        self._resolved: TLRUCache[tuple[Any, ...], tuple[Resolved, Micros, Micros]] = TLRUCache(
+            _RESOLVED_MAX, ttu=lambda _key, held, _now: held[2], timer=clock.now
+        )
+        self._listeners: list[Callable[[], None]] = []
         self._boards: dict[BoardId, Board] = {}
         self._definitions: dict[BoardId, dict[str, Any]] = {}
         self._seen: bytes | None = None
@@ -78,6 +102,68 @@ class BoardRegistry:
     @property
     def shared(self) -> bool:
         return self._versions is not None
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` whenever the definitions change (caches of answers drop what
+        they hold for the old ones)."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        self._resolved.clear()
+        for listener in self._listeners:
+            listener()
+
+    def order_of(self, board_id: BoardId) -> Order:
+        board = self._boards.get(board_id)
+        return "desc" if board is None else board.order
+
+    def resolve(
+        self, board: Board, window: str | None, period: str | None, scope: str | None
+    ) -> Resolved:
+        """A read's leaderboard (``resolve``), and whether its retention has ended; kept
+        for a second of the clock, or until the period or its retention ends."""
+        now = self._clock.now()
+        key = (board, window, period, scope)
+        held = self._resolved.get(key)
+        if held is not None and held[1] <= now:
+            return held[0]
+        leaderboard, found = resolve(board, window, period, scope, now)
+        expires = board.expires_at(found)
+        expired = expires is not None and now >= expires
+        until = now + _RESOLVED_MICROS
+        if period is None and found.ends_at is not None:
+            until = min(until, found.ends_at)
+        if expires is not None and not expired:
+            until = min(until, expires)
+        resolved = Resolved(leaderboard, found, expired)
+        self._resolved[key] = (resolved, now, until)
+        return resolved
+
+    async def current(self, board_id: BoardId, run: Callable[[Board], Awaitable[T]]) -> T:
+        """``run`` on the board as of now. The registry's check goes out beside the index
+        reads ``run`` makes (one round trip); when it finds the registry out of date, the
+        answer is dropped and ``run`` goes again on the board as reloaded (or NotFound)."""
+        board = self._boards.get(board_id)
+        if board is None or self._versions is None:
+            return await run(await self.find(board_id))
+        # The check's task starts on the loop's next turn, so its read joins the group that
+        # ``run``'s first index read (asked during this turn) goes in.
+        check = asyncio.ensure_future(self.refresh())
+        try:
+            answer = await run(board)
+            failure: Exception | None = None
+        except Exception as exc:
+            failure = exc
+        except BaseException:
+            check.cancel()
+            raise
+        if await check:
+            fresh = self.get(board_id)
+            if fresh is not board:
+                return await run(fresh)
+        if failure is not None:
+            raise failure
+        return answer
 
     def boards(self) -> list[Board]:
         return [self._boards[k] for k in sorted(self._boards)]
@@ -103,15 +189,13 @@ class BoardRegistry:
         if self._versions is None:
             return False
         ticket, seen = self._begun, None
-        if self._usable():
-            try:
-                version, changing = await self._versions.check()
-                if not changing:
-                    seen = version
-                    if version == self._seen:
-                        return False
-            except IndexUnavailable:
-                pass
+        checked = await self._versions.check()
+        if checked is not None:
+            version, changing = checked
+            if not changing:
+                seen = version
+                if version == self._seen:
+                    return False
         async with self._reloading:
             # A reload that began after this call, or after this version was read by a
             # concurrent call, includes every change this call must see.
@@ -137,19 +221,19 @@ class BoardRegistry:
                 board = Board(msgspec.convert(definition, BoardSpec))
             boards[board_id] = board
         self._boards, self._definitions = boards, definitions
-        self._on_change()
+        self._changed()
 
     def put(self, board: Board) -> None:
         """This worker stored ``board`` (see ``changing``)."""
         self._boards[board.id] = board
         self._definitions[board.id] = board.to_json()
-        self._on_change()
+        self._changed()
 
     def drop(self, board_id: BoardId) -> None:
         """This worker deleted the board (see ``changing``)."""
         self._boards.pop(board_id, None)
         self._definitions.pop(board_id, None)
-        self._on_change()
+        self._changed()
 
     @asynccontextmanager
     async def changing(self) -> AsyncIterator[None]:
@@ -164,27 +248,20 @@ class BoardRegistry:
         try:
             yield
         finally:
-            try:
-                ended = await self._versions.end(change)
-            except IndexUnavailable as exc:
-                # The change stays in flight until it expires: every worker reloads until then.
-                log.warning("could not mark a board change done: %s", exc.detail)
-            else:
-                # Current before, no other change moved the version and no reload (of
-                # definitions read before this change) ran meanwhile: current still.
-                quiet = reloads == self._reloads and _next(began) == ended
-                if quiet and before is not None and _next(before) == began:
-                    self._seen = ended
+            ended = await self._versions.end(change)
+            # Current before, no other change moved the version and no reload (of
+            # definitions read before this change) ran meanwhile: current still.
+            quiet = reloads == self._reloads and ended is not None and _next(began) == ended
+            if quiet and before is not None and _next(before) == began:
+                self._seen = ended
 
     async def start(self) -> None:
         """Load every definition, noting the version they are current for."""
         seen = None
         if self._versions is not None:
-            try:
-                version, changing = await self._versions.check()
-                seen = None if changing else version
-            except IndexUnavailable:
-                pass
+            checked = await self._versions.check()
+            if checked is not None and not checked[1]:
+                seen = checked[0]
         self._seen = None
         await self.reload()
         self._seen = seen
@@ -192,3 +269,50 @@ class BoardRegistry:
 
 def _next(version: bytes) -> bytes:
     return str(int(version) + 1).encode() if version.isdigit() else b""
+
+
+class BoardChanges:
+    """Creating, updating and deleting boards: stored in SQL, then seen by every worker.
+
+    A change holds the commit lock, so a batch of this process that read the old definition
+    commits first (other processes' batches hold the board's row; see the writer)."""
+
+    def __init__(
+        self,
+        boards: Boards,
+        store: SqlStore,
+        index: RankingIndex,
+        commit_lock: asyncio.Lock,
+        clock: Clock,
+    ) -> None:
+        self._boards = boards
+        self._store = store
+        self._index = index
+        self._commit_lock = commit_lock
+        self._clock = clock
+        self._lock = asyncio.Lock()
+
+    async def put(self, board_id: BoardId, spec: BoardSpec) -> tuple[Board, bool]:
+        """Create or update a board; True when it was created. Checked against the stored
+        definition, whichever worker stored it."""
+        new = Board.define(board_id, spec)
+
+        def check(stored: dict[str, Any] | None, has_entries: bool) -> None:
+            if stored is not None and has_entries:
+                Board(msgspec.convert(stored, BoardSpec)).check_update(new)
+
+        async with self._lock, self._commit_lock, self._boards.changing():
+            created = await self._store.save_board(
+                board_id, new.to_json(), self._clock.now(), check
+            )
+            self._boards.put(new)
+        return new, created
+
+    async def delete(self, board_id: BoardId) -> None:
+        """Delete the board, its standings and events, and its leaderboards in the index."""
+        async with self._lock, self._commit_lock, self._boards.changing():
+            if not await self._store.delete_board(board_id):
+                self._boards.drop(board_id)
+                raise NotFound(f"no board {board_id!r}")
+            self._boards.drop(board_id)
+            await self._index.drop(await self._index.leaderboards(board_id))

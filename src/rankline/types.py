@@ -1,14 +1,15 @@
-"""The contract: the domain's value types and the protocols every backend implements.
+"""The domain's value types, and the store transaction the write path runs in.
 
-Read this file first. A ranking index (``rankline.index``) keeps, per leaderboard, the
+Read this file first. A ranking index (``rankline.index.base``) keeps, per leaderboard, the
 players ordered by their byte sort key (``rankline.ordering``); it knows nothing about
 boards, policies or time. A durable store (``rankline.store``) is the source of truth:
-score events and current standings, written in one transaction per group commit.
+score events and current standings, written in one transaction per group commit
+(``StoreTransaction``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -90,72 +91,6 @@ class ScoreEvent:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class RankingIndex(Protocol):
-    """A rebuildable projection of the standings, answering every hot read in O(log N)."""
-
-    async def start(self) -> None: ...
-
-    async def close(self) -> None: ...
-
-    async def apply(self, changes: Sequence[IndexChange]) -> None:
-        """Apply changes in order. Each is an upsert (or removal) of one player's key."""
-
-    async def load(
-        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
-    ) -> None:
-        """Bulk-load standings (player, key, revision) read from the durable store, as a
-        rebuild does. Where the index already holds a newer revision, it keeps it."""
-
-    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
-        """The player's position, total and count of strictly better scores, or None."""
-
-    async def positions(
-        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
-    ) -> list[tuple[int, SortKey]]:
-        """Positions of the ranked players among ``players``, in rank order."""
-
-    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
-        """Keys at positions ``start`` (inclusive) to ``stop`` (exclusive)."""
-
-    async def page(
-        self, leaderboard: LeaderboardId, start: int, stop: int
-    ) -> tuple[int, list[SortKey]]:
-        """The leaderboard's total and the keys from ``start`` to ``stop``, read together."""
-
-    async def around(
-        self, leaderboard: LeaderboardId, player: PlayerId, k: int
-    ) -> tuple[Position, int, list[SortKey]] | None:
-        """The player's position, the first position returned, and up to k keys each side."""
-
-    async def total(self, leaderboard: LeaderboardId) -> int: ...
-
-    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
-        """(stamp, total), read together. The stamp is an opaque number that changes
-        whenever the first ``TOP_WINDOW`` entries may have changed: a change whose old or new
-        offset is below ``TOP_WINDOW``, a load, discard or drop of the leaderboard, or the
-        loss of the index. It never comes back to an earlier value, also across processes
-        sharing the index, so a cache of the top keyed by the stamp is never stale: read the
-        stamp first, then the page, and cache the page under that stamp."""
-
-    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
-        """An opaque number that changes with every change of the leaderboard (apply,
-        load, discard, drop, loss of the index), in O(1). Like ``top_stamp`` it never comes
-        back to an earlier value, also across processes: answers computed after reading a
-        stamp stay valid while the stamp reads the same (``rankline.cache.HotReads``)."""
-
-    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
-        """Every leaderboard of a board that holds at least one entry."""
-
-    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
-        """Remove exactly these keys (repairs); a player's entry goes only if it is that key."""
-
-    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None: ...
-
-    async def expire_in(self, leaderboard: LeaderboardId, micros: Micros) -> None:
-        """Let the index drop a period's leaderboard by itself ``micros`` from now, when its
-        retention ends (a shared index); one that cannot relies on the service's sweep."""
-
-
 StandingRow = tuple[LeaderboardId, PlayerId, Score, Micros, int]
 """A standing as the write path moves it in bulk: (leaderboard, player, score, achieved_at,
 revision). Tuples rather than ``Standing``s: a batch reads and writes thousands."""
@@ -187,39 +122,6 @@ class StoreTransaction(Protocol):
     async def write_standings(self, rows: Sequence[StandingRow]) -> None:
         """Insert the rows at revision 1 and move each other one to its revision from the
         one before it; ``WriteConflict`` when another writer changed any since it was read."""
-
-
-class DurableStore(Protocol):
-    """The source of truth (SQL). Every method maps driver errors to ``StoreUnavailable``."""
-
-    async def start(self) -> None: ...
-
-    async def close(self) -> None: ...
-
-    def transaction(self) -> AsyncTransactionContext: ...
-
-    async def load_boards(self) -> list[dict[str, Any]]: ...
-
-    async def save_board(self, board_id: BoardId, definition: dict[str, Any]) -> None: ...
-
-    async def delete_board(self, board_id: BoardId) -> None: ...
-
-    async def board_has_entries(self, board_id: BoardId) -> bool: ...
-
-    def stream_standings(
-        self, board: BoardId, leaderboards: Sequence[tuple[str, str]] | None = None
-    ) -> AsyncIterator[Standing]:
-        """Every standing of a board (optionally only some (window, period) pairs), in
-        leaderboard order, without holding the whole set in memory."""
-        ...
-
-    async def count_standings(self) -> int: ...
-
-
-class AsyncTransactionContext(Protocol):
-    async def __aenter__(self) -> StoreTransaction: ...
-
-    async def __aexit__(self, *exc_info: object) -> bool | None: ...
 
 
 class Clock(Protocol):

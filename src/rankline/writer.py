@@ -17,17 +17,17 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
+from cachetools import LRUCache
 
 from rankline.boards import Board, BoardSpec, Target
 from rankline.clock import format_time
 from rankline.errors import (
     Conflict,
-    IndexUnavailable,
     InvalidInput,
     KeyReused,
     NotFound,
@@ -37,8 +37,9 @@ from rankline.errors import (
     WriteConflict,
 )
 from rankline.fanout import FanOut
+from rankline.index.base import IndexWriter
 from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
-from rankline.ordering import encode, player_of
+from rankline.ordering import encode
 from rankline.policies import Entry, combine
 from rankline.store.sql import SqlStore
 from rankline.types import (
@@ -50,7 +51,6 @@ from rankline.types import (
     MatchId,
     Micros,
     PlayerId,
-    RankingIndex,
     Score,
     ScoreEvent,
     StandingRow,
@@ -60,6 +60,8 @@ from rankline.types import (
 log = logging.getLogger("rankline.writer")
 
 _RETRIES = 5
+_DEFINITIONS = 1000
+"""Board definitions kept decoded (by their stored text)."""
 _StandingKey = tuple[LeaderboardId, PlayerId]
 _EventKey = tuple[BoardId, PlayerId, MatchId]
 
@@ -116,54 +118,6 @@ class Outcome:
                 return standing
         return None
 
-    def render(self, ranks: Ranks) -> dict[str, Any]:
-        """The submission's answer (API.md), with ranks read after the batch (``ranks_in``)."""
-        player = self.submission.player
-        standings = []
-        for s in self.standings:
-            leaderboard = s.target.leaderboard
-            entry = s.entry
-            item: dict[str, Any] = {
-                "window": leaderboard.window,
-                "period": leaderboard.period,
-                "scope": leaderboard.scope,
-                "score": None if entry is None else entry.score,
-                "rank": None if entry is None else ranks.get((leaderboard, player)),
-                "applied": s.applied,
-            }
-            if s.reason is not None:
-                item["reason"] = s.reason
-            standings.append(item)
-        primary = self.primary
-        previous = None if primary is None else primary.previous
-        return {
-            "player_id": player,
-            "match_id": self.submission.match_id,
-            "applied": False if primary is None else primary.applied,
-            "duplicate": self.duplicate,
-            "previous_score": None if previous is None else previous.score,
-            "score": None if primary is None or primary.entry is None else primary.entry.score,
-            "standings": standings,
-        }
-
-
-Ranks = dict[tuple[LeaderboardId, PlayerId], int]
-
-
-async def ranks_in(index: RankingIndex, outcomes: Iterable[Outcome]) -> Ranks:
-    """The rank of every player on every leaderboard these outcomes answer with: one bulk
-    ``positions`` read per leaderboard, not one round trip per submission."""
-    wanted: dict[LeaderboardId, list[PlayerId]] = {}
-    for outcome in outcomes:
-        for s in outcome.standings:
-            if s.entry is not None:
-                wanted.setdefault(s.target.leaderboard, []).append(outcome.submission.player)
-    ranks: Ranks = {}
-    for leaderboard, players in wanted.items():
-        for offset, key in await index.positions(leaderboard, players):
-            ranks[leaderboard, player_of(key)] = offset + 1
-    return ranks
-
 
 @dataclass(slots=True)
 class _Pending:
@@ -180,32 +134,38 @@ class _Plan:
     periods: set[tuple[BoardId, str, str]]
 
 
+class Changes(Protocol):
+    """Where a committed batch's changes go: the ranking index (``IndexWriter``), or the
+    change feed (``feed``), told which leaderboards moved."""
+
+    def publish(self, changed: set[LeaderboardId]) -> None: ...
+
+
 class GroupCommitWriter:
     """Gathers concurrent submissions into shared transactions."""
 
     def __init__(
         self,
         store: SqlStore,
-        index: RankingIndex,
+        index: IndexWriter,
         clock: Clock,
-        on_board: Callable[[Board], None] | None = None,
         *,
+        feed: Changes | None = None,
+        commit_lock: asyncio.Lock | None = None,
         max_batch: int = 2000,
         linger_seconds: float = 0.0,
-        on_index_error: Callable[[Sequence[IndexChange], RanklineError], None] | None = None,
-        on_applied: Callable[[Sequence[IndexChange]], None] | None = None,
         max_queued: int | None = None,
     ) -> None:
         self._store = store
         self._index = index
+        """Takes each committed batch's changes; it must not fail a committed batch (the
+        gateway keeps what the index could not take for the keeper to reload)."""
         self._clock = clock
-        self._on_board = on_board
-        self._definitions: dict[str, Board] = {}
+        self._feed = feed
+        """Told which leaderboards each committed batch moved (live streams)."""
+        self._definitions: LRUCache[str, Board] = LRUCache(_DEFINITIONS)
         self._max_batch = max_batch
         self._linger = linger_seconds
-        self._on_index_error = on_index_error
-        self._on_applied = on_applied
-        """Called with each committed batch's index changes (the change feed)."""
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._max_queued = max_queued
         """Submissions that may wait for a batch; a request beyond it is refused (429)."""
@@ -216,8 +176,9 @@ class GroupCommitWriter:
         self._task: asyncio.Task[None] | None = None
         self._known_periods: set[tuple[BoardId, str, str]] = set()
         self._fanout = FanOut()
-        self.commit_lock = asyncio.Lock()
-        """Held while a batch commits; board deletion takes it to avoid racing a batch."""
+        self.commit_lock = commit_lock or asyncio.Lock()
+        """Held while a batch commits; board changes, bans and erasure take it too, so that
+        none interleaves with a batch of this process."""
         self.batches = 0
         self.committed = 0
 
@@ -237,8 +198,10 @@ class GroupCommitWriter:
                 await self._task
             self._task = None
 
-    def forget_board(self, board_id: BoardId) -> None:
-        self._known_periods = {p for p in self._known_periods if p[0] != board_id}
+    def forget_periods(self) -> None:
+        """Board definitions changed (a board may have been deleted and made again): record
+        periods in SQL again as they take their first standing (an idempotent insert)."""
+        self._known_periods = set()
 
     async def submit(self, submissions: Sequence[Submission]) -> list[Outcome | RanklineError]:
         """Queue submissions and wait until their batch is durable; one result each.
@@ -310,15 +273,10 @@ class GroupCommitWriter:
                 except Unavailable as exc:
                     _fail(batch, exc)
                     return
-            try:
-                await self._index.apply(plan.changes)
-            except IndexUnavailable as exc:
-                # Committed to SQL, so the writes stand; the index catches up later.
-                if self._on_index_error is None:
-                    raise
-                self._on_index_error(plan.changes, exc)
-            if self._on_applied is not None and plan.changes:
-                self._on_applied(plan.changes)
+            # Committed to SQL, so the writes stand; the index catches up if it must.
+            await self._index.apply(plan.changes)
+            if self._feed is not None and plan.changes:
+                self._feed.publish({change.leaderboard for change in plan.changes})
         COMMIT_SECONDS.observe(time.perf_counter() - started)
         self._known_periods |= plan.periods
         self.batches += 1
@@ -333,12 +291,8 @@ class GroupCommitWriter:
     def _board(self, definition: str) -> Board:
         board = self._definitions.get(definition)
         if board is None:
-            if len(self._definitions) > 1000:
-                self._definitions.clear()
             board = Board(msgspec.json.decode(definition, type=BoardSpec))
             self._definitions[definition] = board
-            if self._on_board is not None:
-                self._on_board(board)
         return board
 
     async def _live(

@@ -47,7 +47,7 @@ async def _healthz(request: Request) -> Response:
 
 async def _readyz(request: Request) -> Response:
     service: Rankline = request.app.state.service
-    body = service.readiness() | {"worker": os.getpid()}  # which worker process answered
+    body = service.health.state() | {"worker": os.getpid()}  # which worker process answered
     if body["ready"]:
         return json_response(body)
     return json_response(body, 503, {"Retry-After": "1"})
@@ -55,7 +55,7 @@ async def _readyz(request: Request) -> Response:
 
 async def _metrics(request: Request) -> Response:
     service: Rankline = request.app.state.service
-    if service.ready:
+    if service.health.usable:
         await _count_entries(service)
     body, content_type = metrics.render()
     return Response(body, media_type=content_type)
@@ -63,7 +63,7 @@ async def _metrics(request: Request) -> Response:
 
 async def _count_entries(service: Rankline) -> None:
     seen = 0
-    for board in service.boards():
+    for board in service.boards.boards():
         for leaderboard in await service.index.leaderboards(board.id):
             try:
                 total = await service.index.total(leaderboard)

@@ -18,12 +18,11 @@ from rankline.http.routes import (
     WHERE,
     Endpoint,
     Param,
-    _board_id,
     _body,
     _keys,
     _player_id,
+    _query,
     _service,
-    _where,
 )
 from rankline.players import Players, Profile
 
@@ -91,10 +90,9 @@ async def unban_player(request: Request) -> Response:
 
 async def stored_friends(request: Request) -> Response:
     _keys(request).require_read(request)
-    board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
+    read, player_id = _query(request), _player_id(request)
     k = None if query(request).get("k") is None else query_int(request, "k", 0, 0, 5000)
-    body = await _players(request).friends_board(board_id, player_id, k=k, **where)
-    return json_response(body)
+    return json_response(await _players(request).friends_board(read, player_id, k=k))
 
 
 PLAYER_ENDPOINTS: tuple[Endpoint, ...] = (

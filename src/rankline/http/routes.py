@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -27,6 +28,7 @@ from rankline.http.body import (
     read_json,
 )
 from rankline.http.responses import JsonBody, etag_matches, json_response
+from rankline.reads import Query
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writer import Submission
@@ -94,12 +96,14 @@ def _player_id(request: Request) -> str:
     return check_id(request.path_params["player_id"], _PLAYER, "player_id")
 
 
-def _where(request: Request) -> dict[str, str | None]:
-    return {
-        "window": query_str(request, "window"),
-        "period": query_str(request, "period"),
-        "scope": query_str(request, "scope"),
-    }
+def _query(request: Request) -> Query:
+    """The read's board, window, period and scope, as the request gives them."""
+    return Query(
+        _board_id(request),
+        query_str(request, "window"),
+        query_str(request, "period"),
+        query_str(request, "scope"),
+    )
 
 
 async def _body(request: Request, kind: type[T]) -> T:
@@ -111,13 +115,14 @@ async def _body(request: Request, kind: type[T]) -> T:
 
 async def list_boards(request: Request) -> Response:
     _keys(request).require_read(request)
-    boards = await _service(request).list_boards()
-    return json_response({"boards": [b.to_json() for b in boards]})
+    boards = _service(request).boards
+    await boards.refresh()
+    return json_response({"boards": [b.to_json() for b in boards.boards()]})
 
 
 async def get_board(request: Request) -> Response:
     _keys(request).require_read(request)
-    board = await _service(request).find_board(_board_id(request))
+    board = await _service(request).boards.find(_board_id(request))
     return json_response(board.to_json())
 
 
@@ -125,13 +130,13 @@ async def put_board(request: Request) -> Response:
     _keys(request).require_board(request, request.path_params["board_id"])
     board_id = _board_id(request)
     spec = await _body(request, BoardSpec)
-    board, created = await _service(request).put_board(board_id, spec)
+    board, created = await _service(request).board_changes.put(board_id, spec)
     return json_response(board.to_json(), 201 if created else 200)
 
 
 async def delete_board(request: Request) -> Response:
     _keys(request).require_board(request, request.path_params["board_id"])
-    await _service(request).delete_board(_board_id(request))
+    await _service(request).board_changes.delete(_board_id(request))
     return Response(status_code=204)
 
 
@@ -146,7 +151,7 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
         except ValueError as exc:
             raise InvalidInput.at(["body", "at"], str(exc)) from None
     check_metadata(item.metadata, service.settings.max_metadata_bytes)
-    return await service.prepare(
+    return await service.scores.prepare(
         board_id,
         player=item.player_id,
         match_id=item.match_id,
@@ -162,7 +167,7 @@ async def post_score(request: Request) -> Response:
     board_id = _board_id(request)
     item = await _body(request, s.ScoreIn)
     service = _service(request)
-    [result] = await service.submit([await _prepare(service, board_id, item)])
+    [result] = await service.scores.submit([await _prepare(service, board_id, item)])
     if isinstance(result, RanklineError):
         raise result
     return json_response(result)
@@ -172,7 +177,7 @@ async def post_batch(request: Request) -> Response:
     scope = _keys(request).server_scope(request)
     items = batch_items(await read_body(request, _settings(request).max_body_bytes))
     service = _service(request)
-    results: list[dict[str, Any] | None] = [None] * len(items)
+    results: list[Any] = [None] * len(items)
     ready: list[tuple[int, Submission]] = []
     for index, item in enumerate(items):
         try:
@@ -183,12 +188,12 @@ async def post_batch(request: Request) -> Response:
             ready.append((index, await _prepare(service, item.board, item)))
         except RanklineError as exc:
             results[index] = {"index": index, "error": located(exc, index).problem()}
-    outcomes = await service.submit([sub for _, sub in ready]) if ready else []
+    outcomes = await service.scores.submit([sub for _, sub in ready]) if ready else []
     for (index, _), outcome in zip(ready, outcomes, strict=True):
         if isinstance(outcome, RanklineError):
             results[index] = {"index": index, "error": outcome.problem()}
         else:
-            results[index] = {"index": index, **outcome}
+            results[index] = {"index": index, **msgspec.structs.asdict(outcome)}
     return json_response({"results": results})
 
 
@@ -197,10 +202,10 @@ async def post_batch(request: Request) -> Response:
 
 async def top(request: Request) -> Response:
     _keys(request).require_read(request)
-    where = _where(request)
+    query = _query(request)
     limit = query_int(request, "limit", 100, 1, 1000)
     offset = query_int(request, "offset", 0, 0, 2**62)
-    body, etag = await _service(request).read_top(_board_id(request), where, offset, limit)
+    body, etag = await _service(request).reads.top(query, offset, limit)
     headers = {"ETag": etag}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
@@ -209,61 +214,43 @@ async def top(request: Request) -> Response:
 
 async def player(request: Request) -> Response:
     _keys(request).require_read(request)
-    board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
-    body = await _service(request).read(
-        board_id,
-        lambda board: board.player(player_id, **where),
-        where,
-        hot=("player", player_id),
-    )
-    return json_response(body)
+    query, player_id = _query(request), _player_id(request)
+    return json_response(await _service(request).reads.player(query, player_id))
 
 
 async def around(request: Request) -> Response:
     _keys(request).require_read(request)
-    board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
+    query, player_id = _query(request), _player_id(request)
     k = query_int(request, "k", 5, 0, 100)
-    body = await _service(request).read(
-        board_id,
-        lambda board: board.around(player_id, k=k, **where),
-        where,
-        hot=("around", player_id, k),
-    )
-    return json_response(body)
+    return json_response(await _service(request).reads.around(query, player_id, k))
 
 
 async def friends(request: Request) -> Response:
     _keys(request).require_read(request)
-    board_id, player_id, where = _board_id(request), _player_id(request), _where(request)
+    query, player_id = _query(request), _player_id(request)
     ask = await _body(request, s.FriendsIn)
-    body = await _service(request).read(
-        board_id, lambda board: board.friends(player_id, ask.friends, k=ask.k, **where), where
-    )
+    body = await _service(request).reads.friends(query, player_id, ask.friends, ask.k)
     return json_response(body)
 
 
 async def ranks(request: Request) -> Response:
     _keys(request).require_read(request)
-    board_id, where = _board_id(request), _where(request)
+    query = _query(request)
     ask = await _body(request, s.RanksIn)
-    body = await _service(request).read(
-        board_id, lambda board: board.ranks(ask.player_ids, **where), where
-    )
-    return json_response(body)
+    return json_response(await _service(request).reads.ranks(query, ask.player_ids))
 
 
 async def periods(request: Request) -> Response:
     _keys(request).require_read(request)
     window = query_str(request, "window")
-    body = await _service(request).read(_board_id(request), lambda board: board.periods(window))
-    return json_response(body)
+    return json_response(await _service(request).reads.periods(_board_id(request), window))
 
 
 async def stream(request: Request) -> Response:
     _keys(request).require_read(request)
     from rankline.http.stream import Stream, respond
 
-    board_id, where = _board_id(request), _where(request)
+    query = _query(request)
     limit = query_int(request, "limit", 10, 1, 100)
     players = [p.strip() for p in (query_str(request, "players") or "").split(",") if p.strip()]
     if len(players) > _STREAM_PLAYERS:
@@ -272,7 +259,8 @@ async def stream(request: Request) -> Response:
         )
     for name in players:
         check_id(name, _PLAYER, "player_id", "query", "players")
-    live = Stream(_service(request), board_id, where, limit, list(dict.fromkeys(players)))
+    service = _service(request)
+    live = Stream(service.reads, service.feed, query, limit, list(dict.fromkeys(players)))
     await live.read_top()  # refuse a bad board, window, period or scope before streaming
     return respond(live, _settings(request).stream_heartbeat_seconds)
 

@@ -1,8 +1,8 @@
 """Live streams: Server-Sent Events of a leaderboard's top and of watched players.
 
 A stream subscribes to the change feed (``rankline.feed``) for its leaderboard. When a
-batch changes it, the stream re-reads through ``Rankline.read`` (so degraded and archived
-routing hold), at most once per ``MIN_INTERVAL`` seconds, and sends only what changed:
+batch changes it, the stream re-reads through ``Reads`` (so degraded and archived routing
+hold), at most once per ``MIN_INTERVAL`` seconds, and sends only what changed:
 ``top`` when the rendered entries differ, ``player`` when a watched player's score or rank
 does. It also re-reads every heartbeat interval, which covers what the feed does not carry
 (a period rolling over, bans, erasures, a lost pub/sub message).
@@ -12,27 +12,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
 
 import msgspec
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from rankline.answers import Entry, TopOut
 from rankline.errors import RanklineError
-from rankline.reads import BoardHandle
-from rankline.service import Rankline
+from rankline.feed import LocalFeed
+from rankline.reads import Query, Reads
 from rankline.types import LeaderboardId
 
 MIN_INTERVAL = 0.25
 """Coalescing: a stream reads (and so sends) at most about four times a second."""
 SEND_TIMEOUT = 30.0
+_encoder = msgspec.json.Encoder()
+_top_decoder = msgspec.json.Decoder(TopOut)
 
 
-def _leaderboard(body: dict[str, Any]) -> LeaderboardId:
-    return LeaderboardId(body["board"], body["window"], body["period"], body["scope"])
+def _leaderboard(top: TopOut) -> LeaderboardId:
+    return LeaderboardId(top.board, top.window, top.period, top.scope)
 
 
-def _event(name: str, body: dict[str, Any]) -> ServerSentEvent:
-    return ServerSentEvent(msgspec.json.encode(body).decode(), event=name)
+def _event(name: str, body: object) -> ServerSentEvent:
+    return ServerSentEvent(_encoder.encode(body).decode(), event=name)
 
 
 class Stream:
@@ -40,65 +42,46 @@ class Stream:
 
     def __init__(
         self,
-        service: Rankline,
-        board_id: str,
-        where: dict[str, str | None],
+        reads: Reads,
+        feed: LocalFeed,
+        query: Query,
         limit: int,
         players: Sequence[str],
     ) -> None:
-        self.service = service
-        self.board_id = board_id
-        self.where = where
+        self.reads = reads
+        self.feed = feed
+        self.query = query
         self.limit = limit
         self.players = list(players)
-        self._top: Any = None
+        self._top: list[Entry] | None = None
         self._standing: dict[str, tuple[int, int] | None] = {}
 
-    async def read_top(self) -> dict[str, Any]:
-        where, limit = self.where, self.limit
-
-        async def op(board: BoardHandle) -> dict[str, Any]:
-            return await board.top(
-                window=where["window"], period=where["period"], scope=where["scope"], limit=limit
-            )
-
-        return await self.service.read(self.board_id, op)
+    async def read_top(self) -> TopOut:
+        body, _ = await self.reads.top(self.query, 0, self.limit)
+        return _top_decoder.decode(body)
 
     async def _ranked(self) -> dict[str, tuple[int, int]]:
-        where, players = self.where, self.players
+        answer = await self.reads.ranks(self.query, self.players)
+        return {e.player_id: (e.score, e.rank) for e in answer.entries}
 
-        async def op(board: BoardHandle) -> dict[str, Any]:
-            return await board.ranks(players, **where)
-
-        body = await self.service.read(self.board_id, op)
-        return {e["player_id"]: (e["score"], e["rank"]) for e in body["entries"]}
-
-    async def _player(self, player: str) -> dict[str, Any]:
-        where = self.where
-
-        async def op(board: BoardHandle) -> dict[str, Any]:
-            return await board.player(player, **where)
-
-        return await self.service.read(self.board_id, op)
-
-    async def changes(self, top: dict[str, Any]) -> list[ServerSentEvent]:
+    async def changes(self, top: TopOut) -> list[ServerSentEvent]:
         """The events a fresh read of the top (and of the watched players) calls for."""
         events = []
-        if top["entries"] != self._top:
-            self._top = top["entries"]
+        if top.entries != self._top:
+            self._top = top.entries
             events.append(_event("top", top))
         if self.players:
             ranked = await self._ranked()
             for player in self.players:
                 standing = ranked.get(player)
                 if standing is not None and standing != self._standing.get(player):
-                    events.append(_event("player", await self._player(player)))
+                    answer = await self.reads.player(self.query, player)
+                    events.append(_event("player", answer))
                 self._standing[player] = standing
         return events
 
     async def events(self, heartbeat: float) -> AsyncIterator[ServerSentEvent]:
-        feed = self.service.feed
-        subscription = feed.subscribe()
+        subscription = self.feed.subscribe()
         try:
             while True:
                 subscription.clear()  # before reading: a change from now on wakes us again

@@ -1,4 +1,4 @@
-"""Ranking index backends, side by side, all implementing ``rankline.types.RankingIndex``."""
+"""Ranking index backends, side by side, each a ``rankline.index.base.RankingIndex``."""
 
 from rankline.index.memory import MemoryIndex
 

@@ -1,6 +1,6 @@
 """Ranking answered from the archive: reads of a period whose live leaderboard has expired.
 
-``ArchiveIndex`` is the read half of ``RankingIndex`` over ``rl_archive``, where every entry of
+``ArchiveIndex`` is an ``IndexReader`` over ``rl_archive``, where every entry of
 an archived period is stored with its final rank (1..N per scope, without gaps). Because the
 rank is part of the primary key, every read is an index lookup: a player's position is their
 row, a page is a rank range, the total is the highest rank, and the count of strictly better
@@ -13,11 +13,12 @@ standings until it is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, select
 
+from rankline.index.base import IndexReader
 from rankline.index.sql import ReadOnlySql
 from rankline.ordering import encode
 from rankline.store import archive as store_archive
@@ -25,11 +26,9 @@ from rankline.store import schema as t
 from rankline.store.sql import mapped_errors
 from rankline.types import (
     BoardId,
-    IndexChange,
     LeaderboardId,
     PlayerId,
     Position,
-    RankingIndex,
     SortKey,
 )
 
@@ -47,7 +46,7 @@ def _where(leaderboard: LeaderboardId) -> ColumnElement[bool]:
 
 
 class ArchiveIndex(ReadOnlySql):
-    """The read half of ``RankingIndex`` over ``rl_archive`` (final standings)."""
+    """An ``IndexReader`` over ``rl_archive`` (final standings)."""
 
     async def holds(self, leaderboard: LeaderboardId) -> bool:
         """Whether the leaderboard's period is archived (its final standings are here)."""
@@ -139,19 +138,19 @@ class ArchiveRouter:
 
     def __init__(
         self,
-        live: RankingIndex,
+        live: IndexReader,
         archive: ArchiveIndex,
-        standings: RankingIndex,
+        standings: IndexReader,
         expired: Callable[[LeaderboardId], bool],
     ) -> None:
         self._live = live
         self._archive = archive
         self._standings = standings
         self._expired = expired
-        self._picked: dict[LeaderboardId, RankingIndex] = {}
+        self._picked: dict[LeaderboardId, IndexReader] = {}
         self.archived = False
 
-    async def _pick(self, leaderboard: LeaderboardId) -> RankingIndex:
+    async def _pick(self, leaderboard: LeaderboardId) -> IndexReader:
         found = self._picked.get(leaderboard)
         if found is None:
             if not self._expired(leaderboard):
@@ -165,20 +164,6 @@ class ArchiveRouter:
             self.archived = True
         return found
 
-    async def start(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def apply(self, changes: Sequence[IndexChange]) -> None:
-        await self._live.apply(changes)
-
-    async def load(
-        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
-    ) -> None:
-        await self._live.load(leaderboard, entries)
-
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         return await (await self._pick(leaderboard)).position(leaderboard, player)
 
@@ -186,9 +171,6 @@ class ArchiveRouter:
         self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
     ) -> list[tuple[int, SortKey]]:
         return await (await self._pick(leaderboard)).positions(leaderboard, players)
-
-    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
-        return await (await self._pick(leaderboard)).slice(leaderboard, start, stop)
 
     async def page(
         self, leaderboard: LeaderboardId, start: int, stop: int
@@ -211,12 +193,3 @@ class ArchiveRouter:
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         return await self._live.leaderboards(board)
-
-    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
-        await self._live.discard(leaderboard, keys)
-
-    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        await self._live.drop(leaderboards)
-
-    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
-        await self._live.expire_in(leaderboard, micros)

@@ -24,6 +24,7 @@ from itertools import count
 
 from sortedcontainers import SortedList
 
+from rankline.index.base import RankingIndex
 from rankline.ordering import HEAD_BYTES, PREFIX_BYTES
 from rankline.types import (
     TOP_WINDOW,
@@ -226,19 +227,13 @@ class _Leaderboard:
         return Position(self.keys.bisect_left(key), key, len(self.keys), better)
 
 
-class MemoryIndex:
+class MemoryIndex(RankingIndex):
     """``RankingIndex`` in this process's memory; one process only."""
 
-    shared = False
+    loads_whole = True
 
     def __init__(self) -> None:
         self._boards: dict[BoardId, dict[LeaderboardId, _Leaderboard]] = {}
-
-    async def start(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
 
     def _get(self, leaderboard: LeaderboardId) -> _Leaderboard | None:
         boards = self._boards.get(leaderboard.board)
@@ -356,9 +351,6 @@ class MemoryIndex:
             found.keys.discard(key)
             found.players.pop(key[HEAD_BYTES:], only=key)
         found.touched_top()
-
-    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
-        return None  # the service's retention sweep drops it
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
         for leaderboard in leaderboards:

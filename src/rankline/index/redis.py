@@ -48,7 +48,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from itertools import islice
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
@@ -60,6 +60,7 @@ from redis.exceptions import LockError, RedisError
 from rankline.errors import IndexDamaged, IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
+from rankline.index.base import LeaderboardState, RankingIndex
 from rankline.index.board_versions import RedisBoardVersions
 from rankline.index.pipelining import GroupedReads, raise_first, run_scripts
 from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
@@ -90,24 +91,6 @@ def _checked(leaderboard: LeaderboardId, code: int) -> None:
         raise IndexUnavailable(_LOST)
 
 
-class State(NamedTuple):
-    """What ``RedisIndex.state`` reads of one leaderboard's integrity."""
-
-    built: bool
-    entries: int
-    meta_count: int
-    """The count kept in the layout hash (-1: none)."""
-    stamp_count: int
-    """The count kept in the stamps (-1: none)."""
-    mark: bytes | None
-    """The damage mark (``token:until``), or None."""
-
-    @property
-    def intact(self) -> bool:
-        counts = (max(self.meta_count, 0), max(self.stamp_count, 0))
-        return self.mark is None and counts == (self.entries, self.entries)
-
-
 def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[bytes | int | str]:
     args: list[bytes | int | str] = []
     for player, key, revision in changes:
@@ -136,13 +119,13 @@ async def _unless_stale(task: asyncio.Task[Any], part: list[Entry]) -> list[Entr
     return part if int(await task) < 0 else []
 
 
-class RedisIndex:
+class RedisIndex(RankingIndex):
     """``RankingIndex`` in Redis; shared by every worker process."""
 
     shared = True
 
     def __init__(self, url: str, *, client: aioredis.Redis | None = None) -> None:
-        self.url = url
+        self.url: str | None = url
         self.client: aioredis.Redis = client or aioredis.Redis.from_url(
             url,
             decode_responses=False,
@@ -477,12 +460,12 @@ class RedisIndex:
 
     # --- integrity and repair -----------------------------------------------------------------
 
-    async def state(self, leaderboard: LeaderboardId) -> State:
+    async def state(self, leaderboard: LeaderboardId) -> LeaderboardState | None:
         async with mapped():
             built, entries, meta, stamp, mark = await self._state(
                 keys=Names.of(leaderboard).checked, args=[]
             )
-        return State(bool(built), int(entries), int(meta), int(stamp), mark or None)
+        return LeaderboardState(bool(built), int(entries), int(meta), int(stamp), mark or None)
 
     async def unmapped(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> list[SortKey]:
         """Those of ``keys_`` (keys of the sorted set) that the player map does not point at."""

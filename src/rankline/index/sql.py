@@ -10,7 +10,7 @@ the group-commit writer has already put every standing in SQL.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
@@ -20,7 +20,6 @@ from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors, unbanned
 from rankline.types import (
     BoardId,
-    IndexChange,
     LeaderboardId,
     Order,
     PlayerId,
@@ -66,27 +65,12 @@ def uncached_stamp() -> int:
 
 
 class ReadOnlySql:
-    """What the SQL read paths share: built on the store and a board-order lookup (the keys
-    they return encode the order, as every index's do); writes are no-ops, because the
-    group-commit writer has already put the truth in SQL."""
+    """What the SQL read paths share (each an ``IndexReader``): built on the store and a
+    board-order lookup, as the keys they return encode the order as every index's do."""
 
     def __init__(self, store: SqlStore, order_of: Callable[[BoardId], Order]) -> None:
         self._store = store
         self._order_of = order_of
-
-    async def start(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def apply(self, changes: Sequence[IndexChange]) -> None:
-        return None
-
-    async def load(
-        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
-    ) -> None:
-        return None
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         raise NotImplementedError
@@ -95,9 +79,6 @@ class ReadOnlySql:
         self, leaderboard: LeaderboardId, start: int, stop: int
     ) -> tuple[int, list[SortKey]]:
         raise NotImplementedError
-
-    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
-        return (await self.page(leaderboard, start, stop))[1]
 
     async def around(
         self, leaderboard: LeaderboardId, player: PlayerId, k: int
@@ -119,18 +100,9 @@ class ReadOnlySql:
     async def change_stamp(self, leaderboard: LeaderboardId) -> int:
         return uncached_stamp()
 
-    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
-        return None
-
-    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        return None
-
-    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
-        return None
-
 
 class SqlIndex(ReadOnlySql):
-    """The read half of ``RankingIndex`` over the current standings (degraded mode)."""
+    """An ``IndexReader`` over the current standings (the degraded read path)."""
 
     def _sorted(self, leaderboard: LeaderboardId) -> list[Any]:
         score = _s.c.score.desc() if self._order_of(leaderboard.board) == "desc" else _s.c.score

@@ -1,4 +1,4 @@
-"""Durable stores: the source of truth, behind ``rankline.types.DurableStore``."""
+"""Durable stores: the source of truth, ``store.sql.SqlStore`` on any SQLAlchemy database."""
 
 from rankline.store.sql import SqlStore
 

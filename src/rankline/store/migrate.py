@@ -12,6 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from rankline.errors import RanklineError
 from rankline.store.sql import mapped_errors
 
 logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -48,3 +49,19 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
 
 async def is_current(engine: AsyncEngine) -> bool:
     return await current_revision(engine) == head_revision()
+
+
+class NotMigrated(RanklineError):
+    title, slug = "Database not migrated", "not-migrated"
+
+
+async def ensure_current(engine: AsyncEngine, *, upgrade_if_behind: bool) -> None:
+    """Bring the schema to the current revision (the embedded default), or refuse with
+    ``NotMigrated`` (a shared database is migrated by `rankline migrate`, once)."""
+    if await is_current(engine):
+        return
+    if not upgrade_if_behind:
+        raise NotMigrated(
+            "the database schema is not at the current revision; run `rankline migrate`"
+        )
+    await upgrade(engine)

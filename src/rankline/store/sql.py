@@ -269,7 +269,8 @@ def _standing_row(
 
 
 class SqlStore:
-    """``DurableStore`` on any SQLAlchemy async URL."""
+    """The durable store on any SQLAlchemy async URL: every method maps driver errors to
+    ``StoreUnavailable``."""
 
     def __init__(
         self, url: str, *, sqlite_synchronous: str = "FULL", sqlite_cache_mb: int = 64

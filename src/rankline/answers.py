@@ -1,0 +1,221 @@
+"""The answers of the service, as typed values: what every read and write returns.
+
+The service's methods return these Structs; the HTTP edge encodes them once (msgspec), and
+the OpenAPI document is generated from the same types, so what is documented is what is
+sent. A field with a default is left out of the JSON while it holds that default
+(``omit_defaults``): ``display_name`` for a player without one, ``degraded`` and
+``archived`` unless they are true, ``reason`` of an applied standing. A field without a
+default is always sent, null included.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+
+Time = Annotated[str, Meta(description="RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z")]
+
+
+class Answer(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """The base of every answer."""
+
+
+# --- leaderboard reads ---------------------------------------------------------------------
+
+
+class Entry(Answer, kw_only=True):
+    rank: int
+    player_id: str
+    score: int
+    achieved_at: Time
+    display_name: str | None = None
+
+
+class FriendEntry(Entry, kw_only=True):
+    friends_rank: int
+
+
+class PlayerStanding(Answer, kw_only=True):
+    player_id: str
+    score: int
+    rank: int
+    competition_rank: int
+    percentile: float
+    achieved_at: Time
+    display_name: str | None = None
+
+
+class FriendPlayer(PlayerStanding, kw_only=True):
+    friends_rank: int
+
+
+class Head(Answer, kw_only=True):
+    """What every leaderboard read starts with."""
+
+    board: str
+    window: str
+    period: str
+    scope: str
+    total: int
+    as_of: Time
+    degraded: bool = False
+    """True when the ranking index could not answer and SQL did (exact, slower)."""
+    archived: bool = False
+    """True when the period's live leaderboard expired and its archive answered."""
+
+
+class TopHead(Head, kw_only=True):
+    """A top page without its entries: the top cache appends them as ready bytes."""
+
+
+class TopOut(Head, kw_only=True):
+    entries: list[Entry]
+
+
+class PlayerOut(Head, kw_only=True):
+    player_id: str
+    score: int
+    rank: int
+    competition_rank: int
+    percentile: float
+    achieved_at: Time
+    display_name: str | None = None
+
+
+class AroundOut(Head, kw_only=True):
+    player: PlayerStanding
+    entries: list[Entry]
+
+
+class FriendsOut(Head, kw_only=True):
+    player: FriendPlayer | None
+    friends_total: int
+    entries: list[FriendEntry]
+
+
+class RanksOut(Head, kw_only=True):
+    entries: list[Entry]
+
+
+class PeriodOut(Answer, kw_only=True):
+    window: str
+    period: str
+    starts_at: Time | None
+    ends_at: Time | None
+    state: str
+    total: int
+
+
+class PeriodsOut(Answer, kw_only=True):
+    board: str
+    as_of: Time
+    periods: list[PeriodOut]
+    degraded: bool = False
+    archived: bool = False
+
+
+# --- writes ------------------------------------------------------------------------------
+
+
+class StandingOut(Answer, kw_only=True):
+    window: str
+    period: str
+    scope: str
+    score: int | None
+    rank: int | None
+    applied: bool
+    reason: str | None = None
+
+
+class SubmitOut(Answer, kw_only=True):
+    player_id: str
+    match_id: str
+    applied: bool
+    duplicate: bool
+    previous_score: int | None
+    score: int | None
+    standings: list[StandingOut]
+
+
+# --- players ------------------------------------------------------------------------------
+
+
+class ProfileOut(Answer, kw_only=True):
+    player_id: str
+    display_name: str | None
+    avatar_url: str | None
+    country: str | None
+    metadata: dict[str, Any]
+
+
+class ProfileStandingOut(Answer, kw_only=True):
+    board: str
+    window: str
+    period: str
+    scope: str
+    score: int
+    rank: int | None
+
+
+class PlayerProfileOut(ProfileOut, kw_only=True):
+    """The profile and the player's standings in every board's current periods (``rank``
+    is null while the player is banned)."""
+
+    banned: bool
+    standings: list[ProfileStandingOut]
+    degraded: bool = False
+
+
+class HistoryItemOut(Answer, kw_only=True):
+    board: str
+    match_id: str
+    score: int
+    at: Time
+    received_at: Time
+    applied: bool
+
+
+class HistoryOut(Answer, kw_only=True):
+    player_id: str
+    items: list[HistoryItemOut]
+    next_cursor: str | None
+
+
+class FriendListOut(Answer, kw_only=True):
+    player_id: str
+    friends: list[str]
+
+
+class BanOut(Answer, kw_only=True):
+    player_id: str
+    banned: bool
+    banned_at: Time | None
+
+
+__all__ = [
+    "Answer",
+    "AroundOut",
+    "BanOut",
+    "Entry",
+    "FriendEntry",
+    "FriendListOut",
+    "FriendPlayer",
+    "FriendsOut",
+    "Head",
+    "HistoryItemOut",
+    "HistoryOut",
+    "PeriodOut",
+    "PeriodsOut",
+    "PlayerOut",
+    "PlayerProfileOut",
+    "PlayerStanding",
+    "ProfileOut",
+    "ProfileStandingOut",
+    "RanksOut",
+    "StandingOut",
+    "SubmitOut",
+    "TopHead",
+    "TopOut",
+]

@@ -1,0 +1,301 @@
+"""What a ranking index is: a reader, a writer, and the lifecycle of a shared one.
+
+A ranking index keeps, per leaderboard, the players ordered by their byte sort key
+(``rankline.ordering``); it knows nothing about boards, policies or time. It is a projection
+of the SQL standings, rebuildable at any time.
+
+- ``IndexReader``: the reads every answer is made of. The live index, the SQL standings
+  (``index.sql``, the degraded path) and the archive (``index.archive``) all implement it, so
+  a read runs unchanged on whichever the gateway (``rankline.gateway``) picks.
+- ``IndexWriter``: the changes the write path, bans and rebuilds make.
+- ``RankingIndex``: the base class of the real backends (``index.memory``, ``index.redis``):
+  both halves, plus the lifecycle of an index that several processes share (built marker,
+  rebuild lock, repairs, board versions), with the defaults of an index one process owns.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from typing import NamedTuple, Protocol
+
+from rankline.types import (
+    BoardId,
+    IndexChange,
+    LeaderboardId,
+    Micros,
+    PlayerId,
+    Position,
+    SortKey,
+)
+
+Entry = tuple[PlayerId, SortKey, int]
+"""A standing as an index loads it: (player, key, revision)."""
+
+
+class IndexReader(Protocol):
+    """Every read an answer is made of, each in O(log N) on a live index."""
+
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        """The player's position, total and count of strictly better scores, or None."""
+        ...
+
+    async def positions(
+        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
+    ) -> list[tuple[int, SortKey]]:
+        """Positions of the ranked players among ``players``, in rank order."""
+        ...
+
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        """The leaderboard's total and the keys from ``start`` to ``stop``, read together."""
+        ...
+
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        """The player's position, the first position returned, and up to k keys each side."""
+        ...
+
+    async def total(self, leaderboard: LeaderboardId) -> int: ...
+
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        """(stamp, total), read together. The stamp is an opaque number that changes
+        whenever the first ``TOP_WINDOW`` entries may have changed: a change whose old or new
+        offset is below ``TOP_WINDOW``, a load, discard or drop of the leaderboard, or the
+        loss of the index. It never comes back to an earlier value, also across processes
+        sharing the index, so a cache of the top keyed by the stamp is never stale: read the
+        stamp first, then the page, and cache the page under that stamp. A negative stamp
+        says the answer must not be cached."""
+        ...
+
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        """An opaque number that changes with every change of the leaderboard (apply,
+        load, discard, drop, loss of the index), in O(1). Like ``top_stamp`` it never comes
+        back to an earlier value, also across processes: answers computed after reading a
+        stamp stay valid while the stamp reads the same (``rankline.cache.HotReads``)."""
+        ...
+
+    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
+        """Every leaderboard of a board that holds at least one entry."""
+        ...
+
+
+class IndexWriter(Protocol):
+    """The changes made to an index."""
+
+    async def apply(self, changes: Sequence[IndexChange]) -> None:
+        """Apply changes in order. Each is an upsert (or removal) of one player's key."""
+        ...
+
+
+class BoardVersions(Protocol):
+    """A version of the board definitions that every process reads, moved by every change
+    (``index.board_versions`` in Redis; see ``rankline.registry``)."""
+
+    async def check(self) -> tuple[bytes, bool]:
+        """The current version, and whether a change is in flight."""
+        ...
+
+    async def begin(self, change: str) -> bytes:
+        """Record a change as in flight; the version it moved to."""
+        ...
+
+    async def end(self, change: str) -> bytes:
+        """Record a change as done; the version it moved to."""
+        ...
+
+
+class LeaderboardState(NamedTuple):
+    """What a shared index knows of one leaderboard's integrity (``RankingIndex.state``)."""
+
+    built: bool
+    entries: int
+    meta_count: int
+    """The count kept in the layout hash (-1: none)."""
+    stamp_count: int
+    """The count kept in the stamps (-1: none)."""
+    mark: bytes | None
+    """The damage mark (``token:until``), or None."""
+
+    @property
+    def intact(self) -> bool:
+        counts = (max(self.meta_count, 0), max(self.stamp_count, 0))
+        return self.mark is None and counts == (self.entries, self.entries)
+
+
+class RankingIndex(abc.ABC):
+    """A live ranking index (in-process or Redis): reads, writes and its lifecycle.
+
+    The lifecycle methods have the defaults of an index one process owns and builds at
+    start; ``index.redis`` overrides them for an index that outlives the process."""
+
+    shared: bool = False
+    """Several processes use it (and it survives them): built once, repaired in place."""
+    url: str | None = None
+    """Where a shared index lives (its change feed uses the same server)."""
+    loads_whole: bool = False
+    """A leaderboard is best loaded in one piece from its keys (``load_keys``)."""
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    # --- reads (IndexReader) ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        """The player's position, total and count of strictly better scores, or None."""
+
+    @abc.abstractmethod
+    async def positions(
+        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
+    ) -> list[tuple[int, SortKey]]:
+        """Positions of the ranked players among ``players``, in rank order."""
+
+    @abc.abstractmethod
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        """The leaderboard's total and the keys from ``start`` to ``stop``."""
+
+    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
+        """Keys at positions ``start`` (inclusive) to ``stop`` (exclusive)."""
+        return (await self.page(leaderboard, start, stop))[1]
+
+    @abc.abstractmethod
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        """The player's position, the first position returned, and up to k keys each side."""
+
+    @abc.abstractmethod
+    async def total(self, leaderboard: LeaderboardId) -> int: ...
+
+    @abc.abstractmethod
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        """See ``IndexReader.top_stamp``."""
+
+    @abc.abstractmethod
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        """See ``IndexReader.change_stamp``."""
+
+    @abc.abstractmethod
+    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
+        """Every leaderboard of a board that holds at least one entry."""
+
+    # --- writes (IndexWriter) --------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def apply(self, changes: Sequence[IndexChange]) -> None:
+        """Apply changes in order. Each is an upsert (or removal) of one player's key.
+
+        ``revision`` guards a shared index: a change older than what it holds is ignored."""
+
+    @abc.abstractmethod
+    async def load(self, leaderboard: LeaderboardId, entries: Iterable[Entry]) -> None:
+        """Bulk-load standings read from the durable store, as a rebuild does. Where the
+        index already holds a newer revision, it keeps it."""
+
+    async def fill(
+        self, leaderboard: LeaderboardId, size: int, chunks: AsyncIterable[list[Entry]]
+    ) -> AsyncIterator[int]:
+        """Load a leaderboard from ``chunks`` (about ``size`` entries, each player once),
+        yielding each chunk's length as it is taken, for progress."""
+        async for chunk in chunks:
+            await self.load(leaderboard, chunk)
+            yield len(chunk)
+
+    async def load_keys(
+        self,
+        leaderboard: LeaderboardId,
+        keys: Sequence[SortKey],
+        hashes: Iterable[int] | None = None,
+    ) -> None:
+        """Load a whole leaderboard from its keys alone (where ``loads_whole``)."""
+        raise NotImplementedError(f"{type(self).__name__} loads entries, not keys")
+
+    @abc.abstractmethod
+    async def discard(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> None:
+        """Remove exactly these keys (repairs); a player's entry goes only if it is that key."""
+
+    @abc.abstractmethod
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None: ...
+
+    async def expire_in(self, leaderboard: LeaderboardId, micros: Micros) -> None:
+        """Let the index drop a period's leaderboard by itself ``micros`` from now, when its
+        retention ends; one that cannot relies on the service's sweep."""
+        return None
+
+    # --- the lifecycle of a shared index -------------------------------------------------
+
+    async def ping(self) -> None:
+        """Raise ``IndexUnavailable`` when the index cannot be reached."""
+        return None
+
+    async def is_built(self) -> bool:
+        """Whether the index holds every standing (a process-local one starts empty)."""
+        return False
+
+    async def mark_built(self) -> None:
+        return None
+
+    @asynccontextmanager
+    async def rebuild_lock(self) -> AsyncIterator[bool]:
+        """Try to become the one process rebuilding; yields whether this one is."""
+        yield True
+
+    async def extend_rebuild_lock(self) -> None:
+        return None
+
+    async def register(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        """Make sure ``leaderboards`` are listed by ``leaderboards`` (a shared index keeps a
+        registry that could be lost)."""
+        return None
+
+    async def repair_begin(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
+        """Claim the repair of a damaged leaderboard and empty it; False when another
+        process holds the claim."""
+        await self.drop([leaderboard])
+        return True
+
+    async def repair_extend(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
+        return True
+
+    async def repair_end(self, leaderboard: LeaderboardId, token: str) -> bool:
+        return True
+
+    async def state(self, leaderboard: LeaderboardId) -> LeaderboardState | None:
+        """The leaderboard's integrity as the index keeps it (None: nothing to inspect)."""
+        return None
+
+    async def intact(self, leaderboard: LeaderboardId) -> bool:
+        """Whether the leaderboard is whole (no key lost, no repair under way)."""
+        state = await self.state(leaderboard)
+        return state is None or state.intact
+
+    async def registered(self, leaderboard: LeaderboardId) -> bool:
+        """Whether ``leaderboards`` lists the leaderboard (see ``register``)."""
+        return True
+
+    async def unmapped(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> list[SortKey]:
+        """Those of ``keys`` (entries of the leaderboard) its player map does not point at."""
+        return []
+
+    def board_versions(self) -> BoardVersions | None:
+        """The board definitions' version every process reads (a shared index only)."""
+        return None
+
+
+__all__ = [
+    "BoardVersions",
+    "Entry",
+    "IndexReader",
+    "IndexWriter",
+    "LeaderboardState",
+    "RankingIndex",
+]
