@@ -152,3 +152,32 @@ def test_a_large_limit_is_counted_in_chunks_and_still_holds() -> None:
             limits.check(client, False)
     limits.check({"client": ("10.0.0.2", 1), "headers": []}, False)  # others are not
     limits.check(client, True)  # nor are its writes
+
+
+def test_counting_starts_no_thread_and_expired_counters_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The library's in-memory storage would start a timer thread every 10 ms under load
+    (each start stalls the event loop); the limits count without one, and drop expired
+    counters themselves at most once per sweep interval."""
+    import threading
+
+    from rankline.http import guard
+
+    limits = RateLimits(address_reads="10/second")
+    before = threading.active_count()
+    for n in range(200):
+        limits.check({"client": (f"10.0.1.{n}", 1), "headers": []}, False)
+    assert threading.active_count() == before
+    storage = limits._limiter.storage
+    assert isinstance(storage, guard._LoopStorage)
+    assert len(storage.expirations) == 200
+    monkeypatch.setattr(guard, "_SWEEP_SECONDS", 0.0)
+    later = guard.time.time() + 2
+    monkeypatch.setattr(guard.time, "time", lambda: later)
+    import limits.storage.memory as memory
+
+    monkeypatch.setattr(memory.time, "time", lambda: later)
+    limits.check({"client": ("10.0.2.1", 1), "headers": []}, False)
+    assert len(storage.expirations) == 1  # only the new client's counter is left
+    assert threading.active_count() == before

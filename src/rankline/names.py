@@ -115,6 +115,12 @@ class NameDirectory:
 
     # --- lookups -------------------------------------------------------------------------
 
+    async def name(self, player: PlayerId) -> str | None:
+        """One player's display name (None without one)."""
+        if self.complete:
+            return self._all.get(player)
+        return (await self._looked_up((player,))).get(player)
+
     async def get(self, players: Iterable[PlayerId]) -> dict[PlayerId, str | None]:
         if self.complete:
             names = self._all

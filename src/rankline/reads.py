@@ -200,17 +200,17 @@ class Reads:
             position = await index.position(resolved.leaderboard, player)
             if position is None:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
-            names = await self._named((player,))
-            standing = _standing(board, position, names)
+            score, at, _ = decode(position.key, board.order)
+            total, offset = position.total, position.offset
             return PlayerOut(
-                **self._head(resolved.leaderboard, position.total, _NONE),
-                player_id=standing.player_id,
-                score=standing.score,
-                rank=standing.rank,
-                competition_rank=standing.competition_rank,
-                percentile=standing.percentile,
-                achieved_at=standing.achieved_at,
-                display_name=standing.display_name,
+                **self._head(resolved.leaderboard, total, _NONE),
+                player_id=player,
+                score=score,
+                rank=offset + 1,
+                competition_rank=position.better + 1,
+                percentile=round(100.0 * (total - offset - 1) / total, 4),
+                achieved_at=format_time(at),
+                display_name=await self._names.name(player),
             )
 
         answer, _, flags = await self._run(query, read, ("player", player))

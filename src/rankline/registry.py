@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
-from cachetools import TLRUCache
+from cachetools import Cache
 
 from rankline.boards import Board, BoardSpec, parse_scope
 from rankline.errors import InvalidInput, NotFound
@@ -86,9 +86,11 @@ class Boards:
         self._store = store
         self._clock = clock
         self._versions = versions
-        self._resolved: TLRUCache[tuple[Any, ...], tuple[Resolved, Micros, Micros]] = TLRUCache(
-            _RESOLVED_MAX, ttu=lambda _key, held, _now: held[2], timer=clock.now
+        self._resolved: Cache[tuple[Any, ...], tuple[Resolved, Micros, Micros]] = Cache(
+            _RESOLVED_MAX
         )
+        """Resolved reads, each valid from when it was made until its own end (checked on
+        every use: a second, or the end of its period or retention)."""
         self._listeners: list[Callable[[], None]] = []
         self._boards: dict[BoardId, Board] = {}
         self._definitions: dict[BoardId, dict[str, Any]] = {}
@@ -125,7 +127,7 @@ class Boards:
         now = self._clock.now()
         key = (board, window, period, scope)
         held = self._resolved.get(key)
-        if held is not None and held[1] <= now:
+        if held is not None and held[1] <= now < held[2]:
             return held[0]
         leaderboard, found = resolve(board, window, period, scope, now)
         expires = board.expires_at(found)
@@ -144,7 +146,11 @@ class Boards:
         reads ``run`` makes (one round trip); when it finds the registry out of date, the
         answer is dropped and ``run`` goes again on the board as reloaded (or NotFound)."""
         board = self._boards.get(board_id)
-        if board is None or self._versions is None:
+        if self._versions is None:  # this process makes every change: it is current
+            if board is None:
+                raise NotFound(f"no board {board_id!r}")
+            return await run(board)
+        if board is None:
             return await run(await self.find(board_id))
         # The check's task starts on the loop's next turn, so its read joins the group that
         # ``run``'s first index read (asked during this turn) goes in.

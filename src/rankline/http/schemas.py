@@ -1,5 +1,6 @@
 """Request and response types of the v1 API. Requests are decoded and validated with these
-types; the OpenAPI document is generated from the same types."""
+types; responses are the service's answers (``rankline.answers``) and the few shapes only
+the edge makes (problems, batch results). The OpenAPI document is generated from them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,24 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
+from rankline.answers import (
+    AroundOut,
+    BanOut,
+    FriendListOut,
+    FriendsOut,
+    HistoryItemOut,
+    HistoryOut,
+    PeriodsOut,
+    PlayerOut,
+    PlayerProfileOut,
+    ProfileOut,
+    ProfileStandingOut,
+    RanksOut,
+    StandingOut,
+    SubmitOut,
+    Time,
+    TopOut,
+)
 from rankline.boards import (
     BOARD_ID_PATTERN,
     MATCH_ID_PATTERN,
@@ -19,7 +38,6 @@ from rankline.boards import (
 
 PlayerIdStr = Annotated[str, Meta(pattern=PLAYER_ID_PATTERN, description="A player id.")]
 MatchIdStr = Annotated[str, Meta(pattern=MATCH_ID_PATTERN)]
-Time = Annotated[str, Meta(description="RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z")]
 ScopeValues = dict[str, Annotated[str, Meta(pattern=SCOPE_VALUE_PATTERN)]]
 
 
@@ -67,110 +85,7 @@ class RanksIn(msgspec.Struct, forbid_unknown_fields=True):
     player_ids: Annotated[list[PlayerIdStr], Meta(max_length=1000)]
 
 
-# --- responses (documentation; handlers build the same shapes) -------------------------
-
-
-class Entry(msgspec.Struct):
-    rank: int
-    player_id: str
-    score: int
-    achieved_at: Time
-    display_name: str | None = None
-
-
-class FriendEntry(Entry):
-    friends_rank: int = 0
-
-
-class PlayerStanding(msgspec.Struct):
-    player_id: str
-    score: int
-    rank: int
-    competition_rank: int
-    percentile: float
-    achieved_at: Time
-    display_name: str | None = None
-
-
-class FriendPlayer(PlayerStanding):
-    friends_rank: int = 0
-
-
-class _Head(msgspec.Struct, kw_only=True):
-    board: str
-    window: str
-    period: str
-    scope: str
-    total: int
-    as_of: Time
-    degraded: bool | None = None
-    """True when the ranking index could not answer and SQL did (exact, slower)."""
-    archived: bool | None = None
-    """True when the period's live leaderboard expired and its archive answered."""
-
-
-class TopOut(_Head):
-    entries: list[Entry]
-
-
-class PlayerOut(_Head):
-    player_id: str
-    score: int
-    rank: int
-    competition_rank: int
-    percentile: float
-    achieved_at: Time
-    display_name: str | None = None
-
-
-class AroundOut(_Head):
-    player: PlayerStanding
-    entries: list[Entry]
-
-
-class FriendsOut(_Head):
-    player: FriendPlayer | None
-    friends_total: int
-    entries: list[FriendEntry]
-
-
-class RanksOut(_Head):
-    entries: list[Entry]
-
-
-class PeriodOut(msgspec.Struct):
-    window: str
-    period: str
-    starts_at: Time | None
-    ends_at: Time | None
-    state: str
-    total: int
-
-
-class PeriodsOut(msgspec.Struct):
-    board: str
-    as_of: Time
-    periods: list[PeriodOut]
-
-
-class StandingOut(msgspec.Struct):
-    window: str
-    period: str
-    scope: str
-    score: int | None
-    rank: int | None
-    applied: bool
-    reason: str | None = None
-
-
-class SubmitOut(msgspec.Struct):
-    player_id: str
-    match_id: str
-    applied: bool
-    duplicate: bool
-    previous_score: int | None
-    score: int | None
-    standings: list[StandingOut]
+# --- responses: the service's answers (rankline.answers), plus what only the edge sends --
 
 
 class ProblemError(msgspec.Struct):
@@ -231,59 +146,8 @@ class ProfileIn(msgspec.Struct, forbid_unknown_fields=True):
     metadata: dict[str, Any] | None = None
 
 
-class ProfileOut(msgspec.Struct):
-    player_id: str
-    display_name: str | None
-    avatar_url: str | None
-    country: str | None
-    metadata: dict[str, Any]
-
-
-class ProfileStandingOut(msgspec.Struct):
-    board: str
-    window: str
-    period: str
-    scope: str
-    score: int
-    rank: int | None
-
-
-class PlayerProfileOut(ProfileOut):
-    """The profile and the player's standings in every board's current periods (``rank``
-    is null while the player is banned)."""
-
-    standings: list[ProfileStandingOut]
-    banned: bool = False
-
-
-class HistoryItemOut(msgspec.Struct):
-    board: str
-    match_id: str
-    score: int
-    at: Time
-    received_at: Time
-    applied: bool
-
-
-class HistoryOut(msgspec.Struct):
-    player_id: str
-    items: list[HistoryItemOut]
-    next_cursor: str | None
-
-
 class FriendListIn(msgspec.Struct, forbid_unknown_fields=True):
     friends: Annotated[list[PlayerIdStr], Meta(max_length=5000)]
-
-
-class FriendListOut(msgspec.Struct):
-    player_id: str
-    friends: list[str]
-
-
-class BanOut(msgspec.Struct):
-    player_id: str
-    banned: bool
-    banned_at: Time | None
 
 
 __all__ = [
