@@ -12,7 +12,7 @@ from rankline.store.players import PlayerStore, Profile
 async def _other_worker_saves(service: Rankline, player: str, name: str | None) -> None:
     """What another worker's profile change leaves behind: only the SQL row."""
     store = PlayerStore(service.store)
-    await store.save_profile(Profile(player, display_name=name), service.now())
+    await store.save_profile(Profile(player, display_name=name), service.clock.now())
 
 
 async def test_the_replica_follows_profiles_changed_elsewhere(service: Rankline) -> None:
