@@ -41,10 +41,13 @@ services:
 tools:
 	@bash scripts/ensure-tools.sh
 
+# The import layers (pyproject's [tool.importlinter]) and no import cycle anywhere.
 check: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
+	$(BIN)/python scripts/check-import-cycles.py
 
 # pytest exits 5 when no test ran: that is nonzero, so it fails the build.
 test: install-dev services tools

@@ -103,9 +103,9 @@ async def test_scan_rows_and_stream_standings_read_every_unbanned_standing(
         for row in chunk
     ]
     assert sorted(read, key=str) == sorted((r for r in rows if r.leaderboard.board == "b"), key=str)
-    streamed = [s async for s in service.store.stream_standings("b")]
+    streamed = [s async for s in scan.stream_standings(service.store, "b")]
     assert sorted(streamed, key=str) == sorted(read, key=str)
-    daily = [s async for s in service.store.stream_standings("b", [("daily", "2026-11-22")])]
+    daily = [s async for s in scan.stream_standings(service.store, "b", [("daily", "2026-11-22")])]
     assert {s.leaderboard for s in daily} == {DAY_2} and len(daily) == len(
         [r for r in rows if r.leaderboard == DAY_2]
     )

@@ -23,10 +23,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from rankline import metrics
 from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
 from rankline.http.auth import Keys
-from rankline.http.fast import RanklineApp, Routes
+from rankline.http.fast import RanklineApp, Routes, count
 from rankline.http.guard import RateLimits
 from rankline.http.openapi import DOCS_HTML, build_openapi
-from rankline.http.responses import json_response, problem_response
+from rankline.http.responses import error_response, json_response, problem_response
 from rankline.http.routes import ENDPOINTS
 from rankline.service import Rankline
 from rankline.settings import Settings
@@ -76,8 +76,8 @@ async def _count_entries(service: Rankline) -> None:
 
 
 class _Measured:
-    """Counts requests and times them by route (the endpoint's name) and status; the v1
-    routes count themselves on the short path (``rankline.http.fast``)."""
+    """Counts requests and times them by route (the endpoint's name) and status, as the v1
+    request wrapper does (``rankline.http.fast.count``)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -100,8 +100,7 @@ class _Measured:
         finally:
             endpoint = scope.get("endpoint")
             route = getattr(endpoint, "__name__", None) or type(endpoint).__name__
-            metrics.REQUESTS.labels(route, str(status)).inc()
-            metrics.LATENCY.labels(route, str(status)).observe(time.perf_counter() - started)
+            count(route, status, time.perf_counter() - started)
 
 
 async def _openapi(request: Request) -> Response:
@@ -117,8 +116,6 @@ async def _home(request: Request) -> Response:
 
 
 async def _on_error(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, RanklineError):
-        return problem_response(exc)
     if isinstance(exc, HTTPException):
         if exc.status_code == 404:
             return problem_response(NotFound(f"no route {request.url.path}"))
@@ -127,8 +124,7 @@ async def _on_error(request: Request, exc: Exception) -> Response:
         error = RanklineError(str(exc.detail))
         error.status = exc.status_code
         return problem_response(error)
-    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return problem_response(RanklineError("an unexpected error occurred"))
+    return error_response(exc, request.method, request.url.path)
 
 
 def create_app(
@@ -149,8 +145,9 @@ def create_app(
         finally:
             await service.close()
 
-    routes: list[Route | Mount] = [Route(e.path, e.handler, methods=[e.method]) for e in ENDPOINTS]
-    routes += [
+    # The v1 routes are answered by ``app.fast_routes`` (one dispatcher, one request wrapper);
+    # Starlette answers the rest.
+    routes: list[Route | Mount] = [
         Route("/", _home, methods=["GET"]),
         Route("/healthz", _healthz, methods=["GET"]),
         Route("/readyz", _readyz, methods=["GET"]),
@@ -175,7 +172,6 @@ def create_app(
     app.settings = app.state.settings = settings
     app.keys = app.state.keys = Keys.from_settings(settings)
     app.limits = RateLimits.from_settings(settings)
-    app.writes = frozenset(e.handler for e in ENDPOINTS if e.auth == "server")
     app.state.openapi = build_openapi()
     return app
 

@@ -128,6 +128,23 @@ class Keys:
         if scope is not None and not scope.allows(board_id):
             raise scope.refuse(board_id)
 
+    def authorize(self, request: Request, auth: str) -> BoardScope | None:
+        """Check the caller against an endpoint's ``auth`` (``http.endpoint.Auth``);
+        Unauthorized or Forbidden if it may not call it. For ``server``, the boards the key
+        is limited to (None: all)."""
+        if auth == "read":
+            self.require_read(request)
+            return None
+        if auth == "board":
+            self.require_board(request, request.path_params["board_id"])
+            return None
+        if auth == "players":
+            self.require_server(request)
+            return None
+        if auth == "server":
+            return self.server_scope(request)
+        raise ValueError(f"unknown auth {auth!r}")
+
     def require_read(self, request: Request) -> None:
         if not self._read:
             return

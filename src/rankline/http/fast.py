@@ -21,10 +21,10 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from rankline import metrics
-from rankline.errors import RanklineError
+from rankline.errors import MethodNotAllowed
 from rankline.http.body import check_query
-from rankline.http.responses import problem_response
-from rankline.http.routes import Endpoint, Handler
+from rankline.http.endpoint import KEY_SCOPE, Endpoint
+from rankline.http.responses import error_response
 
 if TYPE_CHECKING:
     from rankline.http.auth import Keys
@@ -44,7 +44,7 @@ class _Node:
     def __init__(self) -> None:
         self.literals: dict[str, _Node] = {}
         self.param: _Node | None = None
-        self.handlers: dict[str, tuple[Handler, tuple[str, ...]]] = {}
+        self.handlers: dict[str, tuple[Endpoint, tuple[str, ...]]] = {}
 
 
 class Routes:
@@ -63,13 +63,18 @@ class Routes:
                     node = node.param
                 else:
                     node = node.literals.setdefault(part, _Node())
-            node.handlers[endpoint.method] = (endpoint.handler, tuple(names))
-        self.query_names: dict[Handler, frozenset[str]] = {
-            e.handler: e.query_names for e in endpoints if e.auth == "read"
+            node.handlers[endpoint.method] = (endpoint, tuple(names))
+        self.query_names: dict[Endpoint, frozenset[str]] = {
+            e: e.query_names for e in endpoints if e.auth == "read"
         }
         """The query parameters each read takes: any other is answered 422."""
 
-    def match(self, method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
+    def allowed(self, path: str) -> list[str]:
+        """The methods of the v1 path ``path`` (none: no such path)."""
+        parts = path[1:].split("/")
+        return sorted({m for m in _METHODS if _find(self._root, m, parts, 0, []) is not None})
+
+    def match(self, method: str, path: str) -> tuple[Endpoint, dict[str, str]] | None:
         parts = path[1:].split("/")
         values: list[str] = []
         node: _Node | None = self._root
@@ -91,8 +96,11 @@ class Routes:
             node = _find(self._root, method, parts, 0, values)
             if node is None:
                 return None  # Starlette answers: 404, or 405 with the methods the path has
-        handler, names = node.handlers[method]
-        return handler, dict(zip(names, values, strict=True))
+        endpoint, names = node.handlers[method]
+        return endpoint, dict(zip(names, values, strict=True))
+
+
+_METHODS = ("DELETE", "GET", "PATCH", "POST", "PUT")
 
 
 def _find(node: _Node, method: str, parts: list[str], at: int, values: list[str]) -> _Node | None:
@@ -117,8 +125,9 @@ def _find(node: _Node, method: str, parts: list[str], at: int, values: list[str]
 
 
 class RanklineApp(Starlette):
-    """Starlette, with the v1 routes answered on the short path above. The service, settings
-    and keys are plain attributes too (also in ``state``): handlers read them per request."""
+    """Starlette, with the v1 routes answered on the short path above: the one dispatcher
+    of the v1 API. The service, settings and keys are plain attributes too (also in
+    ``state``): handlers read them per request."""
 
     fast_routes: Routes
     service: Rankline
@@ -126,15 +135,19 @@ class RanklineApp(Starlette):
     keys: Keys
     limits: RateLimits | None = None
     """Checked once per v1 request before its handler (``rankline.http.guard``)."""
-    writes: frozenset[Handler] = frozenset()
-    """The handlers that write (server key): they count against the write limits."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            found = self.fast_routes.match(scope["method"], scope["path"])
+            path = scope["path"]
+            found = self.fast_routes.match(scope["method"], path)
             if found is not None:
                 await self._answer(scope, receive, send, *found)
                 return
+            if path.startswith("/v1/"):
+                allowed = self.fast_routes.allowed(path)
+                if allowed:
+                    await self._refuse_method(scope, receive, send, allowed)
+                    return
         await super().__call__(scope, receive, send)
 
     async def _answer(
@@ -142,36 +155,48 @@ class RanklineApp(Starlette):
         scope: Scope,
         receive: Receive,
         send: Send,
-        handler: Handler,
+        endpoint: Endpoint,
         path_params: dict[str, str],
     ) -> None:
+        """The request wrapper of every v1 endpoint: rate limits, the endpoint's auth, its
+        query parameters, then the handler; errors as problem+json; the request counted."""
         started = time.perf_counter()
+        handler = endpoint.handler
         scope["app"] = self
         scope["path_params"] = path_params
         scope["endpoint"] = handler
         request = Request(scope, receive, send)
         try:
             if self.limits is not None:
-                self.limits.check(scope, handler in self.writes)
+                self.limits.check(scope, endpoint.auth != "read")
+            scope[KEY_SCOPE] = self.keys.authorize(request, endpoint.auth)
             if scope["query_string"]:
-                known = self.fast_routes.query_names.get(handler)
+                known = self.fast_routes.query_names.get(endpoint)
                 if known is not None:
                     check_query(request, known)
             response = await handler(request)
-        except RanklineError as exc:
-            response = problem_response(exc)
         except Exception as exc:
-            log.exception("unhandled error on %s %s", scope["method"], scope["path"], exc_info=exc)
-            response = problem_response(RanklineError("an unexpected error occurred"))
+            response = error_response(exc, scope["method"], scope["path"])
         await response(scope, receive, send)
-        _count(handler.__name__, response.status_code, time.perf_counter() - started)
+        count(handler.__name__, response.status_code, time.perf_counter() - started)
+
+    async def _refuse_method(
+        self, scope: Scope, receive: Receive, send: Send, allowed: list[str]
+    ) -> None:
+        started = time.perf_counter()
+        error = MethodNotAllowed(f"{scope['method']} is not allowed here")
+        response = error_response(error, scope["method"], scope["path"])
+        response.headers["Allow"] = ", ".join(allowed)
+        await response(scope, receive, send)
+        count("method_not_allowed", response.status_code, time.perf_counter() - started)
 
 
 _children: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
-def _count(route: str, status: int, seconds: float) -> None:
-    """The request metrics, with the labelled children looked up once per route and status."""
+def count(route: str, status: int, seconds: float) -> None:
+    """Count a request in the metrics (by route and status), with the labelled children
+    looked up once per route and status."""
     found = _children.get((route, status))
     if found is None:
         label = str(status)

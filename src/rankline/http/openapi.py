@@ -7,7 +7,8 @@ from typing import Any
 import msgspec
 
 from rankline import __version__
-from rankline.http.routes import ENDPOINTS, Endpoint
+from rankline.http.endpoint import Endpoint
+from rankline.http.routes import ENDPOINTS
 from rankline.http.schemas import Problem
 
 _REF = "#/components/schemas/{name}"
@@ -70,7 +71,7 @@ def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str
             **cached,
             **{code: {"description": text, "content": problem} for code, text in _ERRORS.items()},
         },
-        "security": [{"serverKey": []}] if endpoint.auth == "server" else [{}, {"readKey": []}],
+        "security": [{}, {"readKey": []}] if endpoint.auth == "read" else [{"serverKey": []}],
     }
     if endpoint.body is not None:
         operation["requestBody"] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import msgspec
@@ -10,6 +11,7 @@ from starlette.responses import Response
 from rankline.errors import RanklineError, TooManyRequests, Unavailable
 
 _encoder = msgspec.json.Encoder()
+log = logging.getLogger("rankline")
 
 
 _JSON = (b"content-type", b"application/json")
@@ -45,6 +47,15 @@ def etag_matches(if_none_match: str | None, etag: str) -> bool:
         return True
     opaque = etag.removeprefix("W/")
     return any(tag.strip().removeprefix("W/") == opaque for tag in if_none_match.split(","))
+
+
+def error_response(exc: Exception, method: str, path: str) -> Response:
+    """Any error of a request as problem+json: a ``RanklineError`` as itself, anything else
+    as a 500 without its details (logged with its traceback)."""
+    if isinstance(exc, RanklineError):
+        return problem_response(exc)
+    log.error("unhandled error on %s %s", method, path, exc_info=exc)
+    return problem_response(RanklineError("an unexpected error occurred"))
 
 
 def problem_response(error: RanklineError) -> Response:

@@ -1,23 +1,21 @@
-"""The v1 routes. Each parses its input, calls one service method and renders the answer."""
+"""The v1 board, score and leaderboard routes, and the whole endpoint table (with
+``player_routes``). Each handler parses its input, calls one service method and renders the
+answer; who may call it is declared in the table and checked before it runs."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN, BoardSpec
+from rankline.boards import BoardSpec
 from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
+from rankline.http import endpoint as e
 from rankline.http import schemas as s
-from rankline.http.auth import Keys
 from rankline.http.body import (
-    ALLOWED,
     batch_items,
     check_id,
     check_metadata,
@@ -25,118 +23,35 @@ from rankline.http.body import (
     query_int,
     query_str,
     read_body,
-    read_json,
 )
+from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
-from rankline.reads import Query
 from rankline.service import Rankline
-from rankline.settings import Settings
 from rankline.writer import Submission
-
-T = TypeVar("T")
-Handler = Callable[[Request], Awaitable[Response]]
-_BOARD = re.compile(BOARD_ID_PATTERN)
-_PLAYER = re.compile(PLAYER_ID_PATTERN)
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    where: str
-    description: str
-    schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
-    required: bool = False
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One operation: its route and what the OpenAPI document says of it."""
-
-    method: str
-    path: str
-    handler: Handler
-    summary: str
-    auth: str = "read"
-    body: type | None = None
-    response: type | None = None
-    status: int = 200
-    also: tuple[int, ...] = ()
-    """Other success statuses with the same body (PUT answers 201 when it creates)."""
-    params: tuple[Param, ...] = ()
-    tag: str = "leaderboards"
-    not_modified: bool = False
-    """Answers carry an ETag and honour If-None-Match with 304."""
-
-    @property
-    def query_names(self) -> frozenset[str]:
-        """The query parameters this operation takes."""
-        return frozenset(p.name for p in self.params if p.where == "query")
-
-
-def _service(request: Request) -> Rankline:
-    service: Rankline = request.scope["app"].service  # RanklineApp's attributes
-    return service
-
-
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.scope["app"].settings
-    return settings
-
-
-def _keys(request: Request) -> Keys:
-    keys: Keys = request.scope["app"].keys
-    return keys
-
-
-def _board_id(request: Request) -> str:
-    return check_id(request.path_params["board_id"], _BOARD, "board_id")
-
-
-def _player_id(request: Request) -> str:
-    return check_id(request.path_params["player_id"], _PLAYER, "player_id")
-
-
-def _query(request: Request) -> Query:
-    """The read's board, window, period and scope, as the request gives them."""
-    return Query(
-        _board_id(request),
-        query_str(request, "window"),
-        query_str(request, "period"),
-        query_str(request, "scope"),
-    )
-
-
-async def _body(request: Request, kind: type[T]) -> T:
-    return await read_json(request, kind, _settings(request).max_body_bytes)
-
 
 # --- boards --------------------------------------------------------------------------
 
 
 async def list_boards(request: Request) -> Response:
-    _keys(request).require_read(request)
-    boards = _service(request).boards
+    boards = e.service_of(request).boards
     await boards.refresh()
     return json_response({"boards": [b.to_json() for b in boards.boards()]})
 
 
 async def get_board(request: Request) -> Response:
-    _keys(request).require_read(request)
-    board = await _service(request).boards.find(_board_id(request))
+    board = await e.service_of(request).boards.find(e.board_id(request))
     return json_response(board.to_json())
 
 
 async def put_board(request: Request) -> Response:
-    _keys(request).require_board(request, request.path_params["board_id"])
-    board_id = _board_id(request)
-    spec = await _body(request, BoardSpec)
-    board, created = await _service(request).board_changes.put(board_id, spec)
+    board_id = e.board_id(request)
+    spec = await e.body_of(request, BoardSpec)
+    board, created = await e.service_of(request).board_changes.put(board_id, spec)
     return json_response(board.to_json(), 201 if created else 200)
 
 
 async def delete_board(request: Request) -> Response:
-    _keys(request).require_board(request, request.path_params["board_id"])
-    await _service(request).board_changes.delete(_board_id(request))
+    await e.service_of(request).board_changes.delete(e.board_id(request))
     return Response(status_code=204)
 
 
@@ -163,10 +78,9 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
 
 
 async def post_score(request: Request) -> Response:
-    _keys(request).require_board(request, request.path_params["board_id"])
-    board_id = _board_id(request)
-    item = await _body(request, s.ScoreIn)
-    service = _service(request)
+    board_id = e.board_id(request)
+    item = await e.body_of(request, s.ScoreIn)
+    service = e.service_of(request)
     [result] = await service.scores.submit([await _prepare(service, board_id, item)])
     if isinstance(result, RanklineError):
         raise result
@@ -174,9 +88,9 @@ async def post_score(request: Request) -> Response:
 
 
 async def post_batch(request: Request) -> Response:
-    scope = _keys(request).server_scope(request)
-    items = batch_items(await read_body(request, _settings(request).max_body_bytes))
-    service = _service(request)
+    scope = e.key_scope(request)
+    items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
+    service = e.service_of(request)
     results: list[Any] = [None] * len(items)
     ready: list[tuple[int, Submission]] = []
     for index, item in enumerate(items):
@@ -201,11 +115,10 @@ async def post_batch(request: Request) -> Response:
 
 
 async def top(request: Request) -> Response:
-    _keys(request).require_read(request)
-    query = _query(request)
+    query = e.read_query(request)
     limit = query_int(request, "limit", 100, 1, 1000)
     offset = query_int(request, "offset", 0, 0, 2**62)
-    body, etag = await _service(request).reads.top(query, offset, limit)
+    body, etag = await e.service_of(request).reads.top(query, offset, limit)
     headers = {"ETag": etag}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
@@ -213,44 +126,38 @@ async def top(request: Request) -> Response:
 
 
 async def player(request: Request) -> Response:
-    _keys(request).require_read(request)
-    query, player_id = _query(request), _player_id(request)
-    return json_response(await _service(request).reads.player(query, player_id))
+    query, player_id = e.read_query(request), e.player_id(request)
+    return json_response(await e.service_of(request).reads.player(query, player_id))
 
 
 async def around(request: Request) -> Response:
-    _keys(request).require_read(request)
-    query, player_id = _query(request), _player_id(request)
+    query, player_id = e.read_query(request), e.player_id(request)
     k = query_int(request, "k", 5, 0, 100)
-    return json_response(await _service(request).reads.around(query, player_id, k))
+    return json_response(await e.service_of(request).reads.around(query, player_id, k))
 
 
 async def friends(request: Request) -> Response:
-    _keys(request).require_read(request)
-    query, player_id = _query(request), _player_id(request)
-    ask = await _body(request, s.FriendsIn)
-    body = await _service(request).reads.friends(query, player_id, ask.friends, ask.k)
+    query, player_id = e.read_query(request), e.player_id(request)
+    ask = await e.body_of(request, s.FriendsIn)
+    body = await e.service_of(request).reads.friends(query, player_id, ask.friends, ask.k)
     return json_response(body)
 
 
 async def ranks(request: Request) -> Response:
-    _keys(request).require_read(request)
-    query = _query(request)
-    ask = await _body(request, s.RanksIn)
-    return json_response(await _service(request).reads.ranks(query, ask.player_ids))
+    query = e.read_query(request)
+    ask = await e.body_of(request, s.RanksIn)
+    return json_response(await e.service_of(request).reads.ranks(query, ask.player_ids))
 
 
 async def periods(request: Request) -> Response:
-    _keys(request).require_read(request)
     window = query_str(request, "window")
-    return json_response(await _service(request).reads.periods(_board_id(request), window))
+    return json_response(await e.service_of(request).reads.periods(e.board_id(request), window))
 
 
 async def stream(request: Request) -> Response:
-    _keys(request).require_read(request)
     from rankline.http.stream import Stream, respond
 
-    query = _query(request)
+    query = e.read_query(request)
     limit = query_int(request, "limit", 10, 1, 100)
     players = [p.strip() for p in (query_str(request, "players") or "").split(",") if p.strip()]
     if len(players) > _STREAM_PLAYERS:
@@ -258,11 +165,11 @@ async def stream(request: Request) -> Response:
             ["query", "players"], f"at most {_STREAM_PLAYERS} players can be watched"
         )
     for name in players:
-        check_id(name, _PLAYER, "player_id", "query", "players")
-    service = _service(request)
+        check_id(name, e.PLAYER_ID, "player_id", "query", "players")
+    service = e.service_of(request)
     live = Stream(service.reads, service.feed, query, limit, list(dict.fromkeys(players)))
     await live.read_top()  # refuse a bad board, window, period or scope before streaming
-    return respond(live, _settings(request).stream_heartbeat_seconds)
+    return respond(live, e.settings_of(request).stream_heartbeat_seconds)
 
 
 _STREAM_PLAYERS = 50
@@ -270,72 +177,51 @@ _STREAM_PLAYERS = 50
 
 # --- the table -----------------------------------------------------------------------
 
-_INT = {"type": "integer"}
-BOARD = Param(
-    "board_id",
-    "path",
-    f"The board id: {ALLOWED[BOARD_ID_PATTERN]}",
-    {"type": "string", "pattern": BOARD_ID_PATTERN},
-    True,
-)
-PLAYER = Param(
-    "player_id",
-    "path",
-    f"The player id: {ALLOWED[PLAYER_ID_PATTERN]}",
-    {"type": "string", "pattern": PLAYER_ID_PATTERN},
-    True,
-)
-WHERE = (
-    Param("window", "query", "all_time (default), daily, weekly, monthly or season."),
-    Param("period", "query", "The period name, e.g. 2026-11-21 or 2026-W47; default current."),
-    Param("scope", "query", "global (default) or dimension:value, e.g. region:EU."),
-)
-
-ENDPOINTS: tuple[Endpoint, ...] = (
-    Endpoint("GET", "/v1/boards", list_boards, "List boards", response=s.BoardsOut, tag="boards"),
-    Endpoint(
+ENDPOINTS: tuple[e.Endpoint, ...] = (
+    e.Endpoint("GET", "/v1/boards", list_boards, "List boards", response=s.BoardsOut, tag="boards"),
+    e.Endpoint(
         "PUT",
         "/v1/boards/{board_id}",
         put_board,
         "Create or update a board",
-        auth="server",
+        auth="board",
         body=BoardSpec,
         response=BoardSpec,
         also=(201,),
-        params=(BOARD,),
+        params=(e.BOARD,),
         tag="boards",
     ),
-    Endpoint(
+    e.Endpoint(
         "GET",
         "/v1/boards/{board_id}",
         get_board,
         "Get a board",
         response=BoardSpec,
-        params=(BOARD,),
+        params=(e.BOARD,),
         tag="boards",
     ),
-    Endpoint(
+    e.Endpoint(
         "DELETE",
         "/v1/boards/{board_id}",
         delete_board,
         "Delete a board and all its entries",
-        auth="server",
+        auth="board",
         status=204,
-        params=(BOARD,),
+        params=(e.BOARD,),
         tag="boards",
     ),
-    Endpoint(
+    e.Endpoint(
         "POST",
         "/v1/boards/{board_id}/scores",
         post_score,
         "Submit a score",
-        auth="server",
+        auth="board",
         body=s.ScoreIn,
         response=s.SubmitOut,
-        params=(BOARD,),
+        params=(e.BOARD,),
         tag="scores",
     ),
-    Endpoint(
+    e.Endpoint(
         "POST",
         "/v1/scores/batch",
         post_batch,
@@ -345,18 +231,18 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         response=s.BatchOut,
         tag="scores",
     ),
-    Endpoint(
+    e.Endpoint(
         "GET",
         "/v1/boards/{board_id}/top",
         top,
         "The top of a leaderboard",
         response=s.TopOut,
         params=(
-            BOARD,
-            *WHERE,
-            Param("limit", "query", "1..1000, default 100.", _INT),
-            Param("offset", "query", "Entries to skip, default 0.", _INT),
-            Param(
+            e.BOARD,
+            *e.WHERE,
+            e.Param("limit", "query", "1..1000, default 100.", e.INT),
+            e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
+            e.Param(
                 "If-None-Match",
                 "header",
                 "An ETag of an earlier answer: 304 without a body while the page is unchanged.",
@@ -364,63 +250,60 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         ),
         not_modified=True,
     ),
-    Endpoint(
+    e.Endpoint(
         "GET",
         "/v1/boards/{board_id}/players/{player_id}",
         player,
         "A player's rank",
         response=s.PlayerOut,
-        params=(BOARD, PLAYER, *WHERE),
+        params=(e.BOARD, e.PLAYER, *e.WHERE),
     ),
-    Endpoint(
+    e.Endpoint(
         "GET",
         "/v1/boards/{board_id}/players/{player_id}/around",
         around,
         "The players around a player",
         response=s.AroundOut,
-        params=(BOARD, PLAYER, *WHERE, Param("k", "query", "0..100, default 5.", _INT)),
+        params=(e.BOARD, e.PLAYER, *e.WHERE, e.Param("k", "query", "0..100, default 5.", e.INT)),
     ),
-    Endpoint(
+    e.Endpoint(
         "POST",
         "/v1/boards/{board_id}/players/{player_id}/friends",
         friends,
         "The leaderboard among a player and their friends",
         body=s.FriendsIn,
         response=s.FriendsOut,
-        params=(BOARD, PLAYER, *WHERE),
+        params=(e.BOARD, e.PLAYER, *e.WHERE),
     ),
-    Endpoint(
+    e.Endpoint(
         "POST",
         "/v1/boards/{board_id}/ranks",
         ranks,
         "The ranks of up to 1,000 players",
         body=s.RanksIn,
         response=s.RanksOut,
-        params=(BOARD, *WHERE),
+        params=(e.BOARD, *e.WHERE),
     ),
-    Endpoint(
+    e.Endpoint(
         "GET",
         "/v1/boards/{board_id}/periods",
         periods,
         "The known periods of a board",
         response=s.PeriodsOut,
-        params=(BOARD, Param("window", "query", "Only this window.")),
+        params=(e.BOARD, e.Param("window", "query", "Only this window.")),
     ),
-    Endpoint(
+    e.Endpoint(
         "GET",
         "/v1/boards/{board_id}/stream",
         stream,
         "Live top and watched players (Server-Sent Events: `top`, `player`)",
         params=(
-            BOARD,
-            *WHERE,
-            Param("limit", "query", "Entries in each `top` event, 1..100, default 10.", _INT),
-            Param("players", "query", "Up to 50 comma-separated player ids to watch."),
+            e.BOARD,
+            *e.WHERE,
+            e.Param("limit", "query", "Entries in each `top` event, 1..100, default 10.", e.INT),
+            e.Param("players", "query", "Up to 50 comma-separated player ids to watch."),
         ),
     ),
 )
-
-# The player routes use the helpers above, so they are imported last.
-from rankline.http.player_routes import PLAYER_ENDPOINTS  # noqa: E402
 
 ENDPOINTS += PLAYER_ENDPOINTS

@@ -20,7 +20,7 @@ The rows come in the same order; the first only once the sort is done (~6 s at 1
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -33,7 +33,16 @@ from rankline.metrics import BACKEND_ERRORS
 from rankline.ordering import encode_rows
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors
-from rankline.types import BoardId, LeaderboardId, Micros, Order, PlayerId, Score, SortKey
+from rankline.types import (
+    BoardId,
+    LeaderboardId,
+    Micros,
+    Order,
+    PlayerId,
+    Score,
+    SortKey,
+    Standing,
+)
 
 CHUNK = 20_000
 _s = t.standings
@@ -225,3 +234,15 @@ async def _skip_scan(store: SqlStore, board_id: BoardId) -> list[tuple[str, str,
                 return found
             found.append((row[0], row[1], row[2]))
             last = {"window": row[0], "period": row[1], "scope": row[2]}
+
+
+async def stream_standings(
+    store: SqlStore, board_id: BoardId, leaderboards: Sequence[tuple[str, str]] | None = None
+) -> AsyncIterator[Standing]:
+    """Every standing of a board (of these (window, period) pairs only, when given), one
+    leaderboard after the other, streamed in chunks; banned players' standings are left
+    out."""
+    for leaderboard in await leaderboard_ids(store, board_id, leaderboards):
+        async for rows in scan_rows(store, leaderboard):
+            for player, score, at, revision in rows:
+                yield Standing(leaderboard, player, score, at, revision)

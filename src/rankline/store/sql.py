@@ -42,7 +42,6 @@ from rankline.types import (
     Micros,
     PlayerId,
     ScoreEvent,
-    Standing,
     StandingRow,
 )
 
@@ -457,19 +456,6 @@ class SqlStore:
             query = query.where(s.c.board_id == board_id)
         async with mapped_errors(), self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
-
-    async def stream_standings(
-        self, board_id: BoardId, leaderboards: Sequence[tuple[str, str]] | None = None
-    ) -> AsyncIterator[Standing]:
-        """Every standing of a board (of these (window, period) pairs only, when given),
-        one leaderboard after the other, streamed in chunks; banned players' standings are
-        left out. The bulk read itself lives in ``rankline.store.scan``."""
-        from rankline.store import scan  # it builds on this module
-
-        for leaderboard in await scan.leaderboard_ids(self, board_id, leaderboards):
-            async for rows in scan.scan_rows(self, leaderboard):
-                for player, score, at, revision in rows:
-                    yield Standing(leaderboard, player, score, at, revision)
 
 
 def _configure_sqlite(engine: AsyncEngine, synchronous: str, cache_mb: int | None) -> None:

@@ -1,0 +1,139 @@
+"""What the v1 routes share: the endpoint table's types, the parameters most of them take,
+and the request helpers every handler uses.
+
+An ``Endpoint`` names one operation: its method and path, its handler, who may call it
+(``auth``, applied before the handler by the request wrapper in ``http.fast``) and what the
+OpenAPI document says of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
+from rankline.http.auth import BoardScope, Keys
+from rankline.http.body import ALLOWED, check_id, query_str, read_json
+from rankline.reads import Query
+from rankline.service import Rankline
+from rankline.settings import Settings
+
+T = TypeVar("T")
+Handler = Callable[[Request], Awaitable[Response]]
+Auth = Literal["read", "board", "server", "players"]
+"""Who may call an endpoint:
+
+- ``read``: anyone while no read keys are set, else a read or server key;
+- ``board``: a server key allowed to write the board in the path;
+- ``server``: any server key (a batch then checks each item's board against the key's);
+- ``players``: a server key not limited to boards (players belong to every board).
+"""
+BOARD_ID = re.compile(BOARD_ID_PATTERN)
+PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
+KEY_SCOPE = "rankline.key_scope"
+"""Where the request scope keeps the boards the caller's server key is limited to."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    where: str
+    description: str
+    schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
+    required: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Endpoint:
+    """One operation: its route, who may call it, and what the OpenAPI document says of it
+    (compared and hashed by identity: each is one row of the table)."""
+
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    auth: Auth = "read"
+    body: type | None = None
+    response: type | None = None
+    status: int = 200
+    also: tuple[int, ...] = ()
+    """Other success statuses with the same body (PUT answers 201 when it creates)."""
+    params: tuple[Param, ...] = ()
+    tag: str = "leaderboards"
+    not_modified: bool = False
+    """Answers carry an ETag and honour If-None-Match with 304."""
+
+    @property
+    def query_names(self) -> frozenset[str]:
+        """The query parameters this operation takes."""
+        return frozenset(p.name for p in self.params if p.where == "query")
+
+
+def service_of(request: Request) -> Rankline:
+    service: Rankline = request.scope["app"].service  # RanklineApp's attributes
+    return service
+
+
+def settings_of(request: Request) -> Settings:
+    settings: Settings = request.scope["app"].settings
+    return settings
+
+
+def keys_of(request: Request) -> Keys:
+    keys: Keys = request.scope["app"].keys
+    return keys
+
+
+def board_id(request: Request) -> str:
+    return check_id(request.path_params["board_id"], BOARD_ID, "board_id")
+
+
+def player_id(request: Request) -> str:
+    return check_id(request.path_params["player_id"], PLAYER_ID, "player_id")
+
+
+def read_query(request: Request) -> Query:
+    """The read's board, window, period and scope, as the request gives them."""
+    return Query(
+        board_id(request),
+        query_str(request, "window"),
+        query_str(request, "period"),
+        query_str(request, "scope"),
+    )
+
+
+async def body_of(request: Request, kind: type[T]) -> T:
+    return await read_json(request, kind, settings_of(request).max_body_bytes)
+
+
+def key_scope(request: Request) -> BoardScope | None:
+    """The boards the caller's server key may write (None: all), as the wrapper found it."""
+    scope: BoardScope | None = request.scope.get(KEY_SCOPE)
+    return scope
+
+
+INT = {"type": "integer"}
+BOARD = Param(
+    "board_id",
+    "path",
+    f"The board id: {ALLOWED[BOARD_ID_PATTERN]}",
+    {"type": "string", "pattern": BOARD_ID_PATTERN},
+    True,
+)
+PLAYER = Param(
+    "player_id",
+    "path",
+    f"The player id: {ALLOWED[PLAYER_ID_PATTERN]}",
+    {"type": "string", "pattern": PLAYER_ID_PATTERN},
+    True,
+)
+WHERE = (
+    Param("window", "query", "all_time (default), daily, weekly, monthly or season."),
+    Param("period", "query", "The period name, e.g. 2026-11-21 or 2026-W47; default current."),
+    Param("scope", "query", "global (default) or dimension:value, e.g. region:EU."),
+)
