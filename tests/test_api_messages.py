@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from helpers_api import AUTH, assert_problem, error_locs, put_board, submit
-from rankline.http.routes import ENDPOINTS, Endpoint
+from rankline.http.endpoint import Endpoint
+from rankline.http.routes import ENDPOINTS
 
 PLAYER_WORDS = "1 to 64 characters: letters, digits and _ . : @ -"
 BOARD_WORDS = "1 to 64 characters: lowercase letters, digits and _ . -"

@@ -12,8 +12,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Route, Router
 
+from rankline.http.endpoint import Endpoint
 from rankline.http.fast import Routes
-from rankline.http.routes import ENDPOINTS, Endpoint
+from rankline.http.routes import ENDPOINTS
 
 _SEGMENT = st.sampled_from(
     ["v1", "boards", "players", "scores", "batch", "top", "around", "friends", "ban", "b", ""]
@@ -31,10 +32,21 @@ def _starlette(endpoints: tuple[Endpoint, ...], method: str, path: str) -> Any:
     return None
 
 
+def _handler(routes: Routes, method: str, path: str) -> Any:
+    """What the tree finds, as Starlette names it: the handler and the path parameters."""
+    found = routes.match(method, path)
+    return None if found is None else (found[0].handler, found[1])
+
+
 @given(_METHODS, st.lists(_SEGMENT, min_size=1, max_size=6))
 def test_the_tree_finds_what_starlette_finds(method: str, segments: list[str]) -> None:
     path = "/" + "/".join(segments)
-    assert Routes(ENDPOINTS).match(method, path) == _starlette(ENDPOINTS, method, path)
+    routes = Routes(ENDPOINTS)
+    assert _handler(routes, method, path) == _starlette(ENDPOINTS, method, path)
+    methods = {
+        m for m in ("GET", "PUT", "POST", "DELETE", "PATCH") if _starlette(ENDPOINTS, m, path)
+    }
+    assert set(routes.allowed(path)) == methods
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: f"{e.method} {e.path}")
@@ -42,8 +54,8 @@ def test_every_v1_route_is_found_with_its_parameters(endpoint: Endpoint) -> None
     path = endpoint.path.replace("{board_id}", "b-1").replace("{player_id}", "p:7")
     found = Routes(ENDPOINTS).match(endpoint.method, path)
     assert found is not None
-    handler, params = found
-    assert handler is endpoint.handler
+    found_endpoint, params = found
+    assert found_endpoint is endpoint
     assert params == {
         name: value
         for name, value in (("board_id", "b-1"), ("player_id", "p:7"))
@@ -65,9 +77,9 @@ def test_a_literal_segment_that_leads_nowhere_falls_back_to_the_parameter() -> N
         Endpoint("GET", "/x/b/d", _b, "b"),
     )
     routes = Routes(endpoints)
-    assert routes.match("GET", "/x/b/c") == (_a, {"name": "b"})
-    assert routes.match("GET", "/x/b/d") == (_b, {})
-    assert routes.match("GET", "/x/q/c") == (_a, {"name": "q"})
+    assert _handler(routes, "GET", "/x/b/c") == (_a, {"name": "b"})
+    assert _handler(routes, "GET", "/x/b/d") == (_b, {})
+    assert _handler(routes, "GET", "/x/q/c") == (_a, {"name": "q"})
     assert routes.match("GET", "/x//c") is None  # an empty segment is no parameter
     assert routes.match("POST", "/x/b/d") is None  # Starlette answers 405 for it
 
@@ -80,8 +92,8 @@ def test_a_method_only_a_parameter_route_has_is_found_there() -> None:
         Endpoint("GET", "/x/{name}/c", _a, "a"),
     )
     routes = Routes(endpoints)
-    assert routes.match("GET", "/x/b/c") == (_a, {"name": "b"})
-    assert routes.match("POST", "/x/b/c") == (_b, {})
+    assert _handler(routes, "GET", "/x/b/c") == (_a, {"name": "b"})
+    assert _handler(routes, "POST", "/x/b/c") == (_b, {})
     assert routes.match("DELETE", "/x/b/c") is None
     for method in ("GET", "POST", "DELETE"):
-        assert routes.match(method, "/x/b/c") == _starlette(endpoints, method, "/x/b/c")
+        assert _handler(routes, method, "/x/b/c") == _starlette(endpoints, method, "/x/b/c")
