@@ -21,6 +21,8 @@ import logging
 import time
 from collections.abc import Iterable
 
+from cachetools import Cache
+
 from rankline.errors import Unavailable
 from rankline.store.players import PlayerStore
 from rankline.types import Micros, PlayerId
@@ -49,7 +51,7 @@ class NameDirectory:
         self._all: dict[PlayerId, str] = {}
         self._watermark: Micros = 0
         self._loaded_at = 0.0
-        self._cached: dict[PlayerId, tuple[str | None, float]] = {}
+        self._cached: Cache[PlayerId, tuple[str | None, float]] = Cache(_CACHE_MAX)
         self._down_until = 0.0
 
     # --- keeping the replica --------------------------------------------------------------
@@ -147,8 +149,6 @@ class NameDirectory:
             self._down_until = now + _BACKOFF_SECONDS
             log.warning("display names unavailable (%s); answering with cached ones", exc.detail)
             return found | self._stale(missing)
-        if len(self._cached) + len(fresh) > _CACHE_MAX:
-            self._cached.clear()
         expires = time.monotonic() + NAME_TTL_SECONDS
         for player, name in fresh.items():
             self._cached[player] = (name, expires)

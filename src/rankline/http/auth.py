@@ -16,6 +16,7 @@ import re
 import secrets
 from pathlib import Path
 
+from cachetools import Cache
 from starlette.requests import Request
 
 from rankline.errors import Forbidden, Unauthorized
@@ -66,8 +67,8 @@ class Keys:
         self._server = [key.encode() for key, _ in parsed]
         self._scopes = [scope for _, scope in parsed]
         self._read = [k.encode() for k in read]
-        self._server_ok: dict[str, BoardScope | None] = {}
-        self._read_ok: set[str] = set()
+        self._server_ok: Cache[str, BoardScope | None] = Cache(_REMEMBERED)
+        self._read_ok: Cache[str, bool] = Cache(_REMEMBERED)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Keys:
@@ -108,8 +109,6 @@ class Keys:
             raise Forbidden("this needs a server key")
         scope = self._scopes[index]
         if header is not None:
-            if len(self._server_ok) >= _REMEMBERED:
-                self._server_ok.clear()
             self._server_ok[header] = scope
         return scope
 
@@ -154,15 +153,8 @@ class Keys:
         key = self._bearer(request)
         if not (self._match(key, self._read) or self._match(key, self._server)):
             raise Forbidden("this needs a read key")
-        _remember(self._read_ok, header)
-
-
-def _remember(accepted: set[str], header: str | None) -> None:
-    if header is None:
-        return
-    if len(accepted) >= _REMEMBERED:
-        accepted.clear()
-    accepted.add(header)
+        if header is not None:
+            self._read_ok[header] = True
 
 
 def ensure_server_key(data_dir: Path) -> tuple[str, bool]:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qsl
 
 import msgspec
+from cachetools import Cache
 from msgspec import Meta
 from starlette.requests import Request
 
@@ -159,10 +160,9 @@ def located(error: E, index: int) -> E:
     return error
 
 
-_QUERIES: dict[bytes, Mapping[str, str]] = {}
+_QUERIES: Cache[bytes, Mapping[str, str]] = Cache(4096)
 """Parsed query strings by their raw bytes: clients send few distinct ones (``?k=5``,
 ``?limit=100``), and parsing one costs more than a rank read's index lookup."""
-_QUERIES_HELD = 4096
 _QUERY_CACHED_BYTES = 256
 
 
@@ -180,8 +180,6 @@ def query(request: Request) -> Mapping[str, str]:
             if len(raw) > _QUERY_CACHED_BYTES:
                 scope["rankline.query"] = parsed
             else:
-                if len(_QUERIES) >= _QUERIES_HELD:
-                    _QUERIES.clear()
                 _QUERIES[raw] = parsed
     return parsed
 

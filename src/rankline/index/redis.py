@@ -50,6 +50,7 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any
 
+from cachetools import Cache
 from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.asyncio.retry import Retry
@@ -156,7 +157,7 @@ class RedisIndex(RankingIndex):
         self._repair_extend = register(scripts.REPAIR_EXTEND)
         self._repair_end = register(scripts.REPAIR_END)
         self._grouped = GroupedReads(self.client)
-        self._layouts: dict[str, tuple[int, int]] = {}
+        self._layouts: Cache[str, tuple[int, int]] = Cache(_LAYOUTS_HELD)
         """The bucket layout last seen per leaderboard (by meta key), for the reads' guesses."""
         self._filler = Filler(self)
         self._lock: Lock | None = None
@@ -385,8 +386,6 @@ class RedisIndex(RankingIndex):
         return k.bucket_number(hashed, level, split), hashed
 
     def _learn(self, names: Names, level: int, split: int) -> None:
-        if len(self._layouts) >= _LAYOUTS_HELD:
-            self._layouts.clear()
         self._layouts[names.meta] = (level, split)
 
     async def positions(
