@@ -21,10 +21,10 @@ from backends import REDIS_URL
 from helpers_api import AUTH
 from rankline import ManualClock, Settings
 from rankline.bench import ceiling, lean, load, probes, report, run, servers, wrk
+from rankline.bench.bulk import load_first_scores
 from rankline.clock import SystemClock
 from rankline.http import create_app
 from rankline.store import schema as t
-from rankline.store.bulk import load_first_scores
 from rankline.store.sql import SqlStore
 
 WRK_OUTPUT = """Running 10s test @ http://127.0.0.1:8000/

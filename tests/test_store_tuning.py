@@ -14,9 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from backends import PG_URL, prepare_database
 from rankline import ManualClock, Settings
 from rankline.bench import load
+from rankline.bench.bulk import load_first_scores
 from rankline.store import schema as t
 from rankline.store import sql
-from rankline.store.bulk import load_first_scores
 from rankline.store.sql import SqlStore
 
 

@@ -15,10 +15,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from rankline.bench.bulk import BulkRow, load_first_scores
 from rankline.boards import Board, BoardSpec
 from rankline.store import migrate
 from rankline.store import schema as t
-from rankline.store.bulk import BulkRow, load_first_scores
 from rankline.store.sql import SqlStore
 from rankline.types import Micros
 

@@ -6,10 +6,10 @@ submission lands on, at revision 1; each period recorded once), but written in b
 transactions without the writer's per-row reads: COPY on PostgreSQL, one ``executemany``
 per chunk with ``synchronous=OFF`` on SQLite, SQLAlchemy's ``executemany`` elsewhere.
 
-It exists to make benchmark and migration data quickly. It does not check for existing
-events or standings, so load only new players into a board (a repeated player or match id
-fails on the unique keys). The ranking index is built from these rows afterwards, as at
-any start (``rankline serve``) or by ``rankline rebuild``.
+It exists to make benchmark data quickly (only the benchmark and its tests use it). It does
+not check for existing events or standings, so load only new players into a board (a
+repeated player or match id fails on the unique keys). The ranking index is built from these
+rows afterwards, as at any start (``rankline serve``) or by ``rankline rebuild``.
 """
 
 from __future__ import annotations
