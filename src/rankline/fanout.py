@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cachetools import Cache
+from cachetools import LRUCache
 
 from rankline.boards import Board, Target
 from rankline.types import Micros
 
 _FOREVER = 2**63
 _KEEP = 10_000
-"""Most (board, scope values) remembered (an arbitrary one goes to make room); a board with
-more distinct scope values than this is simply computed more often."""
+"""Most (board, scope values) remembered (the least recently used goes to make room); a
+board with more distinct scope values than this is simply computed more often."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -38,7 +38,7 @@ class FanOut:
     __slots__ = ("_known",)
 
     def __init__(self) -> None:
-        self._known: Cache[tuple[Board, tuple[tuple[str, str], ...]], _Known] = Cache(_KEEP)
+        self._known: LRUCache[tuple[Board, tuple[tuple[str, str], ...]], _Known] = LRUCache(_KEEP)
 
     def targets(
         self, board: Board, at: Micros, scopes: dict[str, str], now: Micros

@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Iterable
 
-from cachetools import Cache
+from cachetools import LRUCache
 
 from rankline.errors import Unavailable
 from rankline.store.players import PlayerStore
@@ -36,6 +36,9 @@ RELOAD_SECONDS = 300.0
 _OVERLAP_MICROS = 30_000_000
 """Re-read profiles this much older than the watermark: transactions that committed late."""
 _CACHE_MAX = 100_000
+"""Names looked up per read that are kept, the least recently used going first. Each keeps
+its own expiry rather than a cache-wide TTL: an expired name still answers while the
+durable store is down (``_stale``)."""
 _BACKOFF_SECONDS = 1.0
 """After a failed lookup, reads use the last names known for this long instead of waiting on
 a durable store that is down (the leaderboard itself is served from the index)."""
@@ -51,7 +54,7 @@ class NameDirectory:
         self._all: dict[PlayerId, str] = {}
         self._watermark: Micros = 0
         self._loaded_at = 0.0
-        self._cached: Cache[PlayerId, tuple[str | None, float]] = Cache(_CACHE_MAX)
+        self._cached: LRUCache[PlayerId, tuple[str | None, float]] = LRUCache(_CACHE_MAX)
         self._down_until = 0.0
 
     # --- keeping the replica --------------------------------------------------------------

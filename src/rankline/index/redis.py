@@ -50,7 +50,7 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any
 
-from cachetools import Cache
+from cachetools import LRUCache
 from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.asyncio.retry import Retry
@@ -80,8 +80,19 @@ _GROW_MOVED = 4096
 _BUCKET_CHUNK = 4096
 """Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
 _LAYOUTS_HELD = 16_384
-"""Leaderboards whose bucket layout the reads remember (then forgotten all at once)."""
+"""Leaderboards whose bucket layout the reads remember (the least recently read goes to
+make room)."""
 _LOST = "the index was lost (Redis restarted or flushed)"
+
+
+_NO_LAYOUT = (0, 0)
+
+
+def _guess(layout: tuple[int, int], player: PlayerId) -> tuple[int, int]:
+    """The bucket ``layout`` puts ``player`` in, and its bucket hash: what the read scripts
+    try first (a wrong guess costs them one more HGET)."""
+    hashed = k.bucket_hash(player.encode())
+    return k.bucket_number(hashed, *layout), hashed
 
 
 def _checked(leaderboard: LeaderboardId, code: int) -> None:
@@ -157,7 +168,7 @@ class RedisIndex(RankingIndex):
         self._repair_extend = register(scripts.REPAIR_EXTEND)
         self._repair_end = register(scripts.REPAIR_END)
         self._grouped = GroupedReads(self.client)
-        self._layouts: Cache[str, tuple[int, int]] = Cache(_LAYOUTS_HELD)
+        self._layouts: LRUCache[str, tuple[int, int]] = LRUCache(_LAYOUTS_HELD)
         """The bucket layout last seen per leaderboard (by meta key), for the reads' guesses."""
         self._filler = Filler(self)
         self._lock: Lock | None = None
@@ -363,13 +374,14 @@ class RedisIndex(RankingIndex):
         self, leaderboard: LeaderboardId, player: PlayerId, k_: int
     ) -> tuple[Position, int, list[SortKey]] | None:
         names = Names.of(leaderboard)
-        guess, hashed = self._guess(names, player)
+        layout = self._layout(names)
+        guess, hashed = _guess(layout, player)
         async with mapped():
             reply = await self._grouped.call(
                 self._around, names.checked, [names.buckets, player, k_, guess, hashed]
             )
         if reply[1] >= 0:
-            self._learn(names, reply[1], reply[2])
+            self._learn(names, layout, reply[1], reply[2])
         if reply[0] < 0:
             _checked(leaderboard, reply[0])
             return None
@@ -378,15 +390,16 @@ class RedisIndex(RankingIndex):
             return position, position.offset, []
         return position, int(reply[6]), [bytes(x) for x in reply[7:]]
 
-    def _guess(self, names: Names, player: PlayerId) -> tuple[int, int]:
-        """The bucket the last layout seen puts ``player`` in, and its bucket hash: what the
-        read scripts try first (a wrong guess costs them one more HGET)."""
-        hashed = k.bucket_hash(player.encode())
-        level, split = self._layouts.get(names.meta, (0, 0))
-        return k.bucket_number(hashed, level, split), hashed
+    def _layout(self, names: Names) -> tuple[int, int]:
+        """The leaderboard's bucket layout (level, split) last seen, for the reads' guesses:
+        one cache lookup per read, however many players it asks for."""
+        return self._layouts.get(names.meta, _NO_LAYOUT)
 
-    def _learn(self, names: Names, level: int, split: int) -> None:
-        self._layouts[names.meta] = (level, split)
+    def _learn(self, names: Names, seen: tuple[int, int], level: int, split: int) -> None:
+        """Remember the layout a read's script reported, when it differs from the one the
+        read guessed with (which the lookup already marked as recently used)."""
+        if (level, split) != seen:
+            self._layouts[names.meta] = (level, split)
 
     async def positions(
         self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
@@ -395,9 +408,10 @@ class RedisIndex(RankingIndex):
         if not unique:
             return []
         names = Names.of(leaderboard)
+        layout = self._layout(names)
         args: list[Any] = []
         for player in unique:
-            args += (player, *self._guess(names, player))
+            args += (player, *_guess(layout, player))
         calls = [
             (self._positions, tuple(names.checked), (names.buckets, *args[i : i + 3 * ARG_CHUNK]))
             for i in range(0, len(args), 3 * ARG_CHUNK)
@@ -409,7 +423,8 @@ class RedisIndex(RankingIndex):
             if len(reply) == 1:
                 _checked(leaderboard, reply[0])
             if reply[-2] >= 0:
-                self._learn(names, reply[-2], reply[-1])
+                self._learn(names, layout, reply[-2], reply[-1])
+                layout = (reply[-2], reply[-1])
             found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply) - 2, 2)]
         found.sort()
         return found
