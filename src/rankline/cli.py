@@ -23,6 +23,7 @@ from rankline.settings import Settings, documented_settings
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
+    from rankline.importing import Summary
     from rankline.maintenance import Progress, Report
 
 T = TypeVar("T")
@@ -438,6 +439,172 @@ def archive() -> None:
             f"({item.entries:,} across {item.scopes} scoped and global leaderboards)"
         )
     console.print(f"archived {len(done)} periods" if done else "nothing to archive")
+
+
+@app.command("import")
+def import_standings(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="A CSV file (a header row; columns player_id and score, optionally "
+            "achieved_at, match_id and one per scope of the board, such as region) or a "
+            "JSON-lines file (one object per line with those fields, and metadata).",
+        ),
+    ],
+    board: Annotated[
+        str | None, typer.Option(help="The board to import into (required; it must exist).")
+    ] = None,
+    file_format: Annotated[
+        str | None,
+        typer.Option("--format", help="csv or jsonl (default: from the file's extension)."),
+    ] = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            help="achieved_at (RFC 3339) of the rows that give none (default: the time of the "
+            "import)."
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int, typer.Option(min=1, max=10_000, help="Rows written per transaction.")
+    ] = 2000,
+) -> None:
+    """Import a leaderboard's standings from a CSV or JSON-lines file into a board, as if
+    each row had been submitted; importing the same file again counts nothing twice.
+
+    The board's policy decides each standing, and rows are checked as the API checks scores.
+    A row without match_id gets one made of the file's name and the row's line. Prints what
+    was imported, skipped as a duplicate and rejected (with the line); exit 1 if any row was
+    rejected.
+
+    The ranking index is not written: with a shared index (RANKLINE_REDIS_URL) run
+    `rankline rebuild` afterwards, as a server start keeps a shared index already built;
+    the in-process index loads the standings when `rankline serve` starts. On the embedded
+    store it refuses while a server runs on the data directory."""
+    import re
+
+    from rankline import importing
+    from rankline.boards import BOARD_ID_PATTERN
+    from rankline.clock import SystemClock, parse_time
+    from rankline.store import migrate as migrations
+    from rankline.store.sql import SqlStore
+
+    settings = Settings()
+    _setup_logging("warning")
+    if board is None:  # required, but typer's mark for it would misalign the help's rows
+        _fail("--board is required: the board to import into")
+    if not re.match(BOARD_ID_PATTERN, board):
+        _fail(f"--board {board!r} is not a board id")
+    try:
+        fmt = importing.format_of(file, file_format)
+    except ValueError as exc:
+        _fail(str(exc))
+    try:
+        default_at = None if at is None else parse_time(at)
+    except ValueError as exc:
+        _fail(f"--at: {exc}")
+
+    async def run() -> importing.Summary:
+        store = SqlStore(
+            settings.database,
+            sqlite_synchronous=settings.sqlite_synchronous,
+            sqlite_cache_mb=settings.sqlite_cache_mb,
+        )
+        try:
+            await store.start()
+            await migrations.ensure_current(store.engine, upgrade_if_behind=settings.is_embedded)
+            with _import_progress(file) as progress:
+                return await importing.import_file(
+                    store,
+                    file,
+                    board,
+                    clock=SystemClock(),
+                    fmt=fmt,
+                    default_at=default_at,
+                    skew_seconds=settings.clock_skew_seconds,
+                    max_metadata_bytes=settings.max_metadata_bytes,
+                    batch=batch_size,
+                    progress=progress,
+                )
+        finally:
+            await store.close()
+
+    with _data_dir_held(settings):
+        summary = _run_on_stores(settings, run())
+    _print_import(summary, settings)
+    if summary.stopped is not None or summary.rejected:
+        raise typer.Exit(1)
+
+
+@contextmanager
+def _import_progress(file: Path) -> Iterator[Callable[[int, Summary], None]]:
+    """A progress bar over the file's bytes, with rows read and written and their rate (on
+    a terminal only)."""
+    import time
+
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+    started = time.perf_counter()
+    columns = (
+        "{task.description}",
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rows]}"),
+    )
+    size = file.stat().st_size
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        task = bar.add_task("importing", total=size or None, rows="")
+
+        def update(done: int, summary: Summary) -> None:
+            elapsed = max(time.perf_counter() - started, 1e-6)
+            rows = (
+                f"{summary.read:,} rows read, {summary.written:,} written "
+                f"({summary.written / elapsed:,.0f}/s)"
+            )
+            bar.update(task, completed=done, rows=rows)
+
+        yield update
+
+
+def _print_import(summary: Summary, settings: Settings) -> None:
+    from rich.markup import escape
+
+    console.print(
+        f"board {summary.board}: imported {summary.imported:,} of {summary.read:,} rows "
+        f"({summary.changed:,} changed a standing); {summary.duplicates:,} duplicates skipped "
+        f"(already imported); {summary.rejected:,} rejected" + (":" if summary.rejected else ""),
+        highlight=False,
+    )
+    for rejected in summary.first_rejected:
+        console.print(f"  line {rejected.line}: {escape(rejected.reason)}", highlight=False)
+    if summary.rejected > len(summary.first_rejected):
+        more = summary.rejected - len(summary.first_rejected)
+        console.print(f"  ... and {more:,} more", highlight=False)
+    if summary.stopped is not None:
+        console.print(
+            f"[bold red]error:[/bold red] stopped before the end of the file: "
+            f"{escape(_explain(summary.stopped, settings))}; what was imported stays, and "
+            "importing the same file again finishes the rest",
+            highlight=False,
+        )
+    if not summary.imported:
+        return
+    if settings.redis_url:
+        console.print(
+            "the shared index does not have these standings yet: run `rankline rebuild` "
+            "(a server start keeps a shared index already built)",
+            highlight=False,
+        )
+    else:
+        console.print(
+            "servers show these standings once they start: `rankline serve` loads them into "
+            "its in-process index (restart a server that is running on this store)",
+            highlight=False,
+        )
 
 
 @app.command()

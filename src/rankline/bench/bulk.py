@@ -9,7 +9,9 @@ per chunk with ``synchronous=OFF`` on SQLite, SQLAlchemy's ``executemany`` elsew
 It exists to make benchmark data quickly (only the benchmark and its tests use it). It does
 not check for existing events or standings, so load only new players into a board (a
 repeated player or match id fails on the unique keys). The ranking index is built from these
-rows afterwards, as at any start (``rankline serve``) or by ``rankline rebuild``.
+rows afterwards, as at any start (``rankline serve``) or by ``rankline rebuild``. Standings a
+user brings (``rankline import``) go through the group commit instead (``rankline.importing``),
+which finds what is stored already and so can be run again.
 """
 
 from __future__ import annotations
