@@ -10,6 +10,7 @@ unless each sets RANKLINE_TEST_SLOT to its own small number: the databases becom
 
 from __future__ import annotations
 
+import atexit
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,9 +18,12 @@ from dataclasses import dataclass
 
 import redis
 import sqlalchemy as sa
+from redis.cluster import ClusterNode, RedisCluster
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from rankline.bench.cluster import LocalCluster
 from rankline.index.redis import RedisIndex
+from rankline.index.redis_cluster import cluster_seeds
 from rankline.store import migrate
 from rankline.store.schema import metadata
 
@@ -30,6 +34,34 @@ PG_URL = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{_DB}"
 MARIADB_ADMIN = "mysql+asyncmy://root@127.0.0.1:3306/test"
 MARIADB_URL = f"mysql+asyncmy://root@127.0.0.1:3306/{_DB}"
 REDIS_URL = f"redis://127.0.0.1:6379/{9 + _SLOT}"
+CLUSTER_URL = "redis+cluster://local-test-cluster"
+"""Stands for the suite's own Redis Cluster (``cluster_url`` starts it on first use)."""
+_cluster: LocalCluster | None = None
+
+
+def cluster_url() -> str:
+    """The URL of the suite's local Redis Cluster (3 primaries, 3 replicas), started on first
+    use and stopped when the test process ends."""
+    global _cluster
+    if _cluster is None:
+        _cluster = LocalCluster(primaries=3, replicas=1)
+        atexit.register(_cluster.stop)
+        _cluster.start()
+    return _cluster.url
+
+
+def real_url(url: str | None) -> str | None:
+    """``url``, with ``CLUSTER_URL`` replaced by the running cluster's."""
+    return cluster_url() if url == CLUSTER_URL else url
+
+
+def redis_client(url: str) -> redis.Redis | RedisCluster:
+    """A synchronous client of the Redis (or Redis Cluster) at ``url``, for tests that look
+    at or damage keys directly."""
+    seeds = cluster_seeds(url)
+    if seeds is None:
+        return redis.Redis.from_url(url)
+    return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in seeds])
 
 
 @dataclass(frozen=True)
@@ -47,6 +79,7 @@ ALL = {
         Backend("memory-postgresql", PG_URL, None),
         Backend("redis-postgresql", PG_URL, REDIS_URL),
         Backend("redis-mariadb", MARIADB_URL, REDIS_URL),
+        Backend("cluster-postgresql", PG_URL, CLUSTER_URL),
     )
 }
 
@@ -63,6 +96,11 @@ def selected() -> list[str]:
 
 
 def flush_redis(url: str) -> None:
+    """Empty the Redis at ``url`` (every primary of a cluster)."""
+    if cluster_seeds(url) is not None:
+        assert _cluster is not None and url == _cluster.url, "only the suite's own cluster"
+        _cluster.flush()
+        return
     client = redis.Redis.from_url(url)
     try:
         client.flushdb()

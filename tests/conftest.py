@@ -21,7 +21,15 @@ import pytest
 from asgi_lifespan import LifespanManager
 from starlette.applications import Starlette
 
-from backends import ALL, Backend, empty_database, flush_redis, prepare_database, selected
+from backends import (
+    ALL,
+    Backend,
+    empty_database,
+    flush_redis,
+    prepare_database,
+    real_url,
+    selected,
+)
 from helpers_api import SERVER_KEY
 from rankline import ManualClock, Rankline, Settings
 from rankline.http import create_app
@@ -83,13 +91,14 @@ def settings(
             _run(prepare_database(stack.database_url))
             prepared_databases.add(stack.database_url)
         _run(empty_database(stack.database_url))
-    if stack.redis_url is not None:
-        flush_redis(stack.redis_url)
+    redis_url = real_url(stack.redis_url)
+    if redis_url is not None:
+        flush_redis(redis_url)
     return Settings(
         data_dir=data_dir,
         server_keys=SERVER_KEY,
         database_url=stack.database_url,
-        redis_url=stack.redis_url,
+        redis_url=redis_url,
         index_check_seconds=0.1,
     )
 

@@ -12,11 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 import sqlalchemy as sa
 from starlette.applications import Starlette
 
-from backends import ALL, flush_redis, selected
+from backends import ALL, flush_redis, redis_client, selected
 from helpers_api import (
     AUTH,
     assert_problem,
@@ -349,7 +348,7 @@ async def _sql_traces(service: Rankline, player: str) -> dict[str, int]:
 def _redis_traces(url: str, player: str) -> list[str]:
     """Redis keys whose members, fields or values name the player."""
     wanted = player.encode()
-    client = redis.Redis.from_url(url)
+    client = redis_client(url)
     found = []
     try:
         for key in client.scan_iter(count=1000):

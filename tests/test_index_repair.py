@@ -18,9 +18,10 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from redis.cluster import RedisCluster
 from starlette.applications import Starlette
 
-from backends import ALL, Backend, selected
+from backends import ALL, Backend, flush_redis, redis_client, selected
 from helpers_api import AUTH, open_app, open_client, put_board
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings, maintenance
@@ -43,12 +44,11 @@ def stack(request: pytest.FixtureRequest) -> Backend:
     return ALL[request.param]
 
 
-def _redis(app: Starlette) -> redis.Redis:
-    url = app.state.service.settings.redis_url
-    return redis.Redis.from_url(url)
+def _redis(app: Starlette) -> redis.Redis | RedisCluster:
+    return redis_client(app.state.service.settings.redis_url)
 
 
-def _name(r: redis.Redis, kind: str) -> str:
+def _name(r: redis.Redis | RedisCluster, kind: str) -> str:
     if kind == "entries":
         return k.entries(LB)
     if kind == "meta":
@@ -161,8 +161,7 @@ async def test_the_first_read_after_a_flush_is_degraded_then_the_index_comes_bac
     service: Rankline = app.state.service
     await _seed(client)
     assert await _reads(client) == 0
-    with _redis(app) as r:
-        r.flushdb()
+    flush_redis(app.state.service.settings.redis_url)
     body = await _get(client, "/top", limit=100)
     assert body.get("degraded") is True and body["total"] == len(PLAYERS)
     body = await _get(client, "/players/p00")

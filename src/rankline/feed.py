@@ -119,7 +119,18 @@ class RedisFeed(LocalFeed):
         super().__init__()
         from redis import asyncio as aioredis
 
-        self._client = aioredis.Redis.from_url(url, decode_responses=False)
+        from rankline.index.redis_cluster import cluster_seeds
+
+        seeds = cluster_seeds(url)
+        if seeds is None:
+            self._urls = [url]
+        else:
+            # Pub/sub on a cluster reaches every node's subscribers: any one node will do,
+            # and another one when it fails.
+            auth = url.split("://", 1)[1].split(",", 1)[0].rpartition("@")
+            prefix = f"{auth[0]}@" if auth[1] else ""
+            self._urls = [f"redis://{prefix}{host}:{port}" for host, port in seeds]
+        self._client = aioredis.Redis.from_url(self._urls[0], decode_responses=False)
         self._origin = uuid.uuid4().hex
         self._listener: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -168,6 +179,16 @@ class RedisFeed(LocalFeed):
                 if not lost:  # once per outage, not once per retry
                     log.warning("change feed lost its Redis subscription (%s)", type(exc).__name__)
                     lost = True
+                if len(self._urls) > 1:  # a cluster: try the next node
+                    from redis import asyncio as aioredis
+
+                    self._urls.append(self._urls.pop(0))
+                    old, self._client = (
+                        self._client,
+                        aioredis.Redis.from_url(self._urls[0], decode_responses=False),
+                    )
+                    with contextlib.suppress(Exception):
+                        await old.aclose()
                 await asyncio.sleep(_RETRY_SECONDS)
             finally:
                 with contextlib.suppress(Exception):

@@ -73,9 +73,16 @@ async def _bounded(step: str, work: Awaitable[Any], seconds: float = _CLOSE_SECO
 
 
 def make_index(settings: Settings) -> RankingIndex:
-    """The index backend the settings ask for: Redis when RANKLINE_REDIS_URL is set."""
+    """The index backend the settings ask for: Redis (or a Redis Cluster) when
+    RANKLINE_REDIS_URL is set."""
     if settings.redis_url:
         from rankline.index.redis import RedisIndex
+        from rankline.index.redis_cluster import RedisClusterIndex, cluster_seeds
+
+        if cluster_seeds(settings.redis_url) is not None:
+            return RedisClusterIndex(
+                settings.redis_url, wait_replicas=settings.redis_cluster_wait_replicas
+            )
 
         return RedisIndex(settings.redis_url)
     return MemoryIndex()

@@ -47,8 +47,17 @@ class Settings(BaseSettings):
     )
     redis_url: str | None = Field(
         None,
-        description="Redis URL of a shared ranking index, e.g. redis://127.0.0.1:6379/0. "
+        description="Redis URL of a shared ranking index, e.g. redis://127.0.0.1:6379/0, or "
+        "of a Redis Cluster: redis+cluster://host1:port1,host2:port2 (any seed nodes). "
         "Default: the in-process index (one process only).",
+    )
+    redis_cluster_wait_replicas: int = Field(
+        1,
+        ge=0,
+        le=16,
+        description="On a Redis Cluster: how many replicas must confirm each batch of index "
+        "writes (WAIT) before it counts as done; a batch confirmed by fewer is reloaded from "
+        "SQL, so a failover loses nothing. 0 for a cluster without replicas.",
     )
     server_keys: str = Field(
         "",

@@ -30,6 +30,14 @@ LAYOUT = "2"
 """Version of the per-leaderboard key layout; an index built with another is rebuilt."""
 META_BUILT = f"{PREFIX}:meta:built"
 """Set once the index has been built from the durable store; absent after a Redis flush."""
+
+
+def node_marker(n: int) -> str:
+    """The ``n``-th candidate name of a Redis Cluster node's copy of the built marker (each
+    primary holds the first one whose slot it serves: ``index.redis_cluster``)."""
+    return f"{META_BUILT}:{{n{n}}}"
+
+
 META_LAYOUT = f"{PREFIX}:meta:layout"
 """``LAYOUT`` of the keys the index was built with (absent: layout 1, or a flushed index)."""
 META_REBUILD_LOCK = f"{PREFIX}:meta:rebuild-lock"
