@@ -143,7 +143,10 @@ def serve(
             if created
             else f"server key: stored in {path}"
         )
-    index = "redis" if settings.redis_url else "memory (in-process)"
+    index = "memory (in-process)"
+    if settings.redis_url:
+        cluster = settings.redis_url.startswith("redis+cluster://")
+        index = "redis cluster" if cluster else "redis"
     console.print(f"rankline {__version__} serving on http://{host}:{port}  (docs: /docs)")
     console.print(key_note)
     console.print(f"durable store: {_redact(settings.database)}; ranking index: {index}")
