@@ -10,6 +10,7 @@ generic index workload of test_index.py runs on sharded indexes too.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -100,7 +101,7 @@ async def _check_all(
     assert await index.position(LB, "ghost") is None
     assert await index.around(LB, "ghost", 2) is None
     for _ in range(4):
-        asked = rng.sample(POOL, rng.randint(0, 12)) + ["ghost"]
+        asked = [*rng.sample(POOL, rng.randint(0, 12)), "ghost"]
         ranked = [(i, key) for i, key in enumerate(keys) if player_of(key) in asked]
         assert await index.positions(LB, asked) == ranked
     assert await index.leaderboards(LB.board) == ([LB] if n else [])
@@ -227,8 +228,8 @@ async def test_stamps_move_with_every_change_of_any_shard(backend: str) -> None:
             await index.apply([IndexChange(LB, player, encode(i, 0, player, "desc"), 0)])
             seen.append(await index.change_stamp(LB))
             tops.append((await index.top_stamp(LB))[0])
-        assert all(b > a for a, b in zip(seen, seen[1:], strict=False)), seen
-        assert all(b > a for a, b in zip(tops, tops[1:], strict=False)), tops
+        assert all(b > a for a, b in itertools.pairwise(seen)), seen
+        assert all(b > a for a, b in itertools.pairwise(tops)), tops
         # reading changes nothing
         assert await index.change_stamp(LB) == seen[-1]
 
