@@ -119,11 +119,11 @@ async def _compare_reads(
                 path = f"/v1/boards/{{board}}/players/{player}/around"
                 await _both(client, "GET", path, params={**params, "k": near})
                 compared += 1
-            friends = rng.sample(PLAYERS, rng.randint(0, 20)) + ["ghost"]
+            friends = [*rng.sample(PLAYERS, rng.randint(0, 20)), "ghost"]
             path = f"/v1/boards/{{board}}/players/{player}/friends"
             await _both(client, "POST", path, params=params, json={"friends": friends})
             compared += 1
-        asked = rng.sample(PLAYERS, 30) + ["ghost"]
+        asked = [*rng.sample(PLAYERS, 30), "ghost"]
         await _both(
             client, "POST", "/v1/boards/{board}/ranks", params=params, json={"players": asked}
         )
@@ -165,7 +165,7 @@ async def test_bans_and_erasure_on_a_sharded_board(client: httpx.AsyncClient) ->
     for victim in ("p:1", "p:2", "A"):
         response = await client.post(f"/v1/players/{victim}/ban", headers=AUTH)
         assert response.status_code == 200, response.text
-    status, body = await _both(client, "GET", "/v1/boards/{board}/players/p:1")
+    status, _ = await _both(client, "GET", "/v1/boards/{board}/players/p:1")
     assert status == 404
     await _compare_reads(client, rng)
     assert (await client.delete("/v1/players/p:2/ban", headers=AUTH)).status_code in (200, 204)
