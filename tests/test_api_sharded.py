@@ -17,8 +17,9 @@ import pytest
 import redis
 from starlette.applications import Starlette
 
-from helpers_api import AUTH, assert_problem, get_json, put_board, utc
-from rankline import ManualClock, maintenance
+from backends import flush_redis
+from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, utc
+from rankline import ManualClock, Settings, maintenance
 from rankline.index import keys as k
 from rankline.index import sharding
 from rankline.ordering import SCORE_MAX, SCORE_MIN
@@ -256,3 +257,23 @@ async def test_rebuild_and_verify_a_sharded_board(
     report = await maintenance.verify(service.keeper, service.store, boards)
     assert report.count == 0
     await _compare_reads(client, random.Random(11), [{}])
+
+
+async def test_a_restart_rebuilds_the_shards_from_sql(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """The in-process index loads each shard whole at start (``load_keys``); a lost Redis
+    index is rebuilt through ``fill``: either way the twins answer alike again."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await _twins(client, 7)
+        await _submit_both(client, _submissions(21, 300))
+        _, before = await _both(client, "GET", "/v1/boards/{board}/top", params={"limit": 1000})
+    if settings.redis_url:
+        flush_redis(settings.redis_url)
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        service: Rankline = app.state.service
+        held = await service.index.inner.leaderboards(SPLIT)
+        assert held and all(sharding.parse(name) is not None for name in held)
+        _, after = await _both(client, "GET", "/v1/boards/{board}/top", params={"limit": 1000})
+        assert after == before and before["total"] > 0
+        await _compare_reads(client, random.Random(21))
