@@ -33,6 +33,7 @@ DEFAULTS: dict[str, Any] = {
     "status": "active",
     "rating": None,
     "metadata": {},
+    "shards": 1,
 }
 
 FULL: dict[str, Any] = {
@@ -47,6 +48,7 @@ FULL: dict[str, Any] = {
     "min_score": -10,
     "max_score": 10_000,
     "metadata": {"game": "arena", "tags": ["solo"]},
+    "shards": 3,
 }
 
 S1 = {"id": "s1", "start": "2026-11-01T00:00:00Z", "end": "2026-11-15T00:00:00Z"}
@@ -173,6 +175,9 @@ INVALID: list[tuple[str, dict[str, Any], list[str | int]]] = [
     ("min_float", {"min_score": 1.5}, ["body", "min_score"]),
     ("max_out_of_range", {"max_score": 2**63}, ["body", "max_score"]),
     ("status", {"status": "paused"}, ["body", "status"]),
+    ("shards_zero", {"shards": 0}, ["body", "shards"]),
+    ("shards_over_64", {"shards": 65}, ["body", "shards"]),
+    ("shards_type", {"shards": "3"}, ["body", "shards"]),
     ("title_type", {"title": 5}, ["body", "title"]),
     ("title_long", {"title": "x" * 201}, ["body", "title"]),
     ("metadata_type", {"metadata": [1]}, ["body", "metadata"]),
@@ -290,6 +295,7 @@ IMMUTABLE = [
     ("windows_removed", {"windows": ["all_time"]}),
     ("scopes_added", {"scopes": ["region", "country"]}),
     ("scopes_removed", {"scopes": []}),
+    ("shards_added", {"shards": 3}),
     ("season_removed", {"seasons": [S1]}),
     ("season_end_changed", {"seasons": [S1, {**S2, "end": "2026-12-02T00:00:00Z"}]}),
     ("season_start_changed", {"seasons": [{**S1, "start": "2026-10-31T00:00:00Z"}, S2]}),

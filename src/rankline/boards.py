@@ -26,6 +26,7 @@ SEASON_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?!\n)$"
 Score64 = Annotated[int, Meta(ge=SCORE_MIN, le=SCORE_MAX)]
 DEFAULT_RETENTION_DAYS = {"daily": 7, "weekly": 30, "monthly": 90, "season": 365}
 DEFAULT_GRACE_SECONDS = 300
+MAX_SHARDS = 64
 RATING_SYSTEMS = ("elo", "glicko2", "openskill")
 
 
@@ -66,6 +67,9 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     status: Literal["active", "frozen"] = "active"
     rating: dict[str, Any] | None = None
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    shards: Annotated[int, Meta(ge=1, le=MAX_SHARDS)] = 1
+    """How many parts each leaderboard is split into by player (a Redis Cluster keeps them
+    on different nodes); every read answers the same whatever the count."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +88,16 @@ def _bad(loc: list[str | int], msg: str) -> InvalidInput:
 class Board:
     """A validated board definition with what the write and read paths need from it."""
 
-    __slots__ = ("id", "order", "policy", "retention_days", "seasons", "spec", "windows")
+    __slots__ = (
+        "id",
+        "order",
+        "policy",
+        "retention_days",
+        "seasons",
+        "shards",
+        "spec",
+        "windows",
+    )
 
     def __init__(self, spec: BoardSpec) -> None:
         assert spec.id is not None
@@ -92,6 +105,7 @@ class Board:
         self.id: str = spec.id
         self.order: Order = spec.order
         self.policy: Policy = spec.policy
+        self.shards: int = spec.shards
         self.seasons = tuple(_season(s, i) for i, s in enumerate(spec.seasons))
         windows: list[str] = list(dict.fromkeys(spec.windows))
         if self.seasons and "season" not in windows:
@@ -140,7 +154,7 @@ class Board:
 
     def check_update(self, new: Board) -> None:
         """Conflict when ``new`` changes what a board with entries cannot change."""
-        for name in ("order", "policy", "windows", "scopes"):
+        for name in ("order", "policy", "windows", "scopes", "shards"):
             before, after = getattr(self.spec, name), getattr(new.spec, name)
             if name == "windows":  # "season" follows from the seasons (which may be added)
                 before, after = ([w for w in b.windows if w != "season"] for b in (self, new))

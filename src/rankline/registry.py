@@ -119,6 +119,11 @@ class Boards:
         board = self._boards.get(board_id)
         return "desc" if board is None else board.order
 
+    def shards_of(self, board_id: BoardId) -> int:
+        """How many shards the board's leaderboards are split into (1: not split)."""
+        board = self._boards.get(board_id)
+        return 1 if board is None else board.shards
+
     def resolve(
         self, board: Board, window: str | None, period: str | None, scope: str | None
     ) -> Resolved:

@@ -33,6 +33,7 @@ from rankline.feed import make_feed
 from rankline.gateway import CheckedVersions, IndexGateway
 from rankline.index.base import RankingIndex
 from rankline.index.memory import MemoryIndex
+from rankline.index.sharded import ShardedIndex
 from rankline.indexing import IndexHealth, IndexKeeper
 from rankline.lifecycle import Lifecycle
 from rankline.names import NAME_TTL_SECONDS, NameDirectory
@@ -111,17 +112,19 @@ class Rankline:
             sqlite_synchronous=settings.sqlite_synchronous,
             sqlite_cache_mb=settings.sqlite_cache_mb,
         )
-        self.index = index = index or make_index(settings)
-        self._data_dir_lock = embedded_lock(settings.data_dir, settings.database, index.shared)
+        backend = index or make_index(settings)
+        self._data_dir_lock = embedded_lock(settings.data_dir, settings.database, backend.shared)
         """Held while started: one server per data directory on the embedded store."""
 
         self.health = health = IndexHealth(
-            type(index).__name__.removesuffix("Index").lower(), clock
+            type(backend).__name__.removesuffix("Index").lower(), clock
         )
-        versions = index.board_versions()
+        versions = backend.board_versions()
         self.boards = boards = Boards(
             store, clock, None if versions is None else CheckedVersions(versions, health)
         )
+        self.index = index = ShardedIndex(backend, boards.shards_of)
+        """The backend, with each board's leaderboards split over its ``shards``."""
         self.keeper = keeper = IndexKeeper(
             index, health, store, clock, boards, check_seconds=settings.index_check_seconds
         )

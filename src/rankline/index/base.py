@@ -176,6 +176,30 @@ class RankingIndex(abc.ABC):
     @abc.abstractmethod
     async def total(self, leaderboard: LeaderboardId) -> int: ...
 
+    # The two reads below are what a sharded leaderboard (``index.sharded``) is made of:
+    # each shard answers how many of its keys come before a key, and its keys next to one,
+    # both in O(log N + k). They are not part of ``IndexReader``: the SQL standings and the
+    # archive answer for the unsharded leaderboard directly, never for its shards.
+
+    @abc.abstractmethod
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        """The leaderboard's total and, for each of ``bounds``, how many keys sort strictly
+        before it (a key or any prefix: the 8-byte score prefix counts the strictly better
+        scores), read together."""
+
+    async def count_before(self, leaderboard: LeaderboardId, bound: bytes) -> int:
+        """How many keys sort strictly before ``bound``."""
+        return (await self.counts_before(leaderboard, [bound]))[1][0]
+
+    @abc.abstractmethod
+    async def neighbours(
+        self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
+    ) -> tuple[list[SortKey], list[SortKey]]:
+        """Up to ``before`` keys strictly before ``key`` and up to ``after`` keys from
+        ``key`` on (``key`` itself first when held), both in rank order."""
+
     @abc.abstractmethod
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         """See ``IndexReader.top_stamp``."""

@@ -20,8 +20,12 @@ that died makes the next fill start that leaderboard again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+from rankline.index import sharding
 from rankline.types import BoardId, LeaderboardId
 
 PREFIX = "rl"
@@ -48,11 +52,32 @@ LAYOUT_1_PATTERNS = (f"{PREFIX}:{{*}}:z", f"{PREFIX}:{{*}}:h")
 
 
 def tag(leaderboard: LeaderboardId) -> str:
-    return SEP.join(leaderboard)
+    """The leaderboard's hash tag. A shard's (``index.sharding``) ends with a salt,
+    ``#n``: the smallest ``n`` that puts shard ``i`` of ``S`` in the ``i``-th of ``S`` even
+    parts of the Redis Cluster slot space, so a cluster with evenly split slots keeps the
+    shards on different primaries. Any other leaderboard's tag is its fields joined."""
+    joined = SEP.join(leaderboard)
+    if sharding.MARK not in leaderboard.scope:
+        return joined
+    found = sharding.parse(leaderboard)
+    assert found is not None
+    return _salted(joined, found[1], found[2])
+
+
+@functools.lru_cache(maxsize=16_384)
+def _salted(joined: str, number: int, shards: int) -> str:
+    low = number * REDIS_CLUSTER_HASH_SLOTS // shards
+    high = (number + 1) * REDIS_CLUSTER_HASH_SLOTS // shards
+    salt = 0
+    while not low <= key_slot(f"{joined}{sharding.MARK}{salt}".encode()) < high:
+        salt += 1  # about S tries on average (CRC16 spreads evenly)
+    return f"{joined}{sharding.MARK}{salt}"
 
 
 def from_tag(value: str) -> LeaderboardId:
     board, window, period, scope = value.split(SEP, 3)
+    if scope.count(sharding.MARK) == 2:  # a shard's tag: drop the salt
+        scope = scope.rpartition(sharding.MARK)[0]
     return LeaderboardId(board, window, period, scope)
 
 

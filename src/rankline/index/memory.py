@@ -332,6 +332,25 @@ class MemoryIndex(RankingIndex):
         found = self._get(leaderboard)
         return 0 if found is None else len(found.keys)
 
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        found = self._get(leaderboard)
+        if found is None:
+            return 0, [0] * len(bounds)
+        bisect = found.keys.bisect_left
+        return len(found.keys), [bisect(bound) for bound in bounds]
+
+    async def neighbours(
+        self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
+    ) -> tuple[list[SortKey], list[SortKey]]:
+        found = self._get(leaderboard)
+        if found is None:
+            return [], []
+        at = found.keys.bisect_left(key)
+        first = max(0, at - max(0, before))
+        return list(found.keys.islice(first, at)), list(found.keys.islice(at, at + max(0, after)))
+
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         found = self._get(leaderboard)
         return (0, 0) if found is None else (found.top, len(found.keys))

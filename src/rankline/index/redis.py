@@ -156,6 +156,8 @@ class RedisIndex(RankingIndex):
         self._around = register(scripts.AROUND)
         self._positions = register(scripts.POSITIONS)
         self._page = register(scripts.PAGE)
+        self._counts_before = register(scripts.COUNTS_BEFORE)
+        self._neighbours = register(scripts.NEIGHBOURS)
         self._top_stamp = register(scripts.TOP_STAMP)
         self._change_stamp = register(scripts.CHANGE_STAMP)
         self._discard = register(scripts.DISCARD)
@@ -455,6 +457,41 @@ class RedisIndex(RankingIndex):
 
     async def total(self, leaderboard: LeaderboardId) -> int:
         return (await self.page(leaderboard, 0, 0))[0]
+
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        keys = Names.of(leaderboard).checked
+        calls = [
+            (self._counts_before, tuple(keys), tuple(bounds[i : i + ARG_CHUNK]))
+            for i in range(0, max(1, len(bounds)), ARG_CHUNK)
+        ]
+        async with mapped():
+            if len(calls) == 1:  # the usual case: grouped with the other small reads
+                replies = [await self._grouped.call(*calls[0])]
+            else:
+                replies = raise_first(await self._grouped.run(calls))
+        total, counts = 0, []
+        for reply in replies:
+            total = int(reply[0])
+            if total < 0:
+                _checked(leaderboard, total)
+            counts += [int(x) for x in reply[1:]]
+        return total, counts
+
+    async def neighbours(
+        self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
+    ) -> tuple[list[SortKey], list[SortKey]]:
+        keys = Names.of(leaderboard).checked
+        async with mapped():
+            reply = await self._grouped.call(
+                self._neighbours, keys, (key, max(0, before), max(0, after))
+            )
+        if int(reply[0]) < 0:
+            _checked(leaderboard, int(reply[0]))
+        found = [bytes(x) for x in reply[2:]]
+        split = int(reply[1])
+        return found[:split], found[split:]
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         async with mapped():

@@ -478,6 +478,50 @@ return out
 """
 )
 
+# KEYS: entries, meta, stamps, built marker. ARGV: bounds (keys or key prefixes). Returns
+# {total, count...}: per bound, how many members sort strictly before it (a ZLEXCOUNT, so
+# O(log N)); or {DAMAGED} or {LOST}. A shard's part of a sharded leaderboard's ranks.
+COUNTS_BEFORE = (
+    _STATE
+    + """
+local total = state()
+if total < 0 then return {total} end
+local out = {total}
+for i = 1, #ARGV do
+  if ARGV[i] == '' then
+    out[i + 1] = 0
+  else
+    out[i + 1] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. ARGV[i])
+  end
+end
+return out
+"""
+)
+
+# KEYS: entries, meta, stamps, built marker. ARGV: key, before, after. Returns {total, n,
+# keys...}: up to ``before`` members strictly before the key (the n first, in rank order)
+# and up to ``after`` members from the key on; or {DAMAGED} or {LOST}. O(log N + k): the
+# shard's part of a sharded leaderboard's neighbours and deep pages.
+NEIGHBOURS = (
+    _STATE
+    + """
+local total = state()
+if total < 0 then return {total} end
+local key, before, after = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local out = {total, 0}
+if before > 0 then
+  local found = redis.call('ZRANGE', KEYS[1], '(' .. key, '-', 'BYLEX', 'REV', 'LIMIT', 0, before)
+  out[2] = #found
+  for i = #found, 1, -1 do out[#out + 1] = found[i] end
+end
+if after > 0 then
+  local found = redis.call('ZRANGE', KEYS[1], '[' .. key, '+', 'BYLEX', 'LIMIT', 0, after)
+  for i = 1, #found do out[#out + 1] = found[i] end
+end
+return out
+"""
+)
+
 # KEYS: entries, meta, stamps, built marker. Returns {top stamp, total}; the total is
 # DAMAGED or LOST instead when the leaderboard cannot vouch for its top.
 TOP_STAMP = (
