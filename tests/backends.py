@@ -50,6 +50,12 @@ def cluster_url() -> str:
     return _cluster.url
 
 
+def cluster_in_use() -> LocalCluster:
+    """The suite's local Redis Cluster (``cluster_url`` starts it)."""
+    assert _cluster is not None, "call cluster_url() first"
+    return _cluster
+
+
 def real_url(url: str | None) -> str | None:
     """``url``, with ``CLUSTER_URL`` replaced by the running cluster's."""
     return cluster_url() if url == CLUSTER_URL else url

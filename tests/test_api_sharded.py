@@ -14,10 +14,9 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 from starlette.applications import Starlette
 
-from backends import flush_redis
+from backends import flush_redis, redis_client
 from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, utc
 from rankline import ManualClock, Settings, maintenance
 from rankline.index import keys as k
@@ -247,7 +246,7 @@ async def test_rebuild_and_verify_a_sharded_board(
         lb = LeaderboardId(SPLIT, "all_time", "all", "global")
         url = service.settings.redis_url
         assert url is not None
-        with redis.Redis.from_url(url) as r:
+        with redis_client(url) as r:
             assert r.delete(k.entries(sharding.shard(lb, 1, 3))) == 1
         report = await maintenance.verify(service.keeper, service.store, boards)
         assert report.count > 0

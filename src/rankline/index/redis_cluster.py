@@ -65,17 +65,7 @@ _READ_FLAGS = "#!lua flags=no-writes,allow-cross-slot-keys\n"
 _BUILT_FROM_ARGV = "local BUILT = ARGV[#ARGV]\nARGV[#ARGV] = nil\n"
 """A key of another slot may not be declared, only touched: the read scripts on a cluster
 take the node's copy of the built marker as their last argument instead of ``KEYS[4]``."""
-_READ_SCRIPTS = frozenset(
-    {
-        scripts.AROUND,
-        scripts.POSITIONS,
-        scripts.PAGE,
-        scripts.TOP_STAMP,
-        scripts.CHANGE_STAMP,
-        scripts.STATE,
-    }
-)
-"""The scripts that check the built marker (``Names.checked``): run with the node's copy."""
+_READ_SCRIPTS = scripts.CHECKED_READS
 _READ_COMMANDS = frozenset(
     {
         b"GET",
@@ -333,6 +323,8 @@ class ClusterRedis(aioredis.Redis):
             address = self.address_of(args[3])
             keys = args[3 : 3 + count]
             if count == 4 and _as_bytes(keys[3]) == _BUILT:  # a read: see _BUILT_FROM_ARGV
+                if _as_bytes(args[1]).decode() not in self._reads:
+                    raise ResponseError("a script naming the built marker is not in CHECKED_READS")
                 marker = self.marker_of(address)
                 return address, (*args[:2], 3, *keys[:3], *args[3 + count :], marker)
             return address, args

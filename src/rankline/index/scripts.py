@@ -671,3 +671,10 @@ bump(KEYS[3], expiry, true)
 return 1
 """
 )
+
+CHECKED_READS = frozenset(
+    {AROUND, POSITIONS, PAGE, TOP_STAMP, CHANGE_STAMP, STATE, COUNTS_BEFORE, NEIGHBOURS}
+)
+"""The read scripts, called with ``Names.checked``: their ``KEYS[4]`` is the built marker
+(on a Redis Cluster, the node's copy: ``index.redis_cluster``). A new read script that
+checks the marker belongs here."""
