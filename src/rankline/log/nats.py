@@ -128,12 +128,17 @@ class NatsLog:
         o = self.options
         description = f"rankline ingestion log, {o.partitions} partitions"
         async with _mapped():
-            self._nc = await nats.connect(
-                self._url,
-                connect_timeout=_TIMEOUT,
-                allow_reconnect=True,
-                max_reconnect_attempts=-1,
-                reconnect_time_wait=0.5,
+            # Once connected, the client reconnects for ever; the first connection gets a
+            # deadline (nats-py would otherwise keep trying, and start would never return).
+            self._nc = await asyncio.wait_for(
+                nats.connect(
+                    self._url,
+                    connect_timeout=_TIMEOUT,
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=0.5,
+                ),
+                timeout=_TIMEOUT * 2,
             )
             self._js = self._nc.jetstream(timeout=_TIMEOUT)
             try:
