@@ -82,7 +82,10 @@ class _Seen:
         return None if found is None else found[0]
 
     def add(self, key: str, position: Position, at: float) -> None:
-        if key not in self._keys:
+        """Remember the key at ``position``, or at the earlier of two positions: the first
+        record with the key is the one that counts."""
+        known = self._keys.get(key)
+        if known is None or position < known[0]:
             self._keys[key] = (position, at)
             if len(self._keys) > _SEEN_MAX:
                 self._keys.popitem(last=False)
