@@ -8,6 +8,7 @@ buckets, topic and consumer group), so tests never see each other's records.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -216,14 +217,10 @@ async def _drop_nats(name: str) -> None:
     try:
         js = nc.jetstream()
         for bucket in (f"rl_{name}_leases", f"rl_{name}_committed"):
-            try:
+            with contextlib.suppress(Exception):  # already gone
                 await js.delete_key_value(bucket)
-            except Exception:  # noqa: BLE001 - already gone
-                pass
-        try:
+        with contextlib.suppress(Exception):
             await js.delete_stream(f"rl_{name}")
-        except Exception:  # noqa: BLE001
-            pass
     finally:
         await nc.close()
 
@@ -370,31 +367,30 @@ async def test_a_killed_owner_s_partition_is_taken_over(engine: Engine, tmp_path
         "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
     }
     errors = tmp_path / "owner.err"
-    with (
-        errors.open("w") as err,
-        subprocess.Popen(
-            [sys.executable, str(OWNER_SCRIPT), engine.spec(1, lease, "doomed-worker")],
-            stdout=subprocess.PIPE,
+    with errors.open("w") as err:
+        owner = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(OWNER_SCRIPT),
+            engine.spec(1, lease, "doomed-worker"),
+            stdout=asyncio.subprocess.PIPE,
             stderr=err,
-            text=True,
             env=env,
-        ) as owner,
-    ):
-        try:
-            assert owner.stdout is not None
-            deadline = time.monotonic() + engine.settle_seconds
-            while True:
-                line = await asyncio.to_thread(owner.stdout.readline)
-                assert line, f"the owner process ended: {errors.read_text()}"
-                if json.loads(line) == [0]:
-                    break
-                assert time.monotonic() < deadline, "the owner process never owned the partition"
-            survivor = log.consumer("surviving-worker")
-            if engine.kind != "kafka":
-                assert await survivor.claim() == frozenset(), "a live owner's lease was taken"
-        finally:
-            os.kill(owner.pid, signal.SIGKILL)
-            owner.wait(10)
+        )
+    try:
+        assert owner.stdout is not None
+        deadline = time.monotonic() + engine.settle_seconds
+        while True:
+            line = await asyncio.wait_for(owner.stdout.readline(), engine.settle_seconds)
+            assert line, f"the owner process ended: {errors.read_text()}"
+            if json.loads(line) == [0]:
+                break
+            assert time.monotonic() < deadline, "the owner process never owned the partition"
+        survivor = log.consumer("surviving-worker")
+        if engine.kind != "kafka":
+            assert await survivor.claim() == frozenset(), "a live owner's lease was taken"
+    finally:
+        os.kill(owner.pid, signal.SIGKILL)
+        await owner.wait()
     killed_at = time.monotonic()
 
     async def taken_over() -> bool:
@@ -444,9 +440,9 @@ async def test_many_partitions_spread_over_two_consumers(engine: Engine) -> None
         owned = await _claims(a, b)
         if engine.kind != "kafka":
             assert not owned[0] & owned[1], f"a partition with two owners: {owned}"
-        if not owned[0] & owned[1] and owned[0] | owned[1] == set(range(8)):
-            if len(owned[0]) == len(owned[1]) == 4:
-                break
+        spread = not owned[0] & owned[1] and owned[0] | owned[1] == set(range(8))
+        if spread and len(owned[0]) == len(owned[1]) == 4:
+            break
         assert time.monotonic() < deadline, f"partitions not spread: {owned}"
         await asyncio.sleep(0.2)
     # Each commits in its own partitions only.

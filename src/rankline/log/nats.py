@@ -20,6 +20,7 @@ Library errors never leave this module: they become ``LogUnavailable`` or ``NotO
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import re
@@ -348,10 +349,9 @@ class NatsLogConsumer:
             for part in free:
                 if len(owned) >= target:
                     break
-                try:
+                with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
+                    # (raised when another consumer took it first)
                     owned[part] = await leases.create(f"p.{part}", self._me)
-                except nats.js.errors.KeyWrongLastSequenceError:
-                    pass  # another consumer took it first
         self._revisions = owned
         return self.owned
 
@@ -374,10 +374,8 @@ class NatsLogConsumer:
     async def release(self) -> None:
         async with _mapped():
             for part, revision in sorted(self._revisions.items()):
-                try:
+                with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
                     await self._log.leases.delete(f"p.{part}", last=revision)
-                except nats.js.errors.KeyWrongLastSequenceError:
-                    pass
             await self._log.leases.delete(self._member)
         self._revisions = {}
 

@@ -8,6 +8,8 @@ Create Date: 2026-11-24
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import mysql
@@ -17,7 +19,7 @@ down_revision = "0003"
 branch_labels = None
 depends_on = None
 
-_OPTIONS = {"mysql_charset": "utf8mb4", "mysql_engine": "InnoDB"}
+_OPTIONS: dict[str, Any] = {"mysql_charset": "utf8mb4", "mysql_engine": "InnoDB"}
 
 
 def _ident(length: int) -> sa.types.TypeEngine[str]:
