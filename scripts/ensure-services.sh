@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Make sure PostgreSQL (127.0.0.1:5432), MariaDB (127.0.0.1:3306) and Redis
-# (127.0.0.1:6379) are reachable, and that the `test` database exists in
+# Make sure PostgreSQL (127.0.0.1:5432), MariaDB (127.0.0.1:3306), Redis
+# (127.0.0.1:6379) and NATS with JetStream (127.0.0.1:4222, the ingestion log's
+# tests) are reachable, and that the `test` database exists in
 # PostgreSQL and MariaDB. Installs (apt-get) a missing server, starts a stopped
 # one, waits up to 30 s, and exits 1 naming any service it still can't reach.
 set -euo pipefail
@@ -9,6 +10,7 @@ HOST=127.0.0.1
 PG_PORT=5432
 MARIADB_PORT=3306
 REDIS_PORT=6379
+NATS_PORT=4222
 WAIT_SECONDS=30
 
 log() { printf 'ensure-services: %s\n' "$*" >&2; }
@@ -35,6 +37,18 @@ pg_up() {
 
 mariadb_up() { tcp_open "$HOST" "$MARIADB_PORT"; }
 
+# JetStream answers on the monitoring-free client port: a plain TCP check cannot tell a
+# NATS without JetStream, so ask the server itself (INFO line, "jetstream":true).
+nats_up() {
+    local info
+    info=$(timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2"; head -n 1 <&3' _ "$HOST" "$NATS_PORT" 2>/dev/null) || return 1
+    case "$info" in
+        *'"jetstream":true'*) return 0 ;;
+        *) return 1 ;;
+    esac
+}
+nats_listening() { tcp_open "$HOST" "$NATS_PORT"; }
+
 redis_up() {
     if command -v redis-cli >/dev/null 2>&1; then
         [ "$(timeout 2 redis-cli -h "$HOST" -p "$REDIS_PORT" ping 2>/dev/null)" = "PONG" ]
@@ -49,11 +63,13 @@ pg_installed() {
 }
 mariadb_installed() { [ -x /usr/sbin/mariadbd ]; }
 redis_installed() { command -v redis-server >/dev/null 2>&1; }
+nats_installed() { [ -x /usr/sbin/nats-server ]; }
 
 missing=()
 pg_up || pg_installed || missing+=(postgresql)
 mariadb_up || mariadb_installed || missing+=(mariadb-server)
 redis_up || redis_installed || missing+=(redis-server)
+nats_up || nats_installed || missing+=(nats-server)
 
 if [ "${#missing[@]}" -gt 0 ]; then
     log "installing missing server package(s): ${missing[*]}"
@@ -90,6 +106,18 @@ if ! mariadb_up; then
         || log "MariaDB start command failed (will still wait for it)"
 fi
 
+if ! nats_up; then
+    nats_installed || die "NATS (nats-server) is not installed and could not be installed"
+    if nats_listening; then
+        die "NATS on $HOST:$NATS_PORT runs without JetStream; restart it with -js (the ingestion log's tests need JetStream)"
+    fi
+    log "starting NATS with JetStream"
+    $SUDO mkdir -p /var/lib/nats-server /var/log
+    $SUDO start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
+        -a 127.0.0.1 -p "$NATS_PORT" -js -sd /var/lib/nats-server -l /var/log/nats-server.log \
+        || log "NATS start command failed (will still wait for it)"
+fi
+
 # -- wait (up to WAIT_SECONDS in total) ---------------------------------------
 deadline=$((SECONDS + WAIT_SECONDS))
 while :; do
@@ -97,6 +125,7 @@ while :; do
     pg_up || down+=("PostgreSQL ($HOST:$PG_PORT)")
     mariadb_up || down+=("MariaDB ($HOST:$MARIADB_PORT)")
     redis_up || down+=("Redis ($HOST:$REDIS_PORT)")
+    nats_up || down+=("NATS with JetStream ($HOST:$NATS_PORT; log: /var/log/nats-server.log)")
     [ "${#down[@]}" -eq 0 ] && break
     if [ "$SECONDS" -ge "$deadline" ]; then
         for s in "${down[@]}"; do
@@ -136,4 +165,4 @@ mariadb_sql() {
 mariadb_sql "CREATE DATABASE IF NOT EXISTS test" \
     || die "MariaDB: could not create database test"
 
-log "PostgreSQL, MariaDB and Redis are up; databases 'test' exist"
+log "PostgreSQL, MariaDB, Redis and NATS (JetStream) are up; databases 'test' exist"

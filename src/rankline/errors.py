@@ -13,6 +13,8 @@
     │   was recorded, retry after ``Retry-After`` seconds
     └── Unavailable (503): nothing was recorded; retry later
         ├── StoreUnavailable: the durable store cannot be reached
+        ├── LogUnavailable: the ingestion log cannot be reached
+        │   └── NotOwner: this consumer does not (or no longer) own the log partition
         └── IndexUnavailable: the ranking index is rebuilding or unreachable
             └── IndexDamaged: one leaderboard's index is damaged (being repaired)
 
@@ -116,6 +118,19 @@ class Unavailable(RanklineError):
 
 class StoreUnavailable(Unavailable):
     title, slug = "Durable store unavailable", "store-unavailable"
+
+
+class LogUnavailable(Unavailable):
+    """The ingestion log (SQL, NATS JetStream or Kafka) did not answer or refused."""
+
+    title, slug = "Ingestion log unavailable", "log-unavailable"
+
+
+class NotOwner(LogUnavailable):
+    """A consumer acted on a log partition it does not own (its lease ran out and another
+    consumer may have taken the partition): it must stop applying that partition."""
+
+    title, slug = "Log partition not owned", "log-not-owner"
 
 
 class IndexUnavailable(Unavailable):

@@ -177,6 +177,40 @@ class Settings(BaseSettings):
         "heartbeat comment, so proxies keep the idle connection open.",
     )
 
+    log_url: str | None = Field(
+        None,
+        description="Where the ingestion log lives: empty keeps it in the durable store "
+        "(SQLite or RANKLINE_DATABASE_URL); nats://host:4222 uses a NATS JetStream stream, "
+        "kafka://host:9092 (several brokers: kafka://a:9092,b:9092) a Kafka or Redpanda topic.",
+    )
+    log_partitions: int = Field(
+        16,
+        ge=1,
+        le=4096,
+        description="Partitions of the ingestion log; boards are spread over them by a hash of "
+        "their id and each is applied in order by one worker at a time. Fixed when the log is "
+        "created: every process must use the same number.",
+    )
+    log_dedup_window_seconds: float = Field(
+        7 * 24 * 3600.0,
+        gt=0,
+        description="How long the log recognises a retried submission (same board, player "
+        "and match_id) and keeps it once.",
+    )
+    log_lease_seconds: float = Field(
+        10.0,
+        gt=0,
+        le=600,
+        description="How long a worker owns a log partition without renewing it; after a "
+        "crash, another worker takes the partition over once this has passed.",
+    )
+    log_retention_seconds: float = Field(
+        14 * 24 * 3600.0,
+        gt=0,
+        description="How long the NATS stream or Kafka topic keeps records (set when it is "
+        "created); at least the dedup window.",
+    )
+
     @field_validator(
         "rate_limit_key_writes",
         "rate_limit_key_reads",

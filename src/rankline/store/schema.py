@@ -14,6 +14,7 @@ from sqlalchemy import (
     Column,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     String,
@@ -160,3 +161,50 @@ archive = Table(
 )
 """Final standings of closed periods, with their final rank; readable after the live
 leaderboard has expired from the index."""
+
+# The ingestion log kept in SQL (``rankline.log.sql``): several logs may share these tables,
+# told apart by ``log_name``.
+LogPayload = LargeBinary().with_variant(mysql.MEDIUMBLOB(), "mysql")
+
+log_records = Table(
+    "rl_log",
+    metadata,
+    Column("log_name", Ident(64), nullable=False),
+    Column("part", Integer, nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("board_id", Ident(64), nullable=False),
+    Column("dedup_key", Ident(255), nullable=False),
+    Column("appended_at", BigInteger, nullable=False),
+    Column("payload", LogPayload, nullable=False),
+    PrimaryKeyConstraint("log_name", "part", "seq"),
+    Index("ix_rl_log_dedup", "log_name", "part", "dedup_key"),
+    **TABLE_OPTIONS,
+)
+"""Records in append order per partition: every append lands at the end of the primary key."""
+
+log_partitions = Table(
+    "rl_log_partitions",
+    metadata,
+    Column("log_name", Ident(64), nullable=False),
+    Column("part", Integer, nullable=False),
+    Column("next_seq", BigInteger, nullable=False),
+    Column("committed", BigInteger, nullable=False),
+    Column("owner", Ident(128), nullable=True),
+    Column("lease_until", BigInteger, nullable=False),
+    Column("epoch", BigInteger, nullable=False),
+    PrimaryKeyConstraint("log_name", "part"),
+    **TABLE_OPTIONS,
+)
+"""Per partition: the next position to hand out (appenders take turns on this row), the
+applied (committed) position, and the consumer owning it until ``lease_until``."""
+
+log_members = Table(
+    "rl_log_members",
+    metadata,
+    Column("log_name", Ident(64), nullable=False),
+    Column("owner", Ident(128), nullable=False),
+    Column("seen_until", BigInteger, nullable=False),
+    PrimaryKeyConstraint("log_name", "owner"),
+    **TABLE_OPTIONS,
+)
+"""The live consumers of each log (each one's fair share of partitions depends on them)."""

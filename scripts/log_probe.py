@@ -1,0 +1,82 @@
+"""Append throughput of the ingestion log: batches of records into one log, timed.
+
+    .venv/bin/python scripts/log_probe.py [--engine sqlite|nats|kafka|URL] [--batches 50]
+        [--batch 1000] [--payload 200] [--partitions 16]
+
+sqlite (the default) makes a fresh, migrated SQLite file (synchronous=FULL, as served) in a
+temporary directory; nats uses nats://127.0.0.1:4222 (the stream is deleted afterwards).
+Prints rows/s over all batches and the median batch time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from rankline.log import LogOptions, LogRecord, open_log
+from rankline.store import migrate
+
+
+async def main(args: argparse.Namespace) -> None:
+    name = "probe" + uuid.uuid4().hex[:8]
+    options = LogOptions(name=name, partitions=args.partitions)
+    with tempfile.TemporaryDirectory() as tmp:
+        database = f"sqlite+aiosqlite:///{(Path(tmp) / 'log.db').as_posix()}"
+        if args.engine == "sqlite":
+            engine = create_async_engine(database)
+            await migrate.upgrade(engine)
+            await engine.dispose()
+            url = ""
+        elif args.engine == "nats":
+            url = "nats://127.0.0.1:4222"
+        else:
+            url = args.engine
+        log = open_log(url, database, options)
+        await log.start()
+        payload = b"x" * args.payload
+        times: list[float] = []
+        try:
+            for b in range(args.batches):
+                records = [
+                    LogRecord(
+                        board=f"board-{i % 100}", key=f"board-{i % 100}/p{i}/m{b}", payload=payload
+                    )
+                    for i in range(args.batch)
+                ]
+                started = time.perf_counter()
+                await log.append(records)
+                times.append(time.perf_counter() - started)
+        finally:
+            await log.close()
+            if args.engine == "nats":
+                import nats
+
+                nc = await nats.connect(url)
+                js = nc.jetstream()
+                await js.delete_stream(f"rl_{name}")
+                for bucket in (f"rl_{name}_leases", f"rl_{name}_committed"):
+                    await js.delete_key_value(bucket)
+                await nc.close()
+    total = args.batches * args.batch
+    print(
+        f"{args.engine}: {total} records in {args.batches} batches of {args.batch} "
+        f"({args.payload} B payload, {args.partitions} partitions): "
+        f"{total / sum(times):,.0f} rows/s; median batch {statistics.median(times) * 1000:.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--engine", default="sqlite")
+    parser.add_argument("--batches", type=int, default=50)
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--payload", type=int, default=200)
+    parser.add_argument("--partitions", type=int, default=16)
+    asyncio.run(main(parser.parse_args()))

