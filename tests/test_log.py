@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from backends import prepare_database
 from procs import HOST, free_port
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log import IngestLog, LogConsumer, LogOptions, LogRecord, open_log
@@ -36,9 +36,7 @@ from rankline.store import migrate
 pytestmark = pytest.mark.services
 
 NATS_URL = "nats://127.0.0.1:4222"
-PG_ADMIN = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_log_test"
-MARIADB_ADMIN = "mysql+asyncmy://root@127.0.0.1:3306/test"
 MARIADB_URL = "mysql+asyncmy://root@127.0.0.1:3306/rankline_log_test"
 ENGINES = ["sqlite", "postgresql", "mariadb", "nats", "kafka"]
 OWNER_SCRIPT = Path(__file__).with_name("log_owner.py")
@@ -51,26 +49,6 @@ def _run(coroutine: Any) -> Any:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def _create_database(admin: str, url: str) -> None:
-    name = sa.engine.make_url(url).database
-    engine = create_async_engine(admin, isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as conn:
-            if admin == PG_ADMIN:
-                found = await conn.scalar(
-                    sa.text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
-                )
-                if not found:
-                    await conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-            else:
-                await conn.execute(
-                    sa.text(f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4")
-                )
-    finally:
-        await engine.dispose()
-    await _migrate(url)
-
-
 async def _migrate(url: str) -> None:
     engine = create_async_engine(url)
     try:
@@ -81,8 +59,8 @@ async def _migrate(url: str) -> None:
 
 @pytest.fixture(scope="module")
 def server_databases() -> dict[str, str]:
-    _run(_create_database(PG_ADMIN, PG_URL))
-    _run(_create_database(MARIADB_ADMIN, MARIADB_URL))
+    _run(prepare_database(PG_URL))
+    _run(prepare_database(MARIADB_URL))
     return {"postgresql": PG_URL, "mariadb": MARIADB_URL}
 
 
