@@ -402,13 +402,13 @@ class ShardedIndex(RankingIndex):
     ) -> AsyncIterator[int]:
         """Each chunk split over the shards, loaded on all of them at once (revision-
         checked, as ``load``)."""
-        if self._shards_of(leaderboard.board) == 1:
-            async for count in self.inner.fill(leaderboard, size, chunks):
-                yield count
-            return
-        async for chunk in chunks:
-            await self.load(leaderboard, chunk)
-            yield len(chunk)
+        fill = (
+            self.inner.fill(leaderboard, size, chunks)
+            if self._shards_of(leaderboard.board) == 1
+            else super().fill(leaderboard, size, chunks)  # chunk by chunk through ``load``
+        )
+        async for count in fill:
+            yield count
 
     async def load_keys(
         self,
