@@ -657,8 +657,9 @@ def bench(
         str,
         typer.Option(
             help="Comma-separated: memory (in-process index + SQLite in a temporary "
-            "directory) and redis (Redis db 8 + PostgreSQL database rankline_bench, "
-            "both emptied first)."
+            "directory), redis (Redis db 8 + PostgreSQL database rankline_bench, both "
+            "emptied first) and cluster (a local 6-node Redis Cluster it starts: the reads "
+            "on an unsharded and a sharded board side by side, needs redis-server)."
         ),
     ] = "memory,redis",
     json_path: Annotated[

@@ -214,6 +214,9 @@ class LocalCluster:
             break
         raise ClusterError(f"no node serves slot {slot}")
 
+    def is_primary(self, node: Node) -> bool:
+        return "role:master" in _cli(node.port, "INFO", "replication")
+
     def kill(self, node: Node) -> None:
         """SIGKILL one node (as a crash would)."""
         node.process.send_signal(signal.SIGKILL)
@@ -222,7 +225,7 @@ class LocalCluster:
     def flush(self) -> None:
         """Empty every primary (the replicas follow)."""
         for node in self.nodes:
-            if node.alive() and "role:master" in _cli(node.port, "INFO", "replication"):
+            if node.alive() and self.is_primary(node):
                 _cli(node.port, "FLUSHALL")
 
     def stop(self) -> None:

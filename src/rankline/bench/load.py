@@ -8,7 +8,7 @@ The board is ``bench``: best policy, descending, all_time window, global scope o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -29,9 +29,11 @@ _MULTIPLIER = 2_654_435_761
 _MODULUS = 1_000_000_007  # a prime above every N, so the scores of p:0 .. p:N-1 differ
 
 
-def bench_board() -> Board:
-    spec = BoardSpec(windows=["all_time"], policy="best", order="desc", title="rankline bench")
-    return Board.define(BOARD_ID, spec)
+def bench_board(board_id: str = BOARD_ID, shards: int = 1) -> Board:
+    spec = BoardSpec(
+        windows=["all_time"], policy="best", order="desc", title="rankline bench", shards=shards
+    )
+    return Board.define(board_id, spec)
 
 
 @dataclass(frozen=True)
@@ -89,13 +91,13 @@ async def _database(url: str, *, create: bool) -> None:
         await admin.dispose()
 
 
-async def prepare(url: str, now: Micros) -> None:
-    """Migrate the store and define the bench board (no entries)."""
+async def prepare(url: str, now: Micros, boards: Sequence[Board] = ()) -> None:
+    """Migrate the store and define the bench board, or ``boards`` (no entries)."""
     store = SqlStore(url)
     try:
         await migrate.upgrade(store.engine)
-        board = bench_board()
-        await store.save_board(board.id, board.to_json(), now)
+        for board in boards or [bench_board()]:
+            await store.save_board(board.id, board.to_json(), now)
     finally:
         await store.close()
 
@@ -107,14 +109,15 @@ async def load(
     progress: Callable[[int], None] | None = None,
     first: int = 0,
     end: int | None = None,
+    board: Board | None = None,
 ) -> int:
     """Bulk-load the players of ``data`` (those from ``first`` to ``end - 1``; default all)
-    into the prepared store."""
+    into the prepared store, on the bench board or ``board``."""
     store = SqlStore(url)
     try:
         return await load_first_scores(
             store,
-            bench_board(),
+            board or bench_board(),
             data.rows(first=first, end=end),
             match_id=MATCH_ID,
             now=now,

@@ -15,8 +15,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from rankline.bench import cluster_run
+
 BEGIN = "<!-- rankline bench: begin -->"
 END = "<!-- rankline bench: end -->"
+CLUSTER_BEGIN = "<!-- rankline bench cluster: begin -->"
+CLUSTER_END = "<!-- rankline bench cluster: end -->"
 READS = ("rank", "around", "top")
 LEAN_LABELS = {"rank": "GET player rank", "around": "GET around k=5", "top": "GET top-100"}
 LEAN_GOALS = {"rank": 0.9, "around": 1.0, "top": 4.0}
@@ -298,6 +302,16 @@ def _verdict(target: dict[str, Any], word: str) -> str:
 
 
 def print_report(results: dict[str, Any], console: Console) -> None:
+    cluster = results.get("cluster")
+    if isinstance(cluster, dict) and cluster.get("boards"):
+        table = Table(title=f"Redis Cluster ({cluster['nodes']}), N={results['n']:,} per board")
+        for i, column in enumerate(cluster_run.HEADER):
+            table.add_column(column, justify="left" if i == 0 else "right")
+        for row in cluster_run.rows(cluster):
+            table.add_row(*row)
+        console.print(table)
+        for line in cluster_lines(cluster):
+            console.print(line)
     for name, section in results["backends"].items():
         table = Table(
             title=f"{section['label']} (N={results['n']:,}, {section['workers']} worker(s))"
@@ -308,6 +322,8 @@ def print_report(results: dict[str, Any], console: Console) -> None:
             table.add_row(*row)
         console.print(table)
         del name
+    if not results["backends"]:
+        return
     header, rows = figure_rows(results)
     figures = Table(title="other figures")
     for i, column in enumerate(header):
@@ -335,6 +351,48 @@ def _md_table(header: Sequence[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def cluster_lines(cluster: dict[str, Any]) -> list[str]:
+    """The cluster run's other figures, one sentence each."""
+    lines = []
+    memory = cluster.get("memory", {})
+    if "primaries" in memory:
+        lines.append(
+            f"Memory: {memory['primaries']['bytes_per_entry']:,.0f} B per entry on the "
+            f"primaries, {memory['with_replicas']['bytes_per_entry']:,.0f} B with the replicas "
+            f"({memory['entries']:,} entries over both boards)."
+        )
+    if "ready_seconds" in cluster:
+        lines.append(f"Index build from SQL at start: {cluster['ready_seconds']:.1f} s.")
+    bench = cluster.get("redis_benchmark", {})
+    if "rps" in bench:
+        lines.append(
+            f"Raw redis-benchmark ZREVRANK on one primary ({bench['members']:,} members, "
+            f"{bench['clients']} clients): {bench['rps']:,.0f} req/s."
+        )
+    return lines
+
+
+def cluster_markdown(results: dict[str, Any]) -> str:
+    """The cluster run's part of docs/performance.md, between its own markers."""
+    cluster = results["cluster"]
+    return "\n".join(
+        [
+            CLUSTER_BEGIN,
+            f"## Redis Cluster: N={results['n']:,} per board",
+            "",
+            f"Produced by `{results['command']}` on {results['started_at']}: "
+            f"{cluster['nodes']}; each read at full load for {results['duration_s']:.0f} s, "
+            f"{results['connections']} connections, the unsharded and the sharded board "
+            "one after the other on the same server.",
+            "",
+            _md_table(cluster_run.HEADER, cluster_run.rows(cluster)),
+            "",
+            *[f"- {line}" for line in cluster_lines(cluster)],
+            CLUSTER_END,
+        ]
+    )
 
 
 def markdown_section(results: dict[str, Any], chart: str | None) -> str:
@@ -390,16 +448,22 @@ def markdown_section(results: dict[str, Any], chart: str | None) -> str:
 
 
 def write_markdown(path: Path, results: dict[str, Any], chart: str | None) -> None:
-    """Replace the generated section of ``path`` (or append it; or create the file)."""
-    section = markdown_section(results, chart)
+    """Replace the generated sections of ``path`` (or append them; or create the file): the
+    backends' section when the run measured any, the cluster's when it ran."""
     text = path.read_text() if path.exists() else "# rankline performance\n\n"
-    start, end = text.find(BEGIN), text.find(END)
-    if start != -1 and end > start:
-        text = text[:start] + section + text[end + len(END) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    if results["backends"]:
+        text = _replace(text, BEGIN, END, markdown_section(results, chart))
+    if isinstance(results.get("cluster"), dict) and results["cluster"].get("boards"):
+        text = _replace(text, CLUSTER_BEGIN, CLUSTER_END, cluster_markdown(results))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+
+
+def _replace(text: str, begin: str, end: str, section: str) -> str:
+    start, stop = text.find(begin), text.find(end)
+    if start != -1 and stop > start:
+        return text[:start] + section + text[stop + len(end) :]
+    return text.rstrip("\n") + "\n\n" + section + "\n"
 
 
 def plot(results: dict[str, Any], path: Path) -> bool:

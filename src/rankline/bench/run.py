@@ -53,7 +53,7 @@ from rich.progress import (
 )
 
 from rankline import __version__
-from rankline.bench import load, probes, report, servers, wrk
+from rankline.bench import cluster_run, load, probes, report, servers, wrk
 from rankline.bench.load import Dataset
 from rankline.clock import SystemClock
 from rankline.http.server import SERVERS
@@ -165,9 +165,9 @@ def make_options(
     server: str = "uvicorn",
 ) -> Options:
     names = tuple(b.strip() for b in backends.split(",") if b.strip())
-    unknown = [b for b in names if b not in ("memory", "redis")]
+    unknown = [b for b in names if b not in ("memory", "redis", "cluster")]
     if unknown or not names:
-        raise ValueError(f"--backends takes memory and/or redis, not {backends!r}")
+        raise ValueError(f"--backends takes memory, redis and/or cluster, not {backends!r}")
     if server not in SERVERS:
         raise ValueError(f"--server takes {' or '.join(SERVERS)}, not {server!r}")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -247,6 +247,11 @@ class Bench:
         }
         try:
             for name in self.o.backends:
+                if name == "cluster":
+                    self.console.rule(f"Redis Cluster, N={self.o.n:,} per board")
+                    results["cluster"] = {}
+                    self.attempt(results, "cluster", lambda: cluster_run.measure(self, PG_URL))
+                    continue
                 plan = backend(name, self.o.workers)
                 self.console.rule(f"{plan.label}, N={self.o.n:,}")
                 section: dict[str, Any] = {"label": plan.label, "workers": plan.workers}
@@ -637,12 +642,13 @@ class Bench:
         *,
         delay: float = 0.0,
         label: str | None = None,
+        board: str = load.BOARD_ID,
     ) -> wrk.WrkResult:
         """One wrk run; then wait until the server has worked off what wrk left queued
         (``drain_s`` in the result), so one run's backlog never slows the next."""
         args: dict[str, object] = {
             "n": self.o.n,
-            "board": load.BOARD_ID,
+            "board": board,
             "key": self.key,
             "run": f"{self.run_id}{endpoint}{connections}{round(delay * 100)}{time.monotonic_ns()}",
             "seed": self.run_seed(label or f"{endpoint} {connections} {delay}"),
@@ -750,7 +756,7 @@ def main(options: Options, console: Console) -> int:
         console.print("matplotlib is not installed (the bench extra has it): no chart")
     if options.markdown is not None:
         png = options.markdown.with_suffix(".png")
-        drawn = report.plot(results, png)
+        drawn = bool(results["backends"]) and report.plot(results, png)
         report.write_markdown(options.markdown, results, png.name if drawn else None)
         console.print(f"wrote {options.markdown}" + (f" and {png}" if drawn else ""))
     report.print_report(results, console)

@@ -54,6 +54,7 @@ from rankline.errors import IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
 from rankline.index.redis import RedisIndex
+from rankline.index.redis_channel import Channel
 from rankline.index.redis_common import mapped
 
 SLOTS = 16384
@@ -159,6 +160,7 @@ class ClusterRedis(aioredis.Redis):
         self._wait_ms = wait_ms
         self._slots: list[Address | None] = [None] * SLOTS
         self._nodes: dict[Address, aioredis.Redis] = {}
+        self._channels: dict[Address, Channel] = {}
         self._primaries: list[Address] = []
         self._ranges: dict[Address, list[tuple[int, int]]] = {}
         self._known: dict[str, AsyncScript] = {}
@@ -269,6 +271,9 @@ class ClusterRedis(aioredis.Redis):
         return ClusterPipeline(self)
 
     async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        for channel in self._channels.values():
+            channel.close()
+        self._channels = {}
         nodes, self._nodes = list(self._nodes.values()), {}
         for client in nodes:
             await client.aclose()
@@ -330,9 +335,27 @@ class ClusterRedis(aioredis.Redis):
             return address, args
         return self.address_of(args[1]), args
 
+    def _channel(self, address: Address) -> Channel:
+        channel = self._channels.get(address)
+        if channel is None:
+            channel = Channel(
+                *address,
+                username=self._username,
+                password=self._password,
+                timeout=5,
+                connect_timeout=2,
+            )
+            self._channels[address] = channel
+        return channel
+
     async def _on_node(self, address: Address, commands: list[_Command]) -> list[Any]:
         client = self.node(address)
-        replies = await _pipelined(client, commands)
+        if all(self._script_read(args) for args, _ in commands):
+            # The grouped reads: a lean connection of their own (``redis_channel``), as on
+            # a single Redis; script replies need no redis-py parsing.
+            replies = await self._channel(address).execute([args for args, _ in commands])
+        else:
+            replies = await _pipelined(client, commands)
         missing = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
         if missing:
             for i in missing:
@@ -379,6 +402,10 @@ class ClusterRedis(aioredis.Redis):
             known = (int(info.get("connected_slaves", 0)), now)
             self._replicas[address] = known
         return known[0]
+
+    def _script_read(self, args: tuple[Any, ...]) -> bool:
+        name = _as_bytes(args[0]).upper()
+        return name == b"EVALSHA" and _as_bytes(args[1]).decode() in self._reads
 
     def _reads_only(self, args: tuple[Any, ...]) -> bool:
         name = _as_bytes(args[0]).upper().split(b" ", 1)[0]
