@@ -664,3 +664,45 @@ def test_a_p99_measured_well_below_80_percent_does_not_judge_the_target() -> Non
     assert verdicts["around p99 <= 10 ms at 80% of max (ms)"] is True
     rows = {(r[0], r[1]): r[3] for r in report.target_rows(results)}
     assert rows["memory", "rank p99 <= 10 ms at 80% of max (ms)"] == "not measured (at 68% of max)"
+
+
+def test_the_cluster_run_measures_both_boards_and_writes_its_own_section(tmp_path: Path) -> None:
+    """``rankline bench --backends cluster`` end to end at a tiny N: a local cluster, both
+    boards loaded and served, each read measured on both, memory and the raw baseline; its
+    markdown section goes between its own markers and leaves the backends' section alone."""
+    if shutil.which("wrk") is None:
+        pytest.fail("wrk is not installed: `make tools` installs it")
+    page = tmp_path / "performance.md"
+    page.write_text(f"# Perf\n\n{report.BEGIN}\nthe backends' table\n{report.END}\n")
+    options = run.make_options(
+        quick=True,
+        n=3000,
+        duration=1,
+        backends="cluster",
+        json_path=tmp_path / "cluster.json",
+        markdown=page,
+        workers=1,
+        connections=8,
+        threads=1,
+        profile=False,
+        seed=3,
+        command="rankline bench --backends cluster --n 3000",
+    )
+    with (tmp_path / "out.txt").open("w") as out:
+        assert run.main(options, Console(file=out)) == 0
+    results = json.loads((tmp_path / "cluster.json").read_text())
+    cluster = results["cluster"]
+    assert results["backends"] == {}
+    for board in (load.BOARD_ID, "bench-sharded"):
+        for read in ("rank", "around", "top"):
+            assert cluster["boards"][board][read]["rps"] > 0, (board, read)
+    shares = cluster["sharded_share"]
+    assert all(0 < share < 10 for share in shares.values()), shares
+    memory = cluster["memory"]
+    assert memory["entries"] == 6000
+    assert 0 < memory["primaries"]["bytes_per_entry"] < memory["with_replicas"]["bytes_per_entry"]
+    assert cluster["redis_benchmark"]["members"] == 3000
+    text = page.read_text()
+    assert "the backends' table" in text and text.count(report.CLUSTER_BEGIN) == 1
+    assert "## Redis Cluster: N=3,000 per board" in text
+    assert "| rank |" in text and "sharded / unsharded" in text

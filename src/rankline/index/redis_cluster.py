@@ -51,8 +51,8 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from rankline.errors import IndexUnavailable
+from rankline.index import board_versions, scripts
 from rankline.index import keys as k
-from rankline.index import scripts
 from rankline.index.redis import RedisIndex
 from rankline.index.redis_channel import Channel
 from rankline.index.redis_common import mapped
@@ -67,6 +67,9 @@ _BUILT_FROM_ARGV = "local BUILT = ARGV[#ARGV]\nARGV[#ARGV] = nil\n"
 """A key of another slot may not be declared, only touched: the read scripts on a cluster
 take the node's copy of the built marker as their last argument instead of ``KEYS[4]``."""
 _READ_SCRIPTS = scripts.CHECKED_READS
+_OTHER_READS = frozenset({scripts.UNMAPPED, board_versions.CHECK})
+"""Scripts that only read but name no built marker (the board versions' check goes with
+every request): sent without WAIT, over the lean channel."""
 _READ_COMMANDS = frozenset(
     {
         b"GET",
@@ -250,7 +253,7 @@ class ClusterRedis(aioredis.Redis):
             text = _READ_FLAGS + _BUILT_FROM_ARGV + text.replace("KEYS[4]", "BUILT")
         registered = AsyncScript(self, text)
         self._known[registered.sha] = registered
-        if read:
+        if read or text in _OTHER_READS:
             self._reads.add(registered.sha)
         return registered
 

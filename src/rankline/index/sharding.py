@@ -16,6 +16,7 @@ which differs per process), the same in every worker and every release.
 
 from __future__ import annotations
 
+import functools
 import zlib
 
 from rankline.types import LeaderboardId, PlayerId
@@ -33,7 +34,13 @@ def shards_of(leaderboard: LeaderboardId, shards: int) -> list[LeaderboardId]:
     """Every shard of ``leaderboard``, in shard order (itself when ``shards`` is 1)."""
     if shards <= 1:
         return [leaderboard]
-    return [shard(leaderboard, i, shards) for i in range(shards)]
+    return list(_shards(leaderboard, shards))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _shards(leaderboard: LeaderboardId, shards: int) -> tuple[LeaderboardId, ...]:
+    """Made once per leaderboard: every read of a sharded board names all its shards."""
+    return tuple(shard(leaderboard, i, shards) for i in range(shards))
 
 
 def parse(leaderboard: LeaderboardId) -> tuple[LeaderboardId, int, int] | None:
