@@ -60,6 +60,11 @@ class Head(Answer, kw_only=True):
     scope: str
     total: int
     as_of: Time
+    period_ends_at: Time | None
+    """When the period ends (null for all_time)."""
+    closes_at: Time | None
+    """When the period stops taking submissions: its end plus the board's grace (null for
+    all_time)."""
     degraded: bool = False
     """True when the ranking index could not answer and SQL did (exact, slower)."""
     archived: bool = False

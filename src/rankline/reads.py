@@ -65,6 +65,8 @@ class HeadFields(TypedDict):
     scope: str
     total: int
     as_of: str
+    period_ends_at: str | None
+    closes_at: str | None
     degraded: bool
     archived: bool
 
@@ -141,7 +143,9 @@ class Reads:
 
         return await self._boards.current(query.board, on)
 
-    def _head(self, leaderboard: LeaderboardId, total: int, flags: Flags) -> HeadFields:
+    def _head(self, board: Board, resolved: Resolved, total: int, flags: Flags) -> HeadFields:
+        leaderboard, period = resolved.leaderboard, resolved.period
+        closes = period.closes_at(board.grace_seconds)
         return {
             "board": leaderboard.board,
             "window": leaderboard.window,
@@ -149,6 +153,8 @@ class Reads:
             "scope": leaderboard.scope,
             "total": total,
             "as_of": format_time(self._clock.now()),
+            "period_ends_at": None if period.ends_at is None else format_time(period.ends_at),
+            "closes_at": None if closes is None else format_time(closes),
             "degraded": flags.degraded,
             "archived": flags.archived,
         }
@@ -177,7 +183,7 @@ class Reads:
 
             routed = board if resolved.expired else None
             (total, entries, digest), flags = await self._gateway.read(page, routed)
-            head = TopHead(**self._head(leaderboard, total, flags))
+            head = TopHead(**self._head(board, resolved, total, flags))
             body = join_entries(_encoder.encode(head), entries)
             return body, top_etag(digest, offset, limit, total, flags)
 
@@ -203,7 +209,7 @@ class Reads:
             score, at, _ = decode(position.key, board.order)
             total, offset = position.total, position.offset
             return PlayerOut(
-                **self._head(resolved.leaderboard, total, _NONE),
+                **self._head(board, resolved, total, _NONE),
                 player_id=player,
                 score=score,
                 rank=offset + 1,
@@ -226,7 +232,7 @@ class Reads:
             position, first, keys = found
             names = await self._named(player_of(key) for key in keys)
             return AroundOut(
-                **self._head(resolved.leaderboard, position.total, _NONE),
+                **self._head(board, resolved, position.total, _NONE),
                 player=_standing(board, position, names),
                 entries=[_entry(board, first + i + 1, key, names) for i, key in enumerate(keys)],
             )
@@ -265,7 +271,7 @@ class Reads:
                 me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
             return FriendsOut(
-                **self._head(leaderboard, total, _NONE),
+                **self._head(board, resolved, total, _NONE),
                 player=me_out,
                 friends_total=len(ranked),
                 entries=shown,
@@ -283,7 +289,7 @@ class Reads:
             total = await index.total(leaderboard)
             names = await self._named(player_of(key) for _, key in ranked)
             return RanksOut(
-                **self._head(leaderboard, total, _NONE),
+                **self._head(board, resolved, total, _NONE),
                 entries=[_entry(board, at + 1, key, names) for at, key in ranked],
             )
 
