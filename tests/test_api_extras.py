@@ -9,7 +9,17 @@ from typing import Any
 import httpx
 from starlette.applications import Starlette
 
-from helpers_api import get_json, put_board, submit, utc
+from helpers_api import (
+    AUTH,
+    NOW,
+    assert_problem,
+    error_locs,
+    get_json,
+    open_client,
+    put_board,
+    submit,
+    utc,
+)
 from rankline import ManualClock
 from test_stream import SSE
 
@@ -82,3 +92,144 @@ async def test_stream_events_carry_the_period_end(
     for name in ("top", "player"):
         assert seen[name]["period_ends_at"] == "2026-11-22T00:00:00.000Z", name
         assert seen[name]["closes_at"] == "2026-11-22T00:05:00.000Z", name
+
+
+# --- rank-of ------------------------------------------------------------------------------
+
+Row = tuple[int, str, str]
+"""(score, achieved_at as the API writes it, player)."""
+
+
+def _model_rank_of(rows: list[Row], score: int, now: str, order: str) -> tuple[int, int, int]:
+    """(rank, competition_rank, total) a score submitted at ``now`` would get, naively."""
+
+    def better(other: int) -> bool:
+        return other > score if order == "desc" else other < score
+
+    ahead = [r for r in rows if better(r[0]) or (r[0] == score and r[1] <= now)]
+    strictly = [r for r in rows if better(r[0])]
+    return len(ahead) + 1, len(strictly) + 1, len(rows)
+
+
+async def _seeded(client: httpx.AsyncClient, board: str, order: str, **spec: Any) -> list[Row]:
+    """30 players on ``board``, scores drawn from a few values (many ties), at times of the
+    morning (some equal), half in region EU; returns the rows of the global leaderboard."""
+    import random
+
+    rng = random.Random(f"{board}-{order}")
+    await put_board(client, board, order=order, scopes=["region"], **spec)
+    rows: list[Row] = []
+    items = []
+    for i in range(30):
+        score, minute = (
+            rng.choice([-(2**63), -5, 0, 7, 7, 7, 2**53 + 1, 2**63 - 1]),
+            rng.randrange(4),
+        )
+        at = f"2026-11-21T10:{minute:02d}:00.000Z"
+        region = {"region": "EU"} if i % 2 else {}
+        items.append(
+            {"board": board, "player_id": f"p{i}", "score": score, "match_id": "m", "at": at}
+            | ({"scopes": region} if region else {})
+        )
+        rows.append((score, at, f"p{i}"))
+    response = await client.post("/v1/scores/batch", json={"scores": items}, headers=AUTH)
+    assert response.status_code == 200
+    assert all("error" not in r for r in response.json()["results"])
+    return rows
+
+
+PROBES = [-(2**63), -6, -5, 0, 6, 7, 8, 2**53, 2**53 + 1, 2**53 + 2, 2**63 - 1]
+
+
+async def test_rank_of_matches_a_naive_model(client: httpx.AsyncClient) -> None:
+    for board, order, spec in (
+        ("high", "desc", {}),
+        ("low", "asc", {}),
+        ("split", "desc", {"shards": 3}),
+    ):
+        rows = await _seeded(client, board, order, **spec)
+        for scope, held in (("global", rows), ("region:EU", rows[1::2])):
+            for score in PROBES:
+                body = await get_json(
+                    client, f"/v1/boards/{board}/rank-of", score=str(score), scope=scope
+                )
+                rank, competition, total = _model_rank_of(held, score, NOW, order)
+                assert (body["rank"], body["competition_rank"], body["total"]) == (
+                    rank,
+                    competition,
+                    total,
+                ), (board, scope, score)
+                assert body["score"] == score
+                assert body["percentile"] == round(100 * (total - rank + 1) / (total + 1), 4)
+                assert (body["board"], body["scope"], body["as_of"]) == (board, scope, NOW)
+
+
+async def test_rank_of_is_the_rank_the_score_gets_when_submitted(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    await _seeded(client, "arena", "desc", windows=["all_time", "daily"])
+    for i, score in enumerate([7, 2**53 + 1, -5, 8, 7]):
+        clock.set(utc(2026, 11, 21, 12, i + 1))
+        predicted = await get_json(
+            client, "/v1/boards/arena/rank-of", score=str(score), window="daily"
+        )
+        await submit(client, "arena", f"new{i}", score)
+        got = await get_json(client, f"/v1/boards/arena/players/new{i}", window="daily")
+        assert (got["rank"], got["competition_rank"], got["percentile"]) == (
+            predicted["rank"],
+            predicted["competition_rank"],
+            predicted["percentile"],
+        )
+        assert got["total"] == predicted["total"] + 1
+
+
+async def test_rank_of_an_empty_leaderboard_is_first(client: httpx.AsyncClient) -> None:
+    await put_board(client, "arena", windows=["all_time", "daily"])
+    body = await get_json(client, "/v1/boards/arena/rank-of", score="10", window="daily")
+    assert {k: body[k] for k in ("rank", "competition_rank", "percentile", "total")} == {
+        "rank": 1,
+        "competition_rank": 1,
+        "percentile": 0.0,
+        "total": 0,
+    }
+    assert body["period_ends_at"] == "2026-11-22T00:00:00.000Z"
+
+
+async def test_rank_of_refuses_what_a_submission_would(client: httpx.AsyncClient) -> None:
+    await put_board(client, "arena", min_score=0, max_score=1000)
+    for bad in ("", "1.5", "10.0", "1e3", "abc", " 5", "+5", "0x10", str(2**63), str(-(2**63) - 1),
+                "-1", "1001", "٣"):  # fmt: skip
+        response = await client.get("/v1/boards/arena/rank-of", params={"score": bad})
+        assert error_locs(response) == [["query", "score"]], bad
+    response = await client.get("/v1/boards/arena/rank-of")
+    assert error_locs(response) == [["query", "score"]]
+    response = await client.get("/v1/boards/arena/rank-of", params={"score": "5", "scor": "1"})
+    assert_problem(response, 422)
+    assert_problem(await client.get("/v1/boards/nope/rank-of", params={"score": "5"}), 404)
+    response = await client.get("/v1/boards/arena/rank-of", params={"score": 5, "window": "x"})
+    assert error_locs(response) == [["query", "window"]]
+
+
+async def test_degraded_and_live_indexes_count_the_same(app: Starlette) -> None:
+    """The SQL reader (what answers while the index cannot) counts keys before any bound as
+    the live index does: a key, a 16-byte head, an 8-byte score prefix."""
+    from rankline.index.sql import SqlIndex
+    from rankline.ordering import encode, head, score_prefix
+    from rankline.types import LeaderboardId
+
+    service = app.state.service
+    async with open_client(app) as client:
+        rows = await _seeded(client, "arena", "desc")
+    sql = SqlIndex(service.store, service.boards.order_of)
+    leaderboard = LeaderboardId("arena", "all_time", "all", "global")
+    bounds: list[bytes] = []
+    for score in PROBES:
+        bounds.append(score_prefix(score, "desc"))
+        for minute in range(5):
+            micros = int(utc(2026, 11, 21, 10, minute).timestamp()) * 1_000_000
+            bounds.append(head(score, micros, "desc"))
+            bounds.append(encode(score, micros, "p15", "desc"))
+    assert await sql.counts_before(leaderboard, bounds) == await service.index.counts_before(
+        leaderboard, bounds
+    )
+    assert (await sql.counts_before(leaderboard, bounds))[0] == len(rows)

@@ -104,6 +104,16 @@ class RanksOut(Head, kw_only=True):
     entries: list[Entry]
 
 
+class RankOfOut(Head, kw_only=True):
+    """Where an entry with ``score`` would rank if it were submitted now: after every entry
+    with that score so far, before any that reaches it later."""
+
+    score: int
+    rank: int
+    competition_rank: int
+    percentile: float
+
+
 class PeriodOut(Answer, kw_only=True):
     window: str
     period: str
@@ -218,6 +228,7 @@ __all__ = [
     "PlayerStanding",
     "ProfileOut",
     "ProfileStandingOut",
+    "RankOfOut",
     "RanksOut",
     "StandingOut",
     "SubmitOut",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -189,12 +190,12 @@ class Board:
                     ["body", "scopes", name], f"the board declares no scope {name!r}"
                 )
 
-    def check_score(self, score: int) -> None:
+    def check_score(self, score: int, loc: Sequence[str | int] = ("body", "score")) -> None:
         low, high = self.spec.min_score, self.spec.max_score
         if low is not None and score < low:
-            raise InvalidInput.at(["body", "score"], f"the score is below min_score {low}")
+            raise InvalidInput.at(list(loc), f"the score is below min_score {low}")
         if high is not None and score > high:
-            raise InvalidInput.at(["body", "score"], f"the score is above max_score {high}")
+            raise InvalidInput.at(list(loc), f"the score is above max_score {high}")
 
     def targets(self, at: Micros, scopes: dict[str, str], now: Micros) -> list[Target]:
         """Every leaderboard a submission at ``at`` with ``scopes`` lands on."""

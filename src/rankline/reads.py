@@ -27,6 +27,7 @@ from rankline.answers import (
     PeriodsOut,
     PlayerOut,
     PlayerStanding,
+    RankOfOut,
     RanksOut,
     TopHead,
 )
@@ -37,7 +38,7 @@ from rankline.errors import InvalidInput, NotFound
 from rankline.gateway import Flags, IndexGateway
 from rankline.index.base import IndexReader
 from rankline.names import NameDirectory
-from rankline.ordering import decode, player_of
+from rankline.ordering import decode, head, player_of, score_prefix
 from rankline.periods import Period, current_period, parse_period
 from rankline.registry import Boards, Resolved
 from rankline.store import archive as store_archive
@@ -240,6 +241,28 @@ class Reads:
         answer, _, flags = await self._run(query, read, ("around", player, k))
         return _flagged(answer, flags)
 
+    async def rank_of(self, query: Query, score: int) -> RankOfOut:
+        """The rank, competition rank and percentile an entry with ``score`` would get if
+        it were submitted now (it would come after every entry that reached the score up to
+        now, and before any that reaches it later); ``total`` is the leaderboard's as it is.
+        """
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> RankOfOut:
+            board.check_score(score, ["query", "score"])
+            now = self._clock.now()
+            bounds = [head(score, now + 1, board.order), score_prefix(score, board.order)]
+            total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
+            return RankOfOut(
+                **self._head(board, resolved, total, _NONE),
+                score=score,
+                rank=before + 1,
+                competition_rank=better + 1,
+                percentile=round(100.0 * (total - before) / (total + 1), 4),
+            )
+
+        answer, _, flags = await self._run(query, read)
+        return _flagged(answer, flags)
+
     # --- many players ------------------------------------------------------------------------
 
     async def friends(
@@ -352,7 +375,7 @@ class Reads:
 
 
 _NONE = Flags()
-_Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, PeriodsOut)
+_Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, RankOfOut, PeriodsOut)
 
 
 def _flagged(answer: _Flagged, flags: Flags) -> _Flagged:

@@ -21,6 +21,7 @@ from rankline.http.body import (
     check_metadata,
     located,
     query_int,
+    query_score,
     query_str,
     read_body,
 )
@@ -134,6 +135,11 @@ async def around(request: Request) -> Response:
     query, player_id = e.read_query(request), e.player_id(request)
     k = query_int(request, "k", 5, 0, 100)
     return json_response(await e.service_of(request).reads.around(query, player_id, k))
+
+
+async def rank_of(request: Request) -> Response:
+    query, score = e.read_query(request), query_score(request)
+    return json_response(await e.service_of(request).reads.rank_of(query, score))
 
 
 async def friends(request: Request) -> Response:
@@ -265,6 +271,24 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The players around a player",
         response=s.AroundOut,
         params=(e.BOARD, e.PLAYER, *e.WHERE, e.Param("k", "query", "0..100, default 5.", e.INT)),
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/rank-of",
+        rank_of,
+        "The rank a score would get if it were submitted now",
+        response=s.RankOfOut,
+        params=(
+            e.BOARD,
+            *e.WHERE,
+            e.Param(
+                "score",
+                "query",
+                "The score: a signed 64-bit integer.",
+                {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+                True,
+            ),
+        ),
     ),
     e.Endpoint(
         "POST",
