@@ -233,3 +233,150 @@ async def test_degraded_and_live_indexes_count_the_same(app: Starlette) -> None:
         leaderboard, bounds
     )
     assert (await sql.counts_before(leaderboard, bounds))[0] == len(rows)
+
+
+# --- tiers --------------------------------------------------------------------------------
+
+TIERS = [
+    {"name": "gold", "top_percent": 10},
+    {"name": "silver", "top_rank": 5},
+    {"name": "bronze", "top_percent": 50.5},
+    {"name": "never", "top_rank": 2},
+]
+
+
+def _model_tier(tiers: list[dict[str, Any]], rank: int, total: int) -> str | None:
+    from fractions import Fraction
+    from math import ceil
+
+    for tier in tiers:
+        if "top_percent" in tier:
+            limit = ceil(total * Fraction(str(tier["top_percent"])) / 100)
+        else:
+            limit = tier["top_rank"]
+        if rank <= min(limit, total):
+            name: str = tier["name"]
+            return name
+    return None
+
+
+async def _tiered(client: httpx.AsyncClient, count: int, **spec: Any) -> None:
+    await put_board(client, "arena", windows=["all_time", "daily"], tiers=TIERS, **spec)
+    items = [
+        {"board": "arena", "player_id": f"p{i:02d}", "score": 1000 - i // 2, "match_id": "m"}
+        for i in range(count)
+    ]
+    response = await client.post("/v1/scores/batch", json={"scores": items}, headers=AUTH)
+    assert response.status_code == 200
+
+
+async def test_every_view_carries_the_tier_of_the_model(client: httpx.AsyncClient) -> None:
+    for count, spec in ((23, {}), (7, {}), (23, {"shards": 3})):
+        await client.delete("/v1/boards/arena", headers=AUTH)
+        await _tiered(client, count, **spec)
+        body = await get_json(client, "/v1/boards/arena/top", limit=1000)
+        for entry in body["entries"]:
+            assert entry.get("tier") == _model_tier(TIERS, entry["rank"], count), entry
+            assert ("tier" in entry) == (entry.get("tier") is not None)
+        for i in range(count):
+            me = await get_json(client, f"/v1/boards/arena/players/p{i:02d}")
+            assert me.get("tier") == _model_tier(TIERS, me["rank"], count)
+        around = await get_json(client, "/v1/boards/arena/players/p03/around", k=3)
+        assert around["player"].get("tier") == _model_tier(TIERS, around["player"]["rank"], count)
+        for entry in around["entries"]:
+            assert entry.get("tier") == _model_tier(TIERS, entry["rank"], count)
+        friends = (
+            await client.post(
+                "/v1/boards/arena/players/p01/friends", json={"friends": ["p00", "p06"]}
+            )
+        ).json()
+        for entry in [*friends["entries"], friends["player"]]:
+            assert entry.get("tier") == _model_tier(TIERS, entry["rank"], count)
+        ranks = (
+            await client.post("/v1/boards/arena/ranks", json={"player_ids": ["p00", "p05"]})
+        ).json()
+        for entry in ranks["entries"]:
+            assert entry.get("tier") == _model_tier(TIERS, entry["rank"], count)
+        rank_of = await get_json(client, "/v1/boards/arena/rank-of", score="999")
+        assert rank_of.get("tier") == _model_tier(TIERS, rank_of["rank"], count + 1)
+
+
+async def test_top_pages_one_tier_at_a_time(client: httpx.AsyncClient) -> None:
+    await _tiered(client, 23)  # gold 1..3, silver 4..5, bronze 6..12, never: none
+    whole = (await get_json(client, "/v1/boards/arena/top", limit=1000))["entries"]
+    for name, first, last in (("gold", 1, 3), ("silver", 4, 5), ("bronze", 6, 12), ("never", 1, 0)):
+        expected = [e for e in whole if first <= e["rank"] <= last]
+        assert all(e.get("tier") == name for e in expected)
+        for offset in range(0, 9):
+            for limit in (1, 2, 100):
+                body = await get_json(
+                    client, "/v1/boards/arena/top", tier=name, offset=offset, limit=limit
+                )
+                assert body["entries"] == expected[offset : offset + limit], (name, offset, limit)
+                assert (body["tier"], body["tier_total"], body["total"]) == (
+                    name,
+                    len(expected),
+                    23,
+                )
+    plain = await get_json(client, "/v1/boards/arena/top")
+    assert "tier" not in plain and "tier_total" not in plain
+    # a different tier has a different ETag, an unchanged one the same
+    gold = await client.get("/v1/boards/arena/top", params={"tier": "gold"})
+    again = await client.get("/v1/boards/arena/top", params={"tier": "gold"})
+    silver = await client.get("/v1/boards/arena/top", params={"tier": "silver"})
+    assert gold.headers["etag"] == again.headers["etag"] != silver.headers["etag"]
+
+
+async def test_tiers_follow_the_total_and_a_changed_definition(client: httpx.AsyncClient) -> None:
+    await _tiered(client, 9)  # gold: ceil(0.9) = 1
+    first = await get_json(client, "/v1/boards/arena/top")
+    assert [e.get("tier") for e in first["entries"][:2]] == ["gold", "silver"]
+    more = [
+        {"board": "arena", "player_id": f"q{i:02d}", "score": 1, "match_id": "m"} for i in range(11)
+    ]  # below everyone: the top stamp may stay, but 10% of 20 is 2
+    assert (await client.post("/v1/scores/batch", json={"scores": more}, headers=AUTH)).is_success
+    second = await get_json(client, "/v1/boards/arena/top")
+    assert [e.get("tier") for e in second["entries"][:3]] == ["gold", "gold", "silver"]
+    await put_board(client, "arena", 200, windows=["all_time", "daily"], tiers=[])
+    third = await get_json(client, "/v1/boards/arena/top")
+    assert all("tier" not in e for e in third["entries"])
+    response = await client.get("/v1/boards/arena/top", params={"tier": "gold"})
+    assert error_locs(response) == [["query", "tier"]]
+    player = await get_json(client, "/v1/boards/arena/players/p00")
+    assert "tier" not in player
+
+
+BAD_TIERS: list[Any] = [
+    [{"name": "gold"}],
+    [{"name": "gold", "top_percent": 1, "top_rank": 3}],
+    [{"name": "gold", "top_percent": 0}],
+    [{"name": "gold", "top_percent": 100.5}],
+    [{"name": "gold", "top_percent": "1"}],
+    [{"name": "gold", "top_rank": 0}],
+    [{"name": "gold", "top_rank": 1.5}],
+    [{"name": "Gold", "top_rank": 1}],
+    [{"name": "", "top_rank": 1}],
+    [{"name": "gold", "top_rank": 1}, {"name": "gold", "top_rank": 2}],
+    [{"name": "gold", "top_rank": 1, "colour": "yellow"}],
+    [{"name": f"t{i}", "top_rank": i + 1} for i in range(17)],
+    {"name": "gold", "top_rank": 1},
+]
+
+
+async def test_bad_tiers_are_422(client: httpx.AsyncClient) -> None:
+    for tiers in BAD_TIERS:
+        response = await client.put("/v1/boards/arena", json={"tiers": tiers}, headers=AUTH)
+        assert response.status_code == 422, (tiers, response.text)
+        assert all(
+            e["loc"][:2] == ["body", "tiers"] for e in assert_problem(response, 422)["errors"]
+        )
+    board = await put_board(client, "arena", tiers=TIERS)
+    assert board["tiers"] == [
+        {"name": "gold", "top_percent": 10.0},
+        {"name": "silver", "top_rank": 5},
+        {"name": "bronze", "top_percent": 50.5},
+        {"name": "never", "top_rank": 2},
+    ]
+    await submit(client, "arena", "p1", 10)
+    changed = await put_board(client, "arena", 200, tiers=TIERS[:1])  # may change with entries
+    assert changed["tiers"] == [{"name": "gold", "top_percent": 10.0}]

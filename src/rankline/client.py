@@ -133,8 +133,12 @@ class _Api(Generic[R]):
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
+        tier: str | None = None,
     ) -> R:
+        """The top of a leaderboard; with ``tier``, the page is cut from that tier."""
         params = {"limit": limit, "offset": offset, **_where(window, period, scope)}
+        if tier is not None:
+            params["tier"] = tier
         return self._call(Call("GET", f"/v1/boards/{_p(board)}/top", params))
 
     def player(

@@ -165,37 +165,71 @@ class Reads:
 
     # --- top -----------------------------------------------------------------------------
 
-    async def top(self, query: Query, offset: int, limit: int) -> tuple[bytes, str]:
+    async def top(
+        self, query: Query, offset: int, limit: int, tier: str | None = None
+    ) -> tuple[bytes, str]:
         """A top page as ready JSON bytes and its weak ETag, from the top cache when the
-        index can vouch for it (see ``rankline.cache``)."""
+        index can vouch for it (see ``rankline.cache``). With ``tier``, the page is cut from
+        that tier's entries (``offset`` and ``limit`` count within it)."""
 
         async def on(board: Board) -> tuple[bytes, str]:
             resolved = self._boards.resolve(board, query.window, query.period, query.scope)
             leaderboard = resolved.leaderboard
+            if tier is not None and tier not in {name for name, _, _ in board.tiers}:
+                raise InvalidInput.at(["query", "tier"], f"the board has no tier {tier!r}")
 
-            async def page(index: IndexReader) -> tuple[int, list[bytes], str]:
-                return await self._tops.page(
+            def context(total: int) -> Hashable:
+                if not board.tiers:
+                    return None
+                by_total = any(percent is not None for _, percent, _ in board.tiers)
+                return board.tiers, total if by_total else None
+
+            async def page(index: IndexReader) -> tuple[int, list[bytes], str, int, int, int]:
+                start, count, size = offset, limit, 0
+                if tier is not None:
+                    found = board.tier_range(tier, await index.total(leaderboard))
+                    assert found is not None
+                    first, last = found
+                    size = max(0, last - first + 1)
+                    start = first - 1 + offset
+                    count = min(limit, last - start)
+                    if count <= 0:
+                        total = await index.total(leaderboard)
+                        return total, [], "", start, 0, size
+                total, entries, digest = await self._tops.page(
                     index,
                     leaderboard,
-                    offset,
-                    limit,
-                    lambda keys, at: self._render(board, keys, at),
+                    start,
+                    count,
+                    lambda keys, at, total: self._render(board, keys, at, total),
+                    context,
                 )
+                return total, entries, digest, start, count, size
 
             routed = board if resolved.expired else None
-            (total, entries, digest), flags = await self._gateway.read(page, routed)
+            (total, entries, digest, start, count, size), flags = await self._gateway.read(
+                page, routed
+            )
             head = TopHead(**self._head(board, resolved, total, flags))
+            if tier is not None:
+                head = msgspec.structs.replace(head, tier=tier, tier_total=size)
             body = join_entries(_encoder.encode(head), entries)
-            return body, top_etag(digest, offset, limit, total, flags)
+            etag = top_etag(digest, start, count, total, flags)
+            if tier is not None:
+                etag = etag[:-1] + f".{tier}.{size}" + '"'
+            return body, etag
 
         return await self._boards.current(query.board, on)
 
-    async def _render(self, board: Board, keys: Sequence[SortKey], offset: int) -> list[bytes]:
+    async def _render(
+        self, board: Board, keys: Sequence[SortKey], offset: int, total: int
+    ) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names joined: what the top
         cache keeps."""
         names = await self._named(player_of(key) for key in keys)
         return [
-            _encoder.encode(_entry(board, offset + i + 1, key, names)) for i, key in enumerate(keys)
+            _encoder.encode(_entry(board, offset + i + 1, key, names, total))
+            for i, key in enumerate(keys)
         ]
 
     # --- one player ------------------------------------------------------------------------
@@ -218,6 +252,7 @@ class Reads:
                 percentile=round(100.0 * (total - offset - 1) / total, 4),
                 achieved_at=format_time(at),
                 display_name=await self._names.name(player),
+                tier=board.tier_of(offset + 1, total) if board.tiers else None,
             )
 
         answer, _, flags = await self._run(query, read, ("player", player))
@@ -235,7 +270,10 @@ class Reads:
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
                 player=_standing(board, position, names),
-                entries=[_entry(board, first + i + 1, key, names) for i, key in enumerate(keys)],
+                entries=[
+                    _entry(board, first + i + 1, key, names, position.total)
+                    for i, key in enumerate(keys)
+                ],
             )
 
         answer, _, flags = await self._run(query, read, ("around", player, k))
@@ -258,6 +296,7 @@ class Reads:
                 rank=before + 1,
                 competition_rank=better + 1,
                 percentile=round(100.0 * (total - before) / (total + 1), 4),
+                tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
             )
 
         answer, _, flags = await self._run(query, read)
@@ -280,7 +319,7 @@ class Reads:
             names = await self._named(player_of(key) for _, key in ranked)
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
             entries = [
-                _friend_entry(_entry(board, at + 1, key, names), i + 1)
+                _friend_entry(_entry(board, at + 1, key, names, total), i + 1)
                 for i, (at, key) in enumerate(ranked)
             ]
             me_out: FriendPlayer | None = None
@@ -313,7 +352,7 @@ class Reads:
             names = await self._named(player_of(key) for _, key in ranked)
             return RanksOut(
                 **self._head(board, resolved, total, _NONE),
-                entries=[_entry(board, at + 1, key, names) for at, key in ranked],
+                entries=[_entry(board, at + 1, key, names, total) for at, key in ranked],
             )
 
         answer, _, flags = await self._run(query, read)
@@ -392,11 +431,12 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
         score=entry.score,
         achieved_at=entry.achieved_at,
         display_name=entry.display_name,
+        tier=entry.tier,
         friends_rank=friends_rank,
     )
 
 
-def _entry(board: Board, rank: int, key: SortKey, names: Names) -> Entry:
+def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> Entry:
     score, at, player = decode(key, board.order)
     return Entry(
         rank=rank,
@@ -404,6 +444,7 @@ def _entry(board: Board, rank: int, key: SortKey, names: Names) -> Entry:
         score=score,
         achieved_at=format_time(at),
         display_name=names.get(player),
+        tier=board.tier_of(rank, total) if board.tiers else None,
     )
 
 
@@ -418,6 +459,7 @@ def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
         percentile=round(100.0 * (total - position.offset - 1) / total, 4),
         achieved_at=format_time(at),
         display_name=names.get(player),
+        tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
     )
 
 

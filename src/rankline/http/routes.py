@@ -119,7 +119,8 @@ async def top(request: Request) -> Response:
     query = e.read_query(request)
     limit = query_int(request, "limit", 100, 1, 1000)
     offset = query_int(request, "offset", 0, 0, 2**62)
-    body, etag = await e.service_of(request).reads.top(query, offset, limit)
+    tier = query_str(request, "tier")
+    body, etag = await e.service_of(request).reads.top(query, offset, limit, tier)
     headers = {"ETag": etag}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
@@ -248,6 +249,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
             *e.WHERE,
             e.Param("limit", "query", "1..1000, default 100.", e.INT),
             e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
+            e.Param("tier", "query", "Only the entries of this tier of the board's `tiers`."),
             e.Param(
                 "If-None-Match",
                 "header",
