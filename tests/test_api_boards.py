@@ -34,6 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "rating": None,
     "metadata": {},
     "shards": 1,
+    "tiers": [],
 }
 
 FULL: dict[str, Any] = {
@@ -49,6 +50,7 @@ FULL: dict[str, Any] = {
     "max_score": 10_000,
     "metadata": {"game": "arena", "tags": ["solo"]},
     "shards": 3,
+    "tiers": [{"name": "gold", "top_percent": 1.5}, {"name": "silver", "top_rank": 1000}],
 }
 
 S1 = {"id": "s1", "start": "2026-11-01T00:00:00Z", "end": "2026-11-15T00:00:00Z"}

@@ -28,6 +28,8 @@ HEAD = {
     "period": "all",
     "scope": "global",
     "as_of": NOW,
+    "period_ends_at": None,
+    "closes_at": None,
 }
 
 
@@ -448,15 +450,19 @@ READS = [
 READ_IDS = ["top", "player", "around", "friends", "ranks"]
 
 
-HEADS: list[tuple[dict[str, str], dict[str, str]]] = [
-    ({}, {"window": "all_time", "period": "all", "scope": "global"}),
-    ({"window": "daily"}, {"window": "daily", "period": "2026-11-21", "scope": "global"}),
-    (
-        {"window": "daily", "period": "2026-11-21", "scope": "global"},
-        {"window": "daily", "period": "2026-11-21", "scope": "global"},
-    ),
-    ({"scope": "region:EU"}, {"window": "all_time", "period": "all", "scope": "region:EU"}),
-    ({"period": "all"}, {"window": "all_time", "period": "all", "scope": "global"}),
+ALL_TIME = {"window": "all_time", "period": "all", "period_ends_at": None, "closes_at": None}
+DAY = {
+    "window": "daily",
+    "period": "2026-11-21",
+    "period_ends_at": "2026-11-22T00:00:00.000Z",
+    "closes_at": "2026-11-22T00:05:00.000Z",  # the end plus the default grace of 300 s
+}
+HEADS: list[tuple[dict[str, str], dict[str, str | None]]] = [
+    ({}, {**ALL_TIME, "scope": "global"}),
+    ({"window": "daily"}, {**DAY, "scope": "global"}),
+    ({"window": "daily", "period": "2026-11-21", "scope": "global"}, {**DAY, "scope": "global"}),
+    ({"scope": "region:EU"}, {**ALL_TIME, "scope": "region:EU"}),
+    ({"period": "all"}, {**ALL_TIME, "scope": "global"}),
 ]
 
 
@@ -522,6 +528,8 @@ async def test_explicit_period_reads_a_past_day(
         **HEAD,
         "window": "daily",
         "period": "2026-11-20",
+        "period_ends_at": "2026-11-21T00:00:00.000Z",
+        "closes_at": "2026-11-21T00:05:00.000Z",
         "total": 1,
         "entries": [
             {"rank": 1, "player_id": "old", "score": 10, "achieved_at": "2026-11-20T12:00:00.000Z"}

@@ -66,6 +66,14 @@ def _reads(client: httpx.AsyncClient) -> dict[str, Read]:
             f"{base}/ranks", params=eu, json={"player_ids": ["p1", "p2", "p3"]}
         ),
     }
+    for score in (101, 100, 90, 85, 80, 79, 50, 10):
+        reads[f"rank-of {score}"] = lambda score=score: client.get(
+            f"{base}/rank-of", params=day | {"score": score}
+        )
+    reads["rank-of 80 EU"] = lambda: client.get(f"{base}/rank-of", params=eu | {"score": 80})
+    reads["golf rank-of 68"] = lambda: client.get(
+        "/v1/boards/golf/rank-of", params=day | {"score": 68}
+    )
     for i in (0, 3, 4, 7, 8):
         reads[f"player p{i}"] = lambda i=i: client.get(f"{base}/players/p{i}", params=day)
     reads["player p3 EU"] = lambda: client.get(f"{base}/players/p3", params=eu)
@@ -101,6 +109,9 @@ async def test_reads_after_retention_come_from_the_archive(
         "p6", "p0", "p2", "p3", "p4", "p7", "p1", "p9", "p5", "p8",
     ]  # fmt: skip
     assert at_close["player p4"]["competition_rank"] == 4
+    # 100 90 90 80 80 80 70 70 60 50: a new 80 comes after the three 80s there
+    assert [at_close["rank-of 80"][k] for k in ("rank", "competition_rank", "total")] == [7, 4, 10]
+    assert at_close["golf rank-of 68"]["rank"] == 3
     assert [e["player_id"] for e in at_close["golf top"]["entries"]] == ["g2", "g1", "g0", "g3"]
     await service.archive_periods()
     # archived, still live until its retention ends: the live index answers

@@ -49,6 +49,8 @@ async def test_async_client_covers_the_board_and_score_endpoints(
             assert [e["player_id"] for e in around["entries"]] == ["p:2001", "p:2000", "p:1999"]
             friends = await rl.friends("arena", "p:5", ["p:6", "p:4", "nobody"])
             assert [e["player_id"] for e in friends["entries"]] == ["p:6", "p:5", "p:4"]
+            rank_of = await rl.rank_of("arena", 4, window="daily")
+            assert (rank_of["rank"], rank_of["competition_rank"]) == (2500, 2499)
             ranks = await rl.ranks("arena", ["p:3", "p:1"])
             assert [e["rank"] for e in ranks["entries"]] == [1, 2500]  # p:1502 was refused
             periods = await rl.periods("arena", window="daily")
@@ -140,3 +142,4 @@ def test_sync_client_against_a_real_server(tmp_path: Path) -> None:
         assert [e["score"] for e in rl.top("speed")["entries"]] == [10, 20, 30]
         again = rl.submit("speed", "p0", 30, match_id="m0")
         assert again["duplicate"] is True
+        assert rl.rank_of("speed", 20)["rank"] == 3  # after the 20 there, before the 30

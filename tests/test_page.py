@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -183,3 +184,50 @@ def test_the_docs_page_lists_the_operations(server: Server, browser: Browser) ->
     assert "valid version field" not in page.content()
     assert errors == []
     assert elsewhere == []
+
+
+def test_the_page_shows_tiers_and_counts_down_to_the_period_end(
+    server: Server, browser: Browser
+) -> None:
+    """A board with tiers, read by day: each row and the watched player show their tier,
+    and the header counts down to the end of the day (nothing on all_time)."""
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        board = {
+            "windows": ["all_time", "daily"],
+            "tiers": [{"name": "gold", "top_rank": 1}, {"name": "silver", "top_percent": 50}],
+        }
+        assert api.put("/v1/boards/tiered", json=board, headers=AUTH).status_code == 201
+        for i, name in enumerate(NAMES[:4]):
+            body = {"player_id": f"p:{name}", "score": 100 * (i + 1), "match_id": "m"}
+            assert api.post("/v1/boards/tiered/scores", json=body, headers=AUTH).is_success
+        daily = api.get("/v1/boards/tiered/top", params={"window": "daily"}).json()
+
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + "/#board=tiered&window=daily&player=p:cy")
+    top = page.locator("#top tbody tr")
+    expect(top).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
+    tiers = [top.nth(i).locator(".tier") for i in range(4)]
+    expect(tiers[0]).to_have_text("gold")
+    expect(tiers[1]).to_have_text("silver")
+    expect(tiers[2]).to_have_count(0)
+    expect(page.locator("#me-note")).to_contain_text("tier silver", timeout=LIVE_TIMEOUT_MS)
+    ends = page.locator("#ends")
+    expect(ends).to_have_text(re.compile(r"^ends in (\d+d )?\d\d:\d\d:\d\d$"))
+    assert page.get_attribute("#ends", "title") == "closes for submissions at " + daily["closes_at"]
+    # the time left is the period's end less the page's clock
+    found = re.search(r"(?:(\d+)d )?(\d\d):(\d\d):(\d\d)$", ends.text_content() or "")
+    assert found is not None
+    days, hours, minutes, seconds = (int(g or 0) for g in found.groups())
+    shown = ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    now_ms = page.evaluate("Date.now()")
+    end_ms = datetime.fromisoformat(daily["period_ends_at"].replace("Z", "+00:00")).timestamp()
+    assert abs(shown - (end_ms - now_ms / 1000)) <= 2
+
+    forever = browser.new_page(viewport={"width": 1000, "height": 700})
+    forever.on("pageerror", lambda exc: errors.append(str(exc)))
+    forever.goto(server.url + "/#board=tiered&window=all_time")
+    expect(forever.locator("#top tbody tr")).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
+    expect(forever.locator("#ends")).to_be_hidden()
+    assert errors == []

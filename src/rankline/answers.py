@@ -31,6 +31,8 @@ class Entry(Answer, kw_only=True):
     score: int
     achieved_at: Time
     display_name: str | None = None
+    tier: str | None = None
+    """The board's first tier whose rule the entry's rank meets (omitted when none)."""
 
 
 class FriendEntry(Entry, kw_only=True):
@@ -45,6 +47,7 @@ class PlayerStanding(Answer, kw_only=True):
     percentile: float
     achieved_at: Time
     display_name: str | None = None
+    tier: str | None = None
 
 
 class FriendPlayer(PlayerStanding, kw_only=True):
@@ -60,6 +63,11 @@ class Head(Answer, kw_only=True):
     scope: str
     total: int
     as_of: Time
+    period_ends_at: Time | None
+    """When the period ends (null for all_time)."""
+    closes_at: Time | None
+    """When the period stops taking submissions: its end plus the board's grace (null for
+    all_time)."""
     degraded: bool = False
     """True when the ranking index could not answer and SQL did (exact, slower)."""
     archived: bool = False
@@ -69,8 +77,13 @@ class Head(Answer, kw_only=True):
 class TopHead(Head, kw_only=True):
     """A top page without its entries: the top cache appends them as ready bytes."""
 
+    tier: str | None = None
+    """The tier the page was cut from (``?tier=``)."""
+    tier_total: int | None = None
+    """How many entries that tier holds."""
 
-class TopOut(Head, kw_only=True):
+
+class TopOut(TopHead, kw_only=True):
     entries: list[Entry]
 
 
@@ -82,6 +95,7 @@ class PlayerOut(Head, kw_only=True):
     percentile: float
     achieved_at: Time
     display_name: str | None = None
+    tier: str | None = None
 
 
 class AroundOut(Head, kw_only=True):
@@ -97,6 +111,18 @@ class FriendsOut(Head, kw_only=True):
 
 class RanksOut(Head, kw_only=True):
     entries: list[Entry]
+
+
+class RankOfOut(Head, kw_only=True):
+    """Where an entry with ``score`` would rank if it were submitted now: after every entry
+    with that score so far, before any that reaches it later."""
+
+    score: int
+    rank: int
+    competition_rank: int
+    percentile: float
+    tier: str | None = None
+    """The tier that rank would be in, with the new entry counted."""
 
 
 class PeriodOut(Answer, kw_only=True):
@@ -213,6 +239,7 @@ __all__ = [
     "PlayerStanding",
     "ProfileOut",
     "ProfileStandingOut",
+    "RankOfOut",
     "RanksOut",
     "StandingOut",
     "SubmitOut",

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -22,6 +25,8 @@ MATCH_ID_PATTERN = r"^[\x21-\x7e]{1,128}(?!\n)$"
 DIMENSION_PATTERN = r"^[a-z][a-z0-9_]{0,31}(?!\n)$"
 SCOPE_VALUE_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}(?!\n)$"
 SEASON_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?!\n)$"
+TIER_NAME_PATTERN = r"^[a-z][a-z0-9_-]{0,31}(?!\n)$"
+MAX_TIERS = 16
 
 Score64 = Annotated[int, Meta(ge=SCORE_MIN, le=SCORE_MAX)]
 DEFAULT_RETENTION_DAYS = {"daily": 7, "weekly": 30, "monthly": 90, "season": 365}
@@ -48,6 +53,16 @@ class RetentionDays(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tr
     season: Days | None = None
 
 
+class TierSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A tier: the entries ranked in the top ``top_percent`` percent of the leaderboard
+    (rank <= ceil(total * top_percent / 100)), or in the first ``top_rank``; exactly one of
+    the two."""
+
+    name: Annotated[str, Meta(pattern=TIER_NAME_PATTERN)]
+    top_percent: Annotated[float, Meta(gt=0, le=100)] | None = None
+    top_rank: Annotated[int, Meta(ge=1, le=2**62)] | None = None
+
+
 class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     """A board definition, as PUT and GET carry it."""
 
@@ -70,6 +85,11 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     shards: Annotated[int, Meta(ge=1, le=MAX_SHARDS)] = 1
     """How many parts each leaderboard is split into by player (a Redis Cluster keeps them
     on different nodes); every read answers the same whatever the count."""
+    tiers: Annotated[list[TierSpec], Meta(max_length=MAX_TIERS)] = msgspec.field(
+        default_factory=list
+    )
+    """Named bands of the ranking, checked in order (the first that holds names an entry's
+    tier); may change at any time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +116,7 @@ class Board:
         "seasons",
         "shards",
         "spec",
+        "tiers",
         "windows",
     )
 
@@ -106,6 +127,11 @@ class Board:
         self.order: Order = spec.order
         self.policy: Policy = spec.policy
         self.shards: int = spec.shards
+        self.tiers = tuple(
+            (t.name, None if t.top_percent is None else Fraction(repr(t.top_percent)), t.top_rank)
+            for t in spec.tiers
+        )
+        """(name, top percent as an exact fraction or None, top rank or None) per tier."""
         self.seasons = tuple(_season(s, i) for i, s in enumerate(spec.seasons))
         windows: list[str] = list(dict.fromkeys(spec.windows))
         if self.seasons and "season" not in windows:
@@ -145,6 +171,12 @@ class Board:
                 raise _bad(["rating", "system"], f"rating.system must be one of {RATING_SYSTEMS}")
         elif spec.rating is not None:
             raise _bad(["rating"], "rating applies only to boards with policy 'rating'")
+        names = [t.name for t in spec.tiers]
+        if len(set(names)) != len(names):
+            raise _bad(["tiers"], "tier names must be unique")
+        for i, tier in enumerate(spec.tiers):
+            if (tier.top_percent is None) == (tier.top_rank is None):
+                raise _bad(["tiers", i], "a tier has exactly one of top_percent and top_rank")
         board = cls(spec)
         seasons = sorted(board.seasons, key=lambda s: s.starts_at)
         for before, after in itertools.pairwise(seasons):
@@ -170,6 +202,36 @@ class Board:
                     "seasons may only be added"
                 )
 
+    def tier_limits(self, total: int) -> list[tuple[str, int]]:
+        """Each tier's name and the last rank it may reach on a leaderboard of ``total``
+        entries (ranks above an earlier tier's limit belong to that tier)."""
+        limits = []
+        for name, percent, rank in self.tiers:
+            if percent is not None:
+                limit = math.ceil(total * percent / 100)
+            else:
+                assert rank is not None
+                limit = rank
+            limits.append((name, min(limit, total)))
+        return limits
+
+    def tier_of(self, rank: int, total: int) -> str | None:
+        """The tier of the entry at ``rank`` (1-based) among ``total``; None when none holds."""
+        for name, limit in self.tier_limits(total):
+            if rank <= limit:
+                return name
+        return None
+
+    def tier_range(self, name: str, total: int) -> tuple[int, int] | None:
+        """The ranks ``first``..``last`` (1-based; empty when last < first) of the tier
+        called ``name``; None when the board has no such tier."""
+        reached = 0
+        for tier, limit in self.tier_limits(total):
+            if tier == name:
+                return reached + 1, limit
+            reached = max(reached, limit)
+        return None
+
     @property
     def frozen(self) -> bool:
         return self.spec.status == "frozen"
@@ -189,12 +251,12 @@ class Board:
                     ["body", "scopes", name], f"the board declares no scope {name!r}"
                 )
 
-    def check_score(self, score: int) -> None:
+    def check_score(self, score: int, loc: Sequence[str | int] = ("body", "score")) -> None:
         low, high = self.spec.min_score, self.spec.max_score
         if low is not None and score < low:
-            raise InvalidInput.at(["body", "score"], f"the score is below min_score {low}")
+            raise InvalidInput.at(list(loc), f"the score is below min_score {low}")
         if high is not None and score > high:
-            raise InvalidInput.at(["body", "score"], f"the score is above max_score {high}")
+            raise InvalidInput.at(list(loc), f"the score is above max_score {high}")
 
     def targets(self, at: Micros, scopes: dict[str, str], now: Micros) -> list[Target]:
         """Every leaderboard a submission at ``at`` with ``scopes`` lands on."""

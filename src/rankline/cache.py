@@ -27,8 +27,18 @@ from rankline.index.base import IndexReader
 from rankline.types import TOP_WINDOW, LeaderboardId, SortKey
 
 T = TypeVar("T")
-Render = Callable[[Sequence[SortKey], int], Awaitable[list[bytes]]]
-"""Encodes keys read from an offset as JSON entries, ranked from offset + 1 on."""
+Render = Callable[[Sequence[SortKey], int, int], Awaitable[list[bytes]]]
+"""Encodes keys read from an offset as JSON entries, ranked from offset + 1 on, on a
+leaderboard of the given total."""
+Context = Callable[[int], Hashable]
+"""What else the rendered entries depend on, given the leaderboard's total (a board's tiers
+and, for tiers by percentage, the total): entries held under another context are read
+again."""
+
+
+def _no_context(total: int) -> Hashable:
+    return None
+
 
 _FIRST_FILL = 100
 """Entries read on a first miss; a deeper request reads as deep as it needs."""
@@ -42,6 +52,7 @@ class _Top:
     entries: list[bytes]
     digest: str
     """A hash of all the entries: with the offset and limit, it names a page's contents."""
+    context: Hashable = None
 
     def covers(self, stop: int) -> bool:
         # A leaderboard held whole (shorter than the window) has nothing more to show:
@@ -71,18 +82,24 @@ class TopCache:
         offset: int,
         limit: int,
         render: Render,
+        context: Context = _no_context,
     ) -> tuple[int, list[bytes], str]:
         """The leaderboard's total, the entries ranked ``offset + 1`` to ``offset + limit``,
         and a digest of the entries they were cut from (for ETags)."""
         stop = offset + limit
         if stop > TOP_WINDOW:  # a deep page: read just that page, never kept
             total, keys = await index.page(leaderboard, offset, stop)
-            entries = await render(keys, offset)
+            entries = await render(keys, offset, total)
             return total, entries, _digest(entries)
         stamp, total = await index.top_stamp(leaderboard)
         held = self._held.get(leaderboard)
-        if held is None or not self._fresh(held, stamp) or not held.covers(stop):
-            held = await self._fill(index, leaderboard, stamp, stop, render)
+        if (
+            held is None
+            or not self._fresh(held, stamp)
+            or not held.covers(stop)
+            or held.context != context(total)
+        ):
+            held = await self._fill(index, leaderboard, stamp, stop, render, context)
             total = held.total
         return total, held.entries[offset:stop], held.digest
 
@@ -90,16 +107,22 @@ class TopCache:
         return held.stamp == stamp and time.monotonic() - held.made < self._names_ttl
 
     async def _fill(
-        self, index: IndexReader, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
+        self,
+        index: IndexReader,
+        leaderboard: LeaderboardId,
+        stamp: int,
+        stop: int,
+        render: Render,
+        context: Context,
     ) -> _Top:
         """Read and encode the top under ``stamp``; concurrent misses share one read."""
         flight = (leaderboard, stamp)
         task = self._filling.get(flight)
         if task is not None:
             held = await asyncio.shield(task)
-            if held.covers(stop):
+            if held.covers(stop) and held.context == context(held.total):
                 return held
-        task = asyncio.ensure_future(self._read(index, leaderboard, stamp, stop, render))
+        task = asyncio.ensure_future(self._read(index, leaderboard, stamp, stop, render, context))
         self._filling[flight] = task
         try:
             return await asyncio.shield(task)
@@ -108,13 +131,19 @@ class TopCache:
                 del self._filling[flight]
 
     async def _read(
-        self, index: IndexReader, leaderboard: LeaderboardId, stamp: int, stop: int, render: Render
+        self,
+        index: IndexReader,
+        leaderboard: LeaderboardId,
+        stamp: int,
+        stop: int,
+        render: Render,
+        context: Context,
     ) -> _Top:
         depth = min(TOP_WINDOW, max(stop, _FIRST_FILL))
         made = time.monotonic()
         total, keys = await index.page(leaderboard, 0, depth)
-        entries = await render(keys, 0)
-        held = _Top(stamp, made, total, entries, _digest(entries))
+        entries = await render(keys, 0, total)
+        held = _Top(stamp, made, total, entries, _digest(entries), context(total))
         if stamp >= 0:
             current = self._held.get(leaderboard)
             if current is None or current.stamp <= stamp:

@@ -133,8 +133,12 @@ class _Api(Generic[R]):
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
+        tier: str | None = None,
     ) -> R:
+        """The top of a leaderboard; with ``tier``, the page is cut from that tier."""
         params = {"limit": limit, "offset": offset, **_where(window, period, scope)}
+        if tier is not None:
+            params["tier"] = tier
         return self._call(Call("GET", f"/v1/boards/{_p(board)}/top", params))
 
     def player(
@@ -161,6 +165,19 @@ class _Api(Generic[R]):
     ) -> R:
         path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}/around"
         return self._call(Call("GET", path, {"k": k, **_where(window, period, scope)}))
+
+    def rank_of(
+        self,
+        board: str,
+        score: int,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        """The rank, competition rank and percentile ``score`` would get if submitted now."""
+        params = {"score": score, **_where(window, period, scope)}
+        return self._call(Call("GET", f"/v1/boards/{_p(board)}/rank-of", params))
 
     def friends(
         self,

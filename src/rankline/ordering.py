@@ -51,6 +51,27 @@ def decode(key: SortKey, order: Order) -> tuple[Score, Micros, PlayerId]:
     return word - _OFFSET, at - _OFFSET, key[HEAD_BYTES:].decode()
 
 
+def decode_bound(bound: bytes, order: Order) -> tuple[Score, Micros | None, PlayerId | None]:
+    """What a bound of ``counts_before`` names: a score (an 8-byte prefix), a score and a
+    time (a 16-byte head), or a whole key. A prefix of another length rounds down to one
+    of these (bytes past the score or the head are the key's player id)."""
+    (word,) = _WORD.unpack_from(bound)
+    if order == "desc":
+        word = _MASK - word
+    score = word - _OFFSET
+    if len(bound) < HEAD_BYTES:
+        return score, None, None
+    at = _WORD.unpack_from(bound, PREFIX_BYTES)[0] - _OFFSET
+    if len(bound) == HEAD_BYTES:
+        return score, at, None
+    return score, at, bound[HEAD_BYTES:].decode()
+
+
+def head(score: Score, achieved_at: Micros, order: Order) -> bytes:
+    """The 16-byte head shared by every key of this score reached at this time."""
+    return _HEAD.pack(_score_word(score, order), achieved_at + _OFFSET)
+
+
 def player_of(key: SortKey) -> PlayerId:
     return key[HEAD_BYTES:].decode()
 

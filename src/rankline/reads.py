@@ -27,6 +27,7 @@ from rankline.answers import (
     PeriodsOut,
     PlayerOut,
     PlayerStanding,
+    RankOfOut,
     RanksOut,
     TopHead,
 )
@@ -37,7 +38,7 @@ from rankline.errors import InvalidInput, NotFound
 from rankline.gateway import Flags, IndexGateway
 from rankline.index.base import IndexReader
 from rankline.names import NameDirectory
-from rankline.ordering import decode, player_of
+from rankline.ordering import decode, head, player_of, score_prefix
 from rankline.periods import Period, current_period, parse_period
 from rankline.registry import Boards, Resolved
 from rankline.store import archive as store_archive
@@ -65,6 +66,8 @@ class HeadFields(TypedDict):
     scope: str
     total: int
     as_of: str
+    period_ends_at: str | None
+    closes_at: str | None
     degraded: bool
     archived: bool
 
@@ -141,7 +144,9 @@ class Reads:
 
         return await self._boards.current(query.board, on)
 
-    def _head(self, leaderboard: LeaderboardId, total: int, flags: Flags) -> HeadFields:
+    def _head(self, board: Board, resolved: Resolved, total: int, flags: Flags) -> HeadFields:
+        leaderboard, period = resolved.leaderboard, resolved.period
+        closes = period.closes_at(board.grace_seconds)
         return {
             "board": leaderboard.board,
             "window": leaderboard.window,
@@ -149,6 +154,8 @@ class Reads:
             "scope": leaderboard.scope,
             "total": total,
             "as_of": format_time(self._clock.now()),
+            "period_ends_at": None if period.ends_at is None else format_time(period.ends_at),
+            "closes_at": None if closes is None else format_time(closes),
             "degraded": flags.degraded,
             "archived": flags.archived,
         }
@@ -158,37 +165,71 @@ class Reads:
 
     # --- top -----------------------------------------------------------------------------
 
-    async def top(self, query: Query, offset: int, limit: int) -> tuple[bytes, str]:
+    async def top(
+        self, query: Query, offset: int, limit: int, tier: str | None = None
+    ) -> tuple[bytes, str]:
         """A top page as ready JSON bytes and its weak ETag, from the top cache when the
-        index can vouch for it (see ``rankline.cache``)."""
+        index can vouch for it (see ``rankline.cache``). With ``tier``, the page is cut from
+        that tier's entries (``offset`` and ``limit`` count within it)."""
 
         async def on(board: Board) -> tuple[bytes, str]:
             resolved = self._boards.resolve(board, query.window, query.period, query.scope)
             leaderboard = resolved.leaderboard
+            if tier is not None and tier not in {name for name, _, _ in board.tiers}:
+                raise InvalidInput.at(["query", "tier"], f"the board has no tier {tier!r}")
 
-            async def page(index: IndexReader) -> tuple[int, list[bytes], str]:
-                return await self._tops.page(
+            def context(total: int) -> Hashable:
+                if not board.tiers:
+                    return None
+                by_total = any(percent is not None for _, percent, _ in board.tiers)
+                return board.tiers, total if by_total else None
+
+            async def page(index: IndexReader) -> tuple[int, list[bytes], str, int, int, int]:
+                start, count, size = offset, limit, 0
+                if tier is not None:
+                    found = board.tier_range(tier, await index.total(leaderboard))
+                    assert found is not None
+                    first, last = found
+                    size = max(0, last - first + 1)
+                    start = first - 1 + offset
+                    count = min(limit, last - start)
+                    if count <= 0:
+                        total = await index.total(leaderboard)
+                        return total, [], "", start, 0, size
+                total, entries, digest = await self._tops.page(
                     index,
                     leaderboard,
-                    offset,
-                    limit,
-                    lambda keys, at: self._render(board, keys, at),
+                    start,
+                    count,
+                    lambda keys, at, total: self._render(board, keys, at, total),
+                    context,
                 )
+                return total, entries, digest, start, count, size
 
             routed = board if resolved.expired else None
-            (total, entries, digest), flags = await self._gateway.read(page, routed)
-            head = TopHead(**self._head(leaderboard, total, flags))
+            (total, entries, digest, start, count, size), flags = await self._gateway.read(
+                page, routed
+            )
+            head = TopHead(**self._head(board, resolved, total, flags))
+            if tier is not None:
+                head = msgspec.structs.replace(head, tier=tier, tier_total=size)
             body = join_entries(_encoder.encode(head), entries)
-            return body, top_etag(digest, offset, limit, total, flags)
+            etag = top_etag(digest, start, count, total, flags)
+            if tier is not None:
+                etag = etag[:-1] + f".{tier}.{size}" + '"'
+            return body, etag
 
         return await self._boards.current(query.board, on)
 
-    async def _render(self, board: Board, keys: Sequence[SortKey], offset: int) -> list[bytes]:
+    async def _render(
+        self, board: Board, keys: Sequence[SortKey], offset: int, total: int
+    ) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names joined: what the top
         cache keeps."""
         names = await self._named(player_of(key) for key in keys)
         return [
-            _encoder.encode(_entry(board, offset + i + 1, key, names)) for i, key in enumerate(keys)
+            _encoder.encode(_entry(board, offset + i + 1, key, names, total))
+            for i, key in enumerate(keys)
         ]
 
     # --- one player ------------------------------------------------------------------------
@@ -203,7 +244,7 @@ class Reads:
             score, at, _ = decode(position.key, board.order)
             total, offset = position.total, position.offset
             return PlayerOut(
-                **self._head(resolved.leaderboard, total, _NONE),
+                **self._head(board, resolved, total, _NONE),
                 player_id=player,
                 score=score,
                 rank=offset + 1,
@@ -211,6 +252,7 @@ class Reads:
                 percentile=round(100.0 * (total - offset - 1) / total, 4),
                 achieved_at=format_time(at),
                 display_name=await self._names.name(player),
+                tier=board.tier_of(offset + 1, total) if board.tiers else None,
             )
 
         answer, _, flags = await self._run(query, read, ("player", player))
@@ -226,12 +268,38 @@ class Reads:
             position, first, keys = found
             names = await self._named(player_of(key) for key in keys)
             return AroundOut(
-                **self._head(resolved.leaderboard, position.total, _NONE),
+                **self._head(board, resolved, position.total, _NONE),
                 player=_standing(board, position, names),
-                entries=[_entry(board, first + i + 1, key, names) for i, key in enumerate(keys)],
+                entries=[
+                    _entry(board, first + i + 1, key, names, position.total)
+                    for i, key in enumerate(keys)
+                ],
             )
 
         answer, _, flags = await self._run(query, read, ("around", player, k))
+        return _flagged(answer, flags)
+
+    async def rank_of(self, query: Query, score: int) -> RankOfOut:
+        """The rank, competition rank and percentile an entry with ``score`` would get if
+        it were submitted now (it would come after every entry that reached the score up to
+        now, and before any that reaches it later); ``total`` is the leaderboard's as it is.
+        """
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> RankOfOut:
+            board.check_score(score, ["query", "score"])
+            now = self._clock.now()
+            bounds = [head(score, now + 1, board.order), score_prefix(score, board.order)]
+            total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
+            return RankOfOut(
+                **self._head(board, resolved, total, _NONE),
+                score=score,
+                rank=before + 1,
+                competition_rank=better + 1,
+                percentile=round(100.0 * (total - before) / (total + 1), 4),
+                tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
+            )
+
+        answer, _, flags = await self._run(query, read)
         return _flagged(answer, flags)
 
     # --- many players ------------------------------------------------------------------------
@@ -251,7 +319,7 @@ class Reads:
             names = await self._named(player_of(key) for _, key in ranked)
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
             entries = [
-                _friend_entry(_entry(board, at + 1, key, names), i + 1)
+                _friend_entry(_entry(board, at + 1, key, names, total), i + 1)
                 for i, (at, key) in enumerate(ranked)
             ]
             me_out: FriendPlayer | None = None
@@ -265,7 +333,7 @@ class Reads:
                 me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
             return FriendsOut(
-                **self._head(leaderboard, total, _NONE),
+                **self._head(board, resolved, total, _NONE),
                 player=me_out,
                 friends_total=len(ranked),
                 entries=shown,
@@ -283,8 +351,8 @@ class Reads:
             total = await index.total(leaderboard)
             names = await self._named(player_of(key) for _, key in ranked)
             return RanksOut(
-                **self._head(leaderboard, total, _NONE),
-                entries=[_entry(board, at + 1, key, names) for at, key in ranked],
+                **self._head(board, resolved, total, _NONE),
+                entries=[_entry(board, at + 1, key, names, total) for at, key in ranked],
             )
 
         answer, _, flags = await self._run(query, read)
@@ -346,7 +414,7 @@ class Reads:
 
 
 _NONE = Flags()
-_Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, PeriodsOut)
+_Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, RankOfOut, PeriodsOut)
 
 
 def _flagged(answer: _Flagged, flags: Flags) -> _Flagged:
@@ -363,11 +431,12 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
         score=entry.score,
         achieved_at=entry.achieved_at,
         display_name=entry.display_name,
+        tier=entry.tier,
         friends_rank=friends_rank,
     )
 
 
-def _entry(board: Board, rank: int, key: SortKey, names: Names) -> Entry:
+def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> Entry:
     score, at, player = decode(key, board.order)
     return Entry(
         rank=rank,
@@ -375,6 +444,7 @@ def _entry(board: Board, rank: int, key: SortKey, names: Names) -> Entry:
         score=score,
         achieved_at=format_time(at),
         display_name=names.get(player),
+        tier=board.tier_of(rank, total) if board.tiers else None,
     )
 
 
@@ -389,6 +459,7 @@ def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
         percentile=round(100.0 * (total - position.offset - 1) / total, 4),
         achieved_at=format_time(at),
         display_name=names.get(player),
+        tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
     )
 
 

@@ -29,6 +29,7 @@ from rankline.errors import (
     UnsupportedMediaType,
 )
 from rankline.http.schemas import BatchIn, BatchItemIn
+from rankline.ordering import SCORE_MAX, SCORE_MIN
 
 T = TypeVar("T")
 E = TypeVar("E", bound=RanklineError)
@@ -215,6 +216,23 @@ def query_int(request: Request, name: str, default: int, low: int, high: int) ->
         raise InvalidInput.at(["query", name], f"{name} must be an integer") from None
     if not low <= value <= high:
         raise InvalidInput.at(["query", name], f"{name} must be between {low} and {high}")
+    return value
+
+
+_INTEGER = re.compile(r"-?[0-9]{1,20}", re.ASCII)
+
+
+def query_score(request: Request, name: str = "score") -> int:
+    """A required score in the query: an exact signed 64-bit integer written in decimal
+    digits (no fraction, exponent, sign other than ``-``, or spaces), as a submission's."""
+    raw = query(request).get(name)
+    if raw is None or raw == "":
+        raise InvalidInput.at(["query", name], f"{name} is required")
+    if not _INTEGER.fullmatch(raw):
+        raise InvalidInput.at(["query", name], f"{name} must be an integer")
+    value = int(raw)
+    if not SCORE_MIN <= value <= SCORE_MAX:
+        raise InvalidInput.at(["query", name], f"{name} is outside the signed 64-bit range")
     return value
 
 

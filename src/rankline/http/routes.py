@@ -21,6 +21,7 @@ from rankline.http.body import (
     check_metadata,
     located,
     query_int,
+    query_score,
     query_str,
     read_body,
 )
@@ -118,7 +119,8 @@ async def top(request: Request) -> Response:
     query = e.read_query(request)
     limit = query_int(request, "limit", 100, 1, 1000)
     offset = query_int(request, "offset", 0, 0, 2**62)
-    body, etag = await e.service_of(request).reads.top(query, offset, limit)
+    tier = query_str(request, "tier")
+    body, etag = await e.service_of(request).reads.top(query, offset, limit, tier)
     headers = {"ETag": etag}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
@@ -134,6 +136,11 @@ async def around(request: Request) -> Response:
     query, player_id = e.read_query(request), e.player_id(request)
     k = query_int(request, "k", 5, 0, 100)
     return json_response(await e.service_of(request).reads.around(query, player_id, k))
+
+
+async def rank_of(request: Request) -> Response:
+    query, score = e.read_query(request), query_score(request)
+    return json_response(await e.service_of(request).reads.rank_of(query, score))
 
 
 async def friends(request: Request) -> Response:
@@ -242,6 +249,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
             *e.WHERE,
             e.Param("limit", "query", "1..1000, default 100.", e.INT),
             e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
+            e.Param("tier", "query", "Only the entries of this tier of the board's `tiers`."),
             e.Param(
                 "If-None-Match",
                 "header",
@@ -265,6 +273,24 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The players around a player",
         response=s.AroundOut,
         params=(e.BOARD, e.PLAYER, *e.WHERE, e.Param("k", "query", "0..100, default 5.", e.INT)),
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/rank-of",
+        rank_of,
+        "The rank a score would get if it were submitted now",
+        response=s.RankOfOut,
+        params=(
+            e.BOARD,
+            *e.WHERE,
+            e.Param(
+                "score",
+                "query",
+                "The score: a signed 64-bit integer.",
+                {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+                True,
+            ),
+        ),
     ),
     e.Endpoint(
         "POST",

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, select
 
 from rankline.index.base import IndexReader
-from rankline.index.sql import ReadOnlySql
+from rankline.index.sql import ReadOnlySql, before_bound
 from rankline.ordering import encode
 from rankline.store import archive as store_archive
 from rankline.store import schema as t
@@ -121,6 +121,21 @@ class ArchiveIndex(ReadOnlySql):
         async with mapped_errors(), self._store.engine.connect() as conn:
             return await self._count(conn, leaderboard)
 
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        """Each count is the highest rank among the entries before the bound (ranks are
+        1..N without gaps, in key order)."""
+        order = self._order_of(leaderboard.board)
+        where = _where(leaderboard)
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            total = await self._count(conn, leaderboard)
+            counts = []
+            for bound in bounds:
+                query = select(func.max(_a.c.rank)).where(where, before_bound(_a.c, order, bound))
+                counts.append(int((await conn.execute(query)).scalar_one() or 0))
+        return total, counts
+
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         async with mapped_errors(), self._store.engine.connect() as conn:
             rows = await conn.execute(
@@ -184,6 +199,11 @@ class ArchiveRouter:
 
     async def total(self, leaderboard: LeaderboardId) -> int:
         return await (await self._pick(leaderboard)).total(leaderboard)
+
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        return await (await self._pick(leaderboard)).counts_before(leaderboard, bounds)
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         return await (await self._pick(leaderboard)).top_stamp(leaderboard)

@@ -61,6 +61,13 @@ class IndexReader(Protocol):
 
     async def total(self, leaderboard: LeaderboardId) -> int: ...
 
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        """The total and, for each of ``bounds`` (a key or a prefix of one: the 8-byte
+        score prefix, the 16-byte head), how many keys sort strictly before it."""
+        ...
+
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         """(stamp, total), read together. The stamp is an opaque number that changes
         whenever the first ``TOP_WINDOW`` entries may have changed: a change whose old or new

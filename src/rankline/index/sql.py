@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
 
-from rankline.ordering import encode
+from rankline.ordering import decode_bound, encode
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors, unbanned
 from rankline.types import (
@@ -56,6 +56,30 @@ def _before(order: Order, score: Score, at: int, player: PlayerId) -> ColumnElem
     )
 
 
+def before_bound(columns: Any, order: Order, bound: bytes) -> ColumnElement[bool]:
+    """Rows of a table with ``score``, ``achieved_at`` and ``player_id`` columns whose key
+    sorts strictly before ``bound``: a key, or its 8-byte score prefix, or its 16-byte head
+    (``ordering.decode_bound``)."""
+    score, at, player = decode_bound(bound, order)
+    better: ColumnElement[bool] = (
+        columns.score > score if order == "desc" else columns.score < score
+    )
+    if at is None:
+        return better
+    if player is None:
+        return or_(better, and_(columns.score == score, columns.achieved_at < at))
+    return or_(
+        better,
+        and_(
+            columns.score == score,
+            or_(
+                columns.achieved_at < at,
+                and_(columns.achieved_at == at, columns.player_id < player),
+            ),
+        ),
+    )
+
+
 _UNCACHED = itertools.count(1)
 
 
@@ -91,6 +115,11 @@ class ReadOnlySql:
         return position, first, keys
 
     async def total(self, leaderboard: LeaderboardId) -> int:
+        raise NotImplementedError
+
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
         raise NotImplementedError
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
@@ -173,6 +202,23 @@ class SqlIndex(ReadOnlySql):
 
     async def total(self, leaderboard: LeaderboardId) -> int:
         return await self._scalar(select(func.count()).where(_where(leaderboard)))
+
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        order = self._order_of(leaderboard.board)
+        where = _where(leaderboard)
+        counts = [
+            select(func.count()).where(where, before_bound(_s.c, order, bound)).scalar_subquery()
+            for bound in bounds
+        ]
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(select(func.count()).where(where).scalar_subquery(), *counts)
+                )
+            ).one()
+        return int(row[0]), [int(x) for x in row[1:]]
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         async with mapped_errors(), self._store.engine.connect() as conn:

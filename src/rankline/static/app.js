@@ -20,6 +20,7 @@
     friends: null, // null: not shown; "" stored list; "a,b": typed list
     key: "",
     asOf: null, // Date.parse of the newest as_of shown
+    endsAt: null, // Date.parse of the shown period's period_ends_at (null: it never ends)
     etag: null,
     source: null,
     pollTimer: null,
@@ -109,6 +110,30 @@
     }
     const s = Math.max(0, Math.round((Date.now() - state.asOf) / 1000));
     el.textContent = "updated " + s + " s ago";
+    countdown();
+  }
+
+  function countdown() {
+    const el = $("ends");
+    if (state.endsAt === null) {
+      el.hidden = true;
+      el.textContent = "";
+      return;
+    }
+    el.hidden = false;
+    let left = Math.round((state.endsAt - Date.now()) / 1000);
+    if (left <= 0) {
+      el.textContent = "period ended";
+      return;
+    }
+    const d = Math.floor(left / 86400);
+    left -= d * 86400;
+    const h = Math.floor(left / 3600);
+    left -= h * 3600;
+    const m = Math.floor(left / 60);
+    const sec = left - m * 60;
+    const two = (n) => String(n).padStart(2, "0");
+    el.textContent = "ends in " + (d ? d + "d " : "") + two(h) + ":" + two(m) + ":" + two(sec);
   }
 
   function setMode(mode) {
@@ -128,6 +153,13 @@
     name.className = "name";
     name.textContent = entry.display_name || entry.player_id;
     if (entry.display_name) name.title = entry.player_id;
+    if (entry.tier) {
+      const tier = document.createElement("span");
+      tier.className = "tier";
+      tier.dataset.tier = entry.tier;
+      tier.textContent = entry.tier;
+      name.append(" ", tier);
+    }
     const previous = opts && opts.previous ? opts.previous.get(entry.player_id) : undefined;
     if (previous !== undefined && previous !== entry.rank) {
       const move = document.createElement("span");
@@ -160,6 +192,9 @@
     state.lastRanks = new Map(body.entries.map((e) => [e.player_id, e.rank]));
     $("top-empty").hidden = body.entries.length > 0;
     $("total").textContent = "of " + fmtInt(body.total) + " · " + body.period;
+    const ends = body.period_ends_at ? Date.parse(body.period_ends_at) : NaN;
+    state.endsAt = Number.isNaN(ends) ? null : ends;
+    if (body.period_ends_at) $("ends").title = "closes for submissions at " + body.closes_at;
     noteAsOf(body.as_of);
   }
 
@@ -170,7 +205,8 @@
     $("me-pct").textContent = Number(p.percentile).toFixed(1) + "%";
     $("me-score").textContent = fmtInt(p.score);
     const tie = p.competition_rank !== p.rank ? " · tied at #" + p.competition_rank : "";
-    $("me-note").textContent = (p.display_name || p.player_id) + tie;
+    const tier = p.tier ? " · tier " + p.tier : "";
+    $("me-note").textContent = (p.display_name || p.player_id) + tie + tier;
   }
 
   function renderMissing(message) {
