@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
+import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 import typer.core
 from rich.console import Console
+from rich.markup import escape
 
 from rankline import __version__
 from rankline.errors import IndexUnavailable, RanklineError, Unavailable
@@ -423,6 +425,46 @@ def _print_differences(report: Any) -> None:
         where = f"{lb.board} {lb.window} {lb.period} {lb.scope}" if lb.board else "index"
         what = d.detail or f"{d.player} score={d.score} at={format_time(d.achieved_at)}"
         console.print(f"{d.kind:8} {where}: {what}")
+
+
+@app.command("dead-letters")
+def dead_letters(
+    limit: Annotated[
+        int, typer.Option(min=1, help="Most dead letters to print, newest first.")
+    ] = 50,
+    board: Annotated[str | None, typer.Option(help="Only the dead letters of this board.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per line instead of a table.")
+    ] = False,
+) -> None:
+    """List the submissions taken asynchronously (Prefer: respond-async) that could not be
+    applied, newest first, each with its reason: its board was deleted or frozen meanwhile,
+    its match_id was used with another payload, or its score left the board's range. They
+    are kept, never retried by themselves: submit them again once the cause is mended."""
+    from rankline.clock import format_time
+    from rankline.store.dead_letters import listed
+
+    settings = Settings()
+    _setup_logging("warning")
+    total, letters = _run_on_stores(settings, listed(settings, limit, board))
+    out = Console(soft_wrap=True)  # the listing goes to stdout, for pipes
+    for d in letters:
+        if as_json:
+            row = {
+                "id": d.id,
+                "failed_at": format_time(d.failed_at),
+                "reason": d.reason,
+                "submission": json.loads(d.submission),
+            }
+            print(json.dumps(row))
+        else:
+            out.print(
+                f"{format_time(d.failed_at)}  {d.board} {d.player} {d.match_id}: "
+                f"{escape(d.reason)}",
+                highlight=False,
+            )
+    if not as_json:
+        out.print(f"{total} dead letter(s) in all", highlight=False)
 
 
 @app.command()

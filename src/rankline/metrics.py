@@ -70,6 +70,16 @@ BACKEND_ERRORS = Counter(
     "rankline_backend_errors_total", "Errors from the durable store and the index.", ["backend"]
 )
 
+DEAD_LETTERS = Counter(
+    "rankline_dead_letters_total",
+    "Submissions taken asynchronously that could not be applied, by reason.",
+    ["reason"],
+)
+LOG_APPLIED = Counter(
+    "rankline_log_applied_total",
+    "Submissions applied from the ingestion log by this process.",
+)
+
 
 def prepare_multiprocess(data_dir: Path) -> None:
     """Give the workers an empty directory for their metric files (before they start)."""

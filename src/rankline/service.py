@@ -35,7 +35,9 @@ from rankline.index.base import RankingIndex
 from rankline.index.memory import MemoryIndex
 from rankline.index.sharded import ShardedIndex
 from rankline.indexing import IndexHealth, IndexKeeper
+from rankline.ingest import AsyncIngest
 from rankline.lifecycle import Lifecycle
+from rankline.log.factory import log_for
 from rankline.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.players import Players
 from rankline.reads import Reads
@@ -44,6 +46,7 @@ from rankline.scores import Scores
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
+from rankline.store.dead_letters import DeadLetters
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
 from rankline.store.sql import SqlStore
@@ -142,6 +145,9 @@ class Rankline:
             linger_seconds=settings.commit_linger_ms / 1000,
             max_queued=settings.write_queue_max,
         )
+        self.dead_letters = DeadLetters(store)
+        self.ingest = AsyncIngest(log_for(settings), writer, boards, self.dead_letters, clock)
+        """Submissions taken asynchronously: the ingestion log and this process's applier."""
         self.board_changes = BoardChanges(boards, store, index, commit_lock, clock)
         self.lifecycle = lifecycle = Lifecycle(store, clock, boards)
         self.tops = tops = TopCache(NAME_TTL_SECONDS)
@@ -191,6 +197,7 @@ class Rankline:
         with self.gateway.degrading():
             await self.index.start()
         await self.boards.start()
+        await self.ingest.start()
         if self.index.shared:
             # Writes go to SQL and a shared index guards by revision, so they need not
             # wait for the build; reads are served from SQL until it is done.
@@ -254,6 +261,7 @@ class Rankline:
     async def close(self) -> None:
         """Finish queued writes, stop background work and close connections; each step
         is bounded, so a stuck connection cannot hold up a shutdown forever."""
+        await _bounded("applier", self.ingest.close())
         await _bounded("writer", self.writer.close())
         await _bounded("player tasks", self.players.close())
         self.health.stopping = True

@@ -63,6 +63,8 @@ class Endpoint:
     status: int = 200
     also: tuple[int, ...] = ()
     """Other success statuses with the same body (PUT answers 201 when it creates)."""
+    accepted: type | None = None
+    """The 202 body of a ``Prefer: respond-async`` request, where the operation takes one."""
     params: tuple[Param, ...] = ()
     tag: str = "leaderboards"
     not_modified: bool = False
@@ -136,4 +138,22 @@ WHERE = (
     Param("window", "query", "all_time (default), daily, weekly, monthly or season."),
     Param("period", "query", "The period name, e.g. 2026-11-21 or 2026-W47; default current."),
     Param("scope", "query", "global (default) or dimension:value, e.g. region:EU."),
+    Param(
+        "after",
+        "query",
+        "The token of a 202 answer (Prefer: respond-async): answer once the submissions it "
+        "names are applied, waiting up to 2 s (then 503 with Retry-After).",
+    ),
 )
+PREFER = Param(
+    "Prefer",
+    "header",
+    "respond-async: answer 202 as soon as the submissions are durable, with a token for "
+    "reads' after=, instead of once they are applied.",
+)
+
+
+def respond_async(request: Request) -> bool:
+    """Whether the request asks for an asynchronous answer (RFC 7240 ``respond-async``)."""
+    prefer = request.headers.get("prefer")
+    return prefer is not None and "respond-async" in prefer.lower()

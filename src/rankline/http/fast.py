@@ -174,6 +174,10 @@ class RanklineApp(Starlette):
                 known = self.fast_routes.query_names.get(endpoint)
                 if known is not None:
                     check_query(request, known)
+                    if "after" in known:
+                        after = request.query_params.get("after")
+                        if after:
+                            await self.service.ingest.settled(after)
             response = await handler(request)
         except Exception as exc:
             response = error_response(exc, scope["method"], scope["path"])

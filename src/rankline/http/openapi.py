@@ -68,6 +68,16 @@ def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str
         "responses": {
             str(endpoint.status): ok,
             **{str(code): ok for code in endpoint.also},
+            **(
+                {
+                    "202": {
+                        "description": "Accepted (Prefer: respond-async): durable, not yet applied",
+                        "content": {"application/json": {"schema": refs[endpoint.accepted]}},
+                    }
+                }
+                if endpoint.accepted is not None
+                else {}
+            ),
             **cached,
             **{code: {"description": text, "content": problem} for code, text in _ERRORS.items()},
         },
@@ -84,7 +94,7 @@ def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str
 def build_openapi() -> dict[str, Any]:
     kinds: list[type] = [Problem]
     for endpoint in ENDPOINTS:
-        for kind in (endpoint.body, endpoint.response):
+        for kind in (endpoint.body, endpoint.response, endpoint.accepted):
             if kind is not None and kind not in kinds:
                 kinds.append(kind)
     schemas, components = msgspec.json.schema_components(kinds, ref_template=_REF)

@@ -82,7 +82,11 @@ async def post_score(request: Request) -> Response:
     board_id = e.board_id(request)
     item = await e.body_of(request, s.ScoreIn)
     service = e.service_of(request)
-    [result] = await service.scores.submit([await _prepare(service, board_id, item)])
+    submission = await _prepare(service, board_id, item)
+    if e.respond_async(request):
+        token = await service.ingest.accept([submission])
+        return json_response(s.AcceptedOut(accepted=1, token=token), 202)
+    [result] = await service.scores.submit([submission])
     if isinstance(result, RanklineError):
         raise result
     return json_response(result)
@@ -103,6 +107,15 @@ async def post_batch(request: Request) -> Response:
             ready.append((index, await _prepare(service, item.board, item)))
         except RanklineError as exc:
             results[index] = {"index": index, "error": located(exc, index).problem()}
+    if e.respond_async(request):
+        token = await service.ingest.accept([sub for _, sub in ready])
+        for index, _ in ready:
+            results[index] = {"index": index, "accepted": True}
+        for item in results:
+            if "error" in item:
+                item["accepted"] = False
+        body = {"accepted": len(ready), "token": token, "results": results}
+        return json_response(body, 202)
     outcomes = await service.scores.submit([sub for _, sub in ready]) if ready else []
     for (index, _), outcome in zip(ready, outcomes, strict=True):
         if isinstance(outcome, RanklineError):
@@ -225,7 +238,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         auth="board",
         body=s.ScoreIn,
         response=s.SubmitOut,
-        params=(e.BOARD,),
+        accepted=s.AcceptedOut,
+        params=(e.BOARD, e.PREFER),
         tag="scores",
     ),
     e.Endpoint(
@@ -236,6 +250,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         auth="server",
         body=s.BatchDoc,
         response=s.BatchOut,
+        accepted=s.AcceptedOut,
+        params=(e.PREFER,),
         tag="scores",
     ),
     e.Endpoint(

@@ -131,6 +131,22 @@ class BatchOut(msgspec.Struct):
     results: list[BatchResultOut]
 
 
+class AcceptedItemOut(msgspec.Struct, omit_defaults=True):
+    index: int
+    accepted: bool
+    error: Problem | None = None
+
+
+class AcceptedOut(msgspec.Struct, omit_defaults=True):
+    """The 202 answer to ``Prefer: respond-async``: the submissions are durable in the
+    ingestion log and will be applied; reads given ``after=<token>`` include them."""
+
+    accepted: int
+    token: str
+    results: list[AcceptedItemOut] | None = None
+    """A batch only: each item, accepted or refused (a refused item is never taken)."""
+
+
 class BoardsOut(msgspec.Struct):
     boards: list[BoardSpec]
 

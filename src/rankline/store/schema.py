@@ -208,3 +208,21 @@ log_members = Table(
     **TABLE_OPTIONS,
 )
 """The live consumers of each log (each one's fair share of partitions depends on them)."""
+
+dead_letters = Table(
+    "rl_dead_letters",
+    metadata,
+    Column("id", EventId, primary_key=True, autoincrement=True),
+    Column("board_id", Ident(64), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("match_id", Ident(128), nullable=False),
+    Column("log_partition", Integer, nullable=False),
+    Column("log_position", BigInteger, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("submission", Text, nullable=False),
+    Column("failed_at", BigInteger, nullable=False),
+    **TABLE_OPTIONS,
+)
+"""Submissions taken asynchronously that the applier could not apply (``rankline.ingest``),
+with the reason: kept for an operator (``rankline dead-letters``), never retried by
+themselves."""

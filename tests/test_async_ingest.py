@@ -1,0 +1,131 @@
+"""Asynchronous submissions (``Prefer: respond-async``): 202 once durable in the ingestion
+log, applied behind it exactly once, reads given ``after=<token>`` include them, what cannot
+be applied goes to the dead letters. On every backend stack."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+
+from helpers_api import AUTH, assert_problem, get_json, put_board, serve, submit
+from procs import cli_env, run_cli
+from rankline import ManualClock, Settings
+
+ASYNC = {**AUTH, "Prefer": "respond-async"}
+
+
+async def _post_async(client: httpx.AsyncClient, board: str, body: dict[str, Any]) -> str:
+    response = await client.post(f"/v1/boards/{board}/scores", json=body, headers=ASYNC)
+    assert response.status_code == 202, response.text
+    answer = response.json()
+    assert answer["accepted"] == 1 and answer["token"]
+    token: str = answer["token"]
+    return token
+
+
+async def test_an_async_score_is_202_and_a_read_after_its_token_includes_it(
+    client: httpx.AsyncClient,
+) -> None:
+    await put_board(client, "arena", windows=["all_time", "daily"], scopes=["region"])
+    body = {"player_id": "p1", "score": 70, "match_id": "a1", "scopes": {"region": "EU"}}
+    token = await _post_async(client, "arena", body)
+    player = await get_json(client, "/v1/boards/arena/players/p1", after=token)
+    assert (player["score"], player["rank"]) == (70, 1)
+    daily = await get_json(
+        client, "/v1/boards/arena/players/p1", after=token, window="daily", scope="region:EU"
+    )
+    assert daily["score"] == 70
+    # the same submission again, synchronously: a retry, recognised as such
+    again = await client.post("/v1/boards/arena/scores", json=body, headers=AUTH)
+    assert again.status_code == 200 and again.json()["duplicate"] is True
+
+
+async def test_an_async_batch_takes_the_valid_items_and_refuses_the_others(
+    client: httpx.AsyncClient,
+) -> None:
+    await put_board(client, "arena")
+    items = [
+        {"board": "arena", "player_id": f"p{i}", "score": i, "match_id": f"b{i}"} for i in range(5)
+    ]
+    items.insert(2, {"board": "arena", "player_id": "bad", "score": 1.5, "match_id": "x"})
+    items.append({"board": "nowhere", "player_id": "p9", "score": 1, "match_id": "y"})
+    response = await client.post("/v1/scores/batch", json={"scores": items}, headers=ASYNC)
+    assert response.status_code == 202, response.text
+    answer = response.json()
+    assert answer["accepted"] == 5
+    results = answer["results"]
+    assert [r["accepted"] for r in results] == [True, True, False, True, True, True, False]
+    assert results[2]["error"]["status"] == 422 and results[6]["error"]["status"] == 404
+    top = await get_json(client, "/v1/boards/arena/top", after=answer["token"])
+    assert [(e["player_id"], e["score"]) for e in top["entries"]] == [
+        (f"p{i}", i) for i in reversed(range(5))
+    ]
+
+
+async def test_a_duplicate_storm_counts_once(client: httpx.AsyncClient) -> None:
+    """The same batch from 8 clients at once, asynchronously and synchronously, and then
+    again: a sum board counts each submission once."""
+    await put_board(client, "xp", policy="sum")
+    items = [
+        {"board": "xp", "player_id": f"p{i % 10}", "score": 1 + i, "match_id": f"m{i}"}
+        for i in range(200)
+    ]
+
+    async def send(n: int) -> str | None:
+        headers = ASYNC if n % 2 == 0 else AUTH
+        response = await client.post("/v1/scores/batch", json={"scores": items}, headers=headers)
+        assert response.status_code in (200, 202), response.text
+        return response.json().get("token")
+
+    tokens = [t for t in await asyncio.gather(*(send(n) for n in range(8))) if t]
+    tokens += [t for t in [await send(0)] if t]
+    for token in tokens:
+        await get_json(client, "/v1/boards/xp/top", after=token)
+    expected = {f"p{p}": sum(1 + i for i in range(200) if i % 10 == p) for p in range(10)}
+    top = await get_json(client, "/v1/boards/xp/top")
+    assert {e["player_id"]: e["score"] for e in top["entries"]} == expected
+
+
+async def test_what_cannot_be_applied_is_a_dead_letter_and_the_partition_goes_on(
+    client: httpx.AsyncClient, app: Starlette
+) -> None:
+    await put_board(client, "arena")
+    await submit(client, "arena", "p1", 10, match="m1")
+    # the same key with another payload: refused when applied, kept as a dead letter
+    token = await _post_async(client, "arena", {"player_id": "p1", "score": 99, "match_id": "m1"})
+    after = await _post_async(client, "arena", {"player_id": "p2", "score": 5, "match_id": "m2"})
+    await get_json(client, "/v1/boards/arena/top", after=token)
+    top = await get_json(client, "/v1/boards/arena/top", after=after)
+    assert [(e["player_id"], e["score"]) for e in top["entries"]] == [("p1", 10), ("p2", 5)]
+    letters = await app.state.service.dead_letters.newest(10)
+    assert [(d.player, d.match_id) for d in letters] == [("p1", "m1")]
+    assert letters[0].reason.startswith("key reused:")
+    assert '"score":99' in letters[0].submission
+
+
+async def test_after_checks_its_token_and_gives_up_with_503(client: httpx.AsyncClient) -> None:
+    await put_board(client, "arena")
+    bad = await client.get("/v1/boards/arena/top", params={"after": "not-a-token"})
+    assert_problem(bad, 422)
+    never = await client.get("/v1/boards/arena/top", params={"after": "0.999999999"})
+    problem = assert_problem(never, 503)
+    assert never.headers["Retry-After"] and "not applied yet" in problem["detail"]
+
+
+async def test_dead_letters_are_listed_by_the_command(tmp_path: Any, clock: ManualClock) -> None:
+    data_dir = tmp_path / "data"
+    settings = Settings(data_dir=data_dir, server_keys=AUTH["Authorization"].split()[-1])
+    async with serve(settings, clock) as client:
+        await put_board(client, "arena")
+        await submit(client, "arena", "p1", 10, match="m1")
+        token = await _post_async(
+            client, "arena", {"player_id": "p1", "score": 11, "match_id": "m1"}
+        )
+        await get_json(client, "/v1/boards/arena/top", after=token)
+    done = run_cli("dead-letters", env=cli_env(data_dir))
+    assert done.returncode == 0, done.stderr
+    assert "arena p1 m1: key reused:" in done.stdout
+    assert "1 dead letter(s) in all" in done.stdout
