@@ -27,7 +27,14 @@ from rankline.clock import SystemClock, format_time
 _encoder = msgspec.json.Encoder()
 _HEADERS = [(b"content-type", b"application/json")]
 _NOT_FOUND = b'{"status":404}'
-_HEAD = {"board": BOARD_ID, "window": "all_time", "period": "all", "scope": "global"}
+_HEAD = {
+    "board": BOARD_ID,
+    "window": "all_time",
+    "period": "all",
+    "scope": "global",
+    "period_ends_at": None,
+    "closes_at": None,
+}
 _Key = tuple[int, int, str]
 """(-score, achieved_at, player_id): ascending order is the rank order of a desc board."""
 
