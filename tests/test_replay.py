@@ -211,8 +211,6 @@ async def test_a_write_committed_after_its_period_closed_is_replayed_as_it_was(
 ) -> None:
     """Received a moment before the day closed, committed after: the writer found the day
     closed; the event's ``applied`` tells the replay so."""
-    if settings.redis_url:
-        pytest.skip("about the SQL standings only: run on the in-process index stacks")
     async with open_app(settings, clock) as app, open_client(app) as client:
         await put_board(client, "opener", retention_days=KEEP, **BOARDS["opener"])
         service: Rankline = app.state.service

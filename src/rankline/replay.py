@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from sqlalchemy import bindparam, delete, func, insert, select, tuple_, update
+from sqlalchemy import delete, func, insert, select, tuple_
 
 from rankline.boards import Board, BoardSpec, Target
 from rankline.errors import InvalidInput, NotFound
@@ -40,15 +40,17 @@ from rankline.fanout import FanOut
 from rankline.policies import Entry, combine
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors
-from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId
+from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId, StandingRow
 
 Progress = Callable[[int, int], None]
 """Called with (events read, events to read)."""
 
 EVENT_CHUNK = 10_000
 """Events read per query (keyset pages on the primary key)."""
-WRITE_CHUNK = 5_000
-"""Standings per statement, and per transaction when emptying a board's standings."""
+WRITE_CHUNK = 50_000
+"""Standings written per transaction."""
+DELETE_CHUNK = 5_000
+"""Standings deleted per transaction when a board's standings are emptied."""
 MAX_HELD = 1_000_000
 """Standings held in memory before they are written (about 300 bytes each)."""
 
@@ -210,7 +212,7 @@ async def _events(
 
 
 async def _empty(store: SqlStore, board_id: BoardId) -> int:
-    """Delete the board's standings, ``WRITE_CHUNK`` rows per transaction, in key order."""
+    """Delete the board's standings, ``DELETE_CHUNK`` rows per transaction, in key order."""
     removed = 0
     by_key = (_s.c.window, _s.c.period, _s.c.scope, _s.c.player_id)
     while True:
@@ -220,7 +222,7 @@ async def _empty(store: SqlStore, board_id: BoardId) -> int:
                     select(*by_key)
                     .where(_s.c.board_id == board_id)
                     .order_by(*by_key)
-                    .offset(WRITE_CHUNK - 1)
+                    .offset(DELETE_CHUNK - 1)
                     .limit(1)
                 )
             ).first()
@@ -339,52 +341,22 @@ async def _read_back(
 
 
 async def _flush(store: SqlStore, held: _Held) -> None:
-    """Write every held standing in key order (insert the new, update those written by an
-    earlier flush) and let go of them."""
+    """Write every held standing in key order (insert the new, overwrite those written by
+    an earlier flush) and let go of them."""
     keys = sorted(held.rows)
     for start in range(0, len(keys), WRITE_CHUNK):
         part = keys[start : start + WRITE_CHUNK]
-        new = [_row(key, held.rows[key]) for key in part if key not in held.stored]
-        old = [_row(key, held.rows[key], "k_") for key in part if key in held.stored]
-        async with mapped_errors(), store.engine.begin() as conn:
-            if new:
-                await conn.execute(insert(_s), new)
-            if old:
-                await conn.execute(_UPDATE, old)
+        rows: list[StandingRow] = []
+        old: list[StandingRow] = []
+        for key in part:
+            score, at, revision = held.rows[key]
+            (old if key in held.stored else rows).append((*key, score, at, revision))
+        async with store.transaction() as tx:
+            await tx.insert_standings(rows)
+            await tx.set_standings(old)
     held.rows.clear()
     held.stored.clear()
     held.flushed = held.flushed or bool(keys)
-
-
-_UPDATE = (
-    update(_s)
-    .where(
-        _s.c.board_id == bindparam("k_board_id"),
-        _s.c.window == bindparam("k_window"),
-        _s.c.period == bindparam("k_period"),
-        _s.c.scope == bindparam("k_scope"),
-        _s.c.player_id == bindparam("k_player_id"),
-    )
-    .values(
-        score=bindparam("k_score"),
-        achieved_at=bindparam("k_achieved_at"),
-        revision=bindparam("k_revision"),
-    )
-)
-
-
-def _row(key: _StandingKey, values: list[int], prefix: str = "") -> dict[str, Any]:
-    lb, player = key
-    return {
-        f"{prefix}board_id": lb.board,
-        f"{prefix}window": lb.window,
-        f"{prefix}period": lb.period,
-        f"{prefix}scope": lb.scope,
-        f"{prefix}player_id": player,
-        f"{prefix}score": values[0],
-        f"{prefix}achieved_at": values[1],
-        f"{prefix}revision": values[2],
-    }
 
 
 async def _count(store: SqlStore, boards: list[BoardId]) -> int:
