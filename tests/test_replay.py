@@ -23,6 +23,7 @@ from helpers_api import AUTH, iso, open_app, open_client, put_board, submit
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings, maintenance, replay
 from rankline.clock import from_micros
+from rankline.errors import NotFound
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
@@ -200,7 +201,7 @@ async def test_replay_of_some_boards_leaves_the_others(
         done = await replay.replay(store, ["arena", "xp"])
         assert done.boards == ["arena", "xp"]
         assert await _standings(store) == [r for r in rows if r[0] in ("arena", "xp")]
-        with pytest.raises(Exception, match="no board 'nope'"):
+        with pytest.raises(NotFound, match="no board 'nope'"):
             await replay.replay(store, ["nope"])
     finally:
         await store.close()
