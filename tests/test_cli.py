@@ -14,7 +14,7 @@ import pytest
 from chaos_helpers import pg_database
 from procs import HOST, cli_env, free_port, run_cli
 
-STORE_COMMANDS = ["migrate", "rebuild", "verify", "archive", "serve"]
+STORE_COMMANDS = ["migrate", "rebuild", "verify", "archive", "replay", "serve"]
 
 
 def _env(tmp_path: Path, database_url: str, redis_url: str) -> dict[str, str]:
@@ -53,7 +53,7 @@ def test_an_unreachable_database_is_one_line(tmp_path: Path, command: str) -> No
     assert "durable store" in line
 
 
-@pytest.mark.parametrize("command", ["migrate", "archive", "serve"])
+@pytest.mark.parametrize("command", ["migrate", "archive", "replay", "serve"])
 def test_an_embedded_store_that_cannot_be_created_is_one_line(tmp_path: Path, command: str) -> None:
     (tmp_path / "taken").write_text("a file, where the data directory should go")
     env = cli_env(tmp_path / "taken" / "data")
@@ -72,7 +72,7 @@ def test_an_unreachable_index_is_one_line(tmp_path: Path, command: str) -> None:
     assert "ranking index" in line and "secret" not in line
 
 
-@pytest.mark.parametrize("command", ["rebuild", "verify", "archive"])
+@pytest.mark.parametrize("command", ["rebuild", "verify", "archive", "replay"])
 def test_an_unmigrated_database_asks_for_migrate(tmp_path: Path, command: str) -> None:
     with pg_database("rl_cli_unmigrated") as url:
         done = run_cli(command, env=_env(tmp_path, url, f"redis://{HOST}:{free_port()}/0"))

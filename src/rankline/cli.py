@@ -653,6 +653,130 @@ def _print_import(summary: Summary, settings: Settings) -> None:
 
 
 @app.command()
+def replay(
+    board: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--board", help="A board to replay; repeat for several (default: every board)."
+        ),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Replay without asking first.")] = False,
+) -> None:
+    """Rebuild the standings from the score events (disaster recovery): empty the standings
+    of every board (or of the boards given), replay their events in arrival order as the
+    writes did, then rebuild the ranking index from the new standings.
+
+    Stop every server on the store first: nothing may write while the standings are rebuilt.
+    On the embedded store it refuses while a server runs on the data directory. A shared
+    (Redis) index has every leaderboard of the replayed boards rebuilt and verified; the
+    in-process index loads the new standings at the next start of `rankline serve`."""
+    import re
+
+    from rankline import maintenance
+    from rankline import replay as replaying
+    from rankline.boards import BOARD_ID_PATTERN
+    from rankline.store import migrate as migrations
+    from rankline.store.sql import SqlStore
+
+    settings = Settings()
+    _setup_logging("warning")
+    for board_id in board or []:
+        if not re.match(BOARD_ID_PATTERN, board_id):
+            _fail(f"--board {board_id!r} is not a board id")
+    which = "every board" if not board else "board(s) " + ", ".join(board)
+    question = (
+        f"replace the standings of {which} in {_redact(settings.database)} with a replay of "
+        "their score events?"
+    )
+
+    async def run() -> replaying.ReplayReport:
+        store = SqlStore(
+            settings.database,
+            sqlite_synchronous=settings.sqlite_synchronous,
+            sqlite_cache_mb=settings.sqlite_cache_mb,
+        )
+        try:
+            await store.start()
+            await migrations.ensure_current(store.engine, upgrade_if_behind=settings.is_embedded)
+            with _replay_progress() as progress:
+                return await replaying.replay(store, board or None, progress=progress)
+        finally:
+            await store.close()
+
+    with _data_dir_held(settings):
+        _run_on_stores(settings, _check_store(settings))
+        if not yes:
+            try:
+                confirmed = typer.confirm(question, err=True)
+            except typer.Abort:
+                confirmed = False
+            if not confirmed:
+                _fail("nothing was changed", 1)
+        done = _run_on_stores(settings, run())
+    boards = ", ".join(done.boards) or "none"
+    console.print(
+        f"replayed {done.events:,} score events of {len(done.boards)} boards ({boards}): "
+        f"wrote {done.standings:,} standings on {done.leaderboards:,} leaderboards "
+        f"(removed {done.removed:,} before)",
+        highlight=False,
+    )
+    if done.skipped_boards:
+        console.print(
+            f"not replayed (rating boards take no score events): {', '.join(done.skipped_boards)}",
+            highlight=False,
+        )
+    if done.late_closes:
+        console.print(
+            f"{done.late_closes:,} events committed after their period closed: replayed as then",
+            highlight=False,
+        )
+    if done.unexplained:
+        console.print(
+            f"[bold yellow]warning:[/bold yellow] {done.unexplained:,} events did not change "
+            "what their write recorded (a board's grace or seasons changed since?)",
+            highlight=False,
+        )
+    if not done.boards:
+        return
+    if not settings.redis_url:
+        console.print(
+            "the in-process index is rebuilt from these standings at the next start of "
+            "`rankline serve`",
+            highlight=False,
+        )
+        return
+    replayed = set(done.boards)
+    report = _maintain(
+        "rebuilding the index",
+        lambda service, progress: maintenance.reload(
+            service.keeper,
+            service.store,
+            [b for b in service.boards.boards() if b.id in replayed],
+            progress=progress,
+        ),
+    )
+    _print_differences(report)
+    console.print(
+        f"rebuilt the shared index: {report.leaderboards} leaderboards, "
+        f"{report.entries:,} entries; {report.count} differences",
+        highlight=False,
+    )
+    if report.count:
+        raise typer.Exit(1)
+
+
+@contextmanager
+def _replay_progress() -> Iterator[Callable[[int, int], None]]:
+    """A progress bar over the events (on a terminal only)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        task = bar.add_task("replaying events", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
+
+
+@app.command()
 def demo(
     host: Annotated[str, typer.Option(help="Interface the demo server listens on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port the demo server listens on.")] = 8000,

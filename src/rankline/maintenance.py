@@ -249,6 +249,31 @@ async def rebuild(
     return after
 
 
+async def reload(
+    keeper: IndexKeeper,
+    store: SqlStore,
+    boards: list[Board],
+    *,
+    progress: Progress | None = None,
+) -> Report:
+    """Rebuild every live leaderboard of these boards in a shared index from SQL, whether it
+    differs or not (each emptied and filled afresh, so the revisions it held before go with
+    it), mark the index built, then verify them. After ``rankline replay``, whose standings
+    may carry revisions lower than the index's, which the index would refuse."""
+    now = keeper.clock.now()
+    total = await store.count_standings()
+    done = 0
+    for board in boards:
+        for lb in await _leaderboards(keeper, store, board, now):
+            await _repair(keeper, lb)
+            done += await scan.count_rows(store, lb)
+            if progress is not None:
+                progress(done, total)
+    if keeper.index.shared:
+        await keeper.index.mark_built()
+    return await verify(keeper, store, boards)
+
+
 async def _repair(keeper: IndexKeeper, lb: LeaderboardId) -> None:
     """Repair one leaderboard, waiting while a server repairs it (its lease bounds that)."""
     while not await keeper.repair(lb):

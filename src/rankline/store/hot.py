@@ -121,7 +121,7 @@ class HotStatements:
     row per ``executemany`` set); and how events are inserted.
     """
 
-    _EXISTING = _STANDINGS = _BANNED = _BOARDS = _UPSERT = ""
+    _EXISTING = _STANDINGS = _BANNED = _BOARDS = _UPSERT = _INSERT_STANDINGS = ""
     _UPSERT_MANY = False
 
     async def begin(self, conn: AsyncConnection) -> None:
@@ -178,6 +178,14 @@ class HotStatements:
     async def insert_events(self, conn: AsyncConnection, events: Sequence[ScoreEvent]) -> None:
         raise NotImplementedError
 
+    async def insert_standings(self, conn: AsyncConnection, rows: Sequence[StandingRow]) -> None:
+        """Insert standings that are not stored yet (a replay into emptied standings)."""
+        params = [(*lb, player, score, at, revision) for lb, player, score, at, revision in rows]
+        if self._UPSERT_MANY:
+            await self._write_many(conn, self._INSERT_STANDINGS, params)
+        else:
+            await conn.exec_driver_sql(self._INSERT_STANDINGS, (_text(params),))
+
     async def upsert_standings(self, conn: AsyncConnection, rows: Sequence[StandingRow]) -> None:
         """Insert new standings (revision 1) and move existing ones to their next revision;
         ``WriteConflict`` when another writer changed any of them since they were read."""
@@ -217,8 +225,8 @@ SELECT "player_id" FROM "{_B}" WHERE "player_id" IN (SELECT value FROM json_each
     _BOARDS = f"""
 SELECT "id", "definition" FROM "{_D}" WHERE "id" IN (SELECT value FROM json_each(?))"""
     _INSERT_EVENTS = f'INSERT INTO "{_E}" ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
-    _UPSERT = f'INSERT INTO "{_S}" ({_STANDING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
-    _UPSERT += _UPSERT_TAIL
+    _INSERT_STANDINGS = f'INSERT INTO "{_S}" ({_STANDING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
+    _UPSERT = _INSERT_STANDINGS + _UPSERT_TAIL
     _UPSERT_MANY = True
 
     async def insert_events(self, conn: AsyncConnection, events: Sequence[ScoreEvent]) -> None:
@@ -297,12 +305,12 @@ INSERT INTO "{_E}" ({_EVENT_COLUMNS})
 SELECT v ->> 0, v ->> 1, v ->> 2, (v ->> 3)::int8, (v ->> 4)::int8, (v ->> 5)::int8,
     (v ->> 6)::bool, v ->> 7, v ->> 8
 FROM json_array_elements($1::json) AS j(v)"""
-    _UPSERT = f"""
+    _INSERT_STANDINGS = f"""
 INSERT INTO "{_S}" ({_STANDING_COLUMNS})
 SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, (v ->> 5)::int8, (v ->> 6)::int8,
     (v ->> 7)::int8
 FROM json_array_elements($1::json) AS j(v)"""
-    _UPSERT += _UPSERT_TAIL
+    _UPSERT = _INSERT_STANDINGS + _UPSERT_TAIL
 
     _STATISTICS_AT = 1000
     _STATISTICS = f"""

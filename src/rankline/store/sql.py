@@ -215,6 +215,52 @@ class _Transaction:
             if result.rowcount != len(updates):
                 raise WriteConflict("a concurrent writer changed the same standings")
 
+    async def insert_standings(self, rows: Sequence[StandingRow]) -> None:
+        """Insert standings that are not stored yet, as they are (``rankline replay``
+        writes the standings it rebuilt into emptied tables)."""
+        if not rows:
+            return
+        if self._hot is not None:
+            await self._hot.insert_standings(self._conn, rows)
+            return
+        for chunk in _chunks(rows, 5000):
+            await self._conn.execute(insert(t.standings), [_standing_row(*x) for x in chunk])
+
+    async def set_standings(self, rows: Sequence[StandingRow]) -> None:
+        """Overwrite stored standings with these, revisions included (``rankline replay``,
+        over standings it wrote itself)."""
+        if not rows:
+            return
+        s = t.standings
+        await self._conn.execute(
+            update(s)
+            .where(
+                s.c.board_id == bindparam("k_board"),
+                s.c.window == bindparam("k_window"),
+                s.c.period == bindparam("k_period"),
+                s.c.scope == bindparam("k_scope"),
+                s.c.player_id == bindparam("k_player"),
+            )
+            .values(
+                score=bindparam("k_score"),
+                achieved_at=bindparam("k_at"),
+                revision=bindparam("k_revision"),
+            ),
+            [
+                {
+                    "k_board": lb.board,
+                    "k_window": lb.window,
+                    "k_period": lb.period,
+                    "k_scope": lb.scope,
+                    "k_player": player,
+                    "k_score": score,
+                    "k_at": at,
+                    "k_revision": revision,
+                }
+                for lb, player, score, at, revision in rows
+            ],
+        )
+
     async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]:
         """The stored definitions (JSON text) of these boards, read in this transaction and
         share-locked until it ends: a board change waits for it, so a write never lands on a

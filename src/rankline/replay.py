@@ -1,0 +1,398 @@
+"""Disaster recovery: rebuild the SQL standings from the score events alone.
+
+``rl_score_events`` holds every accepted submission once, in arrival order (id ascending);
+the standings are a projection of it. ``replay`` empties the standings of the boards it
+replays (in batches), reads their events in id order a chunk at a time, fans each out to its
+leaderboards as the writer did when the submission was written (``FanOut``: windows, the
+periods containing ``at``, scopes) and applies the board's policy (``policies.combine``) in
+order. The standings it holds are written in key order, in bulk, at the end, or earlier
+whenever ``max_held`` of them are held (later events then read theirs back from SQL first).
+
+What the original write did is reproduced, not what a write now would do:
+
+- A period is closed for an event when it was closed at the event's ``received_at`` (the
+  writer decided it at its commit, a few milliseconds later). When the event's ``applied``
+  flag says its primary leaderboard did not change although the replay finds the policy
+  would have changed it there, the commit came after that period closed: the event is
+  replayed as of that close, so every period that closed by then is closed for it too.
+- Each standing's revision is 1 at its first change and grows by one with every change,
+  as the writer's do: with the whole log, the revisions are those the original writes left.
+- The board definitions are the stored ones; events are not checked against them again
+  (a score accepted before ``min_score`` changed stays). Rating boards take no score events:
+  they are not replayed.
+
+Banned players' events are replayed and their standings written, as the writer does (reads
+and the index leave them out). Erased players have no events left, hence no standings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from sqlalchemy import delete, func, insert, select, tuple_
+
+from rankline.boards import Board, BoardSpec, Target
+from rankline.errors import InvalidInput, NotFound
+from rankline.fanout import FanOut
+from rankline.policies import Entry, combine
+from rankline.store import schema as t
+from rankline.store.sql import SqlStore, mapped_errors
+from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId, StandingRow
+
+Progress = Callable[[int, int], None]
+"""Called with (events read, events to read)."""
+
+EVENT_CHUNK = 10_000
+"""Events read per query (keyset pages on the primary key)."""
+WRITE_CHUNK = 50_000
+"""Standings written per transaction."""
+DELETE_CHUNK = 5_000
+"""Standings deleted per transaction when a board's standings are emptied."""
+MAX_HELD = 1_000_000
+"""Standings held in memory before they are written (about 300 bytes each)."""
+
+_e, _s, _p = t.score_events, t.standings, t.periods
+_StandingKey = tuple[LeaderboardId, PlayerId]
+_unjson = msgspec.json.Decoder(dict[str, str])
+
+
+@dataclass
+class ReplayReport:
+    boards: list[BoardId] = field(default_factory=list)
+    """The boards replayed."""
+    skipped_boards: list[BoardId] = field(default_factory=list)
+    """Rating boards, which take no score events."""
+    events: int = 0
+    """Events read and replayed."""
+    removed: int = 0
+    """Standings removed before the replay."""
+    standings: int = 0
+    """Standings written."""
+    leaderboards: int = 0
+    """Leaderboards holding the standings written."""
+    periods_added: int = 0
+    """Periods recorded that ``rl_periods`` was missing."""
+    late_closes: int = 0
+    """Events whose period had closed by the time their write committed (see above)."""
+    unexplained: int = 0
+    """Events whose recorded ``applied`` the replay could not reproduce: the board's
+    definition (its grace, its seasons) changed since, or the log is incomplete."""
+    orphans: int = 0
+    """Events of boards that no longer exist (left alone)."""
+
+
+class _Held:
+    """The standings being built: (leaderboard, player) -> [score, achieved_at, revision],
+    and which of them are in SQL already (written by an earlier flush)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[_StandingKey, list[int]] = {}
+        self.stored: set[_StandingKey] = set()
+        self.flushed = False
+        """Whether any standing was written: until then, every standing starts anew."""
+
+
+async def replay(
+    store: SqlStore,
+    board_ids: Sequence[BoardId] | None = None,
+    *,
+    progress: Progress | None = None,
+    max_held: int = MAX_HELD,
+    event_chunk: int = EVENT_CHUNK,
+) -> ReplayReport:
+    """Rebuild the standings of the boards named (default: every board) from their score
+    events. ``NotFound`` names a board that does not exist. Nothing else may write these
+    boards meanwhile (stop the servers): the standings are emptied first."""
+    boards = await _boards(store, board_ids)
+    report = ReplayReport()
+    replayed: dict[BoardId, Board] = {}
+    for board in boards.values():
+        if board.policy == "rating":
+            report.skipped_boards.append(board.id)
+        else:
+            replayed[board.id] = board
+            report.boards.append(board.id)
+    if not replayed:
+        return report
+    wanted = None if board_ids is None else sorted(replayed)
+    last_id, total = await _event_range(store, wanted)
+    for board_id in sorted(replayed):
+        report.removed += await _empty(store, board_id)
+    held = _Held()
+    leaderboards: set[LeaderboardId] = set()
+    periods: dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]] = {}
+    fanout = FanOut()
+    after = 0
+    if progress is not None:
+        progress(0, total)
+    while after < last_id:
+        chunk = await _events(store, wanted, after, last_id, event_chunk)
+        if not chunk:
+            break
+        after = chunk[-1][0]
+        planned: list[tuple[Board, Any, list[Target]]] = []
+        for row in chunk:
+            on = replayed.get(row[1])
+            if on is None:
+                report.orphans += board_ids is None
+                continue
+            planned.append((on, row, fanout.targets(on, row[4], _scopes(row[7]), row[5])))
+        if held.flushed:
+            await _read_back(store, held, planned)
+        for board, row, targets in planned:
+            for target in _apply(board, row, targets, held, report):
+                lb = target.leaderboard
+                if lb not in leaderboards:
+                    leaderboards.add(lb)
+                    key = (lb.board, lb.window, lb.period)
+                    periods.setdefault(key, (target.period.starts_at, target.period.ends_at))
+        report.events += len(chunk)
+        if len(held.rows) >= max_held:
+            await _flush(store, held)
+        if progress is not None:
+            progress(report.events, total)
+    await _flush(store, held)
+    report.standings = await _count(store, sorted(replayed))
+    report.leaderboards = len(leaderboards)
+    report.periods_added = await _add_periods(store, periods)
+    return report
+
+
+async def _boards(store: SqlStore, board_ids: Sequence[BoardId] | None) -> dict[BoardId, Board]:
+    stored = {}
+    for definition in await store.load_boards():
+        board = Board(msgspec.convert(definition, BoardSpec))
+        stored[board.id] = board
+    if board_ids is None:
+        return stored
+    missing = [b for b in board_ids if b not in stored]
+    if missing:
+        raise NotFound(f"no board {missing[0]!r} in the durable store")
+    return {b: stored[b] for b in dict.fromkeys(board_ids)}
+
+
+def _scopes(text: str) -> dict[str, str]:
+    return {} if text == "{}" else _unjson.decode(text)
+
+
+async def _event_range(store: SqlStore, boards: list[BoardId] | None) -> tuple[int, int]:
+    """The last event id to replay (events written later are not: nothing should write)
+    and how many events that is."""
+    query = select(func.max(_e.c.id), func.count())
+    if boards is not None:
+        query = query.where(_e.c.board_id.in_(boards))
+    async with mapped_errors(), store.engine.connect() as conn:
+        last, count = (await conn.execute(query)).one()
+    return int(last or 0), int(count)
+
+
+async def _events(
+    store: SqlStore, boards: list[BoardId] | None, after: int, last: int, limit: int
+) -> list[Any]:
+    """The next events in id order: (id, board, player, score, at, received_at, applied,
+    scopes)."""
+    query = select(
+        _e.c.id,
+        _e.c.board_id,
+        _e.c.player_id,
+        _e.c.score,
+        _e.c.at,
+        _e.c.received_at,
+        _e.c.applied,
+        _e.c.scopes,
+    ).where(_e.c.id > after, _e.c.id <= last)
+    if boards is not None:
+        query = query.where(_e.c.board_id.in_(boards))
+    query = query.order_by(_e.c.id).limit(limit)
+    async with mapped_errors(), store.engine.connect() as conn:
+        return list(await conn.execute(query))
+
+
+async def _empty(store: SqlStore, board_id: BoardId) -> int:
+    """Delete the board's standings, ``DELETE_CHUNK`` rows per transaction, in key order."""
+    removed = 0
+    by_key = (_s.c.window, _s.c.period, _s.c.scope, _s.c.player_id)
+    while True:
+        async with mapped_errors(), store.engine.begin() as conn:
+            bound = (
+                await conn.execute(
+                    select(*by_key)
+                    .where(_s.c.board_id == board_id)
+                    .order_by(*by_key)
+                    .offset(DELETE_CHUNK - 1)
+                    .limit(1)
+                )
+            ).first()
+            doomed = _s.c.board_id == board_id
+            if bound is not None:
+                doomed = doomed & (tuple_(*by_key) <= tuple(bound))
+            result = await conn.execute(delete(_s).where(doomed))
+            removed += result.rowcount
+        if bound is None:
+            return removed
+
+
+def _apply(
+    board: Board, row: Any, targets: list[Target], held: _Held, report: ReplayReport
+) -> list[Target]:
+    """Replay one event on its targets, as ``writer._evaluate`` did at its commit; the
+    targets it changed."""
+    player, score, at, received_at, applied = row[2], row[3], row[4], row[5], bool(row[6])
+    state = held.rows
+    outcome = _outcome(board, player, score, at, targets, state)
+    if outcome is None:
+        report.unexplained += 1
+        return []
+    changes, primary_applied = outcome
+    if primary_applied and not applied:
+        # The commit came after the primary's period closed: replay it as of that close.
+        closes = _deciding_close(board, targets, changes)
+        if closes is not None and closes > received_at:
+            targets = board.targets(at, _scopes(row[7]), closes)
+            outcome = _outcome(board, player, score, at, targets, state)
+            if outcome is not None and not outcome[1]:
+                changes = outcome[0]
+                report.late_closes += 1
+            else:
+                report.unexplained += 1
+        else:
+            report.unexplained += 1
+    elif applied and not primary_applied:
+        report.unexplained += 1
+    for target, entry in changes:
+        key = (target.leaderboard, player)
+        current = state.get(key)
+        if current is None:
+            state[key] = [entry.score, entry.achieved_at, 1]
+        else:
+            current[0], current[1], current[2] = entry.score, entry.achieved_at, current[2] + 1
+    return [target for target, _ in changes]
+
+
+def _outcome(
+    board: Board,
+    player: PlayerId,
+    score: int,
+    at: Micros,
+    targets: list[Target],
+    state: dict[_StandingKey, list[int]],
+) -> tuple[list[tuple[Target, Entry]], bool] | None:
+    """The entries the event sets on its targets, and whether the writer recorded it as
+    applied (its primary leaderboard changed; without one, any); None if the policy refuses
+    it (a sum leaving the 64-bit range, which the writer never stored)."""
+    changes: list[tuple[Target, Entry]] = []
+    primary: bool | None = None
+    window = board.primary_window
+    for target in targets:
+        changed = False
+        if not target.closed:
+            held = state.get((target.leaderboard, player))
+            current = None if held is None else Entry(held[0], held[1])
+            try:
+                new = combine(board.policy, board.order, current, score, at)
+            except InvalidInput:
+                return None
+            if new is not None:
+                changes.append((target, new))
+                changed = True
+        lb = target.leaderboard
+        if lb.window == window and lb.scope == GLOBAL_SCOPE:
+            primary = changed
+    return changes, bool(changes) if primary is None else primary
+
+
+def _deciding_close(
+    board: Board, targets: list[Target], changes: list[tuple[Target, Entry]]
+) -> Micros | None:
+    """When the leaderboards that made the event count as applied closed: the primary's
+    period (or, without a primary, the last of the changed ones); None for one that never
+    closes."""
+    window = board.primary_window
+    primary = [
+        t for t in targets if t.leaderboard.window == window and t.leaderboard.scope == GLOBAL_SCOPE
+    ]
+    deciding = primary or [target for target, _ in changes]
+    closes = [t.period.closes_at(board.grace_seconds) for t in deciding]
+    if not closes or any(c is None for c in closes):
+        return None
+    return max(c for c in closes if c is not None)
+
+
+async def _read_back(
+    store: SqlStore, held: _Held, planned: list[tuple[Board, Any, list[Target]]]
+) -> None:
+    """After a flush: load from SQL the standings this chunk touches that are not held."""
+    wanted = {
+        (target.leaderboard, row[2])
+        for _, row, targets in planned
+        for target in targets
+        if (target.leaderboard, row[2]) not in held.rows
+    }
+    if not wanted:
+        return
+    async with store.transaction() as tx:
+        found = await tx.read_standings(sorted(wanted))
+    for key, (_, _, score, at, revision) in found.items():
+        held.rows[key] = [score, at, revision]
+        held.stored.add(key)
+
+
+async def _flush(store: SqlStore, held: _Held) -> None:
+    """Write every held standing in key order (insert the new, overwrite those written by
+    an earlier flush) and let go of them."""
+    keys = sorted(held.rows)
+    for start in range(0, len(keys), WRITE_CHUNK):
+        part = keys[start : start + WRITE_CHUNK]
+        rows: list[StandingRow] = []
+        old: list[StandingRow] = []
+        for key in part:
+            score, at, revision = held.rows[key]
+            (old if key in held.stored else rows).append((*key, score, at, revision))
+        async with store.transaction() as tx:
+            await tx.insert_standings(rows)
+            await tx.set_standings(old)
+    held.rows.clear()
+    held.stored.clear()
+    held.flushed = held.flushed or bool(keys)
+
+
+async def _count(store: SqlStore, boards: list[BoardId]) -> int:
+    async with mapped_errors(), store.engine.connect() as conn:
+        query = select(func.count()).select_from(_s).where(_s.c.board_id.in_(boards))
+        return int((await conn.execute(query)).scalar_one())
+
+
+async def _add_periods(
+    store: SqlStore, periods: dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]]
+) -> int:
+    """Record the periods that took standings and that ``rl_periods`` lacks (a period's
+    state, open, closed or archived, is left as it is)."""
+    if not periods:
+        return 0
+    async with mapped_errors(), store.engine.connect() as conn:
+        known = {
+            (r[0], r[1], r[2])
+            for r in await conn.execute(
+                select(_p.c.board_id, _p.c.window, _p.c.period).where(
+                    _p.c.board_id.in_(sorted({key[0] for key in periods}))
+                )
+            )
+        }
+    missing = sorted(set(periods) - known)
+    if missing:
+        async with mapped_errors(), store.engine.begin() as conn:
+            await conn.execute(
+                insert(_p),
+                [
+                    {"board_id": b, "window": w, "period": n, "starts_at": s, "ends_at": e}
+                    for (b, w, n) in missing
+                    for s, e in [periods[b, w, n]]
+                ],
+            )
+    return len(missing)
+
+
+__all__ = ["MAX_HELD", "ReplayReport", "replay"]
