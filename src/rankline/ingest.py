@@ -95,16 +95,7 @@ def record_of(sub: Submission) -> LogRecord:
     (``at`` only when the client gave it): an identical retry is kept once by the log, and
     the same (player, match_id) with another payload is not swallowed there but reaches
     the applier, which records it as a dead letter (a reused key)."""
-    payload = Payload(
-        sub.player,
-        sub.match_id,
-        sub.score,
-        sub.at,
-        sub.received_at,
-        sub.at_given,
-        sub.scopes,
-        sub.metadata,
-    )
+    payload = _payload(sub)
     identity = _json.encode(
         [
             sub.player,
@@ -286,18 +277,10 @@ class AsyncIngest:
                 # the store or index cannot take it now: nothing of this step is committed,
                 # and it runs again (what did commit is recognised as duplicates then)
                 raise outcome
-            reason = _reason(outcome)
-            payload = Payload(
-                sub.player,
-                sub.match_id,
-                sub.score,
-                sub.at,
-                sub.received_at,
-                sub.at_given,
-                sub.scopes,
-                sub.metadata,
+            letter = self._letter(
+                partition, position, sub.board.id, _payload(sub), _reason(outcome)
             )
-            dead.append(self._letter(partition, position, sub.board.id, payload, reason))
+            dead.append(letter)
         if dead:
             await self._dead.add(dead)
             for letter in dead:
@@ -342,6 +325,19 @@ class AsyncIngest:
             _json.encode(submission).decode(),
             self._clock.now(),
         )
+
+
+def _payload(sub: Submission) -> Payload:
+    return Payload(
+        sub.player,
+        sub.match_id,
+        sub.score,
+        sub.at,
+        sub.received_at,
+        sub.at_given,
+        sub.scopes,
+        sub.metadata,
+    )
 
 
 def _submission(board: Board, p: Payload) -> Submission:
