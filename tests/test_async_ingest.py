@@ -65,28 +65,34 @@ async def test_an_async_batch_takes_the_valid_items_and_refuses_the_others(
     ]
 
 
-async def test_a_duplicate_storm_counts_once(client: httpx.AsyncClient) -> None:
-    """The same batch from 8 clients at once, asynchronously and synchronously, and then
-    again: a sum board counts each submission once."""
-    await put_board(client, "xp", policy="sum")
+async def test_a_duplicate_storm_counts_once(settings: Settings, clock: ManualClock) -> None:
+    """The same batch from 8 clients at once, asynchronously and synchronously, then again,
+    and again from both kinds after a restart: a sum board counts each submission once."""
     items = [
         {"board": "xp", "player_id": f"p{i % 10}", "score": 1 + i, "match_id": f"m{i}"}
         for i in range(200)
     ]
+    expected = {f"p{p}": sum(1 + i for i in range(200) if i % 10 == p) for p in range(10)}
 
-    async def send(n: int) -> str | None:
+    async def send(client: httpx.AsyncClient, n: int) -> str | None:
         headers = ASYNC if n % 2 == 0 else AUTH
         response = await client.post("/v1/scores/batch", json={"scores": items}, headers=headers)
         assert response.status_code in (200, 202), response.text
         return response.json().get("token")
 
-    tokens = [t for t in await asyncio.gather(*(send(n) for n in range(8))) if t]
-    tokens += [t for t in [await send(0)] if t]
-    for token in tokens:
-        await get_json(client, "/v1/boards/xp/top", after=token)
-    expected = {f"p{p}": sum(1 + i for i in range(200) if i % 10 == p) for p in range(10)}
-    top = await get_json(client, "/v1/boards/xp/top")
-    assert {e["player_id"]: e["score"] for e in top["entries"]} == expected
+    async def storm(client: httpx.AsyncClient, senders: int) -> None:
+        tokens = [t for t in await asyncio.gather(*(send(client, n) for n in range(senders))) if t]
+        tokens += [t for t in [await send(client, 0)] if t]
+        for token in tokens:
+            await get_json(client, "/v1/boards/xp/top", after=token)
+        top = await get_json(client, "/v1/boards/xp/top")
+        assert {e["player_id"]: e["score"] for e in top["entries"]} == expected
+
+    async with serve(settings, clock) as client:
+        await put_board(client, "xp", policy="sum")
+        await storm(client, 8)
+    async with serve(settings, clock) as client:
+        await storm(client, 4)
 
 
 async def test_what_cannot_be_applied_is_a_dead_letter_and_the_partition_goes_on(

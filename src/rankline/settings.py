@@ -183,6 +183,13 @@ class Settings(BaseSettings):
         "(SQLite or RANKLINE_DATABASE_URL); nats://host:4222 uses a NATS JetStream stream, "
         "kafka://host:9092 (several brokers: kafka://a:9092,b:9092) a Kafka or Redpanda topic.",
     )
+    log_name: str = Field(
+        "rankline",
+        pattern=r"^[A-Za-z0-9_-]{1,100}$",
+        description="The ingestion log's name: several deployments can share one NATS or "
+        "Kafka cluster (or one database) under different names. The stream is rl_<name>, "
+        "the topic and consumer group rl.<name>.",
+    )
     log_partitions: int = Field(
         16,
         ge=1,

@@ -8,9 +8,9 @@ from rankline.log.base import IngestLog, LogOptions
 from rankline.settings import Settings
 
 
-def options_from(settings: Settings, name: str = "rankline") -> LogOptions:
+def options_from(settings: Settings, name: str | None = None) -> LogOptions:
     return LogOptions(
-        name=name,
+        name=name or settings.log_name,
         partitions=settings.log_partitions,
         dedup_window_seconds=settings.log_dedup_window_seconds,
         lease_seconds=settings.log_lease_seconds,
@@ -37,6 +37,6 @@ def open_log(log_url: str | None, database_url: str, options: LogOptions) -> Ing
     raise ValueError(f"RANKLINE_LOG_URL: unknown scheme {scheme!r} (nats://… or kafka://…)")
 
 
-def log_for(settings: Settings, name: str = "rankline") -> IngestLog:
+def log_for(settings: Settings, name: str | None = None) -> IngestLog:
     """The log the settings describe."""
     return open_log(settings.log_url, settings.database, options_from(settings, name))
