@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -236,6 +237,11 @@ def _results() -> dict[str, Any]:
                 "at_80": {name: _point(9_000, 12.0, fraction=0.8) for name in report.READS},
                 "sweeps": {"rank": [_point(5_000, 1.0), _point(12_000, 9.0)]},
                 "batch_ingest": {"events_per_s": 60_000},
+                "async_ingest": {
+                    "accepted_per_s": 45_000,
+                    "applied_per_s": 20_000,
+                    "caught_up_s": 12.0,
+                },
                 "write_visible": {"p50_ms": 2.0, "p99_ms": 25.0},
                 "rebuild": {"entries_per_s": 600_000},
                 "memory": {"bytes_per_entry": 170.0, "entries": 1_000_000},
@@ -252,7 +258,9 @@ def test_targets_compare_each_figure_with_its_goal() -> None:
     assert verdicts["top >= 50% of ceiling"] is False  # 20%
     assert verdicts["friends-100 >= 25% of ceiling"] is False  # 15%
     assert verdicts["rank p99 <= 10 ms at 80% of max (ms)"] is False  # 12 ms
-    assert verdicts["batch ingest >= 50,000 durable/s"] is True
+    assert verdicts["sync batch ingest >= 20,000 durable/s"] is True
+    assert verdicts["async batch burst >= 50,000 durable/s"] is False  # 45,000
+    assert verdicts["async burst applied within 30 s after it (s)"] is True  # 12 s
     assert verdicts["single submissions >= 25% of ceiling"] is True  # 30%
     assert verdicts["write->visible p99 <= 20 ms"] is False
     assert verdicts["rebuild >= 500,000 entries/s"] is True
@@ -600,7 +608,11 @@ def test_every_wrk_script_is_answered_without_errors(tmp_path: Path) -> None:
             result = wrk.run(server.url, e.name, connections=2, threads=1, seconds=1, args=mine)
             assert result.requests > 0 and result.error_count == 0, (e.name, result, server.log())
             if e.events:
-                assert asyncio.run(probes.count_events(url)) > before, e.name
+                # An asynchronous batch is applied behind the log: give the applier time.
+                deadline = time.monotonic() + (30 if e.asynchronous else 0)
+                while asyncio.run(probes.count_events(url)) <= before:
+                    assert time.monotonic() < deadline, f"{e.name}: no score event reached SQL"
+                    time.sleep(0.2)
         paced = wrk.run(
             server.url, "rank", connections=2, threads=1, seconds=1, args=args | {"delay": 2.5}
         )

@@ -12,8 +12,9 @@ first), in this order, one server at a time:
    ``rankline rebuild``;
 4. wrk against each read endpoint at full load, then a load sweep of rank, around and
    top-100 at 25%, 50% and 80% of that maximum (per-connection pauses, wrk's ``delay()``);
-5. the write→visible probe, then the write endpoints (single, batch, mixed), counting the
-   score events that reached SQL;
+5. the write→visible probe, then the write endpoints (single, batch, asynchronous batch,
+   mixed), counting the score events that reached SQL (for the asynchronous batch: what the
+   log took, and how long the appliers needed after the burst to apply all of it);
 6. (redis) the naive SQL rank on PostgreSQL and raw redis-benchmark ZREVRANK;
 7. with the server stopped, the storage floor: the group commit's SQL alone, back to back
    (``probes.write_floor``), beside the batch ingest.
@@ -71,6 +72,8 @@ MEMORY_N = 1_000_000
 """Memory per entry is judged at 1M entries: a larger run also measures it there,
 on a server of its own, before loading the rest."""
 DRAIN_SECONDS = 30.0
+APPLY_STALL_SECONDS = 30.0
+"""An asynchronous burst fails when its applying makes no progress for this long."""
 """The longest wait for a server to answer what wrk left queued; then it is restarted."""
 
 
@@ -83,6 +86,8 @@ class Endpoint:
     connections: int | None = None
     """Fewer connections than the run's, where each request is itself big."""
     sweep: bool = False
+    asynchronous: bool = False
+    """Answered 202 once in the ingestion log (``Prefer: respond-async``); applied behind."""
 
 
 ENDPOINTS = (
@@ -93,6 +98,13 @@ ENDPOINTS = (
     Endpoint("top_deep", "GET top page at offset N/2"),
     Endpoint("submit", "POST score (single)", events=1),
     Endpoint("batch", "POST batch (1,000 scores)", events=1000, connections=4),
+    Endpoint(
+        "batch_async",
+        "POST batch async (1,000 scores, Prefer: respond-async)",
+        events=1000,
+        connections=4,
+        asynchronous=True,
+    ),
     Endpoint("mixed", "mixed 10 reads : 1 write", events=1),
 )
 
@@ -381,6 +393,9 @@ class Bench:
             result = self.endpoint(server, e, ceiling, endpoints)
             if result is None:
                 continue
+            if e.asynchronous:
+                endpoints[e.name] |= self.applied_behind(db_url, before, result, e.events)
+                continue
             added = asyncio.run(probes.count_events(db_url)) - before
             # Requests still in flight when wrk stopped commit while the server drains.
             endpoints[e.name] |= {
@@ -393,6 +408,11 @@ class Bench:
                 "events_per_s": batch["durable_events_per_s"],
                 "requested_per_s": batch["rps"] * 1000,
             }
+        burst = endpoints.get("batch_async", {})
+        if "accepted_per_s" in burst:
+            section["async_ingest"] = {
+                k: burst[k] for k in ("accepted_per_s", "applied_per_s", "caught_up_s")
+            }
         if plan.database_url and plan.database_url.startswith("postgresql"):
             self.step("naive SQL rank on PostgreSQL")
             self.attempt(section, "naive_sql", lambda: self.naive_sql(plan, section))
@@ -403,6 +423,40 @@ class Bench:
                 "redis_benchmark",
                 lambda: probes.redis_benchmark(SCRATCH_REDIS_URL, self.o.n),
             )
+
+    def applied_behind(
+        self, db_url: str, before: int, result: wrk.WrkResult, per_request: int
+    ) -> dict[str, Any]:
+        """After an asynchronous burst: what the log took (every 2xx answer is durable in
+        it), then how long the appliers took to bring the score events up to it."""
+        accepted = (result.requests - result.error_count) * per_request
+        burst = result.seconds + result.drain_s
+        started = time.perf_counter()
+        applied = asyncio.run(probes.count_events(db_url)) - before
+        last_progress, last = started, applied
+        with self.bar("applying the burst", accepted) as update:
+            while applied < accepted and time.perf_counter() - last_progress < APPLY_STALL_SECONDS:
+                time.sleep(0.2)
+                applied = asyncio.run(probes.count_events(db_url)) - before
+                update(applied)
+                if applied > last:
+                    last_progress, last = time.perf_counter(), applied
+        caught_up = time.perf_counter() - started
+        if applied < accepted:
+            raise RuntimeError(
+                f"the appliers stalled at {applied:,} of {accepted:,} accepted submissions"
+            )
+        self.step(
+            f"async burst: {accepted / burst:,.0f} durable in the log/s; applied "
+            f"{caught_up:.1f} s after the burst ended ({applied / (burst + caught_up):,.0f}/s)"
+        )
+        return {
+            "accepted": accepted,
+            "accepted_per_s": accepted / burst,
+            "applied": applied,
+            "caught_up_s": caught_up,
+            "applied_per_s": applied / (burst + caught_up),
+        }
 
     def attempt(self, section: dict[str, Any], key: str, work: Callable[[], Any]) -> None:
         """Run one measurement into ``section[key]``; a failure is recorded and reported,
@@ -551,7 +605,7 @@ class Bench:
         connections = min(e.connections or self.o.connections, self.o.connections)
         result = self.wrk(server, e.name, connections, self.o.duration, label=e.label)
         item = result.to_json() | {"label": e.label}
-        item["ratio"] = None if e.name == "batch" else report.ratio(result.rps, ceiling)
+        item["ratio"] = None if e.events > 1 else report.ratio(result.rps, ceiling)
         into[e.name] = item
         try:
             wrk.check(e.label, result)
