@@ -824,8 +824,9 @@ def bench(
         typer.Option(
             help="Comma-separated: memory (in-process index + SQLite in a temporary "
             "directory), redis (Redis db 8 + PostgreSQL database rankline_bench, both "
-            "emptied first) and cluster (a local 6-node Redis Cluster it starts: the reads "
-            "on an unsharded and a sharded board side by side, needs redis-server)."
+            "emptied first) and cluster (a local 6-node Redis Cluster it starts and the "
+            "PostgreSQL database rankline_bench_cluster: the reads on an unsharded and a "
+            "sharded board, one after the other; needs redis-server)."
         ),
     ] = "memory,redis",
     json_path: Annotated[
