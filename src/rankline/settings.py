@@ -214,8 +214,9 @@ class Settings(BaseSettings):
     log_retention_seconds: float = Field(
         14 * 24 * 3600.0,
         gt=0,
-        description="How long the NATS stream or Kafka topic keeps records (set when it is "
-        "created); at least the dedup window.",
+        description="How long the ingestion log keeps records: the NATS stream or Kafka "
+        "topic's max age (set when it is created); the SQL log's workers delete its applied "
+        "records older than this and the dedup window.",
     )
 
     @field_validator(
