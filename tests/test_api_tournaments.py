@@ -4,12 +4,17 @@ with a capacity under a race, max_submissions and join_required, and edition rea
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 
 from helpers_api import AUTH, assert_problem, get_json, iso, utc
-from rankline import ManualClock
+from rankline import ManualClock, Settings
+from rankline.clock import to_micros
+from rankline.store.sql import SqlStore
+from rankline.store.tournaments import TournamentStore
 
 # The conftest clock starts at 2026-11-21T12:00:00Z.
 STARTS, ENDS = utc(2026, 11, 21, 12, 10), utc(2026, 11, 21, 12, 20)
@@ -115,6 +120,34 @@ async def test_a_hundred_joins_race_for_ten_places(client: httpx.AsyncClient) ->
     described = await get_json(client, "/v1/tournaments/race")
     assert described["edition"]["players"] == 10
     refused(await join(client, "race", "late"), "full")
+
+
+async def test_joins_through_two_workers_never_pass_the_capacity(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
+    """The same race through two connection pools of their own, as two workers have."""
+    await put(client, "twice", max_size=10)
+    async with _tournament_store(settings) as one, _tournament_store(settings) as two:
+        now = to_micros(STARTS)
+        joins = [(one if i % 2 else two).join("twice", "1", f"p{i}", 10, now) for i in range(100)]
+        joined = await asyncio.gather(*joins)
+        assert joined.count(True) == 10
+        assert await one.players_joined("twice", "1") == 10
+        in_ = [f"p{i}" for i, ok in enumerate(joined) if ok]
+        assert all([await two.joined("twice", "1", p) for p in in_])
+        assert not any(
+            [await one.joined("twice", "1", f"p{i}") for i, ok in enumerate(joined) if not ok]
+        )
+
+
+@asynccontextmanager
+async def _tournament_store(settings: Settings) -> AsyncIterator[TournamentStore]:
+    sql = SqlStore(settings.database)
+    await sql.start()
+    try:
+        yield TournamentStore(sql)
+    finally:
+        await sql.close()
 
 
 async def test_joins_and_max_submissions_record_nothing_when_refused(
