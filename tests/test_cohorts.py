@@ -58,6 +58,12 @@ async def test_concurrent_first_submissions_fill_cohorts_in_turn(client: httpx.A
         "/v1/boards/league/players/ghost", params={"window": "daily", "scope": "cohort"}
     )
     assert_problem(nobody, 404)
+    # Erasing a player erases their cohort membership too.
+    assert (await client.delete("/v1/players/p7", headers=AUTH)).status_code == 204
+    erased = await client.get(
+        "/v1/boards/league/players/p7", params={"window": "daily", "scope": "cohort"}
+    )
+    assert_problem(erased, 404)
     given = {"player_id": "x", "score": 1, "match_id": "m", "scopes": {"cohort": "1"}}
     assert_problem(await client.post("/v1/boards/league/scores", json=given, headers=AUTH), 422)
 

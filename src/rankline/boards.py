@@ -331,6 +331,9 @@ class Board:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = msgspec.to_builtins(self.spec)
+        for optional in ("cohort_size", "schedule"):  # shown only where set
+            if data[optional] is None:
+                del data[optional]
         data["retention_days"] = dict(self.retention_days)
         data["windows"] = list(self.windows)
         data["seasons"] = [

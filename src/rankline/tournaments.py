@@ -109,12 +109,18 @@ class Tournaments:
     async def put(self, tournament_id: str, spec: TournamentSpec) -> tuple[Tournament, bool]:
         """Create or update a tournament and its board; True when created."""
         tournament = Tournament.define(tournament_id, spec)
-        existing = await self._store.load(tournament_id)
-        if not existing and self._boards.cached(tournament_id) is not None:
+        if not await self._store.load(tournament_id) and await self._board_exists(tournament_id):
             raise Conflict(f"a board {tournament_id!r} exists; a tournament needs its own id")
         await self._board_changes.put(tournament_id, tournament.board_spec())
         created = await self._store.save(tournament_id, tournament.stored(), self._clock.now())
         return tournament, created
+
+    async def _board_exists(self, board_id: str) -> bool:
+        try:
+            await self._boards.find(board_id)
+        except NotFound:
+            return False
+        return True
 
     async def get(self, tournament_id: str) -> Tournament:
         found = await self._store.load(tournament_id)
