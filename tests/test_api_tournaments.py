@@ -72,6 +72,8 @@ async def test_define_read_list_and_delete(client: httpx.AsyncClient) -> None:
     # The board it ranks on: one window, whose periods are the editions.
     board = await get_json(client, "/v1/boards/cup")
     assert board["windows"] == ["season"] and board["schedule"]["starts_at"] == iso(STARTS)
+    # Its board changes with the tournament, not on its own.
+    assert_problem(await client.put("/v1/boards/cup", json={}, headers=AUTH), 409)
     bad = await client.put(
         "/v1/tournaments/bad", json=tournament(ends_at=iso(STARTS)), headers=AUTH
     )
