@@ -163,6 +163,13 @@ class Settings(BaseSettings):
     retention_sweep_seconds: float = Field(
         60.0, gt=0, description="How often expired periods are dropped from the ranking index."
     )
+    tournament_check_seconds: float = Field(
+        1.0,
+        gt=0,
+        description="How often each worker records the results of tournament editions whose "
+        "grace has passed and sends the webhooks due (each edition's results are recorded and "
+        "delivered once, whichever worker gets there first).",
+    )
     archive_interval_seconds: float = Field(
         60.0,
         gt=0,
