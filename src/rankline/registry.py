@@ -323,8 +323,13 @@ class BoardChanges:
             self._boards.put(new)
         return new, created
 
-    async def delete(self, board_id: BoardId) -> None:
-        """Delete the board, its standings and events, and its leaderboards in the index."""
+    async def delete(self, board_id: BoardId, *, tournament: bool = False) -> None:
+        """Delete the board, its standings and events, and its leaderboards in the index.
+        A tournament's board goes only with its tournament (``tournament``)."""
+        if not tournament and (await self._boards.find(board_id)).spec.schedule is not None:
+            raise Conflict(
+                f"board {board_id!r} ranks a tournament: delete it with DELETE /v1/tournaments"
+            )
         async with self._lock, self._commit_lock, self._boards.changing():
             if not await self._store.delete_board(board_id):
                 self._boards.drop(board_id)

@@ -57,13 +57,21 @@ class Scores:
         at: Micros | None,
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
+        tournament: bool = False,
     ) -> Submission:
         """Validate one submission against its board; InvalidInput/NotFound/Conflict if bad.
+        A tournament's board takes scores only through its tournament (``tournament``: the
+        tournament's rules were checked).
 
         Checked against the board as last loaded (the writer checks the stored definition
         again in its transaction); a submission refused that way is checked again once the
         registry is current, as the board may have changed in another worker."""
         submission = await self._checked(board_id, player, match_id, score, at, scopes, metadata)
+        if submission.board.spec.schedule is not None and not tournament:
+            raise Conflict(
+                f"board {board_id!r} ranks a tournament: submit at "
+                f"POST /v1/tournaments/{board_id}/scores, where its rules are checked"
+            )
         if self._cohorts is not None:
             await self._cohorts.place(submission)
         return submission

@@ -136,7 +136,7 @@ class Tournaments:
         if not await self._store.delete(tournament_id):
             raise NotFound(f"no tournament {tournament_id!r}")
         with contextlib.suppress(NotFound):  # its board went already
-            await self._board_changes.delete(tournament_id)
+            await self._board_changes.delete(tournament_id, tournament=True)
 
     async def describe(self, tournament: Tournament) -> dict[str, Any]:
         """The definition with the current (or next) edition, for GET and the list."""
@@ -219,6 +219,7 @@ class Tournaments:
             at=at,
             scopes=None,
             metadata=metadata,
+            tournament=True,
         )
         limit = tournament.spec.max_submissions
         if limit is not None and not await self._store.count_submission(
