@@ -47,6 +47,8 @@ _EXPIRY_MARGIN = 10 * 60 * 1_000_000
 """The sweep drops expired leaderboards on time; the index's own expiry (Redis TTL) is a
 backstop that follows 10 minutes later, for when no worker is running."""
 _REPAIR_LEASE_MS = 60_000
+_LOCK_RENEW_SECONDS = 5.0
+"""How often a rebuilding process renews the shared index's rebuild lock."""
 """How long a repair holds a leaderboard without showing progress before another worker
 may start it over (a repair extends it with every chunk it loads)."""
 
@@ -217,7 +219,12 @@ class IndexKeeper:
                 return
             async with index.rebuild_lock() as mine:
                 if mine and not await index.is_built():
-                    await self.load_all(keepalive=index.extend_rebuild_lock)
+                    # The lock is renewed on a clock of its own: on a big store, SQL can take
+                    # longer than the lock's lifetime before the first rows arrive.
+                    lease = _Renewal(index.extend_rebuild_lock, _LOCK_RENEW_SECONDS)
+                    async with lease.running():
+                        await self.load_all(keepalive=lease.check)
+                    await lease.check()
                     await index.mark_built()
                     return
             await asyncio.sleep(self._check_seconds)
@@ -379,3 +386,37 @@ async def _entries(
 
 
 __all__ = ["IndexKeeper", "IndexUnavailable"]
+
+
+class _Renewal:
+    """Renews a lock every ``every`` seconds while its block runs; ``check`` raises what
+    made a renewal fail (the lock is lost: the work it guards must stop)."""
+
+    def __init__(self, renew: Callable[[], Awaitable[None]], every: float) -> None:
+        self._renew = renew
+        self._every = every
+        self._failed: BaseException | None = None
+
+    async def check(self) -> None:
+        if self._failed is not None:
+            raise self._failed
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self._every)
+            try:
+                await self._renew()
+            except Exception as exc:
+                log.warning("the rebuild lock could not be renewed: %s", exc)
+                self._failed = exc
+                return
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        task = asyncio.create_task(self._run(), name="rankline-rebuild-lock")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
