@@ -44,7 +44,6 @@ from rankline.index.base import IndexReader
 from rankline.indexing import IndexHealth
 from rankline.lifecycle import Lifecycle
 from rankline.names import NameDirectory
-from rankline.ordering import encode
 from rankline.periods import current_period
 from rankline.reads import Query, Reads
 from rankline.registry import Boards
@@ -248,7 +247,7 @@ class Players:
                 IndexChange(
                     s.leaderboard,
                     player,
-                    encode(s.score, s.achieved_at, player, board.order),
+                    board.keys.encode(s.score, s.subscore, s.achieved_at, player),
                     s.revision,
                 )
                 for s in standings
