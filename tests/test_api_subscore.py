@@ -252,6 +252,11 @@ async def test_policies_compare_score_and_subscore_as_one_value(
     assert error_locs(over) == [["body", "subscore"]]
     me = await get_json(client, "/v1/boards/total/players/p")
     assert (me["score"], me["subscore"]) == (15, -3)
+    profile = await get_json(client, "/v1/players/p")
+    assert {(x["board"], x["score"], x["subscore"]) for x in profile["standings"]} == {
+        ("best", 101, 10**6),
+        ("total", 15, -3),
+    }
 
 
 async def test_batch_and_asynchronous_submissions_carry_the_subscore(

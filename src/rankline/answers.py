@@ -197,6 +197,8 @@ class ProfileStandingOut(Answer, kw_only=True):
     scope: str
     score: int
     rank: int | None
+    subscore: int | None = None
+    """On a board with a subscore."""
 
 
 class PlayerProfileOut(ProfileOut, kw_only=True):

@@ -170,6 +170,7 @@ class Players:
                     scope=s.leaderboard.scope,
                     score=s.score,
                     rank=rank,
+                    subscore=s.subscore,
                 )
                 for s, rank in zip(standings, ranks, strict=True)
             ],
