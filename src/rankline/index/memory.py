@@ -252,11 +252,13 @@ class MemoryIndex(RankingIndex):
         boards = self._boards.get(leaderboard.board)
         return None if boards is None else boards.get(leaderboard)
 
-    def _make(self, leaderboard: LeaderboardId) -> _Leaderboard:
+    def _make(self, leaderboard: LeaderboardId, head: int) -> _Leaderboard:
+        """The leaderboard, made for keys with ``head``-byte heads when it is new (a
+        change's key says its head: the key less its player id)."""
         boards = self._boards.setdefault(leaderboard.board, {})
         found = boards.get(leaderboard)
         if found is None:
-            found = boards[leaderboard] = _Leaderboard(head=self.heads_of(leaderboard.board))
+            found = boards[leaderboard] = _Leaderboard(head=head)
         return found
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
@@ -266,7 +268,8 @@ class MemoryIndex(RankingIndex):
                 if found is not None:
                     found.set(player.encode(), None)
             else:
-                self._make(leaderboard).set(player.encode(), key)
+                tail = player.encode()
+                self._make(leaderboard, len(key) - len(tail)).set(tail, key)
 
     async def load(
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]

@@ -248,6 +248,10 @@ class RedisIndex(RankingIndex):
         registry: list[tuple[Any, ...]] = []
         for leaderboard, items in grouped.items():
             names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
+            for player, key, _ in items:
+                if key is not None:  # the change's own key says its head: no lookup to trust
+                    head = len(key) - len(player.encode())
+                    break
             for start in range(0, len(items), ARG_CHUNK):
                 args = [names.buckets, *_triples(items[start : start + ARG_CHUNK], head), head]
                 calls.append((self._apply, tuple(names.writes), tuple(args)))
@@ -278,9 +282,10 @@ class RedisIndex(RankingIndex):
         async with mapped():
             while batch := sorted(islice(iterator, _LOAD_BATCH), key=itemgetter(1)):
                 await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+                player, key, _ = batch[0]
+                head = len(key) - len(player.encode())  # the key less its player id
                 while batch:
                     level, split = await self._grow_to(names, 0, len(batch))
-                    head = self.heads_of(leaderboard.board)
                     batch = await self._load_batch(names, level, split, batch, head)
 
     async def _load_batch(
