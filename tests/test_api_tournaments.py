@@ -211,3 +211,22 @@ async def test_the_board_of_a_tournament_changes_only_through_it(
     assert [(e["player_id"], e["score"]) for e in top["entries"]] == [("p1", 5)]
     assert (await client.delete("/v1/tournaments/cup", headers=AUTH)).status_code == 204
     assert (await client.get("/v1/boards/cup")).status_code == 404
+
+
+async def test_a_tournament_with_a_subscore_orders_equal_scores_by_it(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    await put(client, "cup", subscore="asc")
+    clock.set(utc(2026, 11, 21, 12, 15))
+    for player, sub in (("slow", 90), ("fast", 40), ("mid", 60)):
+        response = await score(client, "cup", player, 10, f"m-{player}", subscore=sub)
+        assert response.status_code == 200, response.text
+    assert_problem(await score(client, "cup", "none", 10, "m-none"), 422)
+    top = await get_json(client, "/v1/tournaments/cup/top")
+    assert [(e["player_id"], e["subscore"]) for e in top["entries"]] == [
+        ("fast", 40),
+        ("mid", 60),
+        ("slow", 90),
+    ]
+    definition = await get_json(client, "/v1/tournaments/cup")
+    assert definition["subscore"] == "asc"

@@ -14,7 +14,7 @@ from msgspec import Meta
 
 from rankline.clock import format_time, parse_time
 from rankline.errors import Conflict, InvalidInput
-from rankline.ordering import SCORE_MAX, SCORE_MIN
+from rankline.ordering import SCORE_MAX, SCORE_MIN, Keys
 from rankline.periods import Period, Schedule, Season, Seasons, parse_period, period_at
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
@@ -108,6 +108,9 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     window puts them in the newest cohort with room (``rankline.cohorts``)."""
     schedule: ScheduleSpec | None = None
     """Numbered editions as the ``season`` window's periods (what backs a tournament)."""
+    subscore: Order | None = None
+    """A second number that orders equal scores (``desc``: higher first), before the time;
+    submissions then carry one. Fixed once the board has entries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,7 @@ class Board:
 
     __slots__ = (
         "id",
+        "keys",
         "order",
         "policy",
         "retention_days",
@@ -145,6 +149,8 @@ class Board:
         self.order: Order = spec.order
         self.policy: Policy = spec.policy
         self.shards: int = spec.shards
+        self.keys = Keys(spec.order, spec.subscore)
+        """How this board's entries become ordering keys (with the subscore, if any)."""
         self.tiers = tuple(
             (t.name, None if t.top_percent is None else Fraction(repr(t.top_percent)), t.top_rank)
             for t in spec.tiers
@@ -199,6 +205,8 @@ class Board:
                 raise _bad(["rating", "system"], f"rating.system must be one of {RATING_SYSTEMS}")
         elif spec.rating is not None:
             raise _bad(["rating"], "rating applies only to boards with policy 'rating'")
+        if spec.policy == "rating" and spec.subscore is not None:
+            raise _bad(["subscore"], "a rating board has no subscore")
         names = [t.name for t in spec.tiers]
         if len(set(names)) != len(names):
             raise _bad(["tiers"], "tier names must be unique")
@@ -216,7 +224,7 @@ class Board:
 
     def check_update(self, new: Board) -> None:
         """Conflict when ``new`` changes what a board with entries cannot change."""
-        for name in ("order", "policy", "windows", "scopes", "shards"):
+        for name in ("order", "policy", "windows", "scopes", "shards", "subscore"):
             before, after = getattr(self.spec, name), getattr(new.spec, name)
             if name == "windows":  # "season" follows from the seasons (which may be added)
                 before, after = ([w for w in b.windows if w != "season"] for b in (self, new))
@@ -263,6 +271,19 @@ class Board:
                 return reached + 1, limit
             reached = max(reached, limit)
         return None
+
+    @property
+    def sub_order(self) -> Order | None:
+        return self.spec.subscore
+
+    def check_subscore(
+        self, subscore: int | None, loc: Sequence[str | int] = ("body", "subscore")
+    ) -> None:
+        """InvalidInput unless a subscore is given exactly when the board has one."""
+        if self.spec.subscore is not None and subscore is None:
+            raise InvalidInput.at(list(loc), "the board orders by a subscore: give one")
+        if self.spec.subscore is None and subscore is not None:
+            raise InvalidInput.at(list(loc), "the board has no subscore")
 
     @property
     def frozen(self) -> bool:

@@ -855,6 +855,14 @@ def bench(
     server: Annotated[
         str, typer.Option(help="HTTP server of rankline and of the ceiling: uvicorn or granian.")
     ] = "uvicorn",
+    memory_only: Annotated[
+        bool,
+        typer.Option(
+            "--memory-only",
+            help="Only measure the memory per entry at N (at most 1,000,000) of a plain board "
+            "and of a board with a subscore, on each backend (no wrk needed).",
+        ),
+    ] = False,
 ) -> None:
     """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
     the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
@@ -878,6 +886,7 @@ def bench(
             seed=seed,
             server=server,
             command=shlex.join(["rankline", *sys.argv[1:]]),
+            memory_only=memory_only,
         )
     except ValueError as exc:
         _fail(str(exc))

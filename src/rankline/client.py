@@ -118,8 +118,13 @@ class _Api(Generic[R]):
         at: str | None = None,
         scopes: Mapping[str, str] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        subscore: int | None = None,
     ) -> R:
+        """Submit a score; ``subscore`` is required on a board with a subscore (and refused
+        on any other)."""
         body: Json = {"player_id": player_id, "score": score, "match_id": match_id}
+        if subscore is not None:
+            body["subscore"] = subscore
         if at is not None:
             body["at"] = at
         if scopes:
@@ -176,12 +181,16 @@ class _Api(Generic[R]):
         board: str,
         score: int,
         *,
+        subscore: int | None = None,
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
     ) -> R:
-        """The rank, competition rank and percentile ``score`` would get if submitted now."""
+        """The rank, competition rank and percentile ``score`` (with ``subscore``, on a
+        board with one) would get if submitted now."""
         params = {"score": score, **_where(window, period, scope)}
+        if subscore is not None:
+            params["subscore"] = subscore
         return self._call(Call("GET", f"/v1/boards/{_p(board)}/rank-of", params))
 
     def friends(

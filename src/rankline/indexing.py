@@ -27,7 +27,7 @@ from rankline.clock import format_time
 from rankline.errors import IndexDamaged, IndexUnavailable, RanklineError, Unavailable
 from rankline.index.base import RankingIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
-from rankline.ordering import encode_rows
+from rankline.ordering import Keys
 from rankline.store import scan
 from rankline.store.sql import SqlStore
 from rankline.types import (
@@ -35,7 +35,6 @@ from rankline.types import (
     IndexChange,
     LeaderboardId,
     Micros,
-    Order,
     PlayerId,
     SortKey,
 )
@@ -283,7 +282,7 @@ class IndexKeeper:
         # an array: no other object outlives its chunk, so the build leaves no holes behind.
         keys: list[SortKey] = []
         hashes = array("q")
-        async for chunk, players in scan.scan_keys(self._store, leaderboard, board.order):
+        async for chunk, players in scan.scan_keys(self._store, leaderboard, board.keys):
             keys += chunk
             hashes.extend(map(hash, players))
             yield len(chunk)
@@ -294,7 +293,7 @@ class IndexKeeper:
         # leaderboard is empty, else guarded by revision. SQL reads the next chunk while
         # the index takes this one.
         rows = scan.scan_rows(self._store, leaderboard, board.order, _SHARED_CHUNK)
-        chunks = _entries(_read_ahead(rows), board.order)
+        chunks = _entries(_read_ahead(rows), board.keys)
         size = await scan.count_rows(self._store, leaderboard)
         async for count in self.index.fill(leaderboard, size, chunks):
             yield count
@@ -378,10 +377,10 @@ async def _read_ahead(chunks: AsyncIterator[list[scan.Row]]) -> AsyncIterator[li
 
 
 async def _entries(
-    chunks: AsyncIterator[list[scan.Row]], order: Order
+    chunks: AsyncIterator[list[scan.Row]], layout: Keys
 ) -> AsyncIterator[list[tuple[PlayerId, SortKey, int]]]:
     async for rows in chunks:
-        keys = encode_rows([(p.encode(), s, at) for p, s, at, _ in rows], order)
+        keys = layout.encode_rows([(p.encode(), s, sub, at) for p, s, at, _, sub in rows])
         yield [(row[0], key, row[3]) for row, key in zip(rows, keys, strict=True)]
 
 

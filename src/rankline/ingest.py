@@ -85,6 +85,8 @@ class Payload(msgspec.Struct, array_like=True, frozen=True):
     at_given: bool
     scopes: dict[str, str]
     metadata: dict[str, Any]
+    subscore: int | None = None
+    """Last, so that records written before subscores existed decode unchanged."""
 
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -106,6 +108,8 @@ def record_of(sub: Submission) -> LogRecord:
             sub.at if sub.at_given else None,
             sub.scopes,
             sub.metadata,
+            # only on boards with a subscore: other boards' keys stay as they were
+            *(() if sub.subscore is None else (sub.subscore,)),
         ]
     )
     digest = hashlib.sha256(identity).hexdigest()[:40]
@@ -326,6 +330,7 @@ class AsyncIngest:
             "player_id": payload.player,
             "match_id": payload.match_id,
             "score": payload.score,
+            **({} if payload.subscore is None else {"subscore": payload.subscore}),
             "at": format_time(payload.at),
             "scopes": payload.scopes,
             "metadata": payload.metadata,
@@ -352,6 +357,7 @@ def _payload(sub: Submission) -> Payload:
         sub.at_given,
         sub.scopes,
         sub.metadata,
+        sub.subscore,
     )
 
 
@@ -366,6 +372,7 @@ def _submission(board: Board, p: Payload) -> Submission:
         dict(p.scopes),
         dict(p.metadata),
         at_given=p.at_given,
+        subscore=p.subscore,
     )
 
 

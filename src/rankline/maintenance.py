@@ -21,7 +21,6 @@ from rankline.boards import Board
 from rankline.index.base import RankingIndex
 from rankline.index.sql import SqlIndex
 from rankline.indexing import IndexKeeper
-from rankline.ordering import decode, player_of
 from rankline.store import scan
 from rankline.store.sql import SqlStore
 from rankline.types import IndexChange, LeaderboardId, Micros, SortKey
@@ -64,7 +63,7 @@ class Report:
 
 
 async def _sql_keys(store: SqlStore, board: Board, lb: LeaderboardId) -> AsyncIterator[SortKey]:
-    async for keys, _ in scan.scan_keys(store, lb, board.order, _PAGE, exact=True):
+    async for keys, _ in scan.scan_keys(store, lb, board.keys, _PAGE, exact=True):
         for key in keys:
             yield key
 
@@ -90,7 +89,7 @@ async def _next(stream: AsyncIterator[SortKey]) -> SortKey | None:
 async def _leaderboards(
     keeper: IndexKeeper, store: SqlStore, board: Board, now: Micros
 ) -> list[LeaderboardId]:
-    wanted = set(await SqlIndex(store, lambda _: board.order).leaderboards(board.id))
+    wanted = set(await SqlIndex(store, lambda _: board.keys).leaderboards(board.id))
     wanted |= set(await keeper.index.leaderboards(board.id))
     return [lb for lb in sorted(wanted) if not board.expired(lb, now)]
 
@@ -155,7 +154,7 @@ async def _verify_one(
     while a is not None or b is not None:
         if a is not None and (b is None or a < b):
             _note(report, board, lb, "missing", a, limit)
-            missing.append(IndexChange(lb, player_of(a), a))
+            missing.append(IndexChange(lb, board.keys.player_of(a), a))
             a = await _next(sql)
             report.entries += 1
         elif b is not None and (a is None or b < a):
@@ -201,7 +200,7 @@ def _note(
 ) -> None:
     report.count += 1
     if len(report.differences) < limit:
-        score, at, player = decode(key, board.order)
+        score, _, at, player = board.keys.decode(key)
         report.differences.append(Difference(lb, kind, player, score, at))
 
 

@@ -38,7 +38,6 @@ from rankline.errors import InvalidInput, NotFound
 from rankline.gateway import Flags, IndexGateway
 from rankline.index.base import IndexReader
 from rankline.names import NameDirectory
-from rankline.ordering import decode, head, player_of, score_prefix
 from rankline.periods import Period, current_period, parse_period
 from rankline.registry import Boards, Resolved
 from rankline.store import archive as store_archive
@@ -226,7 +225,7 @@ class Reads:
     ) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names joined: what the top
         cache keeps."""
-        names = await self._named(player_of(key) for key in keys)
+        names = await self._named(board.keys.player_of(key) for key in keys)
         return [
             _encoder.encode(_entry(board, offset + i + 1, key, names, total))
             for i, key in enumerate(keys)
@@ -241,7 +240,7 @@ class Reads:
             position = await index.position(resolved.leaderboard, player)
             if position is None:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
-            score, at, _ = decode(position.key, board.order)
+            score, subscore, at, _ = board.keys.decode(position.key)
             total, offset = position.total, position.offset
             return PlayerOut(
                 **self._head(board, resolved, total, _NONE),
@@ -253,6 +252,7 @@ class Reads:
                 achieved_at=format_time(at),
                 display_name=await self._names.name(player),
                 tier=board.tier_of(offset + 1, total) if board.tiers else None,
+                subscore=subscore,
             )
 
         answer, _, flags = await self._run(query, read, ("player", player))
@@ -266,7 +266,7 @@ class Reads:
             if found is None:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             position, first, keys = found
-            names = await self._named(player_of(key) for key in keys)
+            names = await self._named(board.keys.player_of(key) for key in keys)
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
                 player=_standing(board, position, names),
@@ -279,16 +279,19 @@ class Reads:
         answer, _, flags = await self._run(query, read, ("around", player, k))
         return _flagged(answer, flags)
 
-    async def rank_of(self, query: Query, score: int) -> RankOfOut:
-        """The rank, competition rank and percentile an entry with ``score`` would get if
-        it were submitted now (it would come after every entry that reached the score up to
-        now, and before any that reaches it later); ``total`` is the leaderboard's as it is.
+    async def rank_of(self, query: Query, score: int, subscore: int | None = None) -> RankOfOut:
+        """The rank, competition rank and percentile an entry with ``score`` (and
+        ``subscore``, on a board with one) would get if it were submitted now (it would
+        come after every entry that reached that value up to now, and before any that
+        reaches it later); ``total`` is the leaderboard's as it is.
         """
 
         async def read(board: Board, resolved: Resolved, index: IndexReader) -> RankOfOut:
             board.check_score(score, ["query", "score"])
+            board.check_subscore(subscore, ["query", "subscore"])
             now = self._clock.now()
-            bounds = [head(score, now + 1, board.order), score_prefix(score, board.order)]
+            keys = board.keys
+            bounds = [keys.head_of(score, subscore, now + 1), keys.value_prefix(score, subscore)]
             total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
             return RankOfOut(
                 **self._head(board, resolved, total, _NONE),
@@ -297,6 +300,7 @@ class Reads:
                 competition_rank=better + 1,
                 percentile=round(100.0 * (total - before) / (total + 1), 4),
                 tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
+                subscore=subscore,
             )
 
         answer, _, flags = await self._run(query, read)
@@ -316,6 +320,7 @@ class Reads:
             leaderboard = resolved.leaderboard
             ranked = await index.positions(leaderboard, [player, *friends])
             total = await index.total(leaderboard)
+            player_of = board.keys.player_of
             names = await self._named(player_of(key) for _, key in ranked)
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
             entries = [
@@ -349,7 +354,7 @@ class Reads:
             leaderboard = resolved.leaderboard
             ranked = await index.positions(leaderboard, players)
             total = await index.total(leaderboard)
-            names = await self._named(player_of(key) for _, key in ranked)
+            names = await self._named(board.keys.player_of(key) for _, key in ranked)
             return RanksOut(
                 **self._head(board, resolved, total, _NONE),
                 entries=[_entry(board, at + 1, key, names, total) for at, key in ranked],
@@ -432,12 +437,13 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
         achieved_at=entry.achieved_at,
         display_name=entry.display_name,
         tier=entry.tier,
+        subscore=entry.subscore,
         friends_rank=friends_rank,
     )
 
 
 def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> Entry:
-    score, at, player = decode(key, board.order)
+    score, subscore, at, player = board.keys.decode(key)
     return Entry(
         rank=rank,
         player_id=player,
@@ -445,11 +451,12 @@ def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> E
         achieved_at=format_time(at),
         display_name=names.get(player),
         tier=board.tier_of(rank, total) if board.tiers else None,
+        subscore=subscore,
     )
 
 
 def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
-    score, at, player = decode(position.key, board.order)
+    score, subscore, at, player = board.keys.decode(position.key)
     total = position.total
     return PlayerStanding(
         player_id=player,
@@ -460,6 +467,7 @@ def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
         achieved_at=format_time(at),
         display_name=names.get(player),
         tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
+        subscore=subscore,
     )
 
 

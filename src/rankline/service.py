@@ -131,12 +131,13 @@ class Rankline:
         self.boards = boards = Boards(
             store, clock, None if versions is None else CheckedVersions(versions, health)
         )
+        backend.heads_of = boards.head_of
         self.index = index = ShardedIndex(backend, boards.shards_of)
         """The backend, with each board's leaderboards split over its ``shards``."""
         self.keeper = keeper = IndexKeeper(
             index, health, store, clock, boards, check_seconds=settings.index_check_seconds
         )
-        self.gateway = gateway = IndexGateway(keeper, store, boards.order_of, clock)
+        self.gateway = gateway = IndexGateway(keeper, store, boards.keys_of, clock)
         self.feed = make_feed(index.url if index.shared else None)
         """Which leaderboards changed, for live streams (in-process or Redis pub/sub)."""
         commit_lock = asyncio.Lock()

@@ -76,6 +76,7 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
         at=at,
         scopes=item.scopes,
         metadata=item.metadata,
+        subscore=item.subscore,
     )
 
 
@@ -122,7 +123,7 @@ async def post_batch(request: Request) -> Response:
         if isinstance(outcome, RanklineError):
             results[index] = {"index": index, "error": outcome.problem()}
         else:
-            results[index] = {"index": index, **msgspec.structs.asdict(outcome)}
+            results[index] = {"index": index, **msgspec.to_builtins(outcome)}
     return json_response({"results": results})
 
 
@@ -156,7 +157,8 @@ async def around(request: Request) -> Response:
 
 async def rank_of(request: Request) -> Response:
     query, score = e.read_query(request), query_score(request)
-    return json_response(await e.service_of(request).reads.rank_of(query, score))
+    subscore = query_score(request, "subscore") if query_str(request, "subscore") else None
+    return json_response(await e.service_of(request).reads.rank_of(query, score, subscore))
 
 
 async def friends(request: Request) -> Response:
@@ -308,6 +310,13 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
                 "The score: a signed 64-bit integer.",
                 {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
                 True,
+            ),
+            e.Param(
+                "subscore",
+                "query",
+                "The subscore: a signed 64-bit integer; required on a board with a subscore, "
+                "refused on any other.",
+                {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
             ),
         ),
     ),

@@ -16,10 +16,11 @@ of the SQL standings, rebuildable at any time.
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import NamedTuple, Protocol
 
+from rankline.ordering import plain_heads
 from rankline.types import (
     BoardId,
     IndexChange,
@@ -145,6 +146,10 @@ class RankingIndex(abc.ABC):
     """Where a shared index lives (its change feed uses the same server)."""
     loads_whole: bool = False
     """A leaderboard is best loaded in one piece from its keys (``load_keys``)."""
+    heads_of: Callable[[BoardId], int] = staticmethod(plain_heads)
+    """How long the head of a board's keys is (``ordering.head_bytes``): the player id
+    follows it, and the bytes before the head's last 8 (the time) are the value that
+    ``Position.better`` counts. The service sets it from the board registry."""
 
     async def start(self) -> None:
         return None

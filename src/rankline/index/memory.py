@@ -25,7 +25,7 @@ from itertools import count
 from sortedcontainers import SortedList
 
 from rankline.index.base import RankingIndex
-from rankline.ordering import HEAD_BYTES, PREFIX_BYTES
+from rankline.ordering import HEAD_BYTES, value_bytes
 from rankline.types import (
     TOP_WINDOW,
     BoardId,
@@ -81,17 +81,24 @@ class _PlayerKeys:
     of two buckets, 1 to 2 per key, so most keys sit alone and no tuple is made for them.
     """
 
-    __slots__ = ("_bits", "_buckets", "_split", "count")
+    __slots__ = ("_bits", "_buckets", "_head", "_split", "count")
 
-    def __init__(self, keys: Sequence[SortKey] = (), hashes: Iterable[int] | None = None) -> None:
+    def __init__(
+        self,
+        keys: Sequence[SortKey] = (),
+        hashes: Iterable[int] | None = None,
+        head: int = HEAD_BYTES,
+    ) -> None:
         """A map of ``keys``, at most one per player; ``hashes`` are their tails' hashes,
-        when the caller has them (each is ``hash`` of the player id's bytes)."""
+        when the caller has them (each is ``hash`` of the player id's bytes). ``head``:
+        the length of the keys' heads (the tail after it is the player id)."""
+        self._head = head
         self._bits = len(keys).bit_length()
         self._split = 0
         self._buckets: list[_Bucket] = [None] * (1 << self._bits)
         self.count = len(keys)
         if hashes is None:
-            hashes = (hash(key[HEAD_BYTES:]) for key in keys)
+            hashes = (hash(key[head:]) for key in keys)
         self._fill(keys, hashes)
 
     def _fill(self, keys: Iterable[SortKey], hashes: Iterable[int]) -> None:
@@ -117,7 +124,7 @@ class _PlayerKeys:
 
     def get(self, tail: bytes) -> SortKey | None:
         bucket = self._buckets[self._address(hash(tail))]
-        size = HEAD_BYTES + len(tail)
+        size = self._head + len(tail)
         if bucket is None or isinstance(bucket, bytes):
             return bucket if bucket and len(bucket) == size and bucket.endswith(tail) else None
         for key in bucket:
@@ -127,7 +134,7 @@ class _PlayerKeys:
 
     def put(self, key: SortKey) -> SortKey | None:
         """File ``key`` as its player's key; the key it replaces (kept if equal), or None."""
-        tail = key[HEAD_BYTES:]
+        tail = key[self._head :]
         address = self._address(hash(tail))
         bucket = self._buckets[address]
         if bucket is None:
@@ -150,7 +157,7 @@ class _PlayerKeys:
         """Remove the player's key (only if it is ``only``, when given); the removed key."""
         address = self._address(hash(tail))
         members = _members(self._buckets[address])
-        size = HEAD_BYTES + len(tail)
+        size = self._head + len(tail)
         for i, old in enumerate(members):
             if old.endswith(tail) and len(old) == size:
                 if only is not None and old != only:
@@ -167,7 +174,7 @@ class _PlayerKeys:
         if bucket is not None:
             stay: list[SortKey] = []
             for key in (bucket,) if isinstance(bucket, bytes) else bucket:
-                (move if hash(key[HEAD_BYTES:]) & high else stay).append(key)
+                (move if hash(key[self._head :]) & high else stay).append(key)
             self._buckets[self._split] = _bucket(stay)
         self._buckets.append(_bucket(move))
         self._split += 1
@@ -177,12 +184,18 @@ class _PlayerKeys:
 
 
 class _Leaderboard:
-    __slots__ = ("changed", "edge", "keys", "players", "top")
+    __slots__ = ("changed", "edge", "head", "keys", "players", "top")
 
-    def __init__(self, keys: Sequence[SortKey] = (), hashes: Iterable[int] | None = None) -> None:
+    def __init__(
+        self,
+        keys: Sequence[SortKey] = (),
+        hashes: Iterable[int] | None = None,
+        head: int = HEAD_BYTES,
+    ) -> None:
         """A leaderboard of ``keys``, at most one per player; keys in rank order (or
-        nearly) sort in linear time. ``hashes``: see ``_PlayerKeys``."""
-        self.players = _PlayerKeys(keys, hashes)
+        nearly) sort in linear time. ``hashes`` and ``head``: see ``_PlayerKeys``."""
+        self.head = head
+        self.players = _PlayerKeys(keys, hashes, head)
         self.keys: SortedList[SortKey] = SortedList(keys)
         self.top = self.changed = _fresh()
         """``top_stamp`` and ``change_stamp``."""
@@ -223,7 +236,7 @@ class _Leaderboard:
         key = self.players.get(player.encode())
         if key is None:
             return None
-        better = self.keys.bisect_left(key[:PREFIX_BYTES])
+        better = self.keys.bisect_left(key[: value_bytes(self.head)])
         return Position(self.keys.bisect_left(key), key, len(self.keys), better)
 
 
@@ -239,11 +252,13 @@ class MemoryIndex(RankingIndex):
         boards = self._boards.get(leaderboard.board)
         return None if boards is None else boards.get(leaderboard)
 
-    def _make(self, leaderboard: LeaderboardId) -> _Leaderboard:
+    def _make(self, leaderboard: LeaderboardId, head: int) -> _Leaderboard:
+        """The leaderboard, made for keys with ``head``-byte heads when it is new (a
+        change's key says its head: the key less its player id)."""
         boards = self._boards.setdefault(leaderboard.board, {})
         found = boards.get(leaderboard)
         if found is None:
-            found = boards[leaderboard] = _Leaderboard()
+            found = boards[leaderboard] = _Leaderboard(head=head)
         return found
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
@@ -253,7 +268,8 @@ class MemoryIndex(RankingIndex):
                 if found is not None:
                     found.set(player.encode(), None)
             else:
-                self._make(leaderboard).set(player.encode(), key)
+                tail = player.encode()
+                self._make(leaderboard, len(key) - len(tail)).set(tail, key)
 
     async def load(
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
@@ -276,18 +292,19 @@ class MemoryIndex(RankingIndex):
 
         A big leaderboard is built in a thread: it takes ~1 s per million entries, which
         the event loop spends answering (``/readyz``, say) instead of waiting."""
+        head = self.heads_of(leaderboard.board)
         if self._get(leaderboard) is None and keys:
             if len(keys) < _THREAD_FROM:
-                built = _Leaderboard(keys, hashes)
+                built = _Leaderboard(keys, hashes, head)
             else:
-                built = await asyncio.to_thread(_Leaderboard, keys, hashes)
+                built = await asyncio.to_thread(_Leaderboard, keys, hashes, head)
             if self._get(leaderboard) is None:
                 self._boards.setdefault(leaderboard.board, {})[leaderboard] = built
                 return
         found = self._get(leaderboard)
         if found is not None:  # it was there, or appeared while the thread built it
             for key in keys:
-                found.set(key[HEAD_BYTES:], key)
+                found.set(key[found.head :], key)
             found.touched_top()
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
@@ -368,7 +385,7 @@ class MemoryIndex(RankingIndex):
             return
         for key in keys:
             found.keys.discard(key)
-            found.players.pop(key[HEAD_BYTES:], only=key)
+            found.players.pop(key[found.head :], only=key)
         found.touched_top()
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:

@@ -66,6 +66,7 @@ score_events = Table(
     Column("applied", Boolean, nullable=False),
     Column("scopes", Text, nullable=False),
     Column("metadata", Text, nullable=False),
+    Column("subscore", BigInteger, nullable=True),
     UniqueConstraint("board_id", "match_id", "player_id", name="uq_rl_score_events_key"),
     Index("ix_rl_score_events_player", "player_id", "id"),
     **TABLE_OPTIONS,
@@ -82,6 +83,7 @@ standings = Table(
     Column("score", BigInteger, nullable=False),
     Column("achieved_at", BigInteger, nullable=False),
     Column("revision", BigInteger, nullable=False),
+    Column("subscore", BigInteger, nullable=True),
     PrimaryKeyConstraint("board_id", "window", "period", "scope", "player_id"),
     Index(
         "ix_rl_standings_rank",
@@ -154,6 +156,7 @@ archive = Table(
     Column("player_id", Ident(64), nullable=False),
     Column("score", BigInteger, nullable=False),
     Column("achieved_at", BigInteger, nullable=False),
+    Column("subscore", BigInteger, nullable=True),
     PrimaryKeyConstraint("board_id", "window", "period", "scope", "rank"),
     Index("ix_rl_archive_player", "board_id", "window", "period", "scope", "player_id"),
     Index("ix_rl_archive_by_player", "player_id"),

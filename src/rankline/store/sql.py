@@ -115,7 +115,9 @@ class _Transaction:
         for leaderboard, players in by_leaderboard.items():
             for chunk in _chunks(sorted(set(players))):
                 rows = await self._conn.execute(
-                    select(s.c.player_id, s.c.score, s.c.achieved_at, s.c.revision).where(
+                    select(
+                        s.c.player_id, s.c.score, s.c.achieved_at, s.c.revision, s.c.subscore
+                    ).where(
                         s.c.board_id == leaderboard.board,
                         s.c.window == leaderboard.window,
                         s.c.period == leaderboard.period,
@@ -123,13 +125,14 @@ class _Transaction:
                         s.c.player_id.in_(chunk),
                     )
                 )
-                for player, score, achieved_at, revision in rows:
+                for player, score, achieved_at, revision, subscore in rows:
                     found[leaderboard, player] = (
                         leaderboard,
                         player,
                         score,
                         achieved_at,
                         revision,
+                        subscore,
                     )
         return found
 
@@ -163,6 +166,7 @@ class _Transaction:
                     "applied": ev.applied,
                     "scopes": _json.encode(ev.scopes).decode(),
                     "metadata": _json.encode(ev.metadata).decode(),
+                    "subscore": ev.subscore,
                 }
                 for ev in events
             ],
@@ -196,6 +200,7 @@ class _Transaction:
                     score=bindparam("k_score"),
                     achieved_at=bindparam("k_at"),
                     revision=bindparam("k_revision"),
+                    subscore=bindparam("k_sub"),
                 ),
                 [
                     {
@@ -208,8 +213,9 @@ class _Transaction:
                         "k_at": at,
                         "k_revision": revision,
                         "k_before": revision - 1,
+                        "k_sub": subscore,
                     }
-                    for lb, player, score, at, revision in updates
+                    for lb, player, score, at, revision, subscore in updates
                 ],
             )
             if result.rowcount != len(updates):
@@ -245,6 +251,7 @@ class _Transaction:
                 score=bindparam("k_score"),
                 achieved_at=bindparam("k_at"),
                 revision=bindparam("k_revision"),
+                subscore=bindparam("k_sub"),
             ),
             [
                 {
@@ -256,8 +263,9 @@ class _Transaction:
                     "k_score": score,
                     "k_at": at,
                     "k_revision": revision,
+                    "k_sub": subscore,
                 }
-                for lb, player, score, at, revision in rows
+                for lb, player, score, at, revision, subscore in rows
             ],
         )
 
@@ -299,7 +307,12 @@ class _Transaction:
 
 
 def _standing_row(
-    leaderboard: LeaderboardId, player: PlayerId, score: int, at: Micros, revision: int
+    leaderboard: LeaderboardId,
+    player: PlayerId,
+    score: int,
+    at: Micros,
+    revision: int,
+    subscore: int | None,
 ) -> dict[str, Any]:
     return {
         "board_id": leaderboard.board,
@@ -310,6 +323,7 @@ def _standing_row(
         "score": score,
         "achieved_at": at,
         "revision": revision,
+        "subscore": subscore,
     }
 
 
