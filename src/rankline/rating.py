@@ -200,8 +200,7 @@ class Glicko2:
         sigma = state.volatility
         if not games:  # step 6 alone: the deviation grows, nothing else moves
             phi_star = math.sqrt(phi * phi + sigma * sigma)
-            rd = min(self.params.rd, phi_star * GLICKO_SCALE)
-            return msgspec.structs.replace(state, rd=rd, last_at=at)
+            return msgspec.structs.replace(state, rd=phi_star * GLICKO_SCALE, last_at=at)
         v_inverse = 0.0
         delta_sum = 0.0
         for opponent, result in games:
@@ -221,7 +220,7 @@ class Glicko2:
         return RatingState(
             rating=GLICKO_SCALE * mu_new + _GLICKO_CENTER,
             games=state.games + 1,
-            rd=min(self.params.rd, GLICKO_SCALE * phi_new),
+            rd=GLICKO_SCALE * phi_new,
             volatility=sigma_new,
             last_at=at,
         )

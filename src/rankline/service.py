@@ -157,10 +157,12 @@ class Rankline:
         )
         """Submissions taken asynchronously: the ingestion log and this process's applier
         (which also rates the matches of rating boards, in log order)."""
+        self.ratings = RatingStore(store)
+        """Rating boards' matches, rating changes and states in SQL."""
         self.matches = Matches(
             boards,
             self.ingest,
-            RatingStore(store),
+            self.ratings,
             gateway,
             clock,
             clock_skew_seconds=settings.clock_skew_seconds,

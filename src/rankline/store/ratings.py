@@ -261,6 +261,20 @@ class RatingStore:
             )
             return [StoredMatch(*r) for r in rows]
 
+    async def match_periods(self, board: BoardId) -> dict[int, list[tuple[str, str]]]:
+        """The (window, period) pairs each match (by serial number) was rated on."""
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            rows = await conn.execute(
+                select(_r.c.seq, _r.c.window, _r.c.period)
+                .where(_r.c.board_id == board)
+                .distinct()
+                .order_by(_r.c.seq, _r.c.window, _r.c.period)
+            )
+            found: dict[int, list[tuple[str, str]]] = {}
+            for seq, window, period in rows:
+                found.setdefault(seq, []).append((window, period))
+            return found
+
     async def states(self, board: BoardId) -> dict[StateKey, str]:
         """Every rating state of a board."""
         async with mapped_errors(), self._store.engine.connect() as conn:
