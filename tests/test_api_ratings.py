@@ -10,7 +10,6 @@ import random
 from typing import Any
 
 import httpx
-import pytest
 from openskill.models import PlackettLuce
 from starlette.applications import Starlette
 
