@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, tuple_, update
+from sqlalchemy import Table, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.store import schema as t
@@ -21,6 +22,7 @@ from rankline.types import BoardId, LeaderboardId, Micros, PlayerId
 
 _m, _r, _st = t.matches, t.match_ratings, t.rating_states
 _CHUNK = 400
+_STATE_CHUNK = 2000
 
 StateKey = tuple[str, str, PlayerId]
 """(window, period, player) on one board."""
@@ -101,16 +103,24 @@ class RatingRows:
         return int(row.scalar() or 0)
 
     async def states(self, board: BoardId, keys: Sequence[StateKey]) -> dict[StateKey, str]:
+        """The stored states of these keys, read a period at a time (an IN list of players on
+        one leaderboard period is a range of the primary key)."""
+        by_period: dict[tuple[str, str], list[PlayerId]] = {}
+        for window, period, player in keys:
+            by_period.setdefault((window, period), []).append(player)
         found: dict[StateKey, str] = {}
-        for chunk in _chunks(sorted(set(keys))):
-            rows = await self._conn.execute(
-                select(_st.c.window, _st.c.period, _st.c.player_id, _st.c.state).where(
-                    _st.c.board_id == board,
-                    tuple_(_st.c.window, _st.c.period, _st.c.player_id).in_(chunk),
+        for (window, period), players in by_period.items():
+            for chunk in _chunks(sorted(set(players)), _STATE_CHUNK):
+                rows = await self._conn.execute(
+                    select(_st.c.player_id, _st.c.state).where(
+                        _st.c.board_id == board,
+                        _st.c.window == window,
+                        _st.c.period == period,
+                        _st.c.player_id.in_(chunk),
+                    )
                 )
-            )
-            for window, period, player, state in rows:
-                found[window, period, player] = state
+                for player, state in rows:
+                    found[window, period, player] = state
         return found
 
     async def write(
@@ -121,66 +131,75 @@ class RatingRows:
         inserted: dict[StateKey, str],
         updated: dict[StateKey, str],
     ) -> None:
-        conn = self._conn
-        if matches:
-            await conn.execute(
-                insert(_m),
-                [
-                    {
-                        "board_id": board,
-                        "seq": m.seq,
-                        "match_id": m.match_id,
-                        "digest": m.digest,
-                        "at": m.at,
-                        "received_at": m.received_at,
-                        "results": m.results,
-                    }
-                    for m in matches
-                ],
-            )
-        if ratings:
-            await conn.execute(
-                insert(_r),
-                [
-                    {
-                        "board_id": r.board,
-                        "match_id": r.match_id,
-                        "player_id": r.player,
-                        "window": r.window,
-                        "period": r.period,
-                        "seq": r.seq,
-                        "at": r.at,
-                        "place": r.place,
-                        "previous": r.previous,
-                        "rating": r.rating,
-                        "provisional": r.provisional,
-                    }
-                    for r in ratings
-                ],
-            )
-        if inserted:
-            await conn.execute(
-                insert(_st),
-                [
-                    {"board_id": board, "window": w, "period": p, "player_id": pl, "state": s}
-                    for (w, p, pl), s in inserted.items()
-                ],
-            )
-        if updated:
-            await conn.execute(
-                update(_st)
-                .where(
-                    _st.c.board_id == board,
-                    _st.c.window == bindparam("k_window"),
-                    _st.c.period == bindparam("k_period"),
-                    _st.c.player_id == bindparam("k_player"),
+        """Insert the matches and rating rows and insert or update the states, each as one
+        driver-level executemany (the Core statements' per-row parameter processing cost
+        more than the database did)."""
+        await self._many(
+            _m,
+            ["board_id", "seq", "match_id", "digest", "at", "received_at", "results"],
+            [(board, m.seq, m.match_id, m.digest, m.at, m.received_at, m.results) for m in matches],
+        )
+        await self._many(
+            _r,
+            [
+                "board_id",
+                "match_id",
+                "player_id",
+                "window",
+                "period",
+                "seq",
+                "at",
+                "place",
+                "previous",
+                "rating",
+                "provisional",
+            ],
+            [
+                (
+                    r.board,
+                    r.match_id,
+                    r.player,
+                    r.window,
+                    r.period,
+                    r.seq,
+                    r.at,
+                    r.place,
+                    r.previous,
+                    r.rating,
+                    r.provisional,
                 )
-                .values(state=bindparam("k_state")),
-                [
-                    {"k_window": w, "k_period": p, "k_player": pl, "k_state": s}
-                    for (w, p, pl), s in updated.items()
-                ],
+                for r in ratings
+            ],
+        )
+        await self._many(
+            _st,
+            ["board_id", "window", "period", "player_id", "state"],
+            [(board, w, p, pl, state) for (w, p, pl), state in inserted.items()],
+        )
+        if updated:
+            q = self._conn.dialect.identifier_preparer.quote
+            mark = self._mark
+            sql = (
+                f"UPDATE {q(_st.name)} SET {q('state')} = {mark} WHERE {q('board_id')} = {mark} "
+                f"AND {q('window')} = {mark} AND {q('period')} = {mark} "
+                f"AND {q('player_id')} = {mark}"
             )
+            await self._conn.exec_driver_sql(
+                sql, [(state, board, w, p, pl) for (w, p, pl), state in updated.items()]
+            )
+
+    @property
+    def _mark(self) -> str:
+        return "?" if self._conn.dialect.paramstyle == "qmark" else "%s"
+
+    async def _many(self, table: Table, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        q = self._conn.dialect.identifier_preparer.quote
+        names = ", ".join(q(c) for c in columns)
+        marks = ", ".join([self._mark] * len(columns))
+        sql = f"INSERT INTO {q(table.name)} ({names}) VALUES ({marks})"
+        await self._conn.exec_driver_sql(sql, rows)
 
     async def remove_standings(self, keys: Sequence[tuple[LeaderboardId, PlayerId]]) -> None:
         """Take players off leaderboards (a rated player who became provisional again)."""

@@ -1,0 +1,188 @@
+"""Measure rated matches through the real HTTP API: two-player matches on a rating board.
+
+Starts ``rankline serve`` (one worker, the embedded default: SQLite + memory index unless
+``--database-url``/``--redis-url`` say otherwise) on a free loopback port with a temporary data
+dir, creates a rating board, sends ``--matches`` two-player matches between ``--players``
+players, ``--batch`` a request to ``POST /v1/matches/batch`` (or one a request with
+``--batch 1``, to ``POST /v1/boards/{id}/matches``) from ``--clients`` concurrent clients,
+checks every answer and prints matches/s. Every answer comes after its matches are durable
+and rated, so this is the rated-match rate.
+
+    .venv/bin/python scripts/rating_probe.py                          # elo, batches of 1,000
+    .venv/bin/python scripts/rating_probe.py --system glicko2
+    .venv/bin/python scripts/rating_probe.py --batch 1 --clients 16 --matches 2000
+    .venv/bin/python scripts/rating_probe.py --profile /tmp/rating.svg  # py-spy of the server
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+KEY = "probe-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+async def _wait_ready(client: httpx.AsyncClient, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"rankline serve exited with {proc.returncode}")
+        try:
+            if (await client.get("/readyz")).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        await asyncio.sleep(0.1)
+    raise SystemExit("rankline serve was not ready within 60 s")
+
+
+def _match(n: int, rng: random.Random, players: int) -> dict[str, object]:
+    a, b = rng.sample(range(players), 2)
+    place_a, place_b = rng.choice(((1, 2), (2, 1), (1, 1)))
+    return {
+        "match_id": f"m{n}",
+        "results": [
+            {"player_id": f"p{a}", "place": place_a},
+            {"player_id": f"p{b}", "place": place_b},
+        ],
+    }
+
+
+async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[bytes]) -> None:
+    rng = random.Random(args.seed)
+    limits = httpx.Limits(max_connections=args.clients)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+        await _wait_ready(client, proc)
+        board = "probe-rated"
+        rating = {
+            "system": args.system,
+            **({"provisional_games": 0} if args.system == "elo" else {}),
+        }
+        r = await client.put(
+            f"/v1/boards/{board}", json={"policy": "rating", "rating": rating}, headers=AUTH
+        )
+        r.raise_for_status()
+        bodies: list[tuple[str, object]] = []
+        for start in range(0, args.matches, args.batch):
+            items = [
+                _match(n, rng, args.players)
+                for n in range(start, min(start + args.batch, args.matches))
+            ]
+            if args.batch == 1:
+                bodies.append((f"/v1/boards/{board}/matches", items[0]))
+            else:
+                bodies.append(
+                    ("/v1/matches/batch", {"matches": [{"board": board, **m} for m in items]})
+                )
+        queue = list(reversed(bodies))
+        latencies: list[float] = []
+
+        async def worker() -> None:
+            while queue:
+                path, body = queue.pop()
+                started = time.perf_counter()
+                response = await client.post(path, json=body, headers=AUTH)
+                latencies.append(time.perf_counter() - started)
+                if response.status_code != 200:
+                    raise SystemExit(f"{response.status_code}: {response.text[:300]}")
+                answer = response.json()
+                for item in answer.get("results", [answer]) if args.batch > 1 else [answer]:
+                    if "error" in item:
+                        raise SystemExit(f"an item failed: {item}")
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(args.clients)))
+        elapsed = time.perf_counter() - started
+        latencies.sort()
+        p50 = latencies[len(latencies) // 2] * 1000
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
+        print(
+            f"{args.matches} {args.system} matches, batch {args.batch}, {args.clients} clients: "
+            f"{args.matches / elapsed:,.0f} matches/s ({elapsed:.2f} s; request p50 {p50:.1f} ms, "
+            f"p99 {p99:.1f} ms)"
+        )
+
+
+def main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="rankline-rating-probe-") as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RANKLINE_")}
+        env["PYTHONPATH"] = str(ROOT / "src")
+        env["RANKLINE_DATA_DIR"] = str(Path(tmp) / "data")
+        env["RANKLINE_SERVER_KEYS"] = KEY
+        env["RANKLINE_LOG_LEVEL"] = "warning"
+        if args.database_url:
+            env["RANKLINE_DATABASE_URL"] = args.database_url
+            subprocess.run([sys.executable, "-m", "rankline", "migrate"], env=env, check=True)
+        if args.redis_url:
+            env["RANKLINE_REDIS_URL"] = args.redis_url
+        port = _free_port()
+        argv = [sys.executable, "-m", "rankline", "serve", "--host", HOST, "--port", str(port)]
+        with (Path(tmp) / "serve.log").open("wb") as log:
+            proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
+            spy = None
+            if args.profile:
+                spy = subprocess.Popen(
+                    [
+                        str(Path(sys.executable).parent / "py-spy"),
+                        "record",
+                        "-o",
+                        args.profile,
+                        "--pid",
+                        str(proc.pid),
+                        "--nonblocking",
+                        "--format",
+                        "raw" if args.profile.endswith(".txt") else "flamegraph",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            try:
+                asyncio.run(_probe(args, f"http://{HOST}:{port}", proc))
+            finally:
+                if spy is not None:
+                    spy.send_signal(2)
+                    spy.wait(timeout=60)
+                proc.terminate()
+                proc.wait(timeout=30)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--system", default="elo", choices=("elo", "glicko2", "openskill"))
+    p.add_argument("--matches", type=int, default=50_000)
+    p.add_argument("--players", type=int, default=10_000)
+    p.add_argument("--batch", type=int, default=1000, help="matches a request (1..1000)")
+    p.add_argument("--clients", type=int, default=2)
+    p.add_argument("--seed", type=int, default=18)
+    p.add_argument("--database-url")
+    p.add_argument("--redis-url")
+    p.add_argument(
+        "--profile",
+        help="record a py-spy profile of the server here (.svg: a flame graph; .txt: raw stacks)",
+    )
+    return p
+
+
+if __name__ == "__main__":
+    main(_parser().parse_args())
