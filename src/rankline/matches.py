@@ -29,7 +29,7 @@ from rankline.index.base import IndexReader
 from rankline.log.base import LogRecord
 from rankline.ordering import player_of
 from rankline.rated import MatchPayload, MatchPlayer, digest_of, match_record, parse_state
-from rankline.rating import score_of, system_of
+from rankline.rating import RatingSystem, score_of, system_of
 from rankline.registry import Boards
 from rankline.store.ratings import RatingRow, RatingStore
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId, Micros, PlayerId
@@ -110,10 +110,11 @@ class Log(Protocol):
 class Match:
     board: Board
     payload: MatchPayload
+    digest: str = ""
+    """What tells a retry from another payload under the same ``match_id``."""
 
-    @property
-    def digest(self) -> str:
-        return digest_of(self.payload)
+    def __post_init__(self) -> None:
+        self.digest = self.digest or digest_of(self.payload)
 
 
 class Matches:
@@ -208,10 +209,14 @@ class Matches:
             await self._log.settled(token, SETTLE_SECONDS)
         rows: dict[tuple[str, str], list[RatingRow]] = {}
         digests: dict[tuple[str, str], str] = {}
+        systems: dict[str, RatingSystem] = {}
         for board_id, ids in _by_board(matches).items():
-            for match_id, found in (await self._ratings.results(board_id, ids)).items():
-                rows[board_id, match_id] = found
-            for match_id, digest in (await self._ratings.digests(board_id, ids)).items():
+            board = next(m.board for m in matches if m.board.id == board_id)
+            assert board.spec.rating is not None
+            systems[board_id] = system_of(board.spec.rating)
+            found = await self._ratings.results(board_id, board.primary_window, ids)
+            for match_id, (digest, match_rows) in found.items():
+                rows[board_id, match_id] = match_rows
                 digests[board_id, match_id] = digest
         out: list[MatchOut | RanklineError] = []
         ranks = await self._ranks(matches, rows)
@@ -225,13 +230,12 @@ class Matches:
                 out.append(Conflict("the match was not applied: its board changed meanwhile"))
             elif digests[key] != match.digest:
                 out.append(_reused(match))
+            elif not rows[key]:
+                out.append(Conflict("the match's period is closed there: it changed no rating"))
             else:
-                out.append(self._answer(match, rows.get(key, []), ranks, key in stored))
+                system = systems[match.board.id]
+                out.append(self._answer(match, system, rows[key], ranks, key in stored))
         return out
-
-    def _primary(self, board: Board, rows: list[RatingRow]) -> list[RatingRow]:
-        window = board.primary_window
-        return [r for r in rows if r.window == window] or rows
 
     async def _ranks(
         self, matches: Sequence[Match], rows: dict[tuple[str, str], list[RatingRow]]
@@ -239,7 +243,7 @@ class Matches:
         wanted: dict[LeaderboardId, list[PlayerId]] = {}
         for match in matches:
             found = rows.get((match.board.id, match.payload.match_id), [])
-            for r in self._primary(match.board, found):
+            for r in found:
                 lb = LeaderboardId(r.board, r.window, r.period, GLOBAL_SCOPE)
                 wanted.setdefault(lb, []).append(r.player)
         return await self._positions(wanted)
@@ -263,14 +267,13 @@ class Matches:
     def _answer(
         self,
         match: Match,
+        system: RatingSystem,
         rows: list[RatingRow],
         ranks: dict[tuple[LeaderboardId, PlayerId], int],
         duplicate: bool,
     ) -> MatchOut:
         board = match.board
-        assert board.spec.rating is not None
-        system = system_of(board.spec.rating)
-        mine = {r.player: r for r in self._primary(board, rows)}
+        mine = {r.player: r for r in rows}
         results = []
         window = period = ""
         for p in match.payload.results:

@@ -227,17 +227,29 @@ class RatingStore:
     def __init__(self, store: SqlStore) -> None:
         self._store = store
 
-    async def results(self, board: BoardId, match_ids: Sequence[str]) -> dict[str, list[RatingRow]]:
-        """The stored rating changes of these matches, by match (none for a match not
-        applied)."""
-        found: dict[str, list[RatingRow]] = {}
+    async def results(
+        self, board: BoardId, window: str, match_ids: Sequence[str]
+    ) -> dict[str, tuple[str, list[RatingRow]]]:
+        """Of each of these matches that was applied: its digest and its players' rating
+        changes on ``window`` (the board's primary window, whose answer it gives)."""
+        found: dict[str, tuple[str, list[RatingRow]]] = {}
         async with mapped_errors(), self._store.engine.connect() as conn:
             for chunk in _chunks(sorted(set(match_ids))):
                 rows = await conn.execute(
-                    select(*_RATING_COLUMNS).where(_r.c.board_id == board, _r.c.match_id.in_(chunk))
+                    select(_m.c.match_id, _m.c.digest, *_RATING_COLUMNS)
+                    .select_from(_m)
+                    .outerjoin(
+                        _r,
+                        (_r.c.board_id == _m.c.board_id)
+                        & (_r.c.match_id == _m.c.match_id)
+                        & (_r.c.window == window),
+                    )
+                    .where(_m.c.board_id == board, _m.c.match_id.in_(chunk))
                 )
                 for r in rows:
-                    found.setdefault(r[1], []).append(_rating_row(r))
+                    _, match_rows = found.setdefault(r[0], (r[1], []))
+                    if r[2] is not None:
+                        match_rows.append(_rating_row(r[2:]))
         return found
 
     async def digests(self, board: BoardId, match_ids: Sequence[str]) -> dict[str, str]:
