@@ -109,13 +109,25 @@ class _Step:
         default_factory=dict
     )
 
+    texts: dict[StateKey, str] = field(default_factory=dict)
+    """Each state of ``states`` as JSON (encoded once: the next match's "previous")."""
+
     def state(self, key: StateKey) -> RatingState:
         found = self.states.get(key)
         if found is None:
             text = self.stored.get(key)
             found = self.system.initial() if text is None else parse_state(text)
             self.states[key] = found
+            self.texts[key] = state_text(found) if text is None else text
         return found
+
+    def put(self, key: StateKey, state: RatingState) -> tuple[str, str]:
+        """Keep ``state`` as the key's new one; its (previous, new) JSON."""
+        previous = self.texts[key]
+        new = self.texts[key] = state_text(state)
+        self.states[key] = state
+        self.changed.add(key)
+        return previous, new
 
 
 def rate_match(
@@ -238,9 +250,8 @@ class MatchApplier:
             keys = [(window, period, player) for player in players]
             before = [step.state(key) for key in keys]
             after = rate_match(system, before, match)
-            for key, old, new, p in zip(keys, before, after, match.results, strict=True):
-                step.states[key] = new
-                step.changed.add(key)
+            for key, new, p in zip(keys, after, match.results, strict=True):
+                previous, text = step.put(key, new)
                 provisional = system.provisional(new)
                 step.ratings.append(
                     RatingRow(
@@ -252,8 +263,8 @@ class MatchApplier:
                         seq,
                         match.at,
                         p.place,
-                        state_text(old),
-                        state_text(new),
+                        previous,
+                        text,
                         provisional,
                     )
                 )
@@ -278,8 +289,8 @@ class MatchApplier:
         )
 
     async def _write(self, tx: Any, rows: RatingRows, step: _Step) -> list[IndexChange]:
-        inserted = {k: state_text(step.states[k]) for k in step.changed if k not in step.stored}
-        updated = {k: state_text(step.states[k]) for k in step.changed if k in step.stored}
+        inserted = {k: step.texts[k] for k in step.changed if k not in step.stored}
+        updated = {k: step.texts[k] for k in step.changed if k in step.stored}
         await rows.write(step.board.id, step.matches, step.ratings, inserted, updated)
         await tx.add_periods([(*key, *bounds) for key, bounds in sorted(step.periods.items())])
         stored = await tx.read_standings(list(step.entries))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Table, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -22,7 +22,7 @@ from rankline.types import BoardId, LeaderboardId, Micros, PlayerId
 
 _m, _r, _st = t.matches, t.match_ratings, t.rating_states
 _CHUNK = 400
-_STATE_CHUNK = 2000
+_STATE_CHUNK = 500
 
 StateKey = tuple[str, str, PlayerId]
 """(window, period, player) on one board."""
@@ -104,22 +104,24 @@ class RatingRows:
 
     async def states(self, board: BoardId, keys: Sequence[StateKey]) -> dict[StateKey, str]:
         """The stored states of these keys, read a period at a time (an IN list of players on
-        one leaderboard period is a range of the primary key)."""
+        one leaderboard period is a range of the primary key), as plain driver statements: an
+        expanding IN of SQLAlchemy compiles anew for every length."""
         by_period: dict[tuple[str, str], list[PlayerId]] = {}
         for window, period, player in keys:
             by_period.setdefault((window, period), []).append(player)
+        q = self._conn.dialect.identifier_preparer.quote
+        mark = self._mark
         found: dict[StateKey, str] = {}
         for (window, period), players in by_period.items():
             for chunk in _chunks(sorted(set(players)), _STATE_CHUNK):
-                rows = await self._conn.execute(
-                    select(_st.c.player_id, _st.c.state).where(
-                        _st.c.board_id == board,
-                        _st.c.window == window,
-                        _st.c.period == period,
-                        _st.c.player_id.in_(chunk),
-                    )
+                sql = (
+                    f"SELECT {q('player_id')}, {q('state')} FROM {q(_st.name)} "
+                    f"WHERE {q('board_id')} = {mark} AND {q('window')} = {mark} "
+                    f"AND {q('period')} = {mark} "
+                    f"AND {q('player_id')} IN ({', '.join([mark] * len(chunk))})"
                 )
-                for player, state in rows:
+                rows = await self._conn.exec_driver_sql(sql, (board, window, period, *chunk))
+                for player, state in cast("list[tuple[str, str]]", rows.all()):
                     found[window, period, player] = state
         return found
 
