@@ -10,6 +10,7 @@ and rated, so this is the rated-match rate.
 
     .venv/bin/python scripts/rating_probe.py                          # elo, batches of 1,000
     .venv/bin/python scripts/rating_probe.py --system glicko2
+    .venv/bin/python scripts/rating_probe.py --respond-async          # 202s, timed until rated
     .venv/bin/python scripts/rating_probe.py --batch 1 --clients 16 --matches 2000
     .venv/bin/python scripts/rating_probe.py --profile /tmp/rating.svg  # py-spy of the server
 """
@@ -95,13 +96,18 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
                 )
         queue = list(reversed(bodies))
         latencies: list[float] = []
+        tokens: list[str] = []
+        headers = {**AUTH, "Prefer": "respond-async"} if args.respond_async else AUTH
 
         async def worker() -> None:
             while queue:
                 path, body = queue.pop()
                 started = time.perf_counter()
-                response = await client.post(path, json=body, headers=AUTH)
+                response = await client.post(path, json=body, headers=headers)
                 latencies.append(time.perf_counter() - started)
+                if args.respond_async and response.status_code == 202:
+                    tokens.append(response.json()["token"])
+                    continue
                 if response.status_code != 200:
                     raise SystemExit(f"{response.status_code}: {response.text[:300]}")
                 answer = response.json()
@@ -111,12 +117,18 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
 
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(args.clients)))
+        for token in tokens:  # rated: every token applied
+            while (
+                await client.get(f"/v1/boards/{board}/top", params={"after": token})
+            ).status_code != 200:
+                pass
         elapsed = time.perf_counter() - started
         latencies.sort()
         p50 = latencies[len(latencies) // 2] * 1000
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
         print(
-            f"{args.matches} {args.system} matches, batch {args.batch}, {args.clients} clients: "
+            f"{args.matches} {args.system} matches, batch {args.batch}, {args.clients} clients"
+            f"{' (respond-async, until rated)' if args.respond_async else ''}: "
             f"{args.matches / elapsed:,.0f} matches/s ({elapsed:.2f} s; request p50 {p50:.1f} ms, "
             f"p99 {p99:.1f} ms)"
         )
@@ -175,6 +187,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=1000, help="matches a request (1..1000)")
     p.add_argument("--clients", type=int, default=2)
     p.add_argument("--seed", type=int, default=18)
+    p.add_argument(
+        "--respond-async",
+        action="store_true",
+        help="send with Prefer: respond-async and time until every match is rated",
+    )
     p.add_argument("--database-url")
     p.add_argument("--redis-url")
     p.add_argument(

@@ -237,13 +237,16 @@ class AsyncIngest:
                 if loop.time() - claimed_at >= renew:
                     await consumer.claim()
                     claimed_at = loop.time()
+                # cleared before looking, so that an append during the look wakes the wait
+                # below at once (cleared after it, that wake-up would be lost: the wait
+                # would run to its timeout, up to a second)
+                self._wake.clear()
                 busy = False
                 for partition in sorted(consumer.owned):
                     busy |= await self._apply_step(consumer, partition)
                 if busy:
                     idle = _IDLE_SECONDS[0]
                 else:
-                    self._wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), idle)
                     idle = (

@@ -16,6 +16,7 @@ such payloads race (the applier keeps the first; the second finds the other dige
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -106,6 +107,46 @@ class Log(Protocol):
     async def settled(self, token: str, seconds: float = ...) -> None: ...
 
 
+class _Appends:
+    """Concurrent appends gathered into one: while an append is in flight, the records of
+    the requests that arrive meanwhile wait and go together in the next. On SQLite every
+    append takes the database's write lock; sixteen single matches appended one by one
+    queue sixteen times behind the applier's transactions (and SQLite's busy handler
+    sleeps), gathered they queue once."""
+
+    def __init__(self, log: Log) -> None:
+        self._log = log
+        self._waiting: list[tuple[Sequence[LogRecord], asyncio.Future[str]]] = []
+        self._draining = False
+
+    async def append(self, records: Sequence[LogRecord]) -> str:
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiting.append((records, future))
+        if not self._draining:
+            self._draining = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                try:
+                    token = await self._log.append([r for records, _ in batch for r in records])
+                except BaseException as exc:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    if not isinstance(exc, Exception):
+                        raise
+                    continue
+                for _, future in batch:
+                    if not future.done():
+                        future.set_result(token)
+        finally:
+            self._draining = False
+
+
 @dataclass(slots=True)
 class Match:
     board: Board
@@ -132,6 +173,7 @@ class Matches:
     ) -> None:
         self._boards = boards
         self._log = log
+        self._appends = _Appends(log)
         self._ratings = ratings
         self._gateway = gateway
         self._clock = clock
@@ -185,7 +227,9 @@ class Matches:
 
     async def accept(self, matches: Sequence[Match]) -> str:
         """Append the matches to the log; durable on return (the token names them)."""
-        return await self._log.append([match_record(m.board.id, m.payload) for m in matches])
+        if not matches:
+            return ""
+        return await self._appends.append([match_record(m.board.id, m.payload) for m in matches])
 
     async def submit(self, matches: Sequence[Match]) -> list[MatchOut | RanklineError]:
         """Take the matches durably, wait until they are rated, answer each."""
