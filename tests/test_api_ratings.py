@@ -319,3 +319,79 @@ async def test_a_restart_and_a_replay_give_the_same_ratings(
             }
             report = await verify(fresh.state.service.ratings, board)
             assert report.matches == 61 and report.identical
+
+
+async def test_the_python_client_and_the_batch_path(app: Starlette) -> None:
+    from rankline.client import AsyncClient
+
+    transport = httpx.ASGITransport(app=app)
+    async with AsyncClient("http://t", server_key="test-server-key", transport=transport) as rl:
+        await rl.put_board(
+            "skill", policy="rating", rating={"system": "openskill", "provisional_sigma": 9}
+        )
+        one = await rl.submit_match(
+            "skill",
+            "t:1",
+            [
+                {"player_id": "a", "place": 1, "team": "red"},
+                {"player_id": "b", "place": 1, "team": "red"},
+                {"player_id": "c", "place": 2, "team": "blue"},
+                {"player_id": "d", "place": 2, "team": "blue"},
+            ],
+        )
+        model = PlackettLuce(mu=25.0, sigma=25.0 / 3)
+        teams = [[model.rating(), model.rating()], [model.rating(), model.rating()]]
+        [[a, _], [c, _]] = model.rate(teams, ranks=[1, 2])
+        assert (
+            one["results"][0]["rating"]["mu"] == a.mu and one["results"][2]["rating"]["mu"] == c.mu
+        )
+        assert one["results"][0]["team"] == "red"
+        batch = await rl.submit_matches(
+            [
+                {
+                    "board": "skill",
+                    "match_id": "t:2",
+                    "results": [{"player_id": "a", "place": 1}, {"player_id": "c", "place": 2}],
+                },
+                {"board": "skill", "match_id": "t:3", "results": [{"player_id": "a", "place": 1}]},
+                {
+                    "board": "nope",
+                    "match_id": "t:4",
+                    "results": [{"player_id": "a", "place": 1}, {"player_id": "c", "place": 2}],
+                },
+                {
+                    "board": "skill",
+                    "match_id": "t:1",
+                    "results": [{"player_id": "a", "place": 2}, {"player_id": "c", "place": 1}],
+                },
+            ]
+        )
+        results = batch["results"]
+        assert (
+            results[0]["index"] == 0
+            and results[0]["results"][0]["previous"] == one["results"][0]["rating"]
+        )
+        assert results[1]["error"]["status"] == 422
+        assert results[1]["error"]["errors"][0]["loc"][:3] == ["body", "matches", 1]
+        assert results[2]["error"]["status"] == 404
+        assert results[3]["error"]["status"] == 409
+        assert (await rl.rating("skill", "a"))["games"] == 2
+
+
+async def test_respond_async_takes_the_match_and_rates_it_behind(client: httpx.AsyncClient) -> None:
+    await put_board(
+        client, "elo", policy="rating", rating={"system": "elo", "provisional_games": 0}
+    )
+    body = {
+        "match_id": "m1",
+        "results": [{"player_id": "a", "place": 1}, {"player_id": "b", "place": 2}],
+    }
+    response = await client.post(
+        "/v1/boards/elo/matches", json=body, headers={**AUTH, "Prefer": "respond-async"}
+    )
+    assert response.status_code == 202, response.text
+    token = response.json()["token"]
+    top = await get_json(client, "/v1/boards/elo/top", after=token)
+    assert [(e["player_id"], e["score"]) for e in top["entries"]] == [("a", 1516), ("b", 1484)]
+    again = await _rated(client, "elo", "m1", ("a", 1), ("b", 2))
+    assert again["duplicate"] is True and again["results"][0]["score"] == 1516
