@@ -790,8 +790,9 @@ def demo(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed, for a repeatable game.")] = None,
 ) -> None:
-    """Start a server and a simulated game (players, matches, an arena and an XP board) so
-    the page at / moves; stops the server on exit or Ctrl-C."""
+    """Start a server and a simulated game (players, matches, an arena, an XP board, and chess
+    players rated on chess-blitz and chess-rapid) so the page at / moves; stops the server on
+    exit or Ctrl-C."""
     from rankline.demo import run_demo
 
     try:
