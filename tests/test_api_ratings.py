@@ -257,6 +257,8 @@ async def test_weekly_boards_start_each_week_from_the_initial_rating(
     assert week["period"] == "2026-W48" and week["games"] == 1
     # a country leaderboard shows the same rating, from the one submission
     assert await ranking(client, "weekly", scope="country:NO") == [("a", 1531)]
+    scoped = await _rating(client, "weekly", "b", scope="country:US")
+    assert (scoped["scope"], scoped["rank"], scoped["score"]) == ("country:US", 1, 1469)
     assert await ranking(client, "weekly", window="weekly", scope="country:US") == [("b", 1484)]
 
 

@@ -70,6 +70,7 @@ class PlayerRatingOut(Answer, kw_only=True):
     board: str
     window: str
     period: str
+    scope: str
     player_id: str
     rating: dict[str, Any]
     score: int
@@ -350,7 +351,12 @@ class Matches:
     # --- reads -------------------------------------------------------------------------------
 
     async def player(
-        self, board_id: str, player: PlayerId, window: str | None, period: str | None
+        self,
+        board_id: str,
+        player: PlayerId,
+        window: str | None,
+        period: str | None,
+        scope: str | None = None,
     ) -> PlayerRatingOut:
         """A player's rating on a rating board, provisional or not (404 without a match)."""
         board = await self._boards.find(board_id)
@@ -370,13 +376,14 @@ class Matches:
             raise NotFound(f"player {player!r} has played no match there")
         system = system_of(board.spec.rating)
         state = system.aged(parse_state(text), now)
-        lb = LeaderboardId(board.id, window, period, GLOBAL_SCOPE)
+        lb = LeaderboardId(board.id, window, period, scope or GLOBAL_SCOPE)
         provisional = system.provisional(state)
         ranks = {} if provisional else await self._positions({lb: [player]})
         return PlayerRatingOut(
             board=board.id,
             window=window,
             period=period,
+            scope=lb.scope,
             player_id=player,
             rating=system.public(state),
             score=score_of(state),

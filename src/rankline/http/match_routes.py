@@ -140,6 +140,7 @@ async def player_rating(request: Request) -> Response:
         e.player_id(request),
         query_str(request, "window"),
         query_str(request, "period"),
+        query_str(request, "scope"),
     )
     return json_response(body)
 
@@ -180,6 +181,12 @@ MATCH_ENDPOINTS: tuple[e.Endpoint, ...] = (
             e.PLAYER,
             e.Param("window", "query", "The window, default all_time (or the board's first)."),
             e.Param("period", "query", "The period, default the current one."),
+            e.Param(
+                "scope",
+                "query",
+                "The leaderboard whose `rank` to give: `global` (default) or `dimension:value`; "
+                "the rating is the same on every scope.",
+            ),
         ),
         tag="ratings",
     ),
