@@ -207,9 +207,8 @@ async def test_acknowledged_matches_survive_sigkill_rated_once(tmp_path: Path) -
             after = await _games(client)
         second.stop()
         recorded = [g for g in traffic.attempted if duplicate[g]]
-        print(
-            f"attempted={len(traffic.attempted)} acked={len(traffic.acked)} recorded={len(recorded)}"
-        )
+        acked = len(traffic.acked)
+        print(f"attempted={len(traffic.attempted)} acked={acked} recorded={len(recorded)}")
         lost = [g for g in traffic.acked if not duplicate[g]]
         assert not lost, f"{len(lost)} acknowledged matches lost, e.g. {lost[:3]}"
         assert before == _expected_games(recorded)
