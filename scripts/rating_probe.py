@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
-import socket
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,30 +29,11 @@ from pathlib import Path
 
 import httpx
 
+from rankline.bench import servers
+
 ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
 KEY = "probe-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-async def _wait_ready(client: httpx.AsyncClient, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"rankline serve exited with {proc.returncode}")
-        try:
-            if (await client.get("/readyz")).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        await asyncio.sleep(0.1)
-    raise SystemExit("rankline serve was not ready within 60 s")
 
 
 def _match(n: int, rng: random.Random, players: int) -> dict[str, object]:
@@ -68,11 +48,10 @@ def _match(n: int, rng: random.Random, players: int) -> dict[str, object]:
     }
 
 
-async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[bytes]) -> None:
+async def _probe(args: argparse.Namespace, base: str) -> None:
     rng = random.Random(args.seed)
     limits = httpx.Limits(max_connections=args.clients)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
-        await _wait_ready(client, proc)
         board = "probe-rated"
         rating = {
             "system": args.system,
@@ -136,45 +115,31 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
 
 def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="rankline-rating-probe-") as tmp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("RANKLINE_")}
-        env["PYTHONPATH"] = str(ROOT / "src")
-        env["RANKLINE_DATA_DIR"] = str(Path(tmp) / "data")
-        env["RANKLINE_SERVER_KEYS"] = KEY
-        env["RANKLINE_LOG_LEVEL"] = "warning"
+        settings = {"data_dir": str(Path(tmp) / "data"), "server_keys": KEY}
+        settings["log_level"] = "warning"
         if args.database_url:
-            env["RANKLINE_DATABASE_URL"] = args.database_url
-            subprocess.run([sys.executable, "-m", "rankline", "migrate"], env=env, check=True)
+            settings["database_url"] = args.database_url
         if args.redis_url:
-            env["RANKLINE_REDIS_URL"] = args.redis_url
-        port = _free_port()
-        argv = [sys.executable, "-m", "rankline", "serve", "--host", HOST, "--port", str(port)]
-        with (Path(tmp) / "serve.log").open("wb") as log:
-            proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
+            settings["redis_url"] = args.redis_url
+        env = servers.bench_env(**settings)
+        env["PYTHONPATH"] = str(ROOT / "src")
+        if args.database_url:
+            subprocess.run([sys.executable, "-m", "rankline", "migrate"], env=env, check=True)
+        server = servers.rankline_server(env, 1, Path(tmp) / "serve.log")
+        with servers.running(server, timeout=60):
             spy = None
             if args.profile:
-                spy = subprocess.Popen(
-                    [
-                        str(Path(sys.executable).parent / "py-spy"),
-                        "record",
-                        "-o",
-                        args.profile,
-                        "--pid",
-                        str(proc.pid),
-                        "--nonblocking",
-                        "--format",
-                        "raw" if args.profile.endswith(".txt") else "flamegraph",
-                    ],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
+                kind = "raw" if args.profile.endswith(".txt") else "flamegraph"
+                py_spy = str(Path(sys.executable).parent / "py-spy")
+                argv = [py_spy, "record", "-o", args.profile, "--pid", str(server.pid)]
+                argv += ["--nonblocking", "--format", kind]
+                spy = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
-                asyncio.run(_probe(args, f"http://{HOST}:{port}", proc))
+                asyncio.run(_probe(args, server.url))
             finally:
                 if spy is not None:
-                    spy.send_signal(2)
+                    spy.send_signal(signal.SIGINT)
                     spy.wait(timeout=60)
-                proc.terminate()
-                proc.wait(timeout=30)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -110,15 +110,14 @@ class RatingRows:
         for window, period, player in keys:
             by_period.setdefault((window, period), []).append(player)
         q = self._conn.dialect.identifier_preparer.quote
-        mark = self._mark
         found: dict[StateKey, str] = {}
         for (window, period), players in by_period.items():
             for chunk in _chunks(sorted(set(players)), _STATE_CHUNK):
+                b, w, p, *marks = self._marks(3 + len(chunk))
                 sql = (
                     f"SELECT {q('player_id')}, {q('state')} FROM {q(_st.name)} "
-                    f"WHERE {q('board_id')} = {mark} AND {q('window')} = {mark} "
-                    f"AND {q('period')} = {mark} "
-                    f"AND {q('player_id')} IN ({', '.join([mark] * len(chunk))})"
+                    f"WHERE {q('board_id')} = {b} AND {q('window')} = {w} "
+                    f"AND {q('period')} = {p} AND {q('player_id')} IN ({', '.join(marks)})"
                 )
                 rows = await self._conn.exec_driver_sql(sql, (board, window, period, *chunk))
                 for player, state in cast("list[tuple[str, str]]", rows.all()):
@@ -180,26 +179,32 @@ class RatingRows:
         )
         if updated:
             q = self._conn.dialect.identifier_preparer.quote
-            mark = self._mark
+            st, b, w, p, pl = self._marks(5)
             sql = (
-                f"UPDATE {q(_st.name)} SET {q('state')} = {mark} WHERE {q('board_id')} = {mark} "
-                f"AND {q('window')} = {mark} AND {q('period')} = {mark} "
-                f"AND {q('player_id')} = {mark}"
+                f"UPDATE {q(_st.name)} SET {q('state')} = {st} WHERE {q('board_id')} = {b} "
+                f"AND {q('window')} = {w} AND {q('period')} = {p} AND {q('player_id')} = {pl}"
             )
             await self._conn.exec_driver_sql(
                 sql, [(state, board, w, p, pl) for (w, p, pl), state in updated.items()]
             )
 
-    @property
-    def _mark(self) -> str:
-        return "?" if self._conn.dialect.paramstyle == "qmark" else "%s"
+    def _marks(self, n: int) -> list[str]:
+        """``n`` positional parameter markers in the driver's own style."""
+        style = self._conn.dialect.paramstyle
+        if style == "qmark":
+            return ["?"] * n
+        if style == "numeric_dollar":
+            return [f"${i}" for i in range(1, n + 1)]
+        if style == "numeric":
+            return [f":{i}" for i in range(1, n + 1)]
+        return ["%s"] * n
 
     async def _many(self, table: Table, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
         q = self._conn.dialect.identifier_preparer.quote
         names = ", ".join(q(c) for c in columns)
-        marks = ", ".join([self._mark] * len(columns))
+        marks = ", ".join(self._marks(len(columns)))
         sql = f"INSERT INTO {q(table.name)} ({names}) VALUES ({marks})"
         await self._conn.exec_driver_sql(sql, rows)
 
