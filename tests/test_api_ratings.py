@@ -397,3 +397,17 @@ async def test_respond_async_takes_the_match_and_rates_it_behind(client: httpx.A
     assert [(e["player_id"], e["score"]) for e in top["entries"]] == [("a", 1516), ("b", 1484)]
     again = await _rated(client, "elo", "m1", ("a", 1), ("b", 2))
     assert again["duplicate"] is True and again["results"][0]["score"] == 1516
+
+
+async def test_erasing_a_player_removes_their_ratings(client: httpx.AsyncClient) -> None:
+    await put_board(
+        client, "elo", policy="rating", rating={"system": "elo", "provisional_games": 0}
+    )
+    await _rated(client, "elo", "m1", ("a", 1), ("b", 2))
+    assert (await client.delete("/v1/players/a", headers=AUTH)).status_code == 204
+    assert_problem(await client.get("/v1/boards/elo/players/a/rating"), 404)
+    assert (await get_json(client, "/v1/players/a/history", board="elo"))["items"] == []
+    assert await ranking(client, "elo") == [("b", 1484)]
+    # a new match starts the erased player from the initial rating again
+    again = await _rated(client, "elo", "m2", ("a", 1), ("c", 2))
+    assert again["results"][0]["previous"] == {"rating": 1500.0, "games": 0}

@@ -233,7 +233,10 @@ class PlayerStore:
         f = t.friends
         removed = 0
         async with mapped_errors(), self._engine.begin() as conn:
-            for table in (t.score_events, t.standings, t.players, t.bans):
+            # rating boards: the player's states and rating history (the matches they played
+            # stay, as the other players' ratings came from them)
+            tables = (t.score_events, t.standings, t.players, t.bans, t.match_ratings)
+            for table in (*tables, t.rating_states):
                 done = await conn.execute(delete(table).where(table.c.player_id == player))
                 removed += max(done.rowcount, 0)
             done = await conn.execute(
