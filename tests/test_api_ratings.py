@@ -167,6 +167,12 @@ async def test_provisional_players_are_rated_but_not_ranked(client: httpx.AsyncC
     own = await _rating(client, "rapid", "a")
     assert own["provisional"] is True and own["rank"] is None and own["score"] == 1516
     assert_problem(await client.get("/v1/boards/rapid/players/a"), 404)
+    # rated matches fix the system, also while every player is provisional
+    changed = {"system": "glicko2"}
+    response = await client.put(
+        "/v1/boards/rapid", json={"policy": "rating", "rating": changed}, headers=AUTH
+    )
+    assert_problem(response, 409)
 
     await _rated(client, "rapid", "r2", ("a", 1), ("c", 2))  # a: 2 games, established
     assert await ranking(client, "rapid") == [("a", (await _rating(client, "rapid", "a"))["score"])]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from rankline.store.ratings import RatingRow, RatingRows, StateKey, StoredMatch
 from rankline.store.sql import SqlStore
 from rankline.types import GLOBAL_SCOPE, Clock, IndexChange, LeaderboardId, Micros, PlayerId
 
+log = logging.getLogger("rankline.rated")
 _RETRIES = 5
 MATCH_KEY = "match"
 """The middle part of a match record's log key (``board/match/digest``), which tells a match
@@ -229,27 +231,37 @@ class MatchApplier:
         step = _Step(board, system, await rows.states(board.id, sorted(wanted)))
         seq = await rows.last_seq(board.id)
         for match, targets in fresh:
-            seq += 1
-            self._rate(step, match, targets, seq)
+            if self._rate(step, match, targets, seq + 1):
+                seq += 1
         return await self._write(tx, rows, step)
 
-    def _rate(self, step: _Step, match: MatchPayload, targets: list[list[Any]], seq: int) -> None:
+    def _rate(self, step: _Step, match: MatchPayload, targets: list[list[Any]], seq: int) -> bool:
+        """Rate one match into ``step``; False (and nothing changed) when it cannot be rated:
+        a match that makes its system fail is logged and left out, never retried forever
+        (which would hold up every later record of its partition)."""
         system = step.system
         periods: dict[tuple[str, str], None] = {}
         for player_targets in targets:
             for target in player_targets:
+                if not target.closed:
+                    periods[target.leaderboard.window, target.leaderboard.period] = None
+        players = [p.player for p in match.results]
+        rated = []
+        try:
+            for window, period in periods:
+                keys = [(window, period, player) for player in players]
+                after = rate_match(system, [step.state(key) for key in keys], match)
+                rated.append((window, period, keys, after))
+        except Exception:
+            log.exception("match %r of board %r could not be rated", match.match_id, step.board.id)
+            return False
+        for player_targets in targets:
+            for target in player_targets:
                 lb = target.leaderboard
                 if not target.closed:
-                    periods[lb.window, lb.period] = None
-                    step.periods[lb.board, lb.window, lb.period] = (
-                        target.period.starts_at,
-                        target.period.ends_at,
-                    )
-        players = [p.player for p in match.results]
-        for window, period in periods:
-            keys = [(window, period, player) for player in players]
-            before = [step.state(key) for key in keys]
-            after = rate_match(system, before, match)
+                    bounds = (target.period.starts_at, target.period.ends_at)
+                    step.periods[lb.board, lb.window, lb.period] = bounds
+        for window, period, keys, after in rated:
             for key, new, p in zip(keys, after, match.results, strict=True):
                 previous, text = step.put(key, new)
                 provisional = system.provisional(new)
@@ -287,6 +299,7 @@ class MatchApplier:
                 _json.encode(match.results).decode(),
             )
         )
+        return True
 
     async def _write(self, tx: Any, rows: RatingRows, step: _Step) -> list[IndexChange]:
         inserted = {k: step.texts[k] for k in step.changed if k not in step.stored}

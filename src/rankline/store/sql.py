@@ -453,7 +453,11 @@ class SqlStore:
                 entries = await conn.execute(
                     select(s.c.player_id).where(s.c.board_id == board_id).limit(1)
                 )
-                check(_unjson.decode(old), entries.first() is not None)
+                # a rating board's matches count too (its players may all be provisional)
+                rated = await conn.execute(
+                    select(t.matches.c.seq).where(t.matches.c.board_id == board_id).limit(1)
+                )
+                check(_unjson.decode(old), entries.first() is not None or rated.first() is not None)
             await conn.execute(
                 update(b).where(b.c.id == board_id).values(definition=text, updated_at=now)
             )
