@@ -16,6 +16,7 @@ from rankline.clock import format_time, parse_time
 from rankline.errors import Conflict, InvalidInput
 from rankline.ordering import SCORE_MAX, SCORE_MIN, Keys
 from rankline.periods import Period, Schedule, Season, Seasons, parse_period, period_at
+from rankline.rating import check_rating
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
 # `(?!\n)$`: Python's `$` also matches before a trailing newline; JSON Schema's does not.
@@ -32,7 +33,6 @@ Score64 = Annotated[int, Meta(ge=SCORE_MIN, le=SCORE_MAX)]
 DEFAULT_RETENTION_DAYS = {"daily": 7, "weekly": 30, "monthly": 90, "season": 365}
 DEFAULT_GRACE_SECONDS = 300
 MAX_SHARDS = 64
-RATING_SYSTEMS = ("elo", "glicko2", "openskill")
 
 
 class SeasonSpec(msgspec.Struct, forbid_unknown_fields=True):
@@ -200,9 +200,7 @@ class Board:
         ):
             raise _bad(["min_score"], "min_score is greater than max_score")
         if spec.policy == "rating":
-            system = (spec.rating or {}).get("system")
-            if system not in RATING_SYSTEMS:
-                raise _bad(["rating", "system"], f"rating.system must be one of {RATING_SYSTEMS}")
+            spec = msgspec.structs.replace(spec, rating=check_rating(spec.rating))
         elif spec.rating is not None:
             raise _bad(["rating"], "rating applies only to boards with policy 'rating'")
         if spec.policy == "rating" and spec.subscore is not None:
@@ -224,7 +222,7 @@ class Board:
 
     def check_update(self, new: Board) -> None:
         """Conflict when ``new`` changes what a board with entries cannot change."""
-        for name in ("order", "policy", "windows", "scopes", "shards", "subscore"):
+        for name in ("order", "policy", "windows", "scopes", "shards", "subscore", "rating"):
             before, after = getattr(self.spec, name), getattr(new.spec, name)
             if name == "windows":  # "season" follows from the seasons (which may be added)
                 before, after = ([w for w in b.windows if w != "season"] for b in (self, new))

@@ -790,9 +790,10 @@ def demo(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed, for a repeatable game.")] = None,
 ) -> None:
-    """Start a server and a simulated game (players, matches, an arena and an XP board, and a
-    tournament every 2 minutes with cohorts, whose results a local webhook receiver prints)
-    so the page at / moves; stops the server on exit or Ctrl-C."""
+    """Start a server and a simulated game (players, matches, an arena, an XP board, chess
+    players rated on chess-blitz and chess-rapid, and a tournament every 2 minutes with
+    cohorts, whose results a local webhook receiver prints) so the page at / moves; stops the
+    server on exit or Ctrl-C."""
     from rankline.demo import run_demo
 
     try:

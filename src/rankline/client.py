@@ -133,6 +133,40 @@ class _Api(Generic[R]):
             body["metadata"] = dict(metadata)
         return self._call(Call("POST", f"/v1/boards/{_p(board)}/scores", body=body, write=True))
 
+    # rating boards
+    def submit_match(
+        self,
+        board: str,
+        match_id: str,
+        results: Sequence[Mapping[str, Any]],
+        *,
+        at: str | None = None,
+    ) -> R:
+        """A match on a rating board: ``results`` are ``{"player_id", "place", "team"?,
+        "scopes"?}`` (equal places draw). Answers each player's old and new rating and rank."""
+        body: Json = {"match_id": match_id, "results": [dict(r) for r in results]}
+        if at is not None:
+            body["at"] = at
+        return self._call(Call("POST", f"/v1/boards/{_p(board)}/matches", body=body, write=True))
+
+    def submit_matches(self, matches: Sequence[Mapping[str, Any]]) -> R:
+        """Up to 1,000 matches in one request, each with its ``board``: ``{"results": [...]}``
+        with one answer or ``error`` per item, by ``index``."""
+        body = {"matches": [dict(m) for m in matches]}
+        return self._call(Call("POST", "/v1/matches/batch", body=body, write=True))
+
+    def rating(
+        self,
+        board: str,
+        player_id: str,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+    ) -> R:
+        """A player's rating on a rating board, also while provisional (``provisional``)."""
+        path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}/rating"
+        return self._call(Call("GET", path, params=_where(window, period, None)))
+
     # reads
     def top(
         self,

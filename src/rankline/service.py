@@ -39,8 +39,10 @@ from rankline.indexing import IndexHealth, IndexKeeper
 from rankline.ingest import AsyncIngest
 from rankline.lifecycle import Lifecycle
 from rankline.log.factory import log_for
+from rankline.matches import Matches
 from rankline.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.players import Players
+from rankline.rated import MatchApplier
 from rankline.reads import Reads
 from rankline.registry import BoardChanges, Boards
 from rankline.scores import Scores
@@ -51,6 +53,7 @@ from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
+from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments import Tournaments
@@ -152,8 +155,25 @@ class Rankline:
             max_queued=settings.write_queue_max,
         )
         self.dead_letters = DeadLetters(store)
-        self.ingest = AsyncIngest(log_for(settings), writer, boards, self.dead_letters, clock)
-        """Submissions taken asynchronously: the ingestion log and this process's applier."""
+        rater = MatchApplier(
+            store, gateway, clock, commit_lock, ready=lambda: writer.running, feed=self.feed
+        )
+        self.ingest = AsyncIngest(
+            log_for(settings), writer, boards, self.dead_letters, clock, matches=rater
+        )
+        """Submissions taken asynchronously: the ingestion log and this process's applier
+        (which also rates the matches of rating boards, in log order)."""
+        self.ratings = RatingStore(store)
+        """Rating boards' matches, rating changes and states in SQL."""
+        self.matches = Matches(
+            boards,
+            self.ingest,
+            self.ratings,
+            gateway,
+            clock,
+            clock_skew_seconds=settings.clock_skew_seconds,
+        )
+        """Match results on rating boards, and the ratings they give."""
         self.board_changes = BoardChanges(boards, store, index, commit_lock, clock)
         self.lifecycle = lifecycle = Lifecycle(store, clock, boards)
         self.tops = tops = TopCache(NAME_TTL_SECONDS)

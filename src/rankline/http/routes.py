@@ -25,6 +25,7 @@ from rankline.http.body import (
     query_str,
     read_body,
 )
+from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
@@ -360,5 +361,5 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
     ),
 )
 
-ENDPOINTS += PLAYER_ENDPOINTS
+ENDPOINTS += PLAYER_ENDPOINTS + MATCH_ENDPOINTS
 ENDPOINTS += TOURNAMENT_ENDPOINTS

@@ -236,11 +236,15 @@ class PlayerStore:
         f = t.friends
         removed = 0
         async with mapped_errors(), self._engine.begin() as conn:
+            # rating boards: the player's states and rating history (the matches they played
+            # stay, as the other players' ratings came from them)
             for table in (
                 t.score_events,
                 t.standings,
                 t.players,
                 t.bans,
+                t.match_ratings,
+                t.rating_states,
                 t.cohort_members,
                 t.tournament_players,
                 t.tournament_submissions,

@@ -86,6 +86,12 @@ class _Transaction:
         self._conn = conn
         self._hot = hot
 
+    @property
+    def conn(self) -> AsyncConnection:
+        """The transaction's connection, for other tables' statements in the same
+        transaction (rating boards: ``rankline.store.ratings``)."""
+        return self._conn
+
     async def existing_events(
         self, keys: Sequence[tuple[BoardId, PlayerId, MatchId]]
     ) -> dict[tuple[BoardId, PlayerId, MatchId], ScoreEvent]:
@@ -461,7 +467,11 @@ class SqlStore:
                 entries = await conn.execute(
                     select(s.c.player_id).where(s.c.board_id == board_id).limit(1)
                 )
-                check(_unjson.decode(old), entries.first() is not None)
+                # a rating board's matches count too (its players may all be provisional)
+                rated = await conn.execute(
+                    select(t.matches.c.seq).where(t.matches.c.board_id == board_id).limit(1)
+                )
+                check(_unjson.decode(old), entries.first() is not None or rated.first() is not None)
             await conn.execute(
                 update(b).where(b.c.id == board_id).values(definition=text, updated_at=now)
             )
@@ -473,7 +483,7 @@ class SqlStore:
         before, and one starting later finds no board."""
         async with mapped_errors(), self._engine.begin() as conn:
             found = await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
-            for table in (t.standings, t.score_events, t.periods, t.archive):
+            for table in (t.standings, t.score_events, t.periods, t.archive, *t.RATING_TABLES):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
             return bool(found.rowcount)
 
