@@ -315,9 +315,8 @@ class MatchApplier:
                 if before is not None:
                     removed.append(key)
                 continue
-            writes.append(
-                (key[0], key[1], entry[0], entry[1], 1 if before is None else before[4] + 1)
-            )
+            revision = 1 if before is None else before[4] + 1
+            writes.append((key[0], key[1], entry[0], entry[1], revision, None))  # no subscore
         await tx.write_standings(writes)
         await rows.remove_standings(removed)
         self.applied += len(step.matches)
@@ -325,7 +324,7 @@ class MatchApplier:
         order = step.board.order
         changes = [
             IndexChange(lb, player, encode(score, at, player, order), revision)
-            for lb, player, score, at, revision in writes
+            for lb, player, score, at, revision, _ in writes
             if player not in banned
         ]
         changes += [IndexChange(lb, player, None, 0) for lb, player in removed]
