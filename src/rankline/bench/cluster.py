@@ -48,6 +48,10 @@ def _free_port(taken: set[int]) -> int:
     raise ClusterError("no free port pair for a cluster node")
 
 
+FLUSH_SECONDS = 600.0
+"""How long emptying one node may take (a primary of 30M entries needs more than 10 s)."""
+
+
 def _cli(port: int, *args: str, timeout: float = 10) -> str:
     done = subprocess.run(
         ["redis-cli", "-h", HOST, "-p", str(port), *args],
@@ -223,10 +227,11 @@ class LocalCluster:
         node.process.wait(10)
 
     def flush(self) -> None:
-        """Empty every primary (the replicas follow)."""
+        """Empty every primary (the replicas follow). Synchronous, so the memory is free when
+        this returns; tens of millions of entries take a while to free."""
         for node in self.nodes:
             if node.alive() and self.is_primary(node):
-                _cli(node.port, "FLUSHALL")
+                _cli(node.port, "FLUSHALL", "SYNC", timeout=FLUSH_SECONDS)
 
     def stop(self) -> None:
         for node in self.nodes:
