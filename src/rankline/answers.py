@@ -33,6 +33,9 @@ class Entry(Answer, kw_only=True):
     display_name: str | None = None
     tier: str | None = None
     """The board's first tier whose rule the entry's rank meets (omitted when none)."""
+    dense_rank: int | None = None
+    """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
+    only on boards with ``dense_rank``."""
 
 
 class FriendEntry(Entry, kw_only=True):
@@ -48,6 +51,9 @@ class PlayerStanding(Answer, kw_only=True):
     achieved_at: Time
     display_name: str | None = None
     tier: str | None = None
+    dense_rank: int | None = None
+    """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
+    only on boards with ``dense_rank``."""
 
 
 class FriendPlayer(PlayerStanding, kw_only=True):
@@ -96,6 +102,9 @@ class PlayerOut(Head, kw_only=True):
     achieved_at: Time
     display_name: str | None = None
     tier: str | None = None
+    dense_rank: int | None = None
+    """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
+    only on boards with ``dense_rank``."""
 
 
 class AroundOut(Head, kw_only=True):
@@ -123,6 +132,8 @@ class RankOfOut(Head, kw_only=True):
     percentile: float
     tier: str | None = None
     """The tier that rank would be in, with the new entry counted."""
+    dense_rank: int | None = None
+    """The dense rank that score would get (on boards with ``dense_rank``)."""
 
 
 class PeriodOut(Answer, kw_only=True):

@@ -90,6 +90,10 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     )
     """Named bands of the ranking, checked in order (the first that holds names an entry's
     tier); may change at any time."""
+    dense_rank: bool = False
+    """Entries and player views also carry ``dense_rank`` (1, 2, 2, 3): the index keeps the
+    distinct scores of each leaderboard beside it. Fixed once the board has entries; not
+    with ``shards`` above 1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,7 @@ class Board:
     """A validated board definition with what the write and read paths need from it."""
 
     __slots__ = (
+        "dense",
         "id",
         "order",
         "policy",
@@ -127,6 +132,7 @@ class Board:
         self.order: Order = spec.order
         self.policy: Policy = spec.policy
         self.shards: int = spec.shards
+        self.dense: bool = spec.dense_rank
         self.tiers = tuple(
             (t.name, None if t.top_percent is None else Fraction(repr(t.top_percent)), t.top_rank)
             for t in spec.tiers
@@ -177,6 +183,12 @@ class Board:
         for i, tier in enumerate(spec.tiers):
             if (tier.top_percent is None) == (tier.top_rank is None):
                 raise _bad(["tiers", i], "a tier has exactly one of top_percent and top_rank")
+        if spec.dense_rank and spec.shards > 1:
+            raise _bad(
+                ["dense_rank"],
+                "dense_rank needs an unsharded board: the distinct scores of a leaderboard "
+                "split over shards cannot be counted in O(log N); use shards: 1",
+            )
         board = cls(spec)
         seasons = sorted(board.seasons, key=lambda s: s.starts_at)
         for before, after in itertools.pairwise(seasons):
@@ -186,7 +198,7 @@ class Board:
 
     def check_update(self, new: Board) -> None:
         """Conflict when ``new`` changes what a board with entries cannot change."""
-        for name in ("order", "policy", "windows", "scopes", "shards"):
+        for name in ("order", "policy", "windows", "scopes", "shards", "dense_rank"):
             before, after = getattr(self.spec, name), getattr(new.spec, name)
             if name == "windows":  # "season" follows from the seasons (which may be added)
                 before, after = ([w for w in b.windows if w != "season"] for b in (self, new))

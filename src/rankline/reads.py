@@ -38,7 +38,7 @@ from rankline.errors import InvalidInput, NotFound
 from rankline.gateway import Flags, IndexGateway
 from rankline.index.base import IndexReader
 from rankline.names import NameDirectory
-from rankline.ordering import decode, head, player_of, score_prefix
+from rankline.ordering import PREFIX_BYTES, decode, head, player_of, score_prefix
 from rankline.periods import Period, current_period, parse_period
 from rankline.registry import Boards, Resolved
 from rankline.store import archive as store_archive
@@ -201,7 +201,9 @@ class Reads:
                     leaderboard,
                     start,
                     count,
-                    lambda keys, at, total: self._render(board, keys, at, total),
+                    lambda keys, at, total: self._render(
+                        board, keys, at, total, index, leaderboard
+                    ),
                     context,
                 )
                 return total, entries, digest, start, count, size
@@ -222,13 +224,20 @@ class Reads:
         return await self._boards.current(query.board, on)
 
     async def _render(
-        self, board: Board, keys: Sequence[SortKey], offset: int, total: int
+        self,
+        board: Board,
+        keys: Sequence[SortKey],
+        offset: int,
+        total: int,
+        index: IndexReader,
+        leaderboard: LeaderboardId,
     ) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names joined: what the top
         cache keeps."""
         names = await self._named(player_of(key) for key in keys)
+        dense = await _dense_run(board, index, leaderboard, keys, offset)
         return [
-            _encoder.encode(_entry(board, offset + i + 1, key, names, total))
+            _encoder.encode(_entry(board, offset + i + 1, key, names, total, dense[i]))
             for i, key in enumerate(keys)
         ]
 
@@ -243,6 +252,7 @@ class Reads:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             score, at, _ = decode(position.key, board.order)
             total, offset = position.total, position.offset
+            (dense,) = await _dense_of(board, index, resolved.leaderboard, [position.key])
             return PlayerOut(
                 **self._head(board, resolved, total, _NONE),
                 player_id=player,
@@ -253,6 +263,7 @@ class Reads:
                 achieved_at=format_time(at),
                 display_name=await self._names.name(player),
                 tier=board.tier_of(offset + 1, total) if board.tiers else None,
+                dense_rank=dense,
             )
 
         answer, _, flags = await self._run(query, read, ("player", player))
@@ -267,11 +278,13 @@ class Reads:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             position, first, keys = found
             names = await self._named(player_of(key) for key in keys)
+            dense = await _dense_run(board, index, resolved.leaderboard, keys, first)
+            me = position.offset - first
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
-                player=_standing(board, position, names),
+                player=_standing(board, position, names, dense[me] if me < len(dense) else None),
                 entries=[
-                    _entry(board, first + i + 1, key, names, position.total)
+                    _entry(board, first + i + 1, key, names, position.total, dense[i])
                     for i, key in enumerate(keys)
                 ],
             )
@@ -290,6 +303,10 @@ class Reads:
             now = self._clock.now()
             bounds = [head(score, now + 1, board.order), score_prefix(score, board.order)]
             total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
+            dense: int | None = None
+            if board.dense:
+                prefix = score_prefix(score, board.order)
+                dense = (await index.distinct_before(resolved.leaderboard, [prefix]))[0] + 1
             return RankOfOut(
                 **self._head(board, resolved, total, _NONE),
                 score=score,
@@ -297,6 +314,7 @@ class Reads:
                 competition_rank=better + 1,
                 percentile=round(100.0 * (total - before) / (total + 1), 4),
                 tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
+                dense_rank=dense,
             )
 
         answer, _, flags = await self._run(query, read)
@@ -317,9 +335,10 @@ class Reads:
             ranked = await index.positions(leaderboard, [player, *friends])
             total = await index.total(leaderboard)
             names = await self._named(player_of(key) for _, key in ranked)
+            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
             entries = [
-                _friend_entry(_entry(board, at + 1, key, names, total), i + 1)
+                _friend_entry(_entry(board, at + 1, key, names, total, dense[i]), i + 1)
                 for i, (at, key) in enumerate(ranked)
             ]
             me_out: FriendPlayer | None = None
@@ -329,7 +348,8 @@ class Reads:
                 position = await index.position(leaderboard, player)
                 if position is None:
                     raise NotFound(f"player {player!r} has no entry on this leaderboard")
-                standing = _standing(board, position, names)
+                (mine,) = await _dense_of(board, index, leaderboard, [position.key])
+                standing = _standing(board, position, names, mine)
                 me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
             return FriendsOut(
@@ -350,9 +370,13 @@ class Reads:
             ranked = await index.positions(leaderboard, players)
             total = await index.total(leaderboard)
             names = await self._named(player_of(key) for _, key in ranked)
+            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
             return RanksOut(
                 **self._head(board, resolved, total, _NONE),
-                entries=[_entry(board, at + 1, key, names, total) for at, key in ranked],
+                entries=[
+                    _entry(board, at + 1, key, names, total, dense[i])
+                    for i, (at, key) in enumerate(ranked)
+                ],
             )
 
         answer, _, flags = await self._run(query, read)
@@ -432,11 +456,53 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
         achieved_at=entry.achieved_at,
         display_name=entry.display_name,
         tier=entry.tier,
+        dense_rank=entry.dense_rank,
         friends_rank=friends_rank,
     )
 
 
-def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> Entry:
+async def _dense_of(
+    board: Board, index: IndexReader, leaderboard: LeaderboardId, keys: Sequence[SortKey]
+) -> list[int | None]:
+    """The dense rank of each of ``keys`` (all None on a board without dense ranks)."""
+    if not board.dense or not keys:
+        return [None] * len(keys)
+    before = await index.distinct_before(leaderboard, [key[:PREFIX_BYTES] for key in keys])
+    return [count + 1 for count in before]
+
+
+async def _dense_run(
+    board: Board,
+    index: IndexReader,
+    leaderboard: LeaderboardId,
+    keys: Sequence[SortKey],
+    offset: int,
+) -> list[int | None]:
+    """The dense ranks of consecutive ``keys`` read from ``offset``: one count for the
+    first (none from the top), then one more at each new score."""
+    if not board.dense or not keys:
+        return [None] * len(keys)
+    dense = 0
+    if offset > 0:
+        (dense,) = await index.distinct_before(leaderboard, [keys[0][:PREFIX_BYTES]])
+    ranks: list[int | None] = []
+    last = None
+    for key in keys:
+        prefix = key[:PREFIX_BYTES]
+        if prefix != last:
+            dense, last = dense + 1, prefix
+        ranks.append(dense)
+    return ranks
+
+
+def _entry(
+    board: Board,
+    rank: int,
+    key: SortKey,
+    names: Names,
+    total: int,
+    dense: int | None = None,
+) -> Entry:
     score, at, player = decode(key, board.order)
     return Entry(
         rank=rank,
@@ -445,10 +511,13 @@ def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> E
         achieved_at=format_time(at),
         display_name=names.get(player),
         tier=board.tier_of(rank, total) if board.tiers else None,
+        dense_rank=dense,
     )
 
 
-def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
+def _standing(
+    board: Board, position: Position, names: Names, dense: int | None = None
+) -> PlayerStanding:
     score, at, player = decode(position.key, board.order)
     total = position.total
     return PlayerStanding(
@@ -460,6 +529,7 @@ def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
         achieved_at=format_time(at),
         display_name=names.get(player),
         tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
+        dense_rank=dense,
     )
 
 

@@ -127,6 +127,7 @@ class Rankline:
             store, clock, None if versions is None else CheckedVersions(versions, health)
         )
         self.index = index = ShardedIndex(backend, boards.shards_of)
+        index.keep_distinct(boards.dense_of)
         """The backend, with each board's leaderboards split over its ``shards``."""
         self.keeper = keeper = IndexKeeper(
             index, health, store, clock, boards, check_seconds=settings.index_check_seconds

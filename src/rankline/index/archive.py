@@ -53,6 +53,9 @@ class ArchiveIndex(ReadOnlySql):
         key = store_archive.PeriodKey(leaderboard.board, leaderboard.window, leaderboard.period)
         return await store_archive.is_archived(self._store, key)
 
+    def _rows(self, leaderboard: LeaderboardId) -> tuple[Any, ColumnElement[bool]]:
+        return _a.c, _where(leaderboard)
+
     def _key(self, leaderboard: LeaderboardId, row: Any) -> SortKey:
         return encode(row.score, row.achieved_at, row.player_id, self._order_of(leaderboard.board))
 
@@ -204,6 +207,11 @@ class ArchiveRouter:
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
         return await (await self._pick(leaderboard)).counts_before(leaderboard, bounds)
+
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        return await (await self._pick(leaderboard)).distinct_before(leaderboard, prefixes)
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         return await (await self._pick(leaderboard)).top_stamp(leaderboard)

@@ -16,7 +16,7 @@ of the SQL standings, rebuildable at any time.
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import NamedTuple, Protocol
 
@@ -66,6 +66,14 @@ class IndexReader(Protocol):
     ) -> tuple[int, list[int]]:
         """The total and, for each of ``bounds`` (a key or a prefix of one: the 8-byte
         score prefix, the 16-byte head), how many keys sort strictly before it."""
+        ...
+
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        """For each score prefix (``ordering.score_prefix``), how many distinct scores held
+        sort strictly before it: a dense rank less one. Only leaderboards of boards that keep
+        dense ranks answer it (``RankingIndex.keep_distinct``)."""
         ...
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
@@ -195,6 +203,28 @@ class RankingIndex(abc.ABC):
         """The leaderboard's total and, for each of ``bounds``, how many keys sort strictly
         before it (a key or any prefix: the 8-byte score prefix counts the strictly better
         scores), read together."""
+
+    @abc.abstractmethod
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        """See ``IndexReader.distinct_before``."""
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        """The distinct score prefixes the index keeps beside the leaderboard, as it holds
+        them, in order (what ``verify`` compares with the entries' own)."""
+        return []
+
+    def keep_distinct(self, dense_of: Callable[[BoardId], bool]) -> None:
+        """Keep, beside each leaderboard of the boards ``dense_of`` names, its distinct
+        scores, changed in the same step as the entries (dense ranks in O(log N)). A board
+        keeps it from its first entry on: ``dense_rank`` cannot change once it has one."""
+        self._dense_of = dense_of
+
+    def dense(self, leaderboard: LeaderboardId) -> bool:
+        """Whether the index keeps the leaderboard's distinct scores."""
+        dense_of = getattr(self, "_dense_of", None)
+        return dense_of is not None and dense_of(leaderboard.board)
 
     async def count_before(self, leaderboard: LeaderboardId, bound: bytes) -> int:
         """How many keys sort strictly before ``bound``."""

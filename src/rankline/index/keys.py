@@ -101,6 +101,13 @@ def stamp(leaderboard: LeaderboardId) -> str:
     return f"{PREFIX}:{{{tag(leaderboard)}}}:t"
 
 
+def distinct(leaderboard: LeaderboardId) -> str:
+    """Sorted set, on a board with dense ranks: the distinct 8-byte score prefixes of the
+    entries, every member at score 0 (a dense rank is a ZLEXCOUNT here). Changed by the same
+    scripts as the entries; dropped, expired and repaired with them."""
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:d"
+
+
 def bucket_prefix(leaderboard: LeaderboardId) -> str:
     """Bucket ``n`` is this followed by ``n`` in decimal: a hash player id → the 16-byte
     head of the player's key followed by the standing's revision in decimal, plus a

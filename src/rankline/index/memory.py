@@ -177,13 +177,25 @@ class _PlayerKeys:
 
 
 class _Leaderboard:
-    __slots__ = ("changed", "edge", "keys", "players", "top")
+    __slots__ = ("changed", "distinct", "edge", "keys", "players", "top")
 
-    def __init__(self, keys: Sequence[SortKey] = (), hashes: Iterable[int] | None = None) -> None:
+    def __init__(
+        self,
+        keys: Sequence[SortKey] = (),
+        hashes: Iterable[int] | None = None,
+        dense: bool = False,
+    ) -> None:
         """A leaderboard of ``keys``, at most one per player; keys in rank order (or
-        nearly) sort in linear time. ``hashes``: see ``_PlayerKeys``."""
+        nearly) sort in linear time. ``hashes``: see ``_PlayerKeys``. With ``dense``, the
+        distinct score prefixes are kept too."""
         self.players = _PlayerKeys(keys, hashes)
         self.keys: SortedList[SortKey] = SortedList(keys)
+        self.distinct: SortedList[bytes] | None = (
+            SortedList({key[:PREFIX_BYTES] for key in keys}) if dense else None
+        )
+        """The distinct score prefixes of ``keys`` (a board with dense ranks), or None. No
+        count is kept per score: the keys themselves tell in O(log N) whether a score is
+        still held (``_unhold``)."""
         self.top = self.changed = _fresh()
         """``top_stamp`` and ``change_stamp``."""
         self.edge: SortKey | None = None
@@ -211,13 +223,38 @@ class _Leaderboard:
         if old is not None:
             top = self.in_top(old)
             self.keys.remove(old)
+            self._unhold(old)
         if key is not None:
             self.keys.add(key)
+            self._hold(key)
             top = top or self.in_top(key)
         if top:
             self.touched_top()
         else:
             self.changed = _fresh()
+
+    def _hold(self, key: SortKey) -> None:
+        distinct = self.distinct
+        if distinct is not None:
+            prefix = key[:PREFIX_BYTES]
+            at = distinct.bisect_left(prefix)
+            if at == len(distinct) or distinct[at] != prefix:
+                distinct.add(prefix)
+
+    def _unhold(self, gone: SortKey) -> None:
+        """Forget ``gone``'s score when no key holds it any more (after removing it)."""
+        if self.distinct is None:
+            return
+        prefix, keys = gone[:PREFIX_BYTES], self.keys
+        at = keys.bisect_left(prefix)
+        if at == len(keys) or not keys[at].startswith(prefix):
+            self.distinct.discard(prefix)
+
+    def discard(self, key: SortKey) -> None:
+        if key in self.keys:
+            self.keys.remove(key)
+            self._unhold(key)
+        self.players.pop(key[HEAD_BYTES:], only=key)
 
     def position(self, player: PlayerId) -> Position | None:
         key = self.players.get(player.encode())
@@ -243,7 +280,7 @@ class MemoryIndex(RankingIndex):
         boards = self._boards.setdefault(leaderboard.board, {})
         found = boards.get(leaderboard)
         if found is None:
-            found = boards[leaderboard] = _Leaderboard()
+            found = boards[leaderboard] = _Leaderboard(dense=self.dense(leaderboard))
         return found
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
@@ -277,10 +314,11 @@ class MemoryIndex(RankingIndex):
         A big leaderboard is built in a thread: it takes ~1 s per million entries, which
         the event loop spends answering (``/readyz``, say) instead of waiting."""
         if self._get(leaderboard) is None and keys:
+            dense = self.dense(leaderboard)
             if len(keys) < _THREAD_FROM:
-                built = _Leaderboard(keys, hashes)
+                built = _Leaderboard(keys, hashes, dense)
             else:
-                built = await asyncio.to_thread(_Leaderboard, keys, hashes)
+                built = await asyncio.to_thread(_Leaderboard, keys, hashes, dense)
             if self._get(leaderboard) is None:
                 self._boards.setdefault(leaderboard.board, {})[leaderboard] = built
                 return
@@ -341,6 +379,19 @@ class MemoryIndex(RankingIndex):
         bisect = found.keys.bisect_left
         return len(found.keys), [bisect(bound) for bound in bounds]
 
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        found = self._get(leaderboard)
+        if found is None or found.distinct is None:
+            return [0] * len(prefixes)
+        bisect = found.distinct.bisect_left
+        return [bisect(prefix) for prefix in prefixes]
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        found = self._get(leaderboard)
+        return [] if found is None or found.distinct is None else list(found.distinct)
+
     async def neighbours(
         self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
     ) -> tuple[list[SortKey], list[SortKey]]:
@@ -367,8 +418,7 @@ class MemoryIndex(RankingIndex):
         if found is None:
             return
         for key in keys:
-            found.keys.discard(key)
-            found.players.pop(key[HEAD_BYTES:], only=key)
+            found.discard(key)
         found.touched_top()
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:

@@ -157,6 +157,7 @@ class RedisIndex(RankingIndex):
         self._positions = register(scripts.POSITIONS)
         self._page = register(scripts.PAGE)
         self._counts_before = register(scripts.COUNTS_BEFORE)
+        self._distinct_before = register(scripts.DISTINCT_BEFORE)
         self._neighbours = register(scripts.NEIGHBOURS)
         self._top_stamp = register(scripts.TOP_STAMP)
         self._change_stamp = register(scripts.CHANGE_STAMP)
@@ -250,7 +251,8 @@ class RedisIndex(RankingIndex):
             names = Names.of(leaderboard)
             for start in range(0, len(items), ARG_CHUNK):
                 args = [names.buckets, *_triples(items[start : start + ARG_CHUNK])]
-                calls.append((self._apply, tuple(names.writes), tuple(args)))
+                keys = names.changes(self.dense(leaderboard))
+                calls.append((self._apply, tuple(keys), tuple(args)))
             registry.append(("SADD", k.registry(leaderboard.board), k.tag(leaderboard)))
         async with mapped():
             # APPLY is revision-guarded, so sending it again after NOSCRIPT is harmless
@@ -280,10 +282,12 @@ class RedisIndex(RankingIndex):
                 await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
                 while batch:
                     level, split = await self._grow_to(names, 0, len(batch))
-                    batch = await self._load_batch(names, level, split, batch)
+                    batch = await self._load_batch(
+                        names, level, split, batch, self.dense(leaderboard)
+                    )
 
     async def _load_batch(
-        self, names: Names, level: int, split: int, batch: list[Entry]
+        self, names: Names, level: int, split: int, batch: list[Entry], dense: bool
     ) -> list[Entry]:
         """Send ``batch`` in LOAD scripts, the next one prepared while Redis runs the last;
         returns the entries of the scripts that found the layout changed (to retry)."""
@@ -293,7 +297,8 @@ class RedisIndex(RankingIndex):
             for start in range(0, len(batch), _LOAD_SCRIPT):
                 part = batch[start : start + _LOAD_SCRIPT]
                 args = _load_args(names.buckets, level, split, part)
-                sent.append((asyncio.create_task(self._load(keys=names.writes, args=args)), part))
+                keys = names.changes(dense)
+                sent.append((asyncio.create_task(self._load(keys=keys, args=args)), part))
                 await asyncio.sleep(0)  # let it pack and send before preparing the next
                 if len(sent) > 1:
                     retry += await _unless_stale(*sent.pop(0))
@@ -317,7 +322,10 @@ class RedisIndex(RankingIndex):
         (``rankline.index.redis_fill``), several times faster than ``load``; a leaderboard
         that holds entries, has an expiry, or that another process changes meanwhile, is
         loaded (or from then on) with ``load``'s revision checks, so the outcome is the
-        same either way."""
+        same either way. A leaderboard that keeps its distinct scores (dense ranks) is
+        always loaded with ``load``, whose scripts keep them."""
+        if self.dense(leaderboard):
+            return super().fill(leaderboard, size, chunks)
         return self._filler.fill(leaderboard, size, chunks)
 
     async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
@@ -325,7 +333,7 @@ class RedisIndex(RankingIndex):
         async with mapped():
             for start in range(0, len(keys_), ARG_CHUNK):
                 args: list[str | bytes] = [names.buckets, *keys_[start : start + ARG_CHUNK]]
-                await self._discard(keys=names.writes, args=args)
+                await self._discard(keys=names.changes(self.dense(leaderboard)), args=args)
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
         """Delete each leaderboard: its keys and first buckets in one script, so that a
@@ -338,7 +346,7 @@ class RedisIndex(RankingIndex):
                     names = Names.of(leaderboard)
                     self._layouts.pop(names.meta, None)
                     await self._drop(
-                        keys=names.writes, args=[names.buckets, _BUCKET_CHUNK], client=pipe
+                        keys=names.every, args=[names.buckets, _BUCKET_CHUNK], client=pipe
                     )
                     pipe.srem(k.registry(leaderboard.board), k.tag(leaderboard))
                 replies = await pipe.execute()
@@ -357,7 +365,7 @@ class RedisIndex(RankingIndex):
         names = Names.of(leaderboard)
         async with mapped():
             at, buckets = await self._expire(
-                keys=names.writes, args=[names.buckets, max(1, micros // 1000)]
+                keys=names.every, args=[names.buckets, max(1, micros // 1000)]
             )
             async with self.client.pipeline(transaction=False) as pipe:
                 for start in range(0, int(buckets), _BUCKET_CHUNK):
@@ -479,6 +487,26 @@ class RedisIndex(RankingIndex):
             counts += [int(x) for x in reply[1:]]
         return total, counts
 
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        names = Names.of(leaderboard)
+        keys = (*names.checked, names.distinct)
+        counts: list[int] = []
+        async with mapped():
+            for i in range(0, len(prefixes), ARG_CHUNK):
+                part = tuple(prefixes[i : i + ARG_CHUNK])
+                reply = await self._grouped.call(self._distinct_before, keys, part)
+                if int(reply[0]) < 0:
+                    _checked(leaderboard, int(reply[0]))
+                counts += [int(x) for x in reply[1:]]
+        return counts
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        async with mapped():
+            found = await self.client.zrange(Names.of(leaderboard).distinct, 0, -1)
+        return [x if isinstance(x, bytes) else str(x).encode() for x in found]
+
     async def neighbours(
         self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
     ) -> tuple[list[SortKey], list[SortKey]]:
@@ -550,7 +578,7 @@ class RedisIndex(RankingIndex):
         self._layouts.pop(names.meta, None)
         async with mapped():
             args: list[str | int] = [names.buckets, token, lease_ms]
-            began = await self._repair_begin(keys=names.writes, args=args)
+            began = await self._repair_begin(keys=names.every, args=args)
             if began:
                 await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
         return bool(began)

@@ -27,6 +27,7 @@ class Names(NamedTuple):
     meta: str
     stamp: str
     buckets: str
+    distinct: str
 
     @staticmethod
     def of(leaderboard: LeaderboardId) -> Names:
@@ -36,6 +37,16 @@ class Names(NamedTuple):
     @property
     def writes(self) -> list[str]:
         return [self.entries, self.meta, self.stamp]
+
+    def changes(self, dense: bool) -> list[str]:
+        """The keys of a script that changes entries (with the distinct scores on a board
+        with dense ranks)."""
+        return [self.entries, self.meta, self.stamp, self.distinct] if dense else self.writes
+
+    @property
+    def every(self) -> list[str]:
+        """The keys a drop, an expiry or a repair treats alike."""
+        return [self.entries, self.meta, self.stamp, self.distinct]
 
     @property
     def reads(self) -> list[str]:
@@ -54,6 +65,7 @@ def _names(leaderboard: LeaderboardId) -> Names:
         k.meta(leaderboard),
         k.stamp(leaderboard),
         k.bucket_prefix(leaderboard),
+        k.distinct(leaderboard),
     )
 
 

@@ -27,6 +27,7 @@ answer ``DAMAGED`` or ``LOST`` instead of a wrong answer.
 
 from __future__ import annotations
 
+from rankline.ordering import PREFIX_BYTES
 from rankline.types import TOP_WINDOW
 
 BUCKET_LOAD = 48
@@ -127,6 +128,22 @@ local function damage(stamps)
   if not redis.call('HGET', stamps, 'd') then redis.call('HSET', stamps, 'd', '0:0') end
 end
 
+-- A board with dense ranks keeps its leaderboards' distinct score prefixes in a sorted set
+-- (``keys.distinct``), passed as the write scripts' KEYS[4] (nil on other boards). No count
+-- per score is kept: the entries tell in O(log N) whether a score is still held.
+local PREFIX_BYTES = {PREFIX_BYTES}
+local function hold(distinct, key)
+  if distinct then redis.call('ZADD', distinct, 0, string.sub(key, 1, PREFIX_BYTES)) end
+end
+
+-- After ``gone`` left the entries: forget its score when no entry holds it any more.
+local function unhold(entries, distinct, gone)
+  if not distinct then return end
+  local p = string.sub(gone, 1, PREFIX_BYTES)
+  local left = redis.call('ZRANGE', entries, '[' .. p, '+', 'BYLEX', 'LIMIT', 0, 1)[1]
+  if not left or string.sub(left, 1, PREFIX_BYTES) ~= p then redis.call('ZREM', distinct, p) end
+end
+
 local function hset_pairs(key, t)
   for i = 1, #t, 1000 do
     redis.call('HSET', key, unpack(t, i, math.min(i + 999, #t)))
@@ -180,10 +197,10 @@ local function grow(meta, prefix, level, split, expiry, size, max_splits, max_mo
 end
 """
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, then (player, head or "" to remove,
-# revision) triples. A change applies when its revision is newer than the one held (0:
-# always). A change moves the change stamp, and the top stamp too when its old or new
-# offset is inside the top window. Returns how many applied.
+# KEYS: entries, meta, stamp, and distinct scores on a board with dense ranks. ARGV: bucket prefix,
+# then (player, head or "" to remove, revision) triples. A change applies when its revision is
+# newer than the one held (0: always). A change moves the change stamp, and the top stamp too when
+# its old or new offset is inside the top window. Returns how many applied.
 APPLY = (
     PRELUDE
     + f"""
@@ -215,6 +232,7 @@ for i = 2, #ARGV, 3 do
       local old = string.sub(cur, 1, 16) .. player
       top = top or in_top(old)
       total = total - redis.call('ZREM', KEYS[1], old)
+      unhold(KEYS[1], KEYS[4], old)
       changed = true
     end
     if head == '' then
@@ -222,6 +240,7 @@ for i = 2, #ARGV, 3 do
     else
       local key = head .. player
       total = total + redis.call('ZADD', KEYS[1], 0, key)
+      hold(KEYS[4], key)
       top = top or in_top(key)
       changed = true
       if redis.call('HSET', bucket, player, head .. ARGV[i + 2]) == 1 then
@@ -238,6 +257,7 @@ if added then
   grow(KEYS[2], prefix, level, split, expiry, total, {GROW_SPLITS}, {GROW_SPLITS} * BUCKET_LOAD)
 end
 if changed then
+  if expiry and KEYS[4] then redis.call('PEXPIREAT', KEYS[4], expiry) end
   bump(KEYS[3], expiry, top)
   if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
 end
@@ -260,15 +280,14 @@ return {level, split, more and 1 or 0}
 """
 )
 
-# Bulk load. KEYS: entries, meta, stamp. ARGV: level and split pointer the caller placed
-# the entries with, bucket prefix, then three strings with one item per entry: the keys in
-# byte order joined by "\xff" (which follows no head and occurs in no UTF-8 player id), the
-# revisions and the bucket numbers, space-separated. Each entry costs one HGET (a reload
-# of unchanged standings, what this script mostly does now that ``fill`` takes empty
-# leaderboards, costs nothing more); a new or newer one an HSET, and its key joins a
-# multi-member ZADD; where the index holds the player already, the newer revision wins.
-# Returns how many were written, or -1 (nothing written) when the layout changed since the
-# caller read it.
+# Bulk load. KEYS: entries, meta, stamp (and distinct scores, as APPLY). ARGV: level and split
+# pointer the caller placed the entries with, bucket prefix, then three strings with one item per
+# entry: the keys in byte order joined by "\xff" (which follows no head and occurs in no UTF-8
+# player id), the revisions and the bucket numbers, space-separated. Each entry costs one HGET (a
+# reload of unchanged standings, what this script mostly does now that ``fill`` takes empty
+# leaderboards, costs nothing more); a new or newer one an HSET, and its key joins a multi-member
+# ZADD; where the index holds the player already, the newer revision wins. Returns how many were
+# written, or -1 (nothing written) when the layout changed since the caller read it.
 LOAD = (
     PRELUDE
     + """
@@ -280,7 +299,16 @@ local next_rev, next_bucket = string.gmatch(ARGV[5], '%d+'), string.gmatch(ARGV[
 local find, sub = string.find, string.sub
 local batch, written, touched = {}, 0, {}
 local function flush()
-  if #batch > 0 then redis.call('ZADD', KEYS[1], unpack(batch)) end
+  if #batch > 0 then
+    redis.call('ZADD', KEYS[1], unpack(batch))
+    if KEYS[4] then
+      local scores = {}
+      for i = 2, #batch, 2 do
+        scores[i - 1], scores[i] = 0, sub(batch[i], 1, PREFIX_BYTES)
+      end
+      redis.call('ZADD', KEYS[4], unpack(scores))
+    end
+  end
   batch = {}
 end
 local pos, size = 1, #blob
@@ -296,7 +324,8 @@ while pos <= size do
     local held = tonumber(sub(cur, 17))
     if not held or tonumber(rev) == 0 or held < tonumber(rev) then
       flush()
-      redis.call('ZREM', KEYS[1], sub(cur, 1, 16) .. player)
+      local old = sub(cur, 1, 16) .. player
+      if redis.call('ZREM', KEYS[1], old) == 1 then unhold(KEYS[1], KEYS[4], old) end
       take = true
     end
   end
@@ -314,6 +343,7 @@ flush()
 if written > 0 then
   if expiry then
     redis.call('PEXPIREAT', KEYS[1], expiry)
+    if KEYS[4] then redis.call('PEXPIREAT', KEYS[4], expiry) end
     for bucket in pairs(touched) do redis.call('PEXPIREAT', bucket, expiry) end
   end
   bump(KEYS[3], expiry, true)
@@ -323,7 +353,8 @@ return written
 """
 )
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, then exact keys to remove (repairs).
+# KEYS: entries, meta, stamp (and distinct scores, as APPLY). ARGV: bucket prefix, then
+# exact keys to remove (repairs).
 # The player's bucket entry goes only if it points at that key. Returns how many members
 # were removed.
 DISCARD = (
@@ -334,7 +365,10 @@ local ok = intact(KEYS[1], KEYS[2], KEYS[3])
 local n = 0
 for i = 2, #ARGV do
   local key = ARGV[i]
-  n = n + redis.call('ZREM', KEYS[1], key)
+  if redis.call('ZREM', KEYS[1], key) == 1 then
+    n = n + 1
+    unhold(KEYS[1], KEYS[4], key)
+  end
   local player = string.sub(key, 17)
   local bucket, cur = map_entry(ARGV[1], player, level, split)
   if cur and string.sub(cur, 1, 16) == string.sub(key, 1, 16) then
@@ -522,6 +556,22 @@ return out
 """
 )
 
+# KEYS: entries, meta, stamps, built marker, distinct scores. ARGV: score prefixes. Returns
+# {total, count...}: per prefix, how many distinct scores sort strictly before it (a
+# ZLEXCOUNT on the distinct scores, so O(log N)); or {DAMAGED} or {LOST}.
+DISTINCT_BEFORE = (
+    _STATE
+    + """
+local total = state()
+if total < 0 then return {total} end
+local out = {total}
+for i = 1, #ARGV do
+  out[i + 1] = redis.call('ZLEXCOUNT', KEYS[5], '-', '(' .. ARGV[i])
+end
+return out
+"""
+)
+
 # KEYS: entries, meta, stamps, built marker. Returns {top stamp, total}; the total is
 # DAMAGED or LOST instead when the leaderboard cannot vouch for its top.
 TOP_STAMP = (
@@ -572,8 +622,8 @@ return out
 """
 )
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, ms from now. Records the expiry time in
-# meta (keys created later get it too) and sets it on these keys. Returns {expiry time in
+# KEYS: entries, meta, stamp, distinct scores. ARGV: bucket prefix, ms from now. Records the expiry
+# time in meta (keys created later get it too) and sets it on these keys. Returns {expiry time in
 # ms, how many buckets still need it}: none when the recorded time was within a second.
 EXPIRE = (
     PRELUDE
@@ -588,7 +638,7 @@ if expiry and math.abs(tonumber(expiry) - want) <= 1000 then
 end
 local at = string.format('%.0f', want)
 redis.call('HSET', KEYS[2], 'x', at)
-for i = 1, 3 do redis.call('PEXPIREAT', KEYS[i], at) end
+for i = 1, 4 do redis.call('PEXPIREAT', KEYS[i], at) end
 return {at, buckets}
 """
 )
@@ -601,14 +651,14 @@ end
 return 0
 """
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, n. Deletes the leaderboard's keys and
-# its first n buckets; returns how many buckets it had (the caller deletes the rest).
+# KEYS: entries, meta, stamp, distinct scores. ARGV: bucket prefix, n. Deletes the leaderboard's
+# keys and its first n buckets; returns how many buckets it had (the caller deletes the rest).
 DROP = (
     PRELUDE
     + """
 local level, split = layout(KEYS[2])
 local buckets = 2 ^ level + split
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 for i = 0, math.min(buckets, tonumber(ARGV[2])) - 1 do
   redis.call('UNLINK', ARGV[1] .. i)
 end
@@ -616,7 +666,8 @@ return buckets
 """
 )
 
-# KEYS: entries, meta, stamps. ARGV: bucket prefix, token, lease (ms). Starts a repair:
+# KEYS: entries, meta, stamps, distinct scores. ARGV: bucket prefix, token, lease (ms).
+# Starts a repair:
 # unless another repair's lease runs, deletes every key of the leaderboard (so that it is
 # filled afresh from the durable store) and marks it damaged with ``token:until``, which
 # keeps reads away until REPAIR_END. Returns 1, or 0 when another repair runs.
@@ -637,7 +688,7 @@ while i < count or missed < 64 do
   if redis.call('UNLINK', ARGV[1] .. i) == 0 and i >= count then missed = missed + 1 end
   i = i + 1
 end
-redis.call('UNLINK', KEYS[1], KEYS[2])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[4])
 redis.call('HDEL', KEYS[3], 'n', 'f')
 redis.call('HSET', KEYS[3], 'd', ARGV[2] .. ':' .. string.format('%.0f', now + ARGV[3]))
 bump(KEYS[3], false, true)
@@ -673,7 +724,17 @@ return 1
 )
 
 CHECKED_READS = frozenset(
-    {AROUND, POSITIONS, PAGE, TOP_STAMP, CHANGE_STAMP, STATE, COUNTS_BEFORE, NEIGHBOURS}
+    {
+        AROUND,
+        POSITIONS,
+        PAGE,
+        TOP_STAMP,
+        CHANGE_STAMP,
+        STATE,
+        COUNTS_BEFORE,
+        NEIGHBOURS,
+        DISTINCT_BEFORE,
+    }
 )
 """The read scripts, called with ``Names.checked``: their ``KEYS[4]`` is the built marker
 (on a Redis Cluster, the node's copy: ``index.redis_cluster``). A new read script that

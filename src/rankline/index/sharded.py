@@ -539,6 +539,24 @@ class ShardedIndex(RankingIndex):
     def board_versions(self) -> BoardVersions | None:
         return self.inner.board_versions()
 
+    # Dense ranks: a board that keeps them has one shard (``Board.define`` refuses more),
+    # so these go straight to the index underneath.
+
+    def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> Coroutine[Any, Any, list[int]]:
+        assert self._shards_of(leaderboard.board) == 1, "dense ranks on a sharded board"
+        return self.inner.distinct_before(leaderboard, prefixes)
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        return await self.inner.distinct_scores(leaderboard)
+
+    def keep_distinct(self, dense_of: Callable[[BoardId], bool]) -> None:
+        self.inner.keep_distinct(dense_of)
+
+    def dense(self, leaderboard: LeaderboardId) -> bool:
+        return self.inner.dense(leaderboard)
+
 
 def _combined(stamps: Sequence[int]) -> int:
     """The stamps of a leaderboard's shards as one (see the module's doc)."""
