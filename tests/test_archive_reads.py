@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from starlette.applications import Starlette
 
-from helpers_api import assert_problem, get_json, put_board, submit, utc
+from helpers_api import assert_problem, get_json, put_board, submit, unmoved, utc
 from helpers_lifecycle import states
 from rankline import ManualClock, Rankline
 from rankline.types import LeaderboardId
@@ -89,7 +89,7 @@ async def _answers(reads: dict[str, Read]) -> dict[str, dict[str, Any]]:
         assert response.status_code == 200, (name, response.text)
         body = response.json()
         del body["as_of"]
-        found[name] = body
+        found[name] = unmoved(body)  # the archive keeps no movement: null there
     return found
 
 

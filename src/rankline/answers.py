@@ -54,6 +54,12 @@ class PlayerStanding(Answer, kw_only=True):
     dense_rank: int | None = None
     """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
     only on boards with ``dense_rank``."""
+    previous_rank: int | None
+    """The player's rank just before their last applied change (null for a first entry, or
+    when not known)."""
+    best_rank: int | None
+    """The best rank the player held in this period, just before or after any of their
+    changes and now (null when not known, as after the index was rebuilt)."""
 
 
 class FriendPlayer(PlayerStanding, kw_only=True):
@@ -105,6 +111,12 @@ class PlayerOut(Head, kw_only=True):
     dense_rank: int | None = None
     """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
     only on boards with ``dense_rank``."""
+    previous_rank: int | None
+    """The player's rank just before their last applied change (null for a first entry, or
+    when not known)."""
+    best_rank: int | None
+    """The best rank the player held in this period, just before or after any of their
+    changes and now (null when not known, as after the index was rebuilt)."""
 
 
 class AroundOut(Head, kw_only=True):

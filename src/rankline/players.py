@@ -250,6 +250,7 @@ class Players:
                     player,
                     encode(s.score, s.achieved_at, player, board.order),
                     s.revision,
+                    restored=True,
                 )
                 for s in standings
                 if (board := boards.get(s.leaderboard.board)) is not None

@@ -47,6 +47,7 @@ from rankline.types import (
     GLOBAL_SCOPE,
     Clock,
     LeaderboardId,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -253,6 +254,7 @@ class Reads:
             score, at, _ = decode(position.key, board.order)
             total, offset = position.total, position.offset
             (dense,) = await _dense_of(board, index, resolved.leaderboard, [position.key])
+            moved = await _movement(index, resolved.leaderboard, position)
             return PlayerOut(
                 **self._head(board, resolved, total, _NONE),
                 player_id=player,
@@ -264,6 +266,8 @@ class Reads:
                 display_name=await self._names.name(player),
                 tier=board.tier_of(offset + 1, total) if board.tiers else None,
                 dense_rank=dense,
+                previous_rank=moved.previous,
+                best_rank=moved.best,
             )
 
         answer, _, flags = await self._run(query, read, ("player", player))
@@ -280,9 +284,12 @@ class Reads:
             names = await self._named(player_of(key) for key in keys)
             dense = await _dense_run(board, index, resolved.leaderboard, keys, first)
             me = position.offset - first
+            moved = await _movement(index, resolved.leaderboard, position)
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
-                player=_standing(board, position, names, dense[me] if me < len(dense) else None),
+                player=_standing(
+                    board, position, names, moved, dense[me] if me < len(dense) else None
+                ),
                 entries=[
                     _entry(board, first + i + 1, key, names, position.total, dense[i])
                     for i, key in enumerate(keys)
@@ -349,7 +356,8 @@ class Reads:
                 if position is None:
                     raise NotFound(f"player {player!r} has no entry on this leaderboard")
                 (mine,) = await _dense_of(board, index, leaderboard, [position.key])
-                standing = _standing(board, position, names, mine)
+                moved = await _movement(index, leaderboard, position)
+                standing = _standing(board, position, names, moved, mine)
                 me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
             return FriendsOut(
@@ -461,6 +469,14 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
     )
 
 
+async def _movement(index: IndexReader, leaderboard: LeaderboardId, position: Position) -> Movement:
+    """The player's movement as an answer shows it: the best rank counts the rank now."""
+    moved = await index.movement(leaderboard, player_of(position.key))
+    if moved.best is None:
+        return moved
+    return moved._replace(best=min(moved.best, position.offset + 1))
+
+
 async def _dense_of(
     board: Board, index: IndexReader, leaderboard: LeaderboardId, keys: Sequence[SortKey]
 ) -> list[int | None]:
@@ -516,7 +532,11 @@ def _entry(
 
 
 def _standing(
-    board: Board, position: Position, names: Names, dense: int | None = None
+    board: Board,
+    position: Position,
+    names: Names,
+    moved: Movement,
+    dense: int | None = None,
 ) -> PlayerStanding:
     score, at, player = decode(position.key, board.order)
     total = position.total
@@ -530,6 +550,8 @@ def _standing(
         display_name=names.get(player),
         tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
         dense_rank=dense,
+        previous_rank=moved.previous,
+        best_rank=moved.best,
     )
 
 

@@ -27,6 +27,7 @@ from rankline.store.sql import mapped_errors
 from rankline.types import (
     BoardId,
     LeaderboardId,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -212,6 +213,9 @@ class ArchiveRouter:
         self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
     ) -> list[int]:
         return await (await self._pick(leaderboard)).distinct_before(leaderboard, prefixes)
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        return await (await self._pick(leaderboard)).movement(leaderboard, player)
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         return await (await self._pick(leaderboard)).top_stamp(leaderboard)

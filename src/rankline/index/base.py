@@ -25,6 +25,7 @@ from rankline.types import (
     IndexChange,
     LeaderboardId,
     Micros,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -32,6 +33,7 @@ from rankline.types import (
 
 Entry = tuple[PlayerId, SortKey, int]
 """A standing as an index loads it: (player, key, revision)."""
+UNKNOWN = Movement(None, None)
 
 
 class IndexReader(Protocol):
@@ -66,6 +68,11 @@ class IndexReader(Protocol):
     ) -> tuple[int, list[int]]:
         """The total and, for each of ``bounds`` (a key or a prefix of one: the 8-byte
         score prefix, the 16-byte head), how many keys sort strictly before it."""
+        ...
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        """The player's movement as the index recorded it at their changes (both None where
+        nothing is known: read ``Movement``)."""
         ...
 
     async def distinct_before(
@@ -203,6 +210,13 @@ class RankingIndex(abc.ABC):
         """The leaderboard's total and, for each of ``bounds``, how many keys sort strictly
         before it (a key or any prefix: the 8-byte score prefix counts the strictly better
         scores), read together."""
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        """See ``IndexReader.movement``. Kept beside each unsharded leaderboard, changed in
+        the same step as the entry: the rank before and after each change, the best of them
+        while every change since the player's first entry went through ``apply`` (a load,
+        a rebuild or a repair forgets what it cannot vouch for)."""
+        return UNKNOWN
 
     @abc.abstractmethod
     async def distinct_before(
@@ -353,6 +367,7 @@ class RankingIndex(abc.ABC):
 
 
 __all__ = [
+    "UNKNOWN",
     "BoardVersions",
     "Entry",
     "IndexReader",

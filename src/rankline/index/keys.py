@@ -108,6 +108,13 @@ def distinct(leaderboard: LeaderboardId) -> str:
     return f"{PREFIX}:{{{tag(leaderboard)}}}:d"
 
 
+def moves(leaderboard: LeaderboardId) -> str:
+    """Hash, on a leaderboard that is not a shard: player id → ``previous:best``, the
+    player's movement (ranks in decimal, empty when not known), written by the APPLY script
+    with each change; dropped, expired and repaired with the entries."""
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:v"
+
+
 def bucket_prefix(leaderboard: LeaderboardId) -> str:
     """Bucket ``n`` is this followed by ``n`` in decimal: a hash player id → the 16-byte
     head of the player's key followed by the standing's revision in decimal, plus a

@@ -61,13 +61,21 @@ from redis.exceptions import LockError, RedisError
 from rankline.errors import IndexDamaged, IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
-from rankline.index.base import LeaderboardState, RankingIndex
+from rankline.index.base import UNKNOWN, LeaderboardState, RankingIndex
 from rankline.index.board_versions import RedisBoardVersions
 from rankline.index.pipelining import GroupedReads, raise_first, run_scripts
 from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
 from rankline.index.redis_fill import Filler
 from rankline.ordering import HEAD_BYTES
-from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
+from rankline.types import (
+    BoardId,
+    IndexChange,
+    LeaderboardId,
+    Movement,
+    PlayerId,
+    Position,
+    SortKey,
+)
 
 _LOCK_SECONDS = 30
 _LOAD_BATCH = 50_000
@@ -103,10 +111,14 @@ def _checked(leaderboard: LeaderboardId, code: int) -> None:
         raise IndexUnavailable(_LOST)
 
 
-def _triples(changes: Iterable[tuple[PlayerId, SortKey | None, int]]) -> list[bytes | int | str]:
+def _triples(
+    changes: Iterable[tuple[PlayerId, SortKey | None, int, bool]],
+) -> list[bytes | int | str]:
+    """APPLY's triples; a restored entry's revision ends with ``r`` (see ``IndexChange``)."""
     args: list[bytes | int | str] = []
-    for player, key, revision in changes:
-        args += [player, b"" if key is None else key[:HEAD_BYTES], revision]
+    for player, key, revision, restored in changes:
+        head = b"" if key is None else key[:HEAD_BYTES]
+        args += [player, head, f"{revision}r" if restored else revision]
     return args
 
 
@@ -242,9 +254,9 @@ class RedisIndex(RankingIndex):
     # --- writes -------------------------------------------------------------------------------
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
-        grouped: dict[LeaderboardId, list[tuple[PlayerId, SortKey | None, int]]] = {}
-        for leaderboard, player, key, revision in changes:
-            grouped.setdefault(leaderboard, []).append((player, key, revision))
+        grouped: dict[LeaderboardId, list[tuple[PlayerId, SortKey | None, int, bool]]] = {}
+        for leaderboard, player, key, revision, restored in changes:
+            grouped.setdefault(leaderboard, []).append((player, key, revision, restored))
         calls: list[tuple[Any, ...]] = []
         registry: list[tuple[Any, ...]] = []
         for leaderboard, items in grouped.items():
@@ -501,6 +513,15 @@ class RedisIndex(RankingIndex):
                     _checked(leaderboard, int(reply[0]))
                 counts += [int(x) for x in reply[1:]]
         return counts
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        async with mapped():
+            found = await self.client.hget(Names.of(leaderboard).moves, player)
+        if found is None:
+            return UNKNOWN
+        record = found.encode() if isinstance(found, str) else found
+        previous, _, best = record.partition(b":")
+        return Movement(int(previous) if previous else None, int(best) if best else None)
 
     async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
         async with mapped():

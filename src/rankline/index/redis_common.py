@@ -13,6 +13,7 @@ from redis.exceptions import RedisError
 
 from rankline.errors import IndexUnavailable
 from rankline.index import keys as k
+from rankline.index.sharding import is_shard
 from rankline.metrics import BACKEND_ERRORS
 from rankline.types import LeaderboardId, PlayerId, SortKey
 
@@ -28,6 +29,8 @@ class Names(NamedTuple):
     stamp: str
     buckets: str
     distinct: str
+    moves: str
+    shard: bool
 
     @staticmethod
     def of(leaderboard: LeaderboardId) -> Names:
@@ -39,14 +42,19 @@ class Names(NamedTuple):
         return [self.entries, self.meta, self.stamp]
 
     def changes(self, dense: bool) -> list[str]:
-        """The keys of a script that changes entries (with the distinct scores on a board
-        with dense ranks)."""
-        return [self.entries, self.meta, self.stamp, self.distinct] if dense else self.writes
+        """The keys of a script that changes entries: with the movement unless the
+        leaderboard is a shard, and the distinct scores on a board with dense ranks (never
+        sharded)."""
+        if self.shard:
+            return self.writes
+        if dense:
+            return [self.entries, self.meta, self.stamp, self.moves, self.distinct]
+        return [self.entries, self.meta, self.stamp, self.moves]
 
     @property
     def every(self) -> list[str]:
         """The keys a drop, an expiry or a repair treats alike."""
-        return [self.entries, self.meta, self.stamp, self.distinct]
+        return [self.entries, self.meta, self.stamp, self.moves, self.distinct]
 
     @property
     def reads(self) -> list[str]:
@@ -66,6 +74,8 @@ def _names(leaderboard: LeaderboardId) -> Names:
         k.stamp(leaderboard),
         k.bucket_prefix(leaderboard),
         k.distinct(leaderboard),
+        k.moves(leaderboard),
+        is_shard(leaderboard),
     )
 
 

@@ -129,7 +129,7 @@ local function damage(stamps)
 end
 
 -- A board with dense ranks keeps its leaderboards' distinct score prefixes in a sorted set
--- (``keys.distinct``), passed as the write scripts' KEYS[4] (nil on other boards). No count
+-- (``keys.distinct``), passed as the write scripts' KEYS[5] (nil on other boards). No count
 -- per score is kept: the entries tell in O(log N) whether a score is still held.
 local PREFIX_BYTES = {PREFIX_BYTES}
 local function hold(distinct, key)
@@ -142,6 +142,29 @@ local function unhold(entries, distinct, gone)
   local p = string.sub(gone, 1, PREFIX_BYTES)
   local left = redis.call('ZRANGE', entries, '[' .. p, '+', 'BYLEX', 'LIMIT', 0, 1)[1]
   if not left or string.sub(left, 1, PREFIX_BYTES) ~= p then redis.call('ZREM', distinct, p) end
+end
+
+-- Movement (``keys.moves``, the write scripts' KEYS[4]; nil on a shard): player ->
+-- "previous:best", 1-based ranks, empty when not known. After a change that took the player
+-- from rank ``before`` (false: no entry) to ``after``: a first entry of the standing
+-- (revision 1, not restored) starts at its rank; an entry coming back (or whose record is
+-- gone) is not known; otherwise previous is ``before`` and best the least of the held best,
+-- before and after, while the held best is known. ``index.memory._moved`` is the same rule.
+local function moved(moves, player, before, after, rev, restored)
+  if not moves then return end
+  local record = false
+  if not before then
+    if rev == 1 and not restored then record = ':' .. after end
+  else
+    local best = tonumber(string.match(redis.call('HGET', moves, player) or '', ':(%d+)$'))
+    if best then best = math.min(best, before, after) end
+    record = before .. ':' .. (best or '')
+  end
+  if record then
+    redis.call('HSET', moves, player, record)
+  else
+    redis.call('HDEL', moves, player)
+  end
 end
 
 local function hset_pairs(key, t)
@@ -197,10 +220,12 @@ local function grow(meta, prefix, level, split, expiry, size, max_splits, max_mo
 end
 """
 
-# KEYS: entries, meta, stamp, and distinct scores on a board with dense ranks. ARGV: bucket prefix,
-# then (player, head or "" to remove, revision) triples. A change applies when its revision is
-# newer than the one held (0: always). A change moves the change stamp, and the top stamp too when
-# its old or new offset is inside the top window. Returns how many applied.
+# KEYS: entries, meta, stamp, then movement unless the leaderboard is a shard, then distinct
+# scores on a board with dense ranks. ARGV: bucket prefix, then (player, head or "" to
+# remove, revision) triples; a revision ending with "r" is a restored entry's. A change
+# applies when its revision is newer than the one held (0: always). A change moves the change
+# stamp, and the top stamp too when its old or new offset is inside the top window. Returns
+# how many applied.
 APPLY = (
     PRELUDE
     + f"""
@@ -213,7 +238,10 @@ local function in_top(member)
   return (redis.call('ZRANK', KEYS[1], member) or TOP_WINDOW) < TOP_WINDOW
 end
 for i = 2, #ARGV, 3 do
-  local player, head, rev = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local player, head, given = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local restored = string.sub(given, -1) == 'r'
+  if restored then given = string.sub(given, 1, -2) end
+  local rev = tonumber(given)
   local bucket, cur = map_entry(prefix, player, level, split)
   if not cur and total > 0 and redis.call('EXISTS', bucket) == 0 then
     ok = false  -- a lost bucket: its players' old keys would stay in the sorted set
@@ -225,25 +253,32 @@ for i = 2, #ARGV, 3 do
     if held and held >= rev then newer = false end
   end
   if newer and cur and string.sub(cur, 1, 16) == head then
-    redis.call('HSET', bucket, player, head .. ARGV[i + 2])  -- same key, newer revision
+    redis.call('HSET', bucket, player, head .. given)  -- same key, newer revision
     n = n + 1
   elseif newer then
+    local before = false
     if cur then
       local old = string.sub(cur, 1, 16) .. player
+      if KEYS[4] then before = redis.call('ZRANK', KEYS[1], old) end
       top = top or in_top(old)
       total = total - redis.call('ZREM', KEYS[1], old)
-      unhold(KEYS[1], KEYS[4], old)
+      unhold(KEYS[1], KEYS[5], old)
       changed = true
+      if before then before = before + 1 end
     end
     if head == '' then
       if cur then redis.call('HDEL', bucket, player) end
+      if KEYS[4] then redis.call('HDEL', KEYS[4], player) end
     else
       local key = head .. player
       total = total + redis.call('ZADD', KEYS[1], 0, key)
-      hold(KEYS[4], key)
+      hold(KEYS[5], key)
       top = top or in_top(key)
       changed = true
-      if redis.call('HSET', bucket, player, head .. ARGV[i + 2]) == 1 then
+      if KEYS[4] then
+        moved(KEYS[4], player, before, redis.call('ZRANK', KEYS[1], key) + 1, rev, restored)
+      end
+      if redis.call('HSET', bucket, player, head .. given) == 1 then
         added = true
         redis.call('HSETNX', bucket, '', '')
         if expiry then redis.call('PEXPIREAT', bucket, expiry) end
@@ -257,7 +292,9 @@ if added then
   grow(KEYS[2], prefix, level, split, expiry, total, {GROW_SPLITS}, {GROW_SPLITS} * BUCKET_LOAD)
 end
 if changed then
-  if expiry and KEYS[4] then redis.call('PEXPIREAT', KEYS[4], expiry) end
+  if expiry then
+    for j = 4, #KEYS do redis.call('PEXPIREAT', KEYS[j], expiry) end
+  end
   bump(KEYS[3], expiry, top)
   if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
 end
@@ -280,7 +317,7 @@ return {level, split, more and 1 or 0}
 """
 )
 
-# Bulk load. KEYS: entries, meta, stamp (and distinct scores, as APPLY). ARGV: level and split
+# Bulk load. KEYS: entries, meta, stamp (movement, distinct scores: as APPLY). ARGV: level and split
 # pointer the caller placed the entries with, bucket prefix, then three strings with one item per
 # entry: the keys in byte order joined by "\xff" (which follows no head and occurs in no UTF-8
 # player id), the revisions and the bucket numbers, space-separated. Each entry costs one HGET (a
@@ -301,12 +338,12 @@ local batch, written, touched = {}, 0, {}
 local function flush()
   if #batch > 0 then
     redis.call('ZADD', KEYS[1], unpack(batch))
-    if KEYS[4] then
+    if KEYS[5] then
       local scores = {}
       for i = 2, #batch, 2 do
         scores[i - 1], scores[i] = 0, sub(batch[i], 1, PREFIX_BYTES)
       end
-      redis.call('ZADD', KEYS[4], unpack(scores))
+      redis.call('ZADD', KEYS[5], unpack(scores))
     end
   end
   batch = {}
@@ -325,7 +362,8 @@ while pos <= size do
     if not held or tonumber(rev) == 0 or held < tonumber(rev) then
       flush()
       local old = sub(cur, 1, 16) .. player
-      if redis.call('ZREM', KEYS[1], old) == 1 then unhold(KEYS[1], KEYS[4], old) end
+      if redis.call('ZREM', KEYS[1], old) == 1 then unhold(KEYS[1], KEYS[5], old) end
+      if KEYS[4] then redis.call('HDEL', KEYS[4], player) end  -- a change not seen
       take = true
     end
   end
@@ -343,7 +381,7 @@ flush()
 if written > 0 then
   if expiry then
     redis.call('PEXPIREAT', KEYS[1], expiry)
-    if KEYS[4] then redis.call('PEXPIREAT', KEYS[4], expiry) end
+    for j = 4, #KEYS do redis.call('PEXPIREAT', KEYS[j], expiry) end
     for bucket in pairs(touched) do redis.call('PEXPIREAT', bucket, expiry) end
   end
   bump(KEYS[3], expiry, true)
@@ -353,7 +391,7 @@ return written
 """
 )
 
-# KEYS: entries, meta, stamp (and distinct scores, as APPLY). ARGV: bucket prefix, then
+# KEYS: entries, meta, stamp (movement, distinct scores: as APPLY). ARGV: bucket prefix, then
 # exact keys to remove (repairs).
 # The player's bucket entry goes only if it points at that key. Returns how many members
 # were removed.
@@ -367,12 +405,13 @@ for i = 2, #ARGV do
   local key = ARGV[i]
   if redis.call('ZREM', KEYS[1], key) == 1 then
     n = n + 1
-    unhold(KEYS[1], KEYS[4], key)
+    unhold(KEYS[1], KEYS[5], key)
   end
   local player = string.sub(key, 17)
   local bucket, cur = map_entry(ARGV[1], player, level, split)
   if cur and string.sub(cur, 1, 16) == string.sub(key, 1, 16) then
     redis.call('HDEL', bucket, player)
+    if KEYS[4] then redis.call('HDEL', KEYS[4], player) end
   end
 end
 if n > 0 then
@@ -622,9 +661,10 @@ return out
 """
 )
 
-# KEYS: entries, meta, stamp, distinct scores. ARGV: bucket prefix, ms from now. Records the expiry
-# time in meta (keys created later get it too) and sets it on these keys. Returns {expiry time in
-# ms, how many buckets still need it}: none when the recorded time was within a second.
+# KEYS: entries, meta, stamp, movement, distinct scores. ARGV: bucket prefix, ms from now.
+# Records the expiry time in meta (keys created later get it too) and sets it on these keys.
+# Returns {expiry time in ms, how many buckets still need it}: none when the recorded time was
+# within a second.
 EXPIRE = (
     PRELUDE
     + """
@@ -638,7 +678,7 @@ if expiry and math.abs(tonumber(expiry) - want) <= 1000 then
 end
 local at = string.format('%.0f', want)
 redis.call('HSET', KEYS[2], 'x', at)
-for i = 1, 4 do redis.call('PEXPIREAT', KEYS[i], at) end
+for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], at) end
 return {at, buckets}
 """
 )
@@ -651,14 +691,15 @@ end
 return 0
 """
 
-# KEYS: entries, meta, stamp, distinct scores. ARGV: bucket prefix, n. Deletes the leaderboard's
-# keys and its first n buckets; returns how many buckets it had (the caller deletes the rest).
+# KEYS: entries, meta, stamp, movement, distinct scores. ARGV: bucket prefix, n. Deletes the
+# leaderboard's keys and its first n buckets; returns how many buckets it had (the caller deletes
+# the rest).
 DROP = (
     PRELUDE
     + """
 local level, split = layout(KEYS[2])
 local buckets = 2 ^ level + split
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 for i = 0, math.min(buckets, tonumber(ARGV[2])) - 1 do
   redis.call('UNLINK', ARGV[1] .. i)
 end
@@ -666,7 +707,7 @@ return buckets
 """
 )
 
-# KEYS: entries, meta, stamps, distinct scores. ARGV: bucket prefix, token, lease (ms).
+# KEYS: entries, meta, stamps, movement, distinct scores. ARGV: bucket prefix, token, lease (ms).
 # Starts a repair:
 # unless another repair's lease runs, deletes every key of the leaderboard (so that it is
 # filled afresh from the durable store) and marks it damaged with ``token:until``, which
@@ -688,7 +729,7 @@ while i < count or missed < 64 do
   if redis.call('UNLINK', ARGV[1] .. i) == 0 and i >= count then missed = missed + 1 end
   i = i + 1
 end
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[4])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[4], KEYS[5])
 redis.call('HDEL', KEYS[3], 'n', 'f')
 redis.call('HSET', KEYS[3], 'd', ARGV[2] .. ':' .. string.format('%.0f', now + ARGV[3]))
 bump(KEYS[3], false, true)

@@ -21,6 +21,7 @@ from rankline.store.sql import SqlStore, mapped_errors, unbanned
 from rankline.types import (
     BoardId,
     LeaderboardId,
+    Movement,
     Order,
     PlayerId,
     Position,
@@ -121,6 +122,10 @@ class ReadOnlySql:
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
         raise NotImplementedError
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        """Not known: movement is kept beside the live index only."""
+        return Movement(None, None)
 
     def _rows(self, leaderboard: LeaderboardId) -> tuple[Any, ColumnElement[bool]]:
         """The table's columns and the condition that selects the leaderboard's rows."""
