@@ -257,3 +257,13 @@ def test_dense_rank_matches_the_model_under_random_changes(
 ) -> None:
     """Each example on a board of its own (deleted after), with a service started for it."""
     asyncio.run(_run_ops(settings, clock, order, ops))
+
+
+async def test_the_openapi_document_describes_the_fields(client: httpx.AsyncClient) -> None:
+    schemas = (await get_json(client, "/openapi.json"))["components"]["schemas"]
+    for name in ("Entry", "FriendEntry", "PlayerOut", "PlayerStanding", "RankOfOut"):
+        assert "dense_rank" in schemas[name]["properties"], name
+    for name in ("PlayerOut", "PlayerStanding", "FriendPlayer"):
+        for field in ("previous_rank", "best_rank"):
+            assert field in schemas[name]["required"], (name, field)
+    assert "dense_rank" in schemas["BoardSpec"]["properties"]
