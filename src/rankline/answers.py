@@ -100,6 +100,8 @@ class TopOut(TopHead, kw_only=True):
 
 
 class PlayerOut(Head, kw_only=True):
+    """``PlayerStanding``'s fields after the head (a Struct has one base with fields)."""
+
     player_id: str
     score: int
     rank: int
@@ -109,14 +111,8 @@ class PlayerOut(Head, kw_only=True):
     display_name: str | None = None
     tier: str | None = None
     dense_rank: int | None = None
-    """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
-    only on boards with ``dense_rank``."""
     previous_rank: int | None
-    """The player's rank just before their last applied change (null for a first entry, or
-    when not known)."""
     best_rank: int | None
-    """The best rank the player held in this period, just before or after any of their
-    changes and now (null when not known, as after the index was rebuilt)."""
 
 
 class AroundOut(Head, kw_only=True):

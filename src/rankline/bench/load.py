@@ -29,9 +29,14 @@ _MULTIPLIER = 2_654_435_761
 _MODULUS = 1_000_000_007  # a prime above every N, so the scores of p:0 .. p:N-1 differ
 
 
-def bench_board(board_id: str = BOARD_ID, shards: int = 1) -> Board:
+def bench_board(board_id: str = BOARD_ID, shards: int = 1, dense_rank: bool = False) -> Board:
     spec = BoardSpec(
-        windows=["all_time"], policy="best", order="desc", title="rankline bench", shards=shards
+        windows=["all_time"],
+        policy="best",
+        order="desc",
+        title="rankline bench",
+        shards=shards,
+        dense_rank=dense_rank,
     )
     return Board.define(board_id, spec)
 

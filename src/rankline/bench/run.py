@@ -33,7 +33,7 @@ import sqlite3
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -54,8 +54,9 @@ from rich.progress import (
 )
 
 from rankline import __version__
-from rankline.bench import cluster_run, load, probes, report, servers, wrk
+from rankline.bench import cluster_run, dense_run, load, probes, report, servers, wrk
 from rankline.bench.load import Dataset
+from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.server import SERVERS
 from rankline.settings import Settings
@@ -177,9 +178,9 @@ def make_options(
     server: str = "uvicorn",
 ) -> Options:
     names = tuple(b.strip() for b in backends.split(",") if b.strip())
-    unknown = [b for b in names if b not in ("memory", "redis", "cluster")]
+    unknown = [b for b in names if b not in ("memory", "redis", "cluster", "dense")]
     if unknown or not names:
-        raise ValueError(f"--backends takes memory, redis and/or cluster, not {backends!r}")
+        raise ValueError(f"--backends takes memory, redis, cluster and/or dense, not {backends!r}")
     if server not in SERVERS:
         raise ValueError(f"--server takes {' or '.join(SERVERS)}, not {server!r}")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -264,6 +265,12 @@ class Bench:
                     results["cluster"] = {}
                     self.attempt(results, "cluster", lambda: cluster_run.measure(self, PG_URL))
                     continue
+                if name == "dense":
+                    self.console.rule(f"dense ranks: memory per entry, N={self.o.n:,}")
+                    results["dense"] = {}
+                    plans = [backend("memory", 1), backend("redis", 1)]
+                    self.attempt(results, "dense", partial(dense_run.measure, self, plans))
+                    continue
                 plan = backend(name, self.o.workers)
                 self.console.rule(f"{plan.label}, N={self.o.n:,}")
                 section: dict[str, Any] = {"label": plan.label, "workers": plan.workers}
@@ -279,29 +286,8 @@ class Bench:
 
     def backend(self, plan: Backend, section: dict[str, Any]) -> str:
         self.wrk_runs.clear()  # every backend gets the same draws (``run_seed``)
-        data_dir = self.tmp / plan.name
-        url = plan.database_url or Settings(data_dir=data_dir).database
-        settings = {
-            "data_dir": str(data_dir),
-            "server_keys": self.key,
-            "log_level": "info",
-            "server": self.o.server,  # the ceiling follows it (``servers.ceiling_server``)
-        }
-        if plan.database_url:
-            settings["database_url"] = plan.database_url
-        if plan.redis_url:
-            settings["redis_url"] = plan.redis_url
-        env = servers.bench_env(**settings)
-        self.step("preparing the durable store")
-        if plan.database_url:
-            asyncio.run(load.recreate_database(plan.database_url))
-        asyncio.run(load.prepare(url, self.now))
-        rss_empty = 0
-        if plan.redis_url:
-            probes.flush_db(plan.redis_url)
-        else:
-            with servers.running(self.server(env, plan, "empty"), self.o.ready_timeout) as empty:
-                rss_empty = empty.rss_bytes()
+        env, url = self.environment(plan, self.tmp / plan.name)
+        rss_empty = self.fresh_store(env, plan, url)
         if self.o.n > MEMORY_N:  # the memory goals are judged at 1M entries
             section["load_first"] = self.bulk_load(url, 0, MEMORY_N)
             self.attempt(
@@ -492,6 +478,36 @@ class Bench:
         return floor
 
     # --- steps -----------------------------------------------------------------------------
+
+    def environment(self, plan: Backend, data_dir: Path) -> tuple[dict[str, str], str]:
+        """A server's environment on ``plan`` (data in ``data_dir``), and its store's URL."""
+        settings = {
+            "data_dir": str(data_dir),
+            "server_keys": self.key,
+            "log_level": "info",
+            "server": self.o.server,  # the ceiling follows it (``servers.ceiling_server``)
+        }
+        if plan.database_url:
+            settings["database_url"] = plan.database_url
+        if plan.redis_url:
+            settings["redis_url"] = plan.redis_url
+        url = plan.database_url or Settings(data_dir=data_dir).database
+        return servers.bench_env(**settings), url
+
+    def fresh_store(
+        self, env: dict[str, str], plan: Backend, url: str, boards: Sequence[Board] = ()
+    ) -> int:
+        """Recreate the durable store with the bench board (or ``boards``) and empty the
+        Redis database; the RSS of a server on the empty store (memory; else 0)."""
+        self.step("preparing the durable store")
+        if plan.database_url:
+            asyncio.run(load.recreate_database(plan.database_url))
+        asyncio.run(load.prepare(url, self.now, boards))
+        if plan.redis_url:
+            probes.flush_db(plan.redis_url)
+            return 0
+        with servers.running(self.server(env, plan, "empty"), self.o.ready_timeout) as empty:
+            return empty.rss_bytes()
 
     def server(self, env: dict[str, str], plan: Backend, name: str) -> servers.Server:
         log = self.tmp / f"{plan.name}-{name}.log"

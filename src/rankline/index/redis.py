@@ -169,7 +169,6 @@ class RedisIndex(RankingIndex):
         self._positions = register(scripts.POSITIONS)
         self._page = register(scripts.PAGE)
         self._counts_before = register(scripts.COUNTS_BEFORE)
-        self._distinct_before = register(scripts.DISTINCT_BEFORE)
         self._neighbours = register(scripts.NEIGHBOURS)
         self._top_stamp = register(scripts.TOP_STAMP)
         self._change_stamp = register(scripts.CHANGE_STAMP)
@@ -481,7 +480,13 @@ class RedisIndex(RankingIndex):
     async def counts_before(
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
-        keys = Names.of(leaderboard).checked
+        return await self._counts(leaderboard, Names.of(leaderboard).checked, bounds)
+
+    async def _counts(
+        self, leaderboard: LeaderboardId, keys: Sequence[str], bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        """COUNTS_BEFORE on ``keys``: the checked ones, and the distinct scores to count
+        those instead of the entries."""
         calls = [
             (self._counts_before, tuple(keys), tuple(bounds[i : i + ARG_CHUNK]))
             for i in range(0, max(1, len(bounds)), ARG_CHUNK)
@@ -503,16 +508,7 @@ class RedisIndex(RankingIndex):
         self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
     ) -> list[int]:
         names = Names.of(leaderboard)
-        keys = (*names.checked, names.distinct)
-        counts: list[int] = []
-        async with mapped():
-            for i in range(0, len(prefixes), ARG_CHUNK):
-                part = tuple(prefixes[i : i + ARG_CHUNK])
-                reply = await self._grouped.call(self._distinct_before, keys, part)
-                if int(reply[0]) < 0:
-                    _checked(leaderboard, int(reply[0]))
-                counts += [int(x) for x in reply[1:]]
-        return counts
+        return (await self._counts(leaderboard, [*names.checked, names.distinct], prefixes))[1]
 
     async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
         async with mapped():

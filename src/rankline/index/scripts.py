@@ -551,9 +551,10 @@ return out
 """
 )
 
-# KEYS: entries, meta, stamps, built marker. ARGV: bounds (keys or key prefixes). Returns
-# {total, count...}: per bound, how many members sort strictly before it (a ZLEXCOUNT, so
-# O(log N)); or {DAMAGED} or {LOST}. A shard's part of a sharded leaderboard's ranks.
+# KEYS: entries, meta, stamps, built marker, and the distinct scores to count those instead.
+# ARGV: bounds (keys or key prefixes). Returns {total, count...}: per bound, how many members
+# sort strictly before it (a ZLEXCOUNT, so O(log N)); or {DAMAGED} or {LOST}. A shard's part
+# of a sharded leaderboard's ranks; with the distinct scores, dense ranks less one.
 COUNTS_BEFORE = (
     _STATE
     + """
@@ -564,7 +565,7 @@ for i = 1, #ARGV do
   if ARGV[i] == '' then
     out[i + 1] = 0
   else
-    out[i + 1] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. ARGV[i])
+    out[i + 1] = redis.call('ZLEXCOUNT', KEYS[5] or KEYS[1], '-', '(' .. ARGV[i])
   end
 end
 return out
@@ -590,22 +591,6 @@ end
 if after > 0 then
   local found = redis.call('ZRANGE', KEYS[1], '[' .. key, '+', 'BYLEX', 'LIMIT', 0, after)
   for i = 1, #found do out[#out + 1] = found[i] end
-end
-return out
-"""
-)
-
-# KEYS: entries, meta, stamps, built marker, distinct scores. ARGV: score prefixes. Returns
-# {total, count...}: per prefix, how many distinct scores sort strictly before it (a
-# ZLEXCOUNT on the distinct scores, so O(log N)); or {DAMAGED} or {LOST}.
-DISTINCT_BEFORE = (
-    _STATE
-    + """
-local total = state()
-if total < 0 then return {total} end
-local out = {total}
-for i = 1, #ARGV do
-  out[i + 1] = redis.call('ZLEXCOUNT', KEYS[5], '-', '(' .. ARGV[i])
 end
 return out
 """
@@ -774,7 +759,6 @@ CHECKED_READS = frozenset(
         STATE,
         COUNTS_BEFORE,
         NEIGHBOURS,
-        DISTINCT_BEFORE,
     }
 )
 """The read scripts, called with ``Names.checked``: their ``KEYS[4]`` is the built marker
