@@ -147,7 +147,7 @@ def test_options_default_to_the_quick_and_full_sizes() -> None:
     assert quick.json_path.parent == Path("bench-results")
     full = run.make_options(quick=False, **common)
     assert (full.n, full.duration) == (10_000_000, 30.0)
-    with pytest.raises(ValueError, match="memory, redis and/or cluster"):
+    with pytest.raises(ValueError, match="memory, redis, cluster and/or dense"):
         run.make_options(quick=True, **(common | {"backends": "memcached"}))
 
 
