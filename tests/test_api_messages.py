@@ -7,8 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
 
 from helpers_api import AUTH, assert_problem, error_locs, put_board, submit
+from rankline import ManualClock
 from rankline.http.endpoint import Endpoint
 from rankline.http.routes import ENDPOINTS
 
@@ -81,11 +83,23 @@ REQUIRED_QUERY = {"/v1/boards/{board_id}/rank-of": "score=5"}
 
 
 def _request(endpoint: Endpoint, query: str) -> tuple[str, str, Any]:
-    path = endpoint.path.format(board_id="arena", player_id="p0")
+    path = endpoint.path.format(board_id="arena", player_id="p0", tournament_id="cup")
     return endpoint.method, f"{path}?{query}" if query else path, BODIES.get(endpoint.path)
 
 
-async def test_every_read_refuses_an_unknown_query_parameter(client: httpx.AsyncClient) -> None:
+async def _ended_tournament(client: httpx.AsyncClient, app: Starlette, clock: ManualClock) -> None:
+    """Tournament ``cup`` whose edition 1 (p0 scored) has ended and has results."""
+    spec = {"starts_at": "2026-11-21T11:00:00Z", "ends_at": "2026-11-21T12:30:00Z"}
+    assert (await client.put("/v1/tournaments/cup", json=spec, headers=AUTH)).status_code == 201
+    score = {"player_id": "p0", "score": 5, "match_id": "m"}
+    assert (await client.post("/v1/tournaments/cup/scores", json=score, headers=AUTH)).is_success
+    clock.advance(3600)
+    await app.state.service.tournaments.finish()
+
+
+async def test_every_read_refuses_an_unknown_query_parameter(
+    client: httpx.AsyncClient, app: Starlette, clock: ManualClock
+) -> None:
     reads = {(e.method, e.path) for e in READS}
     for path in ("top", "players/{player_id}", "players/{player_id}/around", "ranks", "stream"):
         assert ("GET" if path != "ranks" else "POST", f"/v1/boards/{{board_id}}/{path}") in reads
@@ -93,9 +107,11 @@ async def test_every_read_refuses_an_unknown_query_parameter(client: httpx.Async
     assert ("GET", "/v1/players/{player_id}/history") in reads
     await put_board(client, "arena")
     await submit(client, "arena", "p0", 5)
+    await _ended_tournament(client, app, clock)
     for endpoint in READS:
         known = sorted(p.name for p in endpoint.params if p.where == "query")
-        valid = next((q for q in ("window=all_time", "limit=5") if q[: q.find("=")] in known), "")
+        chosen = ("window=all_time", "limit=5", "edition=1")
+        valid = next((q for q in chosen if q[: q.find("=")] in known), "")
         assert valid or not known, endpoint.path
         if endpoint.path in REQUIRED_QUERY:  # a read that needs a parameter of its own
             valid = f"{valid}&{REQUIRED_QUERY[endpoint.path]}"

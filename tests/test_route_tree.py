@@ -51,16 +51,15 @@ def test_the_tree_finds_what_starlette_finds(method: str, segments: list[str]) -
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: f"{e.method} {e.path}")
 def test_every_v1_route_is_found_with_its_parameters(endpoint: Endpoint) -> None:
-    path = endpoint.path.replace("{board_id}", "b-1").replace("{player_id}", "p:7")
+    values = (("board_id", "b-1"), ("player_id", "p:7"), ("tournament_id", "t-1"))
+    path = endpoint.path
+    for name, value in values:
+        path = path.replace("{" + name + "}", value)
     found = Routes(ENDPOINTS).match(endpoint.method, path)
     assert found is not None
     found_endpoint, params = found
     assert found_endpoint is endpoint
-    assert params == {
-        name: value
-        for name, value in (("board_id", "b-1"), ("player_id", "p:7"))
-        if "{" + name + "}" in endpoint.path
-    }
+    assert params == {name: value for name, value in values if "{" + name + "}" in endpoint.path}
 
 
 async def _a(request: Request) -> Response:

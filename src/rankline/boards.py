@@ -15,7 +15,7 @@ from msgspec import Meta
 from rankline.clock import format_time, parse_time
 from rankline.errors import Conflict, InvalidInput
 from rankline.ordering import SCORE_MAX, SCORE_MIN
-from rankline.periods import Period, Season, parse_period, period_at
+from rankline.periods import Period, Schedule, Season, Seasons, parse_period, period_at
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
 # `(?!\n)$`: Python's `$` also matches before a trailing newline; JSON Schema's does not.
@@ -63,6 +63,19 @@ class TierSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     top_rank: Annotated[int, Meta(ge=1, le=2**62)] | None = None
 
 
+class ScheduleSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Recurring editions in place of seasons: the first runs from ``starts_at`` to
+    ``ends_at``, the next ``every_seconds`` later (none without it)."""
+
+    starts_at: str
+    ends_at: str
+    every_seconds: Annotated[int, Meta(ge=1, le=366 * 86_400)] | None = None
+
+
+COHORT_SCOPE = "cohort"
+"""The scope dimension of cohorts, on boards with ``cohort_size``."""
+
+
 class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     """A board definition, as PUT and GET carry it."""
 
@@ -94,6 +107,11 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     """Entries and player views also carry ``dense_rank`` (1, 2, 2, 3): the index keeps the
     distinct scores of each leaderboard beside it. Fixed once the board has entries; not
     with ``shards`` above 1."""
+    cohort_size: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
+    """Players per cohort: a player's first submission in a period of the board's first
+    window puts them in the newest cohort with room (``rankline.cohorts``)."""
+    schedule: ScheduleSpec | None = None
+    """Numbered editions as the ``season`` window's periods (what backs a tournament)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +156,11 @@ class Board:
             for t in spec.tiers
         )
         """(name, top percent as an exact fraction or None, top rank or None) per tier."""
-        self.seasons = tuple(_season(s, i) for i, s in enumerate(spec.seasons))
+        self.seasons: Seasons = (
+            _schedule(spec.schedule)
+            if spec.schedule is not None
+            else tuple(_season(s, i) for i, s in enumerate(spec.seasons))
+        )
         windows: list[str] = list(dict.fromkeys(spec.windows))
         if self.seasons and "season" not in windows:
             windows.append("season")
@@ -159,8 +181,14 @@ class Board:
             raise _bad(["windows"], "a board needs at least one window")
         if len(set(spec.windows)) != len(spec.windows):
             raise _bad(["windows"], "windows are listed twice")
-        if "season" in spec.windows and not spec.seasons:
+        if spec.schedule is not None and (spec.seasons or spec.windows != ["season"]):
+            raise _bad(
+                ["schedule"], "a schedule is the only window: windows ['season'], no seasons"
+            )
+        if "season" in spec.windows and not spec.seasons and spec.schedule is None:
             raise _bad(["seasons"], "the season window needs at least one season")
+        if COHORT_SCOPE in spec.scopes:
+            raise _bad(["scopes"], f"{COHORT_SCOPE!r} is the scope of cohorts (see cohort_size)")
         if len(set(spec.scopes)) != len(spec.scopes):
             raise _bad(["scopes"], "scopes are listed twice")
         if len({s.id for s in spec.seasons}) != len(spec.seasons):
@@ -190,6 +218,8 @@ class Board:
                 "split over shards cannot be counted in O(log N); use shards: 1",
             )
         board = cls(spec)
+        if isinstance(board.seasons, Schedule):
+            return board
         seasons = sorted(board.seasons, key=lambda s: s.starts_at)
         for before, after in itertools.pairwise(seasons):
             if after.starts_at < before.ends_at:
@@ -206,6 +236,8 @@ class Board:
                 raise Conflict(
                     f"the board has entries, so {name!r} cannot change; delete and recreate it"
                 )
+        if isinstance(self.seasons, Schedule) or isinstance(new.seasons, Schedule):
+            return
         kept = {s.id: s for s in new.seasons}
         for season in self.seasons:
             if kept.get(season.id) != season:
@@ -258,6 +290,8 @@ class Board:
 
     def check_scopes(self, scopes: dict[str, str]) -> None:
         for name in scopes:
+            if name == COHORT_SCOPE and self.spec.cohort_size is not None:
+                continue  # set by the service (``rankline.cohorts``), never by the caller
             if name not in self.spec.scopes:
                 raise InvalidInput.at(
                     ["body", "scopes", name], f"the board declares no scope {name!r}"
@@ -309,11 +343,14 @@ class Board:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = msgspec.to_builtins(self.spec)
+        for optional in ("cohort_size", "schedule"):  # shown only where set
+            if data[optional] is None:
+                del data[optional]
         data["retention_days"] = dict(self.retention_days)
         data["windows"] = list(self.windows)
         data["seasons"] = [
             {"id": s.id, "start": format_time(s.starts_at), "end": format_time(s.ends_at)}
-            for s in self.seasons
+            for s in (() if isinstance(self.seasons, Schedule) else self.seasons)
         ]
         return data
 
@@ -328,6 +365,19 @@ def _season(spec: SeasonSpec, index: int) -> Season:
     return Season(spec.id, start, end)
 
 
+def _schedule(spec: ScheduleSpec) -> Schedule:
+    try:
+        start, end = parse_time(spec.starts_at), parse_time(spec.ends_at)
+    except ValueError as exc:
+        raise _bad(["schedule"], str(exc)) from None
+    if start >= end:
+        raise _bad(["schedule", "ends_at"], "an edition must end after it starts")
+    every = None if spec.every_seconds is None else spec.every_seconds * 1_000_000
+    if every is not None and every < end - start:
+        raise _bad(["schedule", "every_seconds"], "editions would overlap: every < their length")
+    return Schedule(start, end - start, every)
+
+
 def parse_scope(board: Board, scope: str) -> str:
     """Validate a ``scope`` query parameter: ``global`` or ``dimension:value``."""
     if scope == GLOBAL_SCOPE:
@@ -335,6 +385,8 @@ def parse_scope(board: Board, scope: str) -> str:
     name, sep, value = scope.partition(":")
     if not sep or not value:
         raise InvalidInput.at(["query", "scope"], "scope is 'global' or 'dimension:value'")
-    if name not in board.spec.scopes:
+    if name not in board.spec.scopes and not (
+        name == COHORT_SCOPE and board.spec.cohort_size is not None
+    ):
         raise InvalidInput.at(["query", "scope"], f"the board declares no scope {name!r}")
     return scope

@@ -790,8 +790,9 @@ def demo(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed, for a repeatable game.")] = None,
 ) -> None:
-    """Start a server and a simulated game (players, matches, an arena and an XP board) so
-    the page at / moves; stops the server on exit or Ctrl-C."""
+    """Start a server and a simulated game (players, matches, an arena and an XP board, and a
+    tournament every 2 minutes with cohorts, whose results a local webhook receiver prints)
+    so the page at / moves; stops the server on exit or Ctrl-C."""
     from rankline.demo import run_demo
 
     try:
@@ -824,10 +825,11 @@ def bench(
         typer.Option(
             help="Comma-separated: memory (in-process index + SQLite in a temporary "
             "directory), redis (Redis db 8 + PostgreSQL database rankline_bench, both "
-            "emptied first), cluster (a local 6-node Redis Cluster it starts: the reads "
-            "on an unsharded and a sharded board side by side, needs redis-server) and "
-            "dense (memory per entry of a plain and a dense-rank board, on both backends, "
-            "in Redis db 5 + PostgreSQL database rankline_bench_dense)."
+            "emptied first), cluster (a local 6-node Redis Cluster it starts and the "
+            "PostgreSQL database rankline_bench_cluster: the reads on an unsharded and a "
+            "sharded board, one after the other; needs redis-server) and dense (memory per "
+            "entry of a plain and a dense-rank board, on both backends, in Redis db 5 + "
+            "PostgreSQL database rankline_bench_dense)."
         ),
     ] = "memory,redis",
     json_path: Annotated[

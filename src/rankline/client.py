@@ -53,6 +53,11 @@ def _p(value: str) -> str:
     return quote(value, safe=":@")
 
 
+def _edition(edition: str | None, scope: str | None) -> dict[str, Any]:
+    found = {"edition": edition, "scope": scope}
+    return {k: v for k, v in found.items() if v is not None}
+
+
 def _where(window: str | None, period: str | None, scope: str | None) -> dict[str, Any]:
     found = {"window": window, "period": period, "scope": scope}
     return {k: v for k, v in found.items() if v is not None}
@@ -257,6 +262,80 @@ class _Api(Generic[R]):
 
     def erase(self, player_id: str) -> R:
         return self._call(Call("DELETE", f"/v1/players/{_p(player_id)}", write=True))
+
+    # tournaments
+    def list_tournaments(self) -> R:
+        return self._call(Call("GET", "/v1/tournaments"))
+
+    def get_tournament(self, tournament: str) -> R:
+        return self._call(Call("GET", f"/v1/tournaments/{_p(tournament)}"))
+
+    def put_tournament(self, tournament: str, **definition: Any) -> R:
+        path = f"/v1/tournaments/{_p(tournament)}"
+        return self._call(Call("PUT", path, body=definition, write=True))
+
+    def delete_tournament(self, tournament: str) -> R:
+        return self._call(Call("DELETE", f"/v1/tournaments/{_p(tournament)}", write=True))
+
+    def join(self, tournament: str, player_id: str) -> R:
+        """Join the current (or next) edition; ``ApiError`` 409 when it is full."""
+        path = f"/v1/tournaments/{_p(tournament)}/join"
+        return self._call(Call("POST", path, body={"player_id": player_id}, write=True))
+
+    def submit_tournament(
+        self,
+        tournament: str,
+        player_id: str,
+        score: int,
+        *,
+        match_id: str,
+        at: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> R:
+        """A score in a tournament; ``ApiError`` 409 outside its schedule, over
+        ``max_submissions`` or without joining when ``join_required``."""
+        body: Json = {"player_id": player_id, "score": score, "match_id": match_id}
+        if at is not None:
+            body["at"] = at
+        if metadata:
+            body["metadata"] = dict(metadata)
+        path = f"/v1/tournaments/{_p(tournament)}/scores"
+        return self._call(Call("POST", path, body=body, write=True))
+
+    def tournament_top(
+        self, tournament: str, *, limit: int = 100, offset: int = 0, edition: str | None = None
+    ) -> R:
+        params = {"limit": limit, "offset": offset, **_edition(edition, None)}
+        return self._call(Call("GET", f"/v1/tournaments/{_p(tournament)}/top", params))
+
+    def tournament_player(
+        self,
+        tournament: str,
+        player_id: str,
+        *,
+        edition: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        """A player in an edition; ``scope="cohort"`` reads their cohort's leaderboard."""
+        path = f"/v1/tournaments/{_p(tournament)}/players/{_p(player_id)}"
+        return self._call(Call("GET", path, _edition(edition, scope)))
+
+    def tournament_around(
+        self,
+        tournament: str,
+        player_id: str,
+        *,
+        k: int = 5,
+        edition: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        path = f"/v1/tournaments/{_p(tournament)}/players/{_p(player_id)}/around"
+        return self._call(Call("GET", path, {"k": k, **_edition(edition, scope)}))
+
+    def results(self, tournament: str, *, edition: str | None = None) -> R:
+        """An ended edition's results with rewards (the last ended one by default)."""
+        path = f"/v1/tournaments/{_p(tournament)}/results"
+        return self._call(Call("GET", path, _edition(edition, None)))
 
     # operations
     def health(self) -> R:

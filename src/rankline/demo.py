@@ -9,6 +9,7 @@ scores them around their skill (normal) and gives them XP (lognormal, capped).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import secrets
@@ -24,6 +25,7 @@ from typing import Any
 import httpx
 from rich.console import Console
 
+from rankline import demo_tournament
 from rankline.client import ApiError, AsyncClient
 
 ARENA, XP = "arena-solo", "xp"
@@ -169,22 +171,45 @@ async def report(rl: AsyncClient, game: Game, elapsed: float) -> None:
     )
 
 
+def _show_results(names: dict[str, str]) -> Any:
+    def show(results: dict[str, Any]) -> None:
+        for line in demo_tournament.podium(results, names):
+            console.print(f"[bold magenta]{line}")
+
+    return show
+
+
 async def _run(url: str, key: str, proc: subprocess.Popen[bytes], **opts: Any) -> None:
     game = Game(opts["players"], opts["seed"])
+    stars = sorted(game.players, key=lambda p: -p.skill)[: len(NAMES)]
+    names = {player.id: NAMES[n] for n, player in enumerate(stars)}
+    receiver = demo_tournament.Receiver(secrets.token_urlsafe(16), _show_results(names))
     async with AsyncClient(url, server_key=key) as rl:
         await wait_ready(rl, proc)
         await set_up(rl, game)
-        console.print(f"[bold green]open {url}/[/bold green]  (API docs: {url}/docs)")
-        console.print(f"server key: {key}")
-        try:
-            await play(rl, game, opts["rate"], opts["duration"])
-        finally:
-            console.print(
-                f"demo done: {game.matches:,} matches, {game.submissions:,} submissions, "
-                f"{len(game.players):,} players"
-                + (f", {game.skipped:,} matches skipped to keep pace" if game.skipped else "")
-                + (f", {game.failed:,} submissions not taken" if game.failed else "")
+        with receiver:
+            await demo_tournament.set_up(rl, receiver.url, receiver.secret)
+            sprint = asyncio.create_task(
+                demo_tournament.play(rl, [(p.id, p.skill) for p in game.players], game.rng)
             )
+            console.print(f"[bold green]open {url}/[/bold green]  (API docs: {url}/docs)")
+            console.print(f"server key: {key}")
+            console.print(
+                "tournament sprint: a 90 s edition every 2 minutes, cohorts of 10; its results "
+                f"are posted to {receiver.url} and printed here"
+            )
+            try:
+                await play(rl, game, opts["rate"], opts["duration"])
+            finally:
+                sprint.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sprint
+                console.print(
+                    f"demo done: {game.matches:,} matches, {game.submissions:,} submissions, "
+                    f"{len(game.players):,} players"
+                    + (f", {game.skipped:,} matches skipped to keep pace" if game.skipped else "")
+                    + (f", {game.failed:,} submissions not taken" if game.failed else "")
+                )
 
 
 def run_demo(

@@ -68,6 +68,8 @@ _IDLE_SECONDS = (0.02, 1.0)
 second, doubling while it stays idle (an append in this process wakes it at once; one in
 another process is found at the next look)."""
 _RETRY_SECONDS = 0.5
+_EXPIRE_SECONDS = 60.0
+"""How often the applier discards its partitions' expired records (the SQL log's only)."""
 _POLL_SECONDS = 0.02
 """How often ``settled`` looks at a committed position another process moves."""
 
@@ -224,6 +226,7 @@ class AsyncIngest:
         claimed_at = -1e9
         renew = self._log.options.lease_seconds / 3
         idle = _IDLE_SECONDS[0]
+        expired_at = loop.time()
         while True:
             try:
                 if loop.time() - claimed_at >= renew:
@@ -232,6 +235,9 @@ class AsyncIngest:
                 busy = False
                 for partition in sorted(consumer.owned):
                     busy |= await self._apply_step(consumer, partition)
+                if loop.time() - expired_at >= _EXPIRE_SECONDS:
+                    expired_at = loop.time()
+                    await self._expire(consumer)
                 if busy:
                     idle = _IDLE_SECONDS[0]
                 else:
@@ -299,6 +305,15 @@ class AsyncIngest:
         async with self._moved:
             self._moved.notify_all()
         return True
+
+    async def _expire(self, consumer: LogConsumer) -> int:
+        """Discard the applied records of the owned partitions that are past retention."""
+        expired = 0
+        for partition in sorted(consumer.owned):
+            applied = self._applied.get(partition)
+            if applied:
+                expired += await self._log.expire(partition, applied)
+        return expired
 
     def _board(self, board_id: str) -> Board | None:
         return self._boards.cached(board_id)

@@ -72,11 +72,62 @@ def _season(season: Season) -> Period:
 ALL_TIME = Period("all_time", ALL_TIME_PERIOD, None, None)
 
 
-def period_at(window: str, at: Micros, seasons: Sequence[Season] = ()) -> Period | None:
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """Numbered editions standing in for a board's seasons: edition ``n`` (1, 2, ...) runs
+    from ``first_start + (n - 1) * every`` for ``length`` microseconds; without ``every``
+    there is only edition 1. A tournament's board ranks each edition as a season."""
+
+    first_start: Micros
+    length: Micros
+    every: Micros | None = None
+
+    def _edition(self, number: int) -> Period:
+        start = self.first_start + (number - 1) * (self.every or 0)
+        return Period("season", str(number), start, start + self.length)
+
+    def number_at(self, at: Micros) -> int:
+        """The number of the last edition started at ``at`` (0 before the first)."""
+        if at < self.first_start:
+            return 0
+        if self.every is None:
+            return 1
+        return (at - self.first_start) // self.every + 1
+
+    def edition_at(self, at: Micros) -> Period | None:
+        """The edition running at ``at`` (None before the first, between two, after the
+        last)."""
+        number = self.number_at(at)
+        if number == 0:
+            return None
+        edition = self._edition(number)
+        assert edition.ends_at is not None
+        return edition if at < edition.ends_at else None
+
+    def current(self, now: Micros) -> Period:
+        """The edition running at ``now``, else the one that ended last, else the first."""
+        return self._edition(max(1, self.number_at(now)))
+
+    def edition(self, name: str) -> Period:
+        """The edition called ``name`` (its number); ValueError when there is none."""
+        if not name.isdigit() or name != str(int(name)) or int(name) < 1:
+            raise ValueError(f"no edition {name!r} (editions are numbered 1, 2, ...)")
+        if self.every is None and name != "1":
+            raise ValueError(f"no edition {name!r} (editions are numbered 1, 2, ...)")
+        return self._edition(int(name))
+
+
+Seasons = Sequence[Season] | Schedule
+"""A board's seasons: a list of named ones, or a tournament's schedule of editions."""
+
+
+def period_at(window: str, at: Micros, seasons: Seasons = ()) -> Period | None:
     """The period of ``window`` that contains ``at``; None when no season contains it."""
     if window == "all_time":
         return ALL_TIME
     if window == "season":
+        if isinstance(seasons, Schedule):
+            return seasons.edition_at(at)
         for season in seasons:
             if season.starts_at <= at < season.ends_at:
                 return _season(season)
@@ -92,28 +143,34 @@ def period_at(window: str, at: Micros, seasons: Sequence[Season] = ()) -> Period
     raise ValueError(f"unknown window {window!r}")
 
 
-def current_period(window: str, now: Micros, seasons: Sequence[Season] = ()) -> Period | None:
+def current_period(window: str, now: Micros, seasons: Seasons = ()) -> Period | None:
     """The period a read without ``period`` means: the one containing now.
 
     For seasons between two seasons, the one that ended last (its standings are what
     players look at until the next starts); before the first season, the first one.
     """
     found = period_at(window, now, seasons)
-    if found is not None or window != "season" or not seasons:
+    if found is not None or window != "season":
         return found
+    if isinstance(seasons, Schedule):
+        return seasons.current(now)
+    if not seasons:
+        return None
     ended = [s for s in seasons if s.ends_at <= now]
     if ended:
         return _season(max(ended, key=lambda s: s.ends_at))
     return _season(min(seasons, key=lambda s: s.starts_at))
 
 
-def parse_period(window: str, name: str, seasons: Sequence[Season] = ()) -> Period:
+def parse_period(window: str, name: str, seasons: Seasons = ()) -> Period:
     """The period called ``name`` in ``window``; ValueError when there is no such period."""
     try:
         if window == "all_time":
             if name == ALL_TIME_PERIOD:
                 return ALL_TIME
         elif window == "season":
+            if isinstance(seasons, Schedule):
+                return seasons.edition(name)
             for season in seasons:
                 if season.id == name:
                     return _season(season)

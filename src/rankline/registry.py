@@ -30,7 +30,7 @@ import msgspec
 from cachetools import Cache
 
 from rankline.boards import Board, BoardSpec, parse_scope
-from rankline.errors import InvalidInput, NotFound
+from rankline.errors import Conflict, InvalidInput, NotFound
 from rankline.gateway import CheckedVersions
 from rankline.index.base import RankingIndex
 from rankline.periods import Period, current_period, parse_period
@@ -314,6 +314,10 @@ class BoardChanges:
         new = Board.define(board_id, spec)
 
         def check(stored: dict[str, Any] | None, has_entries: bool) -> None:
+            if stored is not None and stored.get("schedule") and new.spec.schedule is None:
+                raise Conflict(
+                    f"board {board_id!r} ranks a tournament: change it with PUT /v1/tournaments"
+                )
             if stored is not None and has_entries:
                 Board(msgspec.convert(stored, BoardSpec)).check_update(new)
 

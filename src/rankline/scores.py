@@ -14,6 +14,7 @@ from typing import Any
 
 from rankline.answers import StandingOut, SubmitOut
 from rankline.boards import Board
+from rankline.cohorts import Cohorts
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, RanklineError
 from rankline.gateway import IndexGateway
 from rankline.index.base import IndexReader
@@ -36,7 +37,10 @@ class Scores:
         clock: Clock,
         *,
         clock_skew_seconds: float,
+        cohorts: Cohorts | None = None,
     ) -> None:
+        self._cohorts = cohorts
+        """Puts each submission to a board with ``cohort_size`` in its player's cohort."""
         self._boards = boards
         self._writer = writer
         self._gateway = gateway
@@ -59,6 +63,21 @@ class Scores:
         Checked against the board as last loaded (the writer checks the stored definition
         again in its transaction); a submission refused that way is checked again once the
         registry is current, as the board may have changed in another worker."""
+        submission = await self._checked(board_id, player, match_id, score, at, scopes, metadata)
+        if self._cohorts is not None:
+            await self._cohorts.place(submission)
+        return submission
+
+    async def _checked(
+        self,
+        board_id: str,
+        player: PlayerId,
+        match_id: str,
+        score: int,
+        at: Micros | None,
+        scopes: dict[str, str] | None,
+        metadata: dict[str, Any] | None,
+    ) -> Submission:
         board = self._boards.cached(board_id)
         if board is not None:
             try:

@@ -28,6 +28,7 @@ from typing import Any
 
 from rankline.cache import HotReads, TopCache
 from rankline.clock import SystemClock
+from rankline.cohorts import Cohorts
 from rankline.errors import RanklineError
 from rankline.feed import make_feed
 from rankline.gateway import CheckedVersions, IndexGateway
@@ -46,11 +47,15 @@ from rankline.scores import Scores
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
+from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
 from rankline.store.sql import SqlStore
+from rankline.store.tournaments import TournamentStore
+from rankline.tournaments import Tournaments
 from rankline.types import Clock, LeaderboardId
+from rankline.webhooks import Webhooks
 from rankline.writer import GroupCommitWriter
 
 log = logging.getLogger("rankline")
@@ -158,9 +163,22 @@ class Rankline:
         player_store = PlayerStore(store)
         self.names = names = NameDirectory(player_store, settings.names_in_memory)
         self.reads = reads = Reads(boards, gateway, names, tops, hot, store, clock)
-        self.scores = Scores(
-            boards, writer, gateway, clock, clock_skew_seconds=settings.clock_skew_seconds
+        self.cohorts = Cohorts(CohortStore(store), clock)
+        """Each player's cohort per period on boards with ``cohort_size``."""
+        self.scores = scores = Scores(
+            boards,
+            writer,
+            gateway,
+            clock,
+            clock_skew_seconds=settings.clock_skew_seconds,
+            cohorts=self.cohorts,
         )
+        tournament_store = TournamentStore(store)
+        self.tournaments = tournaments = Tournaments(
+            tournament_store, boards, self.board_changes, scores, clock
+        )
+        self.webhooks = Webhooks(tournament_store, tournaments.secret_of, clock)
+        """Sends each ended edition's results to its tournament's webhook."""
         self.players = Players(
             player_store,
             names,
@@ -213,6 +231,16 @@ class Rankline:
                 name="rankline-archive",
             ),
         ]
+        self._tasks.append(
+            asyncio.create_task(
+                self.tournaments.run(
+                    self.settings.tournament_check_seconds,
+                    lambda: self.health.stopping,
+                    self.webhooks.deliver,
+                ),
+                name="rankline-tournaments",
+            )
+        )
         if self.index.shared:
             self._tasks.append(asyncio.create_task(self.keeper.watch(), name="rankline-watch"))
             self._tasks.append(asyncio.create_task(self._refresh_boards(), name="rankline-boards"))
@@ -281,6 +309,13 @@ class Rankline:
     async def expire_periods(self) -> list[LeaderboardId]:
         """Drop the live leaderboards of closed periods whose retention has passed."""
         return await self.keeper.sweep()
+
+    async def finish_tournaments(self) -> list[tuple[str, str, bool]]:
+        """Record the results of the editions whose grace has passed and send the webhooks
+        due now (what the scheduler does every interval): each attempt's (tournament,
+        edition, delivered)."""
+        await self.tournaments.finish()
+        return await self.webhooks.deliver()
 
     async def archive_periods(self) -> list[ArchivedPeriod]:
         """Archive the closed periods now (what the scheduler does every interval)."""

@@ -163,6 +163,13 @@ class Settings(BaseSettings):
     retention_sweep_seconds: float = Field(
         60.0, gt=0, description="How often expired periods are dropped from the ranking index."
     )
+    tournament_check_seconds: float = Field(
+        1.0,
+        gt=0,
+        description="How often each worker records the results of tournament editions whose "
+        "grace has passed and sends the webhooks due (each edition's results are recorded and "
+        "delivered once, whichever worker gets there first).",
+    )
     archive_interval_seconds: float = Field(
         60.0,
         gt=0,
@@ -214,8 +221,9 @@ class Settings(BaseSettings):
     log_retention_seconds: float = Field(
         14 * 24 * 3600.0,
         gt=0,
-        description="How long the NATS stream or Kafka topic keeps records (set when it is "
-        "created); at least the dedup window.",
+        description="How long the ingestion log keeps records: the NATS stream or Kafka "
+        "topic's max age (set when it is created); the SQL log's workers delete its applied "
+        "records older than this and the dedup window.",
     )
 
     @field_validator(

@@ -379,15 +379,16 @@ def _md_table(header: Sequence[str], rows: list[list[str]]) -> str:
 def cluster_lines(cluster: dict[str, Any]) -> list[str]:
     """The cluster run's other figures, one sentence each."""
     lines = []
-    memory = cluster.get("memory", {})
-    if "primaries" in memory:
+    for board, memory in cluster.get("memory", {}).items():
+        if "primaries" not in memory:
+            continue
+        ready = cluster.get("ready_seconds", {}).get(board)
+        built = "" if ready is None else f"; index built from SQL at start in {ready:.1f} s"
         lines.append(
-            f"Memory: {memory['primaries']['bytes_per_entry']:,.0f} B per entry on the "
+            f"{board}: {memory['primaries']['bytes_per_entry']:,.0f} B per entry on the "
             f"primaries, {memory['with_replicas']['bytes_per_entry']:,.0f} B with the replicas "
-            f"({memory['entries']:,} entries over both boards)."
+            f"({memory['entries']:,} entries){built}."
         )
-    if "ready_seconds" in cluster:
-        lines.append(f"Index build from SQL at start: {cluster['ready_seconds']:.1f} s.")
     bench = cluster.get("redis_benchmark", {})
     if "rps" in bench:
         lines.append(
@@ -407,8 +408,8 @@ def cluster_markdown(results: dict[str, Any]) -> str:
             "",
             f"Produced by `{results['command']}` on {results['started_at']}: "
             f"{cluster['nodes']}; each read at full load for {results['duration_s']:.0f} s, "
-            f"{results['connections']} connections, the unsharded and the sharded board "
-            "one after the other on the same server.",
+            f"{results['connections']} connections; the unsharded and the sharded board "
+            "one after the other, each alone in the store and the cluster.",
             "",
             _md_table(cluster_run.HEADER, cluster_run.rows(cluster)),
             "",

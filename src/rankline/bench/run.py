@@ -62,6 +62,8 @@ from rankline.http.server import SERVERS
 from rankline.settings import Settings
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench"
+CLUSTER_PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench_cluster"
+"""The cluster run's own database: a redis run elsewhere on the machine leaves it alone."""
 REDIS_URL = "redis://127.0.0.1:6379/8"
 SCRATCH_REDIS_URL = "redis://127.0.0.1:6379/7"
 """Redis databases of their own: 0 is the default one, 9 and up belong to the test suite."""
@@ -263,7 +265,9 @@ class Bench:
                 if name == "cluster":
                     self.console.rule(f"Redis Cluster, N={self.o.n:,} per board")
                     results["cluster"] = {}
-                    self.attempt(results, "cluster", lambda: cluster_run.measure(self, PG_URL))
+                    self.attempt(
+                        results, "cluster", lambda: cluster_run.measure(self, CLUSTER_PG_URL)
+                    )
                     continue
                 if name == "dense":
                     self.console.rule(f"dense ranks: memory per entry, N={self.o.n:,}")

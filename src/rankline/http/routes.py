@@ -27,6 +27,7 @@ from rankline.http.body import (
 )
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
+from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
 from rankline.service import Rankline
 from rankline.writer import Submission
 
@@ -141,14 +142,16 @@ async def top(request: Request) -> Response:
 
 
 async def player(request: Request) -> Response:
-    query, player_id = e.read_query(request), e.player_id(request)
-    return json_response(await e.service_of(request).reads.player(query, player_id))
+    service, player_id = e.service_of(request), e.player_id(request)
+    query = await player_query(service, e.read_query(request), player_id)  # scope=cohort
+    return json_response(await service.reads.player(query, player_id))
 
 
 async def around(request: Request) -> Response:
-    query, player_id = e.read_query(request), e.player_id(request)
+    service, player_id = e.service_of(request), e.player_id(request)
+    query = await player_query(service, e.read_query(request), player_id)  # scope=cohort
     k = query_int(request, "k", 5, 0, 100)
-    return json_response(await e.service_of(request).reads.around(query, player_id, k))
+    return json_response(await service.reads.around(query, player_id, k))
 
 
 async def rank_of(request: Request) -> Response:
@@ -349,3 +352,4 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
 )
 
 ENDPOINTS += PLAYER_ENDPOINTS
+ENDPOINTS += TOURNAMENT_ENDPOINTS

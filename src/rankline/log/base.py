@@ -148,6 +148,12 @@ class IngestLog(Protocol):
         trims what it applied and what is past retention)."""
         ...
 
+    async def expire(self, partition: int, committed: Position) -> int:
+        """Discard some applied records (at or below ``committed``) older than the log's
+        retention and dedup window, at most a few thousand per call; how many. Engines whose
+        server keeps the retention itself (NATS, Kafka) discard nothing here."""
+        ...
+
     async def committed(self, partition: int) -> Position:
         """The position last committed as applied in ``partition`` (0: none)."""
         ...

@@ -301,6 +301,9 @@ class KafkaLog:
         end = reader.highwater(tp)
         return max(listed, int(end)) if end is not None else listed
 
+    async def expire(self, partition: int, committed: Position) -> int:
+        return 0  # the stream's (topic's) own retention discards old records
+
     async def trim(self, partition: int, before: Position) -> None:
         tp = self._tp(partition)
         if before <= 1:

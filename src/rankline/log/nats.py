@@ -280,6 +280,9 @@ class NatsLog:
                 return 0
             return int(msg.seq or 0)
 
+    async def expire(self, partition: int, committed: Position) -> int:
+        return 0  # the stream's (topic's) own retention discards old records
+
     async def trim(self, partition: int, before: Position) -> None:
         check_partition(partition, self.partitions)
         if before <= 1:

@@ -47,6 +47,10 @@ log = logging.getLogger("rankline.log")
 _CHUNK = 500
 
 
+_EXPIRE_STEP = 5000
+"""Records ``SqlLog.expire`` discards at most per call."""
+
+
 def _now() -> int:
     return time.time_ns() // 1000
 
@@ -224,6 +228,27 @@ class SqlLog:
                     r.c.log_name == self.options.name, r.c.part == partition, r.c.seq < before
                 )
             )
+
+    async def expire(self, partition: int, committed: Position) -> int:
+        check_partition(partition, self.partitions)
+        keep = max(self.options.retention_seconds, self.options.dedup_window_seconds)
+        cutoff = _now() - int(keep * 1_000_000)
+        r = t.log_records
+        old = and_(
+            r.c.log_name == self.options.name,
+            r.c.part == partition,
+            r.c.seq <= committed,
+            r.c.appended_at < cutoff,
+        )
+        async with _mapped(), self._engine.begin() as conn:
+            # A bounded step: one transaction never holds the store for long.
+            last = await conn.scalar(
+                select(r.c.seq).where(old).order_by(r.c.seq).offset(_EXPIRE_STEP - 1).limit(1)
+            )
+            done = await conn.execute(
+                delete(r).where(old, *([] if last is None else [r.c.seq <= last]))
+            )
+        return int(done.rowcount or 0)
 
     def consumer(self, owner: str) -> SqlLogConsumer:
         return SqlLogConsumer(self, owner)

@@ -265,6 +265,7 @@
       const got = await api(boardPath(path + where({ k: AROUND_K })));
       if (generation !== state.generation) return;
       renderPlayer(got.body.player);
+      if (state.board.cohort_size) guard(loadCohort(generation));
       $("around").querySelector("tbody").replaceChildren(...got.body.entries.map((e) => row(e)));
       noteAsOf(got.body.as_of);
       if (state.friends !== null) await loadFriends(generation);
@@ -278,6 +279,20 @@
         state.playerAgain = false;
         guard(loadPlayer(generation));
       }
+    }
+  }
+
+  // On a board with cohorts: the watched player's cohort and rank in it.
+  async function loadCohort(generation) {
+    const path = "/players/" + encodeURIComponent(state.player) + "?";
+    try {
+      const got = await api(boardPath(path + where({ scope: "cohort" })));
+      if (generation !== state.generation) return;
+      const cohort = got.body.scope.replace("cohort:", "");
+      $("me-note").textContent +=
+        " · cohort " + cohort + ": #" + fmtInt(got.body.rank) + " of " + fmtInt(got.body.total);
+    } catch (err) {
+      if (err.status !== 404) throw err; // 404: no cohort in this period (yet)
     }
   }
 
@@ -443,6 +458,7 @@
     fillSelect($("window"), windows.map((w) => [w, w.replace("_", " ")]), state.window);
     state.window = $("window").value;
     const dims = [["", "global"]].concat((state.board.scopes || []).map((d) => [d, d]));
+    if (state.board.cohort_size) dims.push(["cohort", "cohort"]); // scope cohort:<k>
     const [dim, value] = state.scope === "global" ? ["", ""] : state.scope.split(/:(.*)/s);
     fillSelect($("scope-dim"), dims, dim);
     $("scope-value").hidden = !$("scope-dim").value;

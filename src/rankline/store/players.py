@@ -233,7 +233,15 @@ class PlayerStore:
         f = t.friends
         removed = 0
         async with mapped_errors(), self._engine.begin() as conn:
-            for table in (t.score_events, t.standings, t.players, t.bans):
+            for table in (
+                t.score_events,
+                t.standings,
+                t.players,
+                t.bans,
+                t.cohort_members,
+                t.tournament_players,
+                t.tournament_submissions,
+            ):
                 done = await conn.execute(delete(table).where(table.c.player_id == player))
                 removed += max(done.rowcount, 0)
             done = await conn.execute(

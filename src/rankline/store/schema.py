@@ -226,3 +226,95 @@ dead_letters = Table(
 """Submissions taken asynchronously that the applier could not apply (``rankline.ingest``),
 with the reason: kept for an operator (``rankline dead-letters``), never retried by
 themselves."""
+
+tournaments = Table(
+    "rl_tournaments",
+    metadata,
+    Column("id", Ident(64), primary_key=True),
+    Column("definition", Text, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("updated_at", BigInteger, nullable=False),
+    **TABLE_OPTIONS,
+)
+"""Tournament definitions (each ranks on the board of the same id)."""
+
+tournament_editions = Table(
+    "rl_tournament_editions",
+    metadata,
+    Column("tournament_id", Ident(64), nullable=False),
+    Column("edition", Ident(64), nullable=False),
+    Column("joined", Integer, nullable=False),
+    PrimaryKeyConstraint("tournament_id", "edition"),
+    **TABLE_OPTIONS,
+)
+"""Players joined per edition: a join is a conditional increment of this row (``joined <
+max_size``), so concurrent joins on any worker never pass the capacity."""
+
+tournament_players = Table(
+    "rl_tournament_players",
+    metadata,
+    Column("tournament_id", Ident(64), nullable=False),
+    Column("edition", Ident(64), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("joined_at", BigInteger, nullable=True),
+    Column("submissions", Integer, nullable=False),
+    PrimaryKeyConstraint("tournament_id", "edition", "player_id"),
+    **TABLE_OPTIONS,
+)
+"""Who joined an edition, and how many submissions each player has had counted in it."""
+
+tournament_submissions = Table(
+    "rl_tournament_submissions",
+    metadata,
+    Column("tournament_id", Ident(64), nullable=False),
+    Column("edition", Ident(64), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("match_id", Ident(128), nullable=False),
+    PrimaryKeyConstraint("tournament_id", "edition", "player_id", "match_id"),
+    **TABLE_OPTIONS,
+)
+"""Each submission counted against ``max_submissions`` (a retry of one is not counted again)."""
+
+tournament_results = Table(
+    "rl_tournament_results",
+    metadata,
+    Column("tournament_id", Ident(64), nullable=False),
+    Column("edition", Ident(64), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("webhook_url", Text, nullable=True),
+    Column("delivered_at", BigInteger, nullable=True),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", BigInteger, nullable=False),
+    Column("lease_owner", Ident(128), nullable=True),
+    Column("lease_until", BigInteger, nullable=True),
+    Column("last_error", Text, nullable=True),
+    PrimaryKeyConstraint("tournament_id", "edition"),
+    **TABLE_OPTIONS,
+)
+"""An ended edition's results (the webhook's exact body) and its delivery: the outbox."""
+
+cohort_counters = Table(
+    "rl_cohort_counters",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("assigned", Integer, nullable=False),
+    PrimaryKeyConstraint("board_id", "window", "period"),
+    **TABLE_OPTIONS,
+)
+"""Players assigned to cohorts so far in a period: the n-th (from 0) is in cohort n // size + 1."""
+
+cohort_members = Table(
+    "rl_cohort_members",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("cohort", Integer, nullable=False),
+    PrimaryKeyConstraint("board_id", "window", "period", "player_id"),
+    **TABLE_OPTIONS,
+)
+"""Each player's cohort in a period, assigned once."""

@@ -1,0 +1,276 @@
+"""The v1 tournament routes: definitions, joins, scores, reads of an edition and results.
+Each parses its input, calls one ``service.tournaments`` (or ``service.reads``) method and
+renders the answer. ``routes.ENDPOINTS`` includes ``TOURNAMENT_ENDPOINTS``.
+
+A tournament ranks on the board of the same id (window ``season``, one period per edition),
+so its reads are the board reads of an edition."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from rankline.answers import AroundOut, PlayerOut, SubmitOut, TopOut
+from rankline.boards import COHORT_SCOPE, Score64
+from rankline.clock import parse_time
+from rankline.competition import TOURNAMENT_WINDOW, TournamentSpec
+from rankline.errors import InvalidInput
+from rankline.http import endpoint as e
+from rankline.http.body import check_id, check_metadata, query_int, query_str
+from rankline.http.responses import JsonBody, json_response
+from rankline.http.schemas import MatchIdStr, PlayerIdStr
+from rankline.reads import Query
+from rankline.service import Rankline
+from rankline.tournaments import EditionOut, JoinOut, ResultsOut
+
+
+class JoinIn(msgspec.Struct, forbid_unknown_fields=True):
+    player_id: PlayerIdStr
+
+
+class TournamentScoreIn(msgspec.Struct, forbid_unknown_fields=True):
+    """One score submission to a tournament (as on a board, without scopes)."""
+
+    player_id: PlayerIdStr
+    score: Score64
+    match_id: MatchIdStr
+    at: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class TournamentOut(TournamentSpec, kw_only=True):
+    """A tournament definition (its webhook without the secret) and its current or next
+    edition."""
+
+    edition: EditionOut | None = None
+
+
+class TournamentsOut(msgspec.Struct):
+    tournaments: list[TournamentOut]
+
+
+def _id(request: Request, *, write: bool = False) -> str:
+    tournament_id = check_id(request.path_params["tournament_id"], e.BOARD_ID, "tournament_id")
+    scope = e.key_scope(request)
+    if write and scope is not None and not scope.allows(tournament_id):
+        raise scope.refuse(tournament_id)
+    return tournament_id
+
+
+async def list_tournaments(request: Request) -> Response:
+    tournaments = e.service_of(request).tournaments
+    return json_response(
+        {"tournaments": [await tournaments.describe(t) for t in await tournaments.all()]}
+    )
+
+
+async def get_tournament(request: Request) -> Response:
+    tournaments = e.service_of(request).tournaments
+    return json_response(await tournaments.describe(await tournaments.get(_id(request))))
+
+
+async def put_tournament(request: Request) -> Response:
+    tournament_id = _id(request, write=True)
+    spec = await e.body_of(request, TournamentSpec)
+    tournaments = e.service_of(request).tournaments
+    tournament, created = await tournaments.put(tournament_id, spec)
+    return json_response(await tournaments.describe(tournament), 201 if created else 200)
+
+
+async def delete_tournament(request: Request) -> Response:
+    await e.service_of(request).tournaments.delete(_id(request, write=True))
+    return Response(status_code=204)
+
+
+async def join(request: Request) -> Response:
+    tournament_id = _id(request, write=True)
+    given = await e.body_of(request, JoinIn)
+    return json_response(
+        await e.service_of(request).tournaments.join(tournament_id, given.player_id)
+    )
+
+
+async def post_score(request: Request) -> Response:
+    tournament_id = _id(request, write=True)
+    item = await e.body_of(request, TournamentScoreIn)
+    service = e.service_of(request)
+    at = None
+    if item.at is not None:
+        try:
+            at = parse_time(item.at)
+        except ValueError as exc:
+            raise InvalidInput.at(["body", "at"], str(exc)) from None
+    check_metadata(item.metadata, service.settings.max_metadata_bytes)
+    answer = await service.tournaments.submit(
+        tournament_id,
+        player=item.player_id,
+        match_id=item.match_id,
+        score=item.score,
+        at=at,
+        metadata=item.metadata,
+    )
+    return json_response(answer)
+
+
+def _query(request: Request) -> Query:
+    return Query(
+        _id(request), TOURNAMENT_WINDOW, query_str(request, "edition"), query_str(request, "scope")
+    )
+
+
+async def player_query(service: Rankline, query: Query, player_id: str) -> Query:
+    """``query`` with ``scope=cohort`` made the player's cohort (``cohort:<k>``)."""
+    if query.scope != COHORT_SCOPE:
+        return query
+    board = await service.boards.find(query.board)
+    scope = await service.cohorts.scope_for(board, query.window, query.period, player_id)
+    return query._replace(scope=scope)
+
+
+async def top(request: Request) -> Response:
+    limit = query_int(request, "limit", 100, 1, 1000)
+    offset = query_int(request, "offset", 0, 0, 2**62)
+    body, etag = await e.service_of(request).reads.top(_query(request), offset, limit, None)
+    return JsonBody(body, 200, {"ETag": etag})
+
+
+async def player(request: Request) -> Response:
+    service, player_id = e.service_of(request), e.player_id(request)
+    query = await player_query(service, _query(request), player_id)
+    return json_response(await service.reads.player(query, player_id))
+
+
+async def around(request: Request) -> Response:
+    service, player_id = e.service_of(request), e.player_id(request)
+    query = await player_query(service, _query(request), player_id)
+    k = query_int(request, "k", 5, 0, 100)
+    return json_response(await service.reads.around(query, player_id, k))
+
+
+async def results(request: Request) -> Response:
+    tournament_id = _id(request)
+    edition = query_str(request, "edition")
+    return JsonBody(await e.service_of(request).tournaments.results(tournament_id, edition))
+
+
+TOURNAMENT = e.Param(
+    "tournament_id",
+    "path",
+    "The tournament id (also the id of the board it ranks on).",
+    {"type": "string", "pattern": e.BOARD_ID.pattern},
+    True,
+)
+EDITION = e.Param("edition", "query", "The edition (1, 2, ...); default the current one.")
+_READ = (
+    TOURNAMENT,
+    EDITION,
+    e.Param("scope", "query", "global (default), or cohort: the player's cohort, or cohort:<k>."),
+)
+_TAG = "tournaments"
+
+TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
+    e.Endpoint(
+        "GET",
+        "/v1/tournaments",
+        list_tournaments,
+        "List tournaments",
+        response=TournamentsOut,
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "PUT",
+        "/v1/tournaments/{tournament_id}",
+        put_tournament,
+        "Create or update a tournament",
+        auth="server",
+        body=TournamentSpec,
+        response=TournamentOut,
+        also=(201,),
+        params=(TOURNAMENT,),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/tournaments/{tournament_id}",
+        get_tournament,
+        "Get a tournament",
+        response=TournamentOut,
+        params=(TOURNAMENT,),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "DELETE",
+        "/v1/tournaments/{tournament_id}",
+        delete_tournament,
+        "Delete a tournament, its board, joins and results",
+        auth="server",
+        status=204,
+        params=(TOURNAMENT,),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "POST",
+        "/v1/tournaments/{tournament_id}/join",
+        join,
+        "Join the current (or next) edition: 409 when full",
+        auth="server",
+        body=JoinIn,
+        response=JoinOut,
+        params=(TOURNAMENT,),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "POST",
+        "/v1/tournaments/{tournament_id}/scores",
+        post_score,
+        "Submit a score: 409 outside the schedule, over max_submissions or without joining",
+        auth="server",
+        body=TournamentScoreIn,
+        response=SubmitOut,
+        params=(TOURNAMENT,),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/tournaments/{tournament_id}/top",
+        top,
+        "The top of an edition",
+        response=TopOut,
+        params=(
+            *_READ,
+            e.Param("limit", "query", "1..1000, default 100.", e.INT),
+            e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
+        ),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/tournaments/{tournament_id}/players/{player_id}",
+        player,
+        "A player's rank in an edition",
+        response=PlayerOut,
+        params=(*_READ, e.PLAYER),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/tournaments/{tournament_id}/players/{player_id}/around",
+        around,
+        "The players around a player in an edition",
+        response=AroundOut,
+        params=(*_READ, e.PLAYER, e.Param("k", "query", "0..100, default 5.", e.INT)),
+        tag=_TAG,
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/tournaments/{tournament_id}/results",
+        results,
+        "An ended edition's results with rewards (the webhook's body)",
+        response=ResultsOut,
+        params=(TOURNAMENT, e.Param("edition", "query", "The edition; default the last ended.")),
+        tag=_TAG,
+    ),
+)
