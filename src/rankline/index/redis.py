@@ -55,6 +55,7 @@ from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import LockError, RedisError
 
@@ -169,6 +170,7 @@ class RedisIndex(RankingIndex):
         self._positions = register(scripts.POSITIONS)
         self._page = register(scripts.PAGE)
         self._counts_before = register(scripts.COUNTS_BEFORE)
+        self._distinct_before = register(scripts.DISTINCT_BEFORE)
         self._neighbours = register(scripts.NEIGHBOURS)
         self._top_stamp = register(scripts.TOP_STAMP)
         self._change_stamp = register(scripts.CHANGE_STAMP)
@@ -480,15 +482,19 @@ class RedisIndex(RankingIndex):
     async def counts_before(
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
-        return await self._counts(leaderboard, Names.of(leaderboard).checked, bounds)
+        keys = Names.of(leaderboard).checked
+        return await self._counts(leaderboard, self._counts_before, keys, bounds)
 
     async def _counts(
-        self, leaderboard: LeaderboardId, keys: Sequence[str], bounds: Sequence[bytes]
+        self,
+        leaderboard: LeaderboardId,
+        script: AsyncScript,
+        keys: Sequence[str],
+        bounds: Sequence[bytes],
     ) -> tuple[int, list[int]]:
-        """COUNTS_BEFORE on ``keys``: the checked ones, and the distinct scores to count
-        those instead of the entries."""
+        """COUNTS_BEFORE (or DISTINCT_BEFORE) on ``keys``, a chunk of bounds at a time."""
         calls = [
-            (self._counts_before, tuple(keys), tuple(bounds[i : i + ARG_CHUNK]))
+            (script, tuple(keys), tuple(bounds[i : i + ARG_CHUNK]))
             for i in range(0, max(1, len(bounds)), ARG_CHUNK)
         ]
         async with mapped():
@@ -508,7 +514,8 @@ class RedisIndex(RankingIndex):
         self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
     ) -> list[int]:
         names = Names.of(leaderboard)
-        return (await self._counts(leaderboard, [*names.checked, names.distinct], prefixes))[1]
+        keys = [*names.writes, names.distinct]
+        return (await self._counts(leaderboard, self._distinct_before, keys, prefixes))[1]
 
     async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
         async with mapped():

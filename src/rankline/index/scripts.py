@@ -551,10 +551,9 @@ return out
 """
 )
 
-# KEYS: entries, meta, stamps, built marker, and the distinct scores to count those instead.
-# ARGV: bounds (keys or key prefixes). Returns {total, count...}: per bound, how many members
-# sort strictly before it (a ZLEXCOUNT, so O(log N)); or {DAMAGED} or {LOST}. A shard's part
-# of a sharded leaderboard's ranks; with the distinct scores, dense ranks less one.
+# KEYS: entries, meta, stamps, built marker. ARGV: bounds (keys or key prefixes). Returns
+# {total, count...}: per bound, how many members sort strictly before it (a ZLEXCOUNT, so
+# O(log N)); or {DAMAGED} or {LOST}. A shard's part of a sharded leaderboard's ranks.
 COUNTS_BEFORE = (
     _STATE
     + """
@@ -565,8 +564,25 @@ for i = 1, #ARGV do
   if ARGV[i] == '' then
     out[i + 1] = 0
   else
-    out[i + 1] = redis.call('ZLEXCOUNT', KEYS[5] or KEYS[1], '-', '(' .. ARGV[i])
+    out[i + 1] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. ARGV[i])
   end
+end
+return out
+"""
+)
+
+# KEYS: entries, meta, stamps, distinct scores. ARGV: score prefixes. Returns {total,
+# count...}: per prefix, how many distinct scores sort strictly before it (dense ranks less
+# one, a ZLEXCOUNT); or {DAMAGED} when the leaderboard's counts disagree. It names no built
+# marker (a cluster node's copy is in another slot, and the distinct scores are a fourth
+# key): the read of the entries it goes with checks that.
+DISTINCT_BEFORE = (
+    PRELUDE
+    + f"""
+if not intact(KEYS[1], KEYS[2], KEYS[3]) then return {{{DAMAGED}}} end
+local out = {{redis.call('ZCARD', KEYS[1])}}
+for i = 1, #ARGV do
+  out[i + 1] = redis.call('ZLEXCOUNT', KEYS[4], '-', '(' .. ARGV[i])
 end
 return out
 """
