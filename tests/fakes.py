@@ -74,7 +74,7 @@ class FakeTransaction:
 
     async def write_standings(self, rows: Sequence[StandingRow]) -> None:
         for row in rows:
-            leaderboard, player, _, _, revision = row
+            leaderboard, player, _, _, revision, _ = row
             before = self.t.standings.get((leaderboard, player))
             expected = 1 if before is None else before[4] + 1
             if revision != expected:

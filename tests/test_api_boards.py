@@ -35,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "metadata": {},
     "shards": 1,
     "tiers": [],
+    "subscore": None,
 }
 
 FULL: dict[str, Any] = {
@@ -51,6 +52,7 @@ FULL: dict[str, Any] = {
     "metadata": {"game": "arena", "tags": ["solo"]},
     "shards": 3,
     "tiers": [{"name": "gold", "top_percent": 1.5}, {"name": "silver", "top_rank": 1000}],
+    "subscore": "asc",
 }
 
 S1 = {"id": "s1", "start": "2026-11-01T00:00:00Z", "end": "2026-11-15T00:00:00Z"}

@@ -177,13 +177,119 @@ async def test_degraded_reads_count_distinct_scores_as_the_index(app: Starlette)
     service = app.state.service
     async with open_client(app) as client:
         rows = await _seeded(client, "arena", "desc", dense_rank=True)
-    sql = SqlIndex(service.store, service.boards.order_of)
+    sql = SqlIndex(service.store, service.boards.keys_of)
     prefixes = [score_prefix(probe, "desc") for probe in PROBES]
     for scope, held in (("global", rows), ("region:EU", [r for r in rows if int(r[2][1:]) % 2])):
         leaderboard = LeaderboardId("arena", "all_time", "all", scope)
         expected = [_model_dense([r[0] for r in held], p, "desc") - 1 for p in PROBES]
         assert await sql.distinct_before(leaderboard, prefixes) == expected
         assert await service.index.distinct_before(leaderboard, prefixes) == expected
+
+
+def _model_dense_pair(
+    values: list[tuple[int, int]], value: tuple[int, int], order: str, sub: str
+) -> int:
+    """1 + the distinct (score, subscore) values better than ``value``, naively."""
+
+    def better(a: tuple[int, int], b: tuple[int, int]) -> bool:
+        if a[0] != b[0]:
+            return a[0] > b[0] if order == "desc" else a[0] < b[0]
+        return a[1] > b[1] if sub == "desc" else a[1] < b[1]
+
+    return len({v for v in values if better(v, value)}) + 1
+
+
+@pytest.mark.parametrize(("order", "sub"), [("desc", "desc"), ("asc", "desc"), ("desc", "asc")])
+async def test_a_dense_rank_board_with_a_subscore_counts_distinct_score_subscore_pairs(
+    app: Starlette, order: str, sub: str
+) -> None:
+    """On a board with a subscore the value dense ranks count is (score, subscore): entries
+    tie only when both are equal, an equal score with another subscore is another value.
+    Every view, rank-of, the SQL reader and verify against the naive model, also after
+    changes that drop and bring back values."""
+    import random
+
+    rng = random.Random(f"dense-sub-{order}-{sub}")
+    service = app.state.service
+    board = f"pairs-{order}-{sub}"
+    pairs = [(7, 1), (7, 1), (7, 2), (7, -(2**63)), (0, 2**63 - 1), (0, 1), (-(2**63), 1)]
+    pairs += [(2**53 + 1, 2**53), (2**53 + 1, 2**53 + 1), (2**63 - 1, 0)]
+    async with open_client(app) as client:
+        await put_board(client, board, order=order, subscore=sub, policy="latest", dense_rank=True)
+        held: dict[str, tuple[int, int]] = {}
+
+        async def put(player: str, value: tuple[int, int], step: int) -> None:
+            at = f"2026-11-21T10:{step // 60:02d}:{step % 60:02d}.000Z"
+            await submit(client, board, player, value[0], f"m{step}", at=at, subscore=value[1])
+            held[player] = value
+
+        async def check() -> None:
+            values = list(held.values())
+
+            def expected(entry: dict[str, Any]) -> int:
+                return _model_dense_pair(values, (entry["score"], entry["subscore"]), order, sub)
+
+            base = f"/v1/boards/{board}"
+            whole = (await get_json(client, f"{base}/top", limit=1000))["entries"]
+            assert {e["player_id"]: (e["score"], e["subscore"]) for e in whole} == held
+            assert [e["dense_rank"] for e in whole] == [expected(e) for e in whole]
+            # ranks grow by one at each new pair: an equal score alone does not tie
+            pairs_seen = [(e["score"], e["subscore"]) for e in whole]
+            assert whole[-1]["dense_rank"] == len(set(pairs_seen))
+            for offset in (1, 4, len(whole) - 2):
+                page = await get_json(client, f"{base}/top", offset=offset, limit=3)
+                assert page["entries"] == whole[offset : offset + 3]
+            for player in held:
+                me = await get_json(client, f"{base}/players/{player}")
+                assert me["dense_rank"] == expected(me), me
+                around = await get_json(client, f"{base}/players/{player}/around", k=2)
+                assert around["player"]["dense_rank"] == expected(around["player"])
+                assert [e["dense_rank"] for e in around["entries"]] == [
+                    expected(e) for e in around["entries"]
+                ]
+            players = list(held)
+            response = await client.post(
+                f"{base}/players/{players[0]}/friends", json={"friends": players[1:]}
+            )
+            assert response.status_code == 200, response.text
+            assert [e["dense_rank"] for e in response.json()["entries"]] == [
+                expected(e) for e in response.json()["entries"]
+            ]
+            response = await client.post(f"{base}/ranks", json={"player_ids": players})
+            assert [e["dense_rank"] for e in response.json()["entries"]] == [
+                expected(e) for e in response.json()["entries"]
+            ]
+            probes = [*values, (7, 0), (7, 3), (0, 0), (-5, 2**63 - 1), (2**53 + 1, 0)]
+            for probe in probes:
+                found = await get_json(
+                    client, f"{base}/rank-of", score=str(probe[0]), subscore=str(probe[1])
+                )
+                assert found["dense_rank"] == _model_dense_pair(values, probe, order, sub), probe
+            leaderboard = LeaderboardId(board, "all_time", "all", "global")
+            keys = service.boards.keys_of(board)
+            prefixes = [keys.value_prefix(*probe) for probe in probes]
+            model = [_model_dense_pair(values, probe, order, sub) - 1 for probe in probes]
+            sql = SqlIndex(service.store, service.boards.keys_of)
+            assert await sql.distinct_before(leaderboard, prefixes) == model
+            assert await service.index.distinct_before(leaderboard, prefixes) == model
+            report = await verify(service.keeper, service.store, [service.boards.get(board)])
+            assert report.count == 0, report.differences
+
+        step = 0
+        for i, value in enumerate(pairs):
+            await put(f"q{i}", value, step)
+            step += 1
+        await check()
+        # (7, 2) and (0, 2**63 - 1) leave; (7, 1) is still held by another; then one comes back
+        for player, value in (("q2", (7, 1)), ("q4", (0, 1)), ("q0", (-5, 3))):
+            await put(player, value, step)
+            step += 1
+        await check()
+        for _ in range(6):
+            player = f"q{rng.randrange(len(pairs))}"
+            await put(player, rng.choice(pairs), step)
+            step += 1
+        await check()
 
 
 # --- random submissions, erasures, bans and unbans ---------------------------------------

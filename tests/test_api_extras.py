@@ -220,7 +220,7 @@ async def test_degraded_and_live_indexes_count_the_same(app: Starlette) -> None:
     service = app.state.service
     async with open_client(app) as client:
         rows = await _seeded(client, "arena", "desc")
-    sql = SqlIndex(service.store, service.boards.order_of)
+    sql = SqlIndex(service.store, service.boards.keys_of)
     leaderboard = LeaderboardId("arena", "all_time", "all", "global")
     bounds: list[bytes] = []
     for score in PROBES:

@@ -83,7 +83,8 @@ REQUIRED_QUERY = {"/v1/boards/{board_id}/rank-of": "score=5"}
 
 
 def _request(endpoint: Endpoint, query: str) -> tuple[str, str, Any]:
-    path = endpoint.path.format(board_id="arena", player_id="p0", tournament_id="cup")
+    board = "chess" if endpoint.path.endswith("/rating") else "arena"  # a rating board's read
+    path = endpoint.path.format(board_id=board, player_id="p0", tournament_id="cup")
     return endpoint.method, f"{path}?{query}" if query else path, BODIES.get(endpoint.path)
 
 
@@ -107,6 +108,13 @@ async def test_every_read_refuses_an_unknown_query_parameter(
     assert ("GET", "/v1/players/{player_id}/history") in reads
     await put_board(client, "arena")
     await submit(client, "arena", "p0", 5)
+    await put_board(client, "chess", policy="rating", rating={"system": "elo"})
+    match = {
+        "match_id": "g1",
+        "results": [{"player_id": "p0", "place": 1}, {"player_id": "p1", "place": 2}],
+    }
+    rated = await client.post("/v1/boards/chess/matches", json=match, headers=AUTH)
+    assert rated.status_code == 200, rated.text
     await _ended_tournament(client, app, clock)
     for endpoint in READS:
         known = sorted(p.name for p in endpoint.params if p.where == "query")

@@ -184,3 +184,49 @@ async def test_a_recurring_tournament_ranks_each_edition_apart(
     assert second["period"] == "2" and [e["player_id"] for e in second["entries"]] == ["p2"]
     clock.set(utc(2026, 11, 22, 20, 0))  # between editions: the next one is joined
     assert (await join(client, "daily", "p3")).json()["edition"] == "3"
+
+
+async def test_the_board_of_a_tournament_changes_only_through_it(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    """Scores straight to the tournament's board (single, batch, asynchronous) and deleting
+    that board are refused: they would skip the schedule, the joins and max_submissions.
+    Through the tournament, the same score is taken."""
+    await put(client, "cup", max_submissions=1)
+    clock.set(utc(2026, 11, 21, 12, 15))
+    body = {"player_id": "p1", "score": 5, "match_id": "m1"}
+    for headers in (AUTH, {**AUTH, "Prefer": "respond-async"}):
+        direct = await client.post("/v1/boards/cup/scores", json=body, headers=headers)
+        assert "POST /v1/tournaments/cup/scores" in assert_problem(direct, 409)["detail"]
+    batch = await client.post(
+        "/v1/scores/batch", json={"scores": [{"board": "cup", **body}]}, headers=AUTH
+    )
+    assert batch.status_code == 200, batch.text
+    assert batch.json()["results"][0]["error"]["status"] == 409
+    deleted = await client.delete("/v1/boards/cup", headers=AUTH)
+    assert "DELETE /v1/tournaments" in assert_problem(deleted, 409)["detail"]
+    assert (await score(client, "cup", "p1", 5, "m1")).status_code == 200
+    refused(await score(client, "cup", "p1", 6, "m2"), "max_submissions")
+    top = await get_json(client, "/v1/tournaments/cup/top")
+    assert [(e["player_id"], e["score"]) for e in top["entries"]] == [("p1", 5)]
+    assert (await client.delete("/v1/tournaments/cup", headers=AUTH)).status_code == 204
+    assert (await client.get("/v1/boards/cup")).status_code == 404
+
+
+async def test_a_tournament_with_a_subscore_orders_equal_scores_by_it(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    await put(client, "cup", subscore="asc")
+    clock.set(utc(2026, 11, 21, 12, 15))
+    for player, sub in (("slow", 90), ("fast", 40), ("mid", 60)):
+        response = await score(client, "cup", player, 10, f"m-{player}", subscore=sub)
+        assert response.status_code == 200, response.text
+    assert_problem(await score(client, "cup", "none", 10, "m-none"), 422)
+    top = await get_json(client, "/v1/tournaments/cup/top")
+    assert [(e["player_id"], e["subscore"]) for e in top["entries"]] == [
+        ("fast", 40),
+        ("mid", 60),
+        ("slow", 90),
+    ]
+    definition = await get_json(client, "/v1/tournaments/cup")
+    assert definition["subscore"] == "asc"

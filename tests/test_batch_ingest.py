@@ -189,20 +189,23 @@ async def test_a_standing_changed_since_it_was_read_is_a_conflict(service: Rankl
     the batch is planned again instead of overwriting the first (a lost update)."""
     lb = LeaderboardId("arena", "all_time", "all", "global")
     async with service.store.transaction() as tx:
-        await tx.write_standings([(lb, "p1", 10, 1, 1), (lb, "p2", 20, 2, 1)])
+        await tx.write_standings([(lb, "p1", 10, 1, 1, None), (lb, "p2", 20, 2, 1, None)])
     async with service.store.transaction() as tx:
         stored = await tx.read_standings([(lb, "p1"), (lb, "p2"), (lb, "p3")])
-        assert stored == {(lb, "p1"): (lb, "p1", 10, 1, 1), (lb, "p2"): (lb, "p2", 20, 2, 1)}
-        await tx.write_standings([(lb, "p1", 11, 3, 2)])
+        assert stored == {
+            (lb, "p1"): (lb, "p1", 10, 1, 1, None),
+            (lb, "p2"): (lb, "p2", 20, 2, 1, None),
+        }
+        await tx.write_standings([(lb, "p1", 11, 3, 2, None)])
     with pytest.raises(WriteConflict):  # p1 is at revision 2 now, not 1
         async with service.store.transaction() as tx:
-            await tx.write_standings([(lb, "p2", 21, 4, 2), (lb, "p1", 12, 4, 2)])
+            await tx.write_standings([(lb, "p2", 21, 4, 2, None), (lb, "p1", 12, 4, 2, None)])
     with pytest.raises(WriteConflict):  # p2 exists: it cannot be inserted again
         async with service.store.transaction() as tx:
-            await tx.write_standings([(lb, "p2", 22, 5, 1)])
+            await tx.write_standings([(lb, "p2", 22, 5, 1, None)])
     async with service.store.transaction() as tx:
         after = await tx.read_standings([(lb, "p1"), (lb, "p2")])
-    assert after == {(lb, "p1"): (lb, "p1", 11, 3, 2), (lb, "p2"): (lb, "p2", 20, 2, 1)}
+    assert after == {(lb, "p1"): (lb, "p1", 11, 3, 2, None), (lb, "p2"): (lb, "p2", 20, 2, 1, None)}
 
 
 async def test_a_duplicate_event_is_a_conflict_and_the_batch_leaves_nothing(
@@ -217,7 +220,7 @@ async def test_a_duplicate_event_is_a_conflict_and_the_batch_leaves_nothing(
         await tx.insert_events([first])
     with pytest.raises(WriteConflict):
         async with service.store.transaction() as tx:
-            await tx.write_standings([(lb, "p9", 5, 1, 1)])
+            await tx.write_standings([(lb, "p9", 5, 1, 1, None)])
             await tx.insert_events([ScoreEvent("arena", "p2", "m1", 7, 1, 1, True), first])
     async with service.store.transaction() as tx:
         assert await tx.read_standings([(lb, "p9")]) == {}

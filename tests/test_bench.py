@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from backends import REDIS_URL
-from helpers_api import AUTH
+from helpers_api import AUTH, serve
 from rankline import ManualClock, Settings
 from rankline.bench import ceiling, lean, load, probes, report, run, servers, wrk
 from rankline.bench.bulk import load_first_scores
@@ -425,6 +425,47 @@ async def test_a_load_in_two_parts_stores_what_one_load_does(
     assert await load.load(url, data, now, first=0, end=600) == 600
     assert await load.load(url, data, now, first=600) == 900
     await _assert_rows(url, 1_500)
+
+
+async def test_a_subscore_board_loads_with_its_subscores(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """What ``--memory-only`` measures: the bench board with a subscore, bulk-loaded with
+    subscores over the whole 64-bit range, is built by a server from SQL with every entry
+    and its subscore (the bench's scores are distinct, so the scores alone order it)."""
+    now = clock.now()
+    data = load.Dataset(400, at0=now - 10_000_000, seed=5)
+    board = load.bench_board(subscore="desc")
+    url = settings.database
+    await load.prepare(url, now, [board])
+    assert await load.load(url, data, now, board=board) == 400
+    subscores = [data.subscore(i) for i in range(data.n)]
+    assert min(subscores) < -(2**62) and max(subscores) > 2**62  # the whole 64-bit range
+    order = sorted(range(data.n), key=lambda i: (-data.score(i), -data.subscore(i)))
+    async with serve(settings, clock) as client:
+        top = (await client.get("/v1/boards/bench/top?limit=1000")).json()
+    assert [(e["player_id"], e["subscore"]) for e in top["entries"]] == [
+        (data.player(i), data.subscore(i)) for i in order
+    ]
+
+
+def test_memory_only_is_an_option_of_its_own() -> None:
+    options = run.make_options(
+        quick=True,
+        n=None,
+        duration=None,
+        backends="memory",
+        json_path=None,
+        markdown=None,
+        workers=1,
+        connections=1,
+        threads=1,
+        profile=False,
+        seed=1,
+        command="rankline bench --memory-only",
+        memory_only=True,
+    )
+    assert options.memory_only and options.n == 1_000_000
 
 
 async def test_bulk_load_then_the_server_answers_the_ranks_the_data_says(

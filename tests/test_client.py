@@ -62,6 +62,27 @@ async def test_async_client_covers_the_board_and_score_endpoints(
             assert await rl.delete_board("arena") is None
 
 
+async def test_async_client_sends_subscores(tmp_path: Path, clock: ManualClock) -> None:
+    settings = Settings(data_dir=tmp_path / "data", server_keys=SERVER_KEY)
+    async with open_app(settings, clock) as app:
+        transport = httpx.ASGITransport(app=app)
+        async with AsyncClient("http://t", server_key=SERVER_KEY, transport=transport) as rl:
+            assert (await rl.put_board("duel", subscore="asc"))["subscore"] == "asc"
+            await rl.submit("duel", "a", 10, match_id="m1", subscore=5)
+            answer = await rl.submit("duel", "b", 10, match_id="m2", subscore=-5)
+            assert (answer["subscore"], answer["standings"][0]["rank"]) == (-5, 1)
+            top = await rl.top("duel")
+            assert [(e["player_id"], e["subscore"]) for e in top["entries"]] == [
+                ("b", -5),
+                ("a", 5),
+            ]
+            rank_of = await rl.rank_of("duel", 10, subscore=0)
+            assert (rank_of["rank"], rank_of["competition_rank"], rank_of["subscore"]) == (2, 2, 0)
+            with pytest.raises(ApiError) as missing:
+                await rl.submit("duel", "c", 10, match_id="m3")
+            assert missing.value.problem["errors"][0]["loc"] == ["body", "subscore"]
+
+
 def test_a_large_upload_is_split_into_batches_of_1000() -> None:
     sizes: list[int] = []
 

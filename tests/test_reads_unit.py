@@ -47,7 +47,7 @@ class Parts:
         store: Any = FakeStore()  # never asked here: the live index answers every read
         self.boards = Boards(store, self.clock)
         self.keeper = IndexKeeper(self.index, self.health, store, self.clock, self.boards)
-        self.gateway = IndexGateway(self.keeper, store, self.boards.order_of, self.clock)
+        self.gateway = IndexGateway(self.keeper, store, self.boards.keys_of, self.clock)
         self.reads = Reads(
             self.boards,
             self.gateway,

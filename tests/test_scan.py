@@ -8,7 +8,7 @@ from sqlalchemy import func, insert, select
 
 from backends import PG_URL, prepare_database
 from rankline import Rankline
-from rankline.ordering import SCORE_MAX, SCORE_MIN, encode
+from rankline.ordering import SCORE_MAX, SCORE_MIN, Keys, encode
 from rankline.store import scan
 from rankline.store import schema as t
 from rankline.store.players import PlayerStore
@@ -82,7 +82,9 @@ async def test_scan_keys_are_the_encoded_unbanned_standings(service: Rankline) -
             for exact in (True, False):
                 keys: list[SortKey] = []
                 players: list[bytes] = []
-                chunks = scan.scan_keys(service.store, leaderboard, order, chunk=2, exact=exact)
+                chunks = scan.scan_keys(
+                    service.store, leaderboard, Keys(order), chunk=2, exact=exact
+                )
                 async for chunk, ids in chunks:
                     assert len(chunk) == len(ids) and 0 < len(chunk) <= 2
                     keys += chunk
@@ -121,7 +123,7 @@ async def test_scan_rows_come_in_the_rank_index_order(service: Rankline) -> None
             keys = [
                 encode(score, at, player, order)
                 async for chunk in scan.scan_rows(service.store, leaderboard, order, chunk=2)
-                for player, score, at, _ in chunk
+                for player, score, at, _, _ in chunk
             ]
             wanted = expected_keys(rows, leaderboard, order)
             if order == "asc":

@@ -73,7 +73,7 @@ async def test_a_first_submission_is_stored_and_indexed(store: FakeStore) -> Non
     [outcome] = await run(writer(store, index, feed=feed), sub(b, "p1", "m1", 50))
     assert isinstance(outcome, Outcome) and not outcome.duplicate
     assert outcome.primary is not None and outcome.primary.applied
-    assert store.tables.standings[ALL, "p1"] == (ALL, "p1", 50, NOW, 1)
+    assert store.tables.standings[ALL, "p1"] == (ALL, "p1", 50, NOW, 1, None)
     assert ("arena", "p1", "m1") in store.tables.events
     position = await index.position(ALL, "p1")
     assert position is not None and position.key == encode(50, NOW, "p1", "desc")

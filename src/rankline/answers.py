@@ -30,6 +30,8 @@ class Entry(Answer, kw_only=True):
     player_id: str
     score: int
     achieved_at: Time
+    subscore: int | None = None
+    """The entry's subscore, on a board that has one (omitted on others)."""
     display_name: str | None = None
     tier: str | None = None
     """The board's first tier whose rule the entry's rank meets (omitted when none)."""
@@ -49,6 +51,8 @@ class PlayerStanding(Answer, kw_only=True):
     competition_rank: int
     percentile: float
     achieved_at: Time
+    subscore: int | None = None
+    """The entry's subscore, on a board that has one (omitted on others)."""
     display_name: str | None = None
     tier: str | None = None
     dense_rank: int | None = None
@@ -108,6 +112,8 @@ class PlayerOut(Head, kw_only=True):
     competition_rank: int
     percentile: float
     achieved_at: Time
+    subscore: int | None = None
+    """The entry's subscore, on a board that has one (omitted on others)."""
     display_name: str | None = None
     tier: str | None = None
     dense_rank: int | None = None
@@ -142,6 +148,8 @@ class RankOfOut(Head, kw_only=True):
     """The tier that rank would be in, with the new entry counted."""
     dense_rank: int | None = None
     """The dense rank that score would get (on boards with ``dense_rank``)."""
+    subscore: int | None = None
+    """The subscore asked about, on a board that has one."""
 
 
 class PeriodOut(Answer, kw_only=True):
@@ -172,6 +180,8 @@ class StandingOut(Answer, kw_only=True):
     rank: int | None
     applied: bool
     reason: str | None = None
+    subscore: int | None = None
+    """The standing's subscore, on a board that has one."""
 
 
 class SubmitOut(Answer, kw_only=True):
@@ -182,6 +192,10 @@ class SubmitOut(Answer, kw_only=True):
     previous_score: int | None
     score: int | None
     standings: list[StandingOut]
+    previous_subscore: int | None = None
+    subscore: int | None = None
+    """With ``previous_subscore``: the subscores beside ``score`` and ``previous_score``,
+    on a board that has one."""
 
 
 # --- players ------------------------------------------------------------------------------
@@ -202,6 +216,8 @@ class ProfileStandingOut(Answer, kw_only=True):
     scope: str
     score: int
     rank: int | None
+    subscore: int | None = None
+    """On a board with a subscore."""
 
 
 class PlayerProfileOut(ProfileOut, kw_only=True):

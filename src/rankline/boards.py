@@ -14,8 +14,9 @@ from msgspec import Meta
 
 from rankline.clock import format_time, parse_time
 from rankline.errors import Conflict, InvalidInput
-from rankline.ordering import SCORE_MAX, SCORE_MIN
+from rankline.ordering import SCORE_MAX, SCORE_MIN, Keys
 from rankline.periods import Period, Schedule, Season, Seasons, parse_period, period_at
+from rankline.rating import check_rating
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
 # `(?!\n)$`: Python's `$` also matches before a trailing newline; JSON Schema's does not.
@@ -32,7 +33,6 @@ Score64 = Annotated[int, Meta(ge=SCORE_MIN, le=SCORE_MAX)]
 DEFAULT_RETENTION_DAYS = {"daily": 7, "weekly": 30, "monthly": 90, "season": 365}
 DEFAULT_GRACE_SECONDS = 300
 MAX_SHARDS = 64
-RATING_SYSTEMS = ("elo", "glicko2", "openskill")
 
 
 class SeasonSpec(msgspec.Struct, forbid_unknown_fields=True):
@@ -112,6 +112,9 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     window puts them in the newest cohort with room (``rankline.cohorts``)."""
     schedule: ScheduleSpec | None = None
     """Numbered editions as the ``season`` window's periods (what backs a tournament)."""
+    subscore: Order | None = None
+    """A second number that orders equal scores (``desc``: higher first), before the time;
+    submissions then carry one. Fixed once the board has entries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,7 @@ class Board:
     __slots__ = (
         "dense",
         "id",
+        "keys",
         "order",
         "policy",
         "retention_days",
@@ -151,6 +155,8 @@ class Board:
         self.policy: Policy = spec.policy
         self.shards: int = spec.shards
         self.dense: bool = spec.dense_rank
+        self.keys = Keys(spec.order, spec.subscore)
+        """How this board's entries become ordering keys (with the subscore, if any)."""
         self.tiers = tuple(
             (t.name, None if t.top_percent is None else Fraction(repr(t.top_percent)), t.top_rank)
             for t in spec.tiers
@@ -200,11 +206,11 @@ class Board:
         ):
             raise _bad(["min_score"], "min_score is greater than max_score")
         if spec.policy == "rating":
-            system = (spec.rating or {}).get("system")
-            if system not in RATING_SYSTEMS:
-                raise _bad(["rating", "system"], f"rating.system must be one of {RATING_SYSTEMS}")
+            spec = msgspec.structs.replace(spec, rating=check_rating(spec.rating))
         elif spec.rating is not None:
             raise _bad(["rating"], "rating applies only to boards with policy 'rating'")
+        if spec.policy == "rating" and spec.subscore is not None:
+            raise _bad(["subscore"], "a rating board has no subscore")
         names = [t.name for t in spec.tiers]
         if len(set(names)) != len(names):
             raise _bad(["tiers"], "tier names must be unique")
@@ -228,7 +234,17 @@ class Board:
 
     def check_update(self, new: Board) -> None:
         """Conflict when ``new`` changes what a board with entries cannot change."""
-        for name in ("order", "policy", "windows", "scopes", "shards", "dense_rank"):
+        names = (
+            "order",
+            "policy",
+            "windows",
+            "scopes",
+            "shards",
+            "subscore",
+            "rating",
+            "dense_rank",
+        )
+        for name in names:
             before, after = getattr(self.spec, name), getattr(new.spec, name)
             if name == "windows":  # "season" follows from the seasons (which may be added)
                 before, after = ([w for w in b.windows if w != "season"] for b in (self, new))
@@ -275,6 +291,19 @@ class Board:
                 return reached + 1, limit
             reached = max(reached, limit)
         return None
+
+    @property
+    def sub_order(self) -> Order | None:
+        return self.spec.subscore
+
+    def check_subscore(
+        self, subscore: int | None, loc: Sequence[str | int] = ("body", "subscore")
+    ) -> None:
+        """InvalidInput unless a subscore is given exactly when the board has one."""
+        if self.spec.subscore is not None and subscore is None:
+            raise InvalidInput.at(list(loc), "the board orders by a subscore: give one")
+        if self.spec.subscore is None and subscore is not None:
+            raise InvalidInput.at(list(loc), "the board has no subscore")
 
     @property
     def frozen(self) -> bool:

@@ -790,9 +790,10 @@ def demo(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed, for a repeatable game.")] = None,
 ) -> None:
-    """Start a server and a simulated game (players, matches, an arena and an XP board, and a
-    tournament every 2 minutes with cohorts, whose results a local webhook receiver prints)
-    so the page at / moves; stops the server on exit or Ctrl-C."""
+    """Start a server and a simulated game (players, matches, an arena, an XP board, chess
+    players rated on chess-blitz and chess-rapid, and a tournament every 2 minutes with
+    cohorts, whose results a local webhook receiver prints) so the page at / moves; stops the
+    server on exit or Ctrl-C."""
     from rankline.demo import run_demo
 
     try:
@@ -857,6 +858,14 @@ def bench(
     server: Annotated[
         str, typer.Option(help="HTTP server of rankline and of the ceiling: uvicorn or granian.")
     ] = "uvicorn",
+    memory_only: Annotated[
+        bool,
+        typer.Option(
+            "--memory-only",
+            help="Only measure the memory per entry at N (at most 1,000,000) of a plain board "
+            "and of a board with a subscore, on each backend (no wrk needed).",
+        ),
+    ] = False,
 ) -> None:
     """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
     the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
@@ -880,6 +889,7 @@ def bench(
             seed=seed,
             server=server,
             command=shlex.join(["rankline", *sys.argv[1:]]),
+            memory_only=memory_only,
         )
     except ValueError as exc:
         _fail(str(exc))

@@ -120,8 +120,13 @@ class _Api(Generic[R]):
         at: str | None = None,
         scopes: Mapping[str, str] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        subscore: int | None = None,
     ) -> R:
+        """Submit a score; ``subscore`` is required on a board with a subscore (and refused
+        on any other)."""
         body: Json = {"player_id": player_id, "score": score, "match_id": match_id}
+        if subscore is not None:
+            body["subscore"] = subscore
         if at is not None:
             body["at"] = at
         if scopes:
@@ -129,6 +134,40 @@ class _Api(Generic[R]):
         if metadata:
             body["metadata"] = dict(metadata)
         return self._call(Call("POST", f"/v1/boards/{_p(board)}/scores", body=body, write=True))
+
+    # rating boards
+    def submit_match(
+        self,
+        board: str,
+        match_id: str,
+        results: Sequence[Mapping[str, Any]],
+        *,
+        at: str | None = None,
+    ) -> R:
+        """A match on a rating board: ``results`` are ``{"player_id", "place", "team"?,
+        "scopes"?}`` (equal places draw). Answers each player's old and new rating and rank."""
+        body: Json = {"match_id": match_id, "results": [dict(r) for r in results]}
+        if at is not None:
+            body["at"] = at
+        return self._call(Call("POST", f"/v1/boards/{_p(board)}/matches", body=body, write=True))
+
+    def submit_matches(self, matches: Sequence[Mapping[str, Any]]) -> R:
+        """Up to 1,000 matches in one request, each with its ``board``: ``{"results": [...]}``
+        with one answer or ``error`` per item, by ``index``."""
+        body = {"matches": [dict(m) for m in matches]}
+        return self._call(Call("POST", "/v1/matches/batch", body=body, write=True))
+
+    def rating(
+        self,
+        board: str,
+        player_id: str,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+    ) -> R:
+        """A player's rating on a rating board, also while provisional (``provisional``)."""
+        path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}/rating"
+        return self._call(Call("GET", path, params=_where(window, period, None)))
 
     # reads
     def top(
@@ -181,13 +220,17 @@ class _Api(Generic[R]):
         board: str,
         score: int,
         *,
+        subscore: int | None = None,
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
     ) -> R:
-        """The rank, competition rank and percentile ``score`` would get if submitted now
-        (and its ``dense_rank`` on a board with dense ranks)."""
+        """The rank, competition rank and percentile ``score`` (with ``subscore``, on a
+        board with one) would get if submitted now (and its ``dense_rank`` on a board with
+        dense ranks)."""
         params = {"score": score, **_where(window, period, scope)}
+        if subscore is not None:
+            params["subscore"] = subscore
         return self._call(Call("GET", f"/v1/boards/{_p(board)}/rank-of", params))
 
     def friends(

@@ -61,6 +61,7 @@ class TournamentSpec(msgspec.Struct, forbid_unknown_fields=True):
     order: Order = "desc"
     policy: Literal["best", "latest", "sum", "first"] = "best"
     tiers: list[TierSpec] = msgspec.field(default_factory=list)
+    subscore: Order | None = None
     grace_seconds: Annotated[int, Meta(ge=0, le=31 * 86_400)] = DEFAULT_GRACE_SECONDS
     recurrence: Literal["daily", "weekly"] | None = None
     every_seconds: Annotated[int, Meta(ge=1, le=366 * 86_400)] | None = None
@@ -137,6 +138,7 @@ class Tournament:
             windows=[TOURNAMENT_WINDOW],
             grace_seconds=spec.grace_seconds,
             tiers=spec.tiers,
+            subscore=spec.subscore,
             cohort_size=spec.cohort_size,
             schedule=ScheduleSpec(
                 spec.starts_at, spec.ends_at, None if every is None else every // 1_000_000

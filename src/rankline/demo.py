@@ -27,6 +27,7 @@ from rich.console import Console
 
 from rankline import demo_tournament
 from rankline.client import ApiError, AsyncClient
+from rankline.rated_arena import BLITZ, RAPID, RatedArena
 
 ARENA, XP = "arena-solo", "xp"
 REGIONS = ("EU", "NA", "ASIA")
@@ -54,6 +55,8 @@ class Game:
     """The simulated game: players, and matches with realistic scores."""
 
     def __init__(self, players: int, seed: int | None) -> None:
+        self.arena = RatedArena(max(10, players // 10), seed)
+        """Chess players of hidden strengths on two rating boards (``rankline.rated_arena``)."""
         self.rng = random.Random(seed)
         self.players = [
             Player(f"p:{n}", self.rng.choice(REGIONS), max(100.0, self.rng.gauss(2000, 500)))
@@ -124,6 +127,7 @@ async def set_up(rl: AsyncClient, game: Game) -> None:
     stars = sorted(game.players, key=lambda p: -p.skill)[: len(NAMES)]  # named, on the page
     for n, player in enumerate(stars):
         await rl.put_player(player.id, display_name=NAMES[n], country=player.region)
+    await game.arena.set_up(rl)
 
 
 async def play(rl: AsyncClient, game: Game, rate: float, duration: float | None) -> None:
@@ -144,6 +148,7 @@ async def play(rl: AsyncClient, game: Game, rate: float, duration: float | None)
             elif items:
                 await asyncio.gather(*(rl.submit(**item) for item in items))
             game.submissions += len(items)
+            await game.arena.play(rl, due)
         except (ApiError, httpx.HTTPError) as exc:
             game.failed += len(items)
             console.print(f"[yellow]the server did not take {len(items)} submissions: {exc}")
@@ -164,6 +169,13 @@ async def report(rl: AsyncClient, game: Game, elapsed: float) -> None:
         if top:
             who = top[0].get("display_name") or top[0]["player_id"]
             leaders.append(f"{board} leader {who} {top[0]['score']:,}")
+    for board in (BLITZ, RAPID):
+        try:
+            fit = await game.arena.convergence(rl, board)
+        except (ApiError, httpx.HTTPError):
+            continue
+        if fit is not None:
+            leaders.append(f"{board} ratings vs hidden strength {fit:+.2f}")
     behind = f"  skipped {game.skipped:,} (behind pace)" if game.skipped else ""
     console.print(
         f"[dim]{elapsed:5.0f}s[/dim] matches {game.matches:,}  "

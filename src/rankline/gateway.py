@@ -26,8 +26,9 @@ from rankline.index.archive import ArchiveIndex, ArchiveRouter
 from rankline.index.base import BoardVersions, IndexReader
 from rankline.index.sql import SqlIndex
 from rankline.indexing import IndexHealth, IndexKeeper
+from rankline.ordering import Keys
 from rankline.store.sql import SqlStore
-from rankline.types import BoardId, Clock, IndexChange, LeaderboardId, Order
+from rankline.types import BoardId, Clock, IndexChange, LeaderboardId
 
 log = logging.getLogger("rankline.index")
 T = TypeVar("T")
@@ -50,14 +51,14 @@ class IndexGateway:
         self,
         keeper: IndexKeeper,
         store: SqlStore,
-        order_of: Callable[[BoardId], Order],
+        keys_of: Callable[[BoardId], Keys],
         clock: Clock,
     ) -> None:
         self.index = keeper.index
         self._keeper = keeper
         self._health = keeper.health
-        self._standings = SqlIndex(store, order_of)
-        self._archive = ArchiveIndex(store, order_of)
+        self._standings = SqlIndex(store, keys_of)
+        self._archive = ArchiveIndex(store, keys_of)
         self._clock = clock
 
     async def read(

@@ -51,13 +51,14 @@ SHOWN_REJECTED = 10
 
 _PLAYER = "player_id"
 _SCORE = "score"
+_SUBSCORE = "subscore"
 _AT = "achieved_at"
 _AT_ALIAS = "at"
 """The API's name for ``achieved_at``: a submission's body imports as it is."""
 _MATCH = "match_id"
 _SCOPES = "scopes"
 _METADATA = "metadata"
-_CSV_COLUMNS = (_PLAYER, _SCORE, _AT, _AT_ALIAS, _MATCH)
+_CSV_COLUMNS = (_PLAYER, _SCORE, _AT, _AT_ALIAS, _MATCH, _SUBSCORE)
 _is_player = re.compile(PLAYER_ID_PATTERN).match
 _is_match = re.compile(MATCH_ID_PATTERN).match
 _is_scope_value = re.compile(SCOPE_VALUE_PATTERN).match
@@ -92,6 +93,7 @@ class Row:
     match_id: str
     scopes: dict[str, str]
     metadata: dict[str, Any]
+    subscore: int | None = None
 
 
 @dataclass(slots=True)
@@ -273,9 +275,11 @@ class RowReader:
         scopes: dict[str, Any] = {}
         metadata: dict[str, Any] = {}
         for name, value in item.items():
-            if name == _SCORE:
+            if name in (_SCORE, _SUBSCORE):
+                if value is None and name == _SUBSCORE:
+                    continue
                 if type(value) is not int:
-                    return Rejected(line, f"score: not an integer: {_shown(value)}")
+                    return Rejected(line, f"{name}: not an integer: {_shown(value)}")
                 values[name] = str(value)
             elif name == _METADATA:
                 if value is not None and not isinstance(value, dict):
@@ -320,6 +324,12 @@ class RowReader:
             return Rejected(line, "score: missing")
         if not _is_integer(text) or not SCORE_MIN <= (score := int(text)) <= SCORE_MAX:
             return Rejected(line, f"score: not a 64-bit integer: {_shown(text)}")
+        subscore = None
+        text = values.get(_SUBSCORE, "")
+        if text and (
+            not _is_integer(text) or not SCORE_MIN <= (subscore := int(text)) <= SCORE_MAX
+        ):
+            return Rejected(line, f"subscore: not a 64-bit integer: {_shown(text)}")
         match_id = values.get(_MATCH) or derived_match_id(self.path, line)
         if not _is_match(match_id):
             return Rejected(line, f"match_id: {_shown(match_id)} is not a match id")
@@ -342,11 +352,12 @@ class RowReader:
         try:
             self.board.check_scopes(scopes)
             self.board.check_score(score)
+            self.board.check_subscore(subscore)
         except InvalidInput as exc:
             return Rejected(line, exc.detail)
         if metadata and len(msgspec.json.encode(metadata)) > self._max_metadata:
             return Rejected(line, f"metadata: longer than {self._max_metadata} bytes as JSON")
-        return Row(line, player, score, at, match_id, scopes, metadata)
+        return Row(line, player, score, at, match_id, scopes, metadata, subscore)
 
 
 def _shown(value: Any) -> str:
@@ -462,6 +473,7 @@ async def _write(
             row.scopes,
             row.metadata,
             at_given=row.at is not None,
+            subscore=row.subscore,
         )
         for row in rows
     ]

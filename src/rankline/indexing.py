@@ -27,7 +27,7 @@ from rankline.clock import format_time
 from rankline.errors import IndexDamaged, IndexUnavailable, RanklineError, Unavailable
 from rankline.index.base import RankingIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
-from rankline.ordering import encode_rows
+from rankline.ordering import Keys
 from rankline.store import scan
 from rankline.store.sql import SqlStore
 from rankline.types import (
@@ -35,7 +35,6 @@ from rankline.types import (
     IndexChange,
     LeaderboardId,
     Micros,
-    Order,
     PlayerId,
     SortKey,
 )
@@ -47,6 +46,8 @@ _EXPIRY_MARGIN = 10 * 60 * 1_000_000
 """The sweep drops expired leaderboards on time; the index's own expiry (Redis TTL) is a
 backstop that follows 10 minutes later, for when no worker is running."""
 _REPAIR_LEASE_MS = 60_000
+_LOCK_RENEW_SECONDS = 5.0
+"""How often a rebuilding process renews the shared index's rebuild lock."""
 """How long a repair holds a leaderboard without showing progress before another worker
 may start it over (a repair extends it with every chunk it loads)."""
 
@@ -217,7 +218,12 @@ class IndexKeeper:
                 return
             async with index.rebuild_lock() as mine:
                 if mine and not await index.is_built():
-                    await self.load_all(keepalive=index.extend_rebuild_lock)
+                    # The lock is renewed on a clock of its own: on a big store, SQL can take
+                    # longer than the lock's lifetime before the first rows arrive.
+                    lease = _Renewal(index.extend_rebuild_lock, _LOCK_RENEW_SECONDS)
+                    async with lease.running():
+                        await self.load_all(keepalive=lease.check)
+                    await lease.check()
                     await index.mark_built()
                     return
             await asyncio.sleep(self._check_seconds)
@@ -276,7 +282,7 @@ class IndexKeeper:
         # an array: no other object outlives its chunk, so the build leaves no holes behind.
         keys: list[SortKey] = []
         hashes = array("q")
-        async for chunk, players in scan.scan_keys(self._store, leaderboard, board.order):
+        async for chunk, players in scan.scan_keys(self._store, leaderboard, board.keys):
             keys += chunk
             hashes.extend(map(hash, players))
             yield len(chunk)
@@ -287,7 +293,7 @@ class IndexKeeper:
         # leaderboard is empty, else guarded by revision. SQL reads the next chunk while
         # the index takes this one.
         rows = scan.scan_rows(self._store, leaderboard, board.order, _SHARED_CHUNK)
-        chunks = _entries(_read_ahead(rows), board.order)
+        chunks = _entries(_read_ahead(rows), board.keys)
         size = await scan.count_rows(self._store, leaderboard)
         async for count in self.index.fill(leaderboard, size, chunks):
             yield count
@@ -371,11 +377,45 @@ async def _read_ahead(chunks: AsyncIterator[list[scan.Row]]) -> AsyncIterator[li
 
 
 async def _entries(
-    chunks: AsyncIterator[list[scan.Row]], order: Order
+    chunks: AsyncIterator[list[scan.Row]], layout: Keys
 ) -> AsyncIterator[list[tuple[PlayerId, SortKey, int]]]:
     async for rows in chunks:
-        keys = encode_rows([(p.encode(), s, at) for p, s, at, _ in rows], order)
+        keys = layout.encode_rows([(p.encode(), s, sub, at) for p, s, at, _, sub in rows])
         yield [(row[0], key, row[3]) for row, key in zip(rows, keys, strict=True)]
 
 
 __all__ = ["IndexKeeper", "IndexUnavailable"]
+
+
+class _Renewal:
+    """Renews a lock every ``every`` seconds while its block runs; ``check`` raises what
+    made a renewal fail (the lock is lost: the work it guards must stop)."""
+
+    def __init__(self, renew: Callable[[], Awaitable[None]], every: float) -> None:
+        self._renew = renew
+        self._every = every
+        self._failed: BaseException | None = None
+
+    async def check(self) -> None:
+        if self._failed is not None:
+            raise self._failed
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self._every)
+            try:
+                await self._renew()
+            except Exception as exc:
+                log.warning("the rebuild lock could not be renewed: %s", exc)
+                self._failed = exc
+                return
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        task = asyncio.create_task(self._run(), name="rankline-rebuild-lock")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -52,6 +52,7 @@ from rankline.errors import (
 )
 from rankline.log.base import IngestLog, LogConsumer, LogRecord, Position
 from rankline.metrics import DEAD_LETTERS, LOG_APPLIED
+from rankline.rated import MatchApplier, MatchPayload, decode_match, is_match_record
 from rankline.registry import Boards
 from rankline.store.dead_letters import DeadLetter, DeadLetters
 from rankline.types import Clock
@@ -85,6 +86,8 @@ class Payload(msgspec.Struct, array_like=True, frozen=True):
     at_given: bool
     scopes: dict[str, str]
     metadata: dict[str, Any]
+    subscore: int | None = None
+    """Last, so that records written before subscores existed decode unchanged."""
 
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -106,6 +109,8 @@ def record_of(sub: Submission) -> LogRecord:
             sub.at if sub.at_given else None,
             sub.scopes,
             sub.metadata,
+            # only on boards with a subscore: other boards' keys stay as they were
+            *(() if sub.subscore is None else (sub.subscore,)),
         ]
     )
     digest = hashlib.sha256(identity).hexdigest()[:40]
@@ -142,8 +147,11 @@ class AsyncIngest:
         clock: Clock,
         *,
         owner: str | None = None,
+        matches: MatchApplier | None = None,
     ) -> None:
         self._log = log
+        self._matches = matches
+        """Applies the match records of rating boards (``rankline.rated``), in log order."""
         self._writer = writer
         self._boards = boards
         self._dead = dead_letters
@@ -183,9 +191,13 @@ class AsyncIngest:
     async def accept(self, submissions: Sequence[Submission]) -> str:
         """Append the submissions to the log; on return they are durable. The token names
         their positions (``settled``). ``LogUnavailable`` (503): nothing was taken."""
-        if not submissions:
+        return await self.append([record_of(sub) for sub in submissions])
+
+    async def append(self, records: Sequence[LogRecord]) -> str:
+        """Append log records (submissions, or matches of rating boards); the token names
+        their positions."""
+        if not records:
             return ""
-        records = [record_of(sub) for sub in submissions]
         positions = await self._log.append(records)
         marks: dict[int, Position] = {}
         for record, position in zip(records, positions, strict=True):
@@ -232,6 +244,10 @@ class AsyncIngest:
                 if loop.time() - claimed_at >= renew:
                     await consumer.claim()
                     claimed_at = loop.time()
+                # cleared before looking, so that an append during the look wakes the wait
+                # below at once (cleared after it, that wake-up would be lost: the wait
+                # would run to its timeout, up to a second)
+                self._wake.clear()
                 busy = False
                 for partition in sorted(consumer.owned):
                     busy |= await self._apply_step(consumer, partition)
@@ -241,7 +257,6 @@ class AsyncIngest:
                 if busy:
                     idle = _IDLE_SECONDS[0]
                 else:
-                    self._wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), idle)
                     idle = (
@@ -268,13 +283,22 @@ class AsyncIngest:
             return False
         subs: list[tuple[Position, Submission]] = []
         dead: list[DeadLetter] = []
+        matches: list[tuple[Board, MatchPayload]] = []
         for position, record in records:
+            if is_match_record(record):
+                board = self._board(record.board)
+                if board is not None and self._matches is not None:
+                    matches.append((board, decode_match(record)))
+                continue  # a match of a deleted board goes nowhere (its answer says so)
             payload = _decode(record.payload)
             board = self._board(record.board)
             if board is None:
                 dead.append(self._letter(partition, position, record.board, payload, "no board"))
                 continue
             subs.append((position, _submission(board, payload)))
+        if matches:
+            assert self._matches is not None
+            await self._matches.apply(matches)
         outcomes = await self._writer.submit([sub for _, sub in subs]) if subs else []
         for (position, sub), outcome in zip(subs, outcomes, strict=True):
             if isinstance(outcome, Outcome):
@@ -326,6 +350,7 @@ class AsyncIngest:
             "player_id": payload.player,
             "match_id": payload.match_id,
             "score": payload.score,
+            **({} if payload.subscore is None else {"subscore": payload.subscore}),
             "at": format_time(payload.at),
             "scopes": payload.scopes,
             "metadata": payload.metadata,
@@ -352,6 +377,7 @@ def _payload(sub: Submission) -> Payload:
         sub.at_given,
         sub.scopes,
         sub.metadata,
+        sub.subscore,
     )
 
 
@@ -366,6 +392,7 @@ def _submission(board: Board, p: Payload) -> Submission:
         dict(p.scopes),
         dict(p.metadata),
         at_given=p.at_given,
+        subscore=p.subscore,
     )
 
 

@@ -98,7 +98,7 @@ class Lifecycle:
         for attempt in range(_ATTEMPTS):
             try:
                 archived = await store_archive.archive_period(
-                    self._store, key, board.order, now, until
+                    self._store, key, board.keys, now, until
                 )
                 break
             except RanklineError as exc:
@@ -130,7 +130,7 @@ class Lifecycle:
             board = boards.get(key.board)
             if board is not None:
                 archived = await store_archive.archive_period(
-                    self._store, key, board.order, self._clock.now(), None
+                    self._store, key, board.keys, self._clock.now(), None
                 )
                 if archived is not None:
                     done.append(archived)

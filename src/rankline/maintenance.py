@@ -5,7 +5,8 @@ index is read a page at a time, and the two sorted streams are merged, so neithe
 ever held in memory whole. Besides the entries, a Redis index is checked for what its reads
 rely on: the built marker, each leaderboard's counts and damage mark, its player map (every
 entry findable), its place in the board's registry and, on a board with dense ranks, the
-distinct scores kept beside it (exactly those of the entries SQL holds).
+distinct values kept beside it (scores, or (score, subscore) pairs on a board with a subscore:
+exactly those of the entries SQL holds).
 
 ``rebuild`` repairs exactly the leaderboards ``verify`` finds different (each is emptied and
 filled afresh from SQL, as servers repair a damaged leaderboard), then checks each again:
@@ -22,7 +23,6 @@ from rankline.boards import Board
 from rankline.index.base import RankingIndex
 from rankline.index.sql import SqlIndex
 from rankline.indexing import IndexKeeper
-from rankline.ordering import PREFIX_BYTES, decode, player_of
 from rankline.store import scan
 from rankline.store.sql import SqlStore
 from rankline.types import IndexChange, LeaderboardId, Micros, SortKey
@@ -66,7 +66,7 @@ class Report:
 
 
 async def _sql_keys(store: SqlStore, board: Board, lb: LeaderboardId) -> AsyncIterator[SortKey]:
-    async for keys, _ in scan.scan_keys(store, lb, board.order, _PAGE, exact=True):
+    async for keys, _ in scan.scan_keys(store, lb, board.keys, _PAGE, exact=True):
         for key in keys:
             yield key
 
@@ -92,7 +92,7 @@ async def _next(stream: AsyncIterator[SortKey]) -> SortKey | None:
 async def _leaderboards(
     keeper: IndexKeeper, store: SqlStore, board: Board, now: Micros
 ) -> list[LeaderboardId]:
-    wanted = set(await SqlIndex(store, lambda _: board.order).leaderboards(board.id))
+    wanted = set(await SqlIndex(store, lambda _: board.keys).leaderboards(board.id))
     wanted |= set(await keeper.index.leaderboards(board.id))
     return [lb for lb in sorted(wanted) if not board.expired(lb, now)]
 
@@ -154,14 +154,16 @@ async def _verify_one(
     extra: list[SortKey] = []
     matched: list[SortKey] = []
     distinct: list[bytes] = []
-    """The distinct score prefixes of SQL's keys (they come in rank order)."""
+    """The distinct values (score, and subscore on a board with one: ``Keys.prefix`` bytes)
+    of SQL's keys (they come in rank order)."""
+    size = board.keys.prefix
     held = 0
     while a is not None or b is not None:
-        if board.dense and a is not None and (not distinct or distinct[-1] != a[:PREFIX_BYTES]):
-            distinct.append(a[:PREFIX_BYTES])
+        if board.dense and a is not None and (not distinct or distinct[-1] != a[:size]):
+            distinct.append(a[:size])
         if a is not None and (b is None or a < b):
             _note(report, board, lb, "missing", a, limit)
-            missing.append(IndexChange(lb, player_of(a), a))
+            missing.append(IndexChange(lb, board.keys.player_of(a), a))
             a = await _next(sql)
             report.entries += 1
         elif b is not None and (a is None or b < a):
@@ -213,7 +215,7 @@ def _note(
 ) -> None:
     report.count += 1
     if len(report.differences) < limit:
-        score, at, player = decode(key, board.order)
+        score, _, at, player = board.keys.decode(key)
         report.differences.append(Difference(lb, kind, player, score, at))
 
 

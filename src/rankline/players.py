@@ -44,7 +44,6 @@ from rankline.index.base import IndexReader
 from rankline.indexing import IndexHealth
 from rankline.lifecycle import Lifecycle
 from rankline.names import NameDirectory
-from rankline.ordering import encode
 from rankline.periods import current_period
 from rankline.reads import Query, Reads
 from rankline.registry import Boards
@@ -171,6 +170,7 @@ class Players:
                     scope=s.leaderboard.scope,
                     score=s.score,
                     rank=rank,
+                    subscore=s.subscore,
                 )
                 for s, rank in zip(standings, ranks, strict=True)
             ],
@@ -248,7 +248,7 @@ class Players:
                 IndexChange(
                     s.leaderboard,
                     player,
-                    encode(s.score, s.achieved_at, player, board.order),
+                    board.keys.encode(s.score, s.subscore, s.achieved_at, player),
                     s.revision,
                     restored=True,
                 )

@@ -38,7 +38,6 @@ from rankline.errors import InvalidInput, NotFound
 from rankline.gateway import Flags, IndexGateway
 from rankline.index.base import IndexReader
 from rankline.names import NameDirectory
-from rankline.ordering import PREFIX_BYTES, decode, head, player_of, score_prefix
 from rankline.periods import Period, current_period, parse_period
 from rankline.registry import Boards, Resolved
 from rankline.store import archive as store_archive
@@ -235,7 +234,7 @@ class Reads:
     ) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names joined: what the top
         cache keeps."""
-        names = await self._named(player_of(key) for key in keys)
+        names = await self._named(board.keys.player_of(key) for key in keys)
         dense = await _dense_run(board, index, leaderboard, keys, offset)
         return [
             _encoder.encode(_entry(board, offset + i + 1, key, names, total, dense[i]))
@@ -251,10 +250,10 @@ class Reads:
             position = await index.position(resolved.leaderboard, player)
             if position is None:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
-            score, at, _ = decode(position.key, board.order)
+            score, subscore, at, _ = board.keys.decode(position.key)
             total, offset = position.total, position.offset
             (dense,) = await _dense_of(board, index, resolved.leaderboard, [position.key])
-            moved = await _movement(index, resolved.leaderboard, position)
+            moved = await _movement(board, index, resolved.leaderboard, position)
             return PlayerOut(
                 **self._head(board, resolved, total, _NONE),
                 player_id=player,
@@ -268,6 +267,7 @@ class Reads:
                 dense_rank=dense,
                 previous_rank=moved.previous,
                 best_rank=moved.best,
+                subscore=subscore,
             )
 
         answer, _, flags = await self._run(query, read, ("player", player))
@@ -281,10 +281,10 @@ class Reads:
             if found is None:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             position, first, keys = found
-            names = await self._named(player_of(key) for key in keys)
+            names = await self._named(board.keys.player_of(key) for key in keys)
             dense = await _dense_run(board, index, resolved.leaderboard, keys, first)
             me = position.offset - first
-            moved = await _movement(index, resolved.leaderboard, position)
+            moved = await _movement(board, index, resolved.leaderboard, position)
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
                 player=_standing(
@@ -299,20 +299,23 @@ class Reads:
         answer, _, flags = await self._run(query, read, ("around", player, k))
         return _flagged(answer, flags)
 
-    async def rank_of(self, query: Query, score: int) -> RankOfOut:
-        """The rank, competition rank and percentile an entry with ``score`` would get if
-        it were submitted now (it would come after every entry that reached the score up to
-        now, and before any that reaches it later); ``total`` is the leaderboard's as it is.
+    async def rank_of(self, query: Query, score: int, subscore: int | None = None) -> RankOfOut:
+        """The rank, competition rank and percentile an entry with ``score`` (and
+        ``subscore``, on a board with one) would get if it were submitted now (it would
+        come after every entry that reached that value up to now, and before any that
+        reaches it later); ``total`` is the leaderboard's as it is.
         """
 
         async def read(board: Board, resolved: Resolved, index: IndexReader) -> RankOfOut:
             board.check_score(score, ["query", "score"])
+            board.check_subscore(subscore, ["query", "subscore"])
             now = self._clock.now()
-            bounds = [head(score, now + 1, board.order), score_prefix(score, board.order)]
+            keys = board.keys
+            bounds = [keys.head_of(score, subscore, now + 1), keys.value_prefix(score, subscore)]
             total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
             dense: int | None = None
             if board.dense:
-                prefix = score_prefix(score, board.order)
+                prefix = keys.value_prefix(score, subscore)
                 dense = (await index.distinct_before(resolved.leaderboard, [prefix]))[0] + 1
             return RankOfOut(
                 **self._head(board, resolved, total, _NONE),
@@ -322,6 +325,7 @@ class Reads:
                 percentile=round(100.0 * (total - before) / (total + 1), 4),
                 tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
                 dense_rank=dense,
+                subscore=subscore,
             )
 
         answer, _, flags = await self._run(query, read)
@@ -341,6 +345,7 @@ class Reads:
             leaderboard = resolved.leaderboard
             ranked = await index.positions(leaderboard, [player, *friends])
             total = await index.total(leaderboard)
+            player_of = board.keys.player_of
             names = await self._named(player_of(key) for _, key in ranked)
             dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
@@ -356,7 +361,7 @@ class Reads:
                 if position is None:
                     raise NotFound(f"player {player!r} has no entry on this leaderboard")
                 (mine,) = await _dense_of(board, index, leaderboard, [position.key])
-                moved = await _movement(index, leaderboard, position)
+                moved = await _movement(board, index, leaderboard, position)
                 standing = _standing(board, position, names, moved, mine)
                 me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
@@ -377,7 +382,7 @@ class Reads:
             leaderboard = resolved.leaderboard
             ranked = await index.positions(leaderboard, players)
             total = await index.total(leaderboard)
-            names = await self._named(player_of(key) for _, key in ranked)
+            names = await self._named(board.keys.player_of(key) for _, key in ranked)
             dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
             return RanksOut(
                 **self._head(board, resolved, total, _NONE),
@@ -465,13 +470,16 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
         display_name=entry.display_name,
         tier=entry.tier,
         dense_rank=entry.dense_rank,
+        subscore=entry.subscore,
         friends_rank=friends_rank,
     )
 
 
-async def _movement(index: IndexReader, leaderboard: LeaderboardId, position: Position) -> Movement:
+async def _movement(
+    board: Board, index: IndexReader, leaderboard: LeaderboardId, position: Position
+) -> Movement:
     """The player's movement as an answer shows it: the best rank counts the rank now."""
-    moved = await index.movement(leaderboard, player_of(position.key))
+    moved = await index.movement(leaderboard, board.keys.player_of(position.key))
     if moved.best is None:
         return moved
     return moved._replace(best=min(moved.best, position.offset + 1))
@@ -480,10 +488,13 @@ async def _movement(index: IndexReader, leaderboard: LeaderboardId, position: Po
 async def _dense_of(
     board: Board, index: IndexReader, leaderboard: LeaderboardId, keys: Sequence[SortKey]
 ) -> list[int | None]:
-    """The dense rank of each of ``keys`` (all None on a board without dense ranks)."""
+    """The dense rank of each of ``keys`` (all None on a board without dense ranks): one
+    more than the count of distinct better values (the score, and the subscore on a board
+    with one: the keys' first ``board.keys.prefix`` bytes)."""
     if not board.dense or not keys:
         return [None] * len(keys)
-    before = await index.distinct_before(leaderboard, [key[:PREFIX_BYTES] for key in keys])
+    size = board.keys.prefix
+    before = await index.distinct_before(leaderboard, [key[:size] for key in keys])
     return [count + 1 for count in before]
 
 
@@ -495,16 +506,17 @@ async def _dense_run(
     offset: int,
 ) -> list[int | None]:
     """The dense ranks of consecutive ``keys`` read from ``offset``: one count for the
-    first (none from the top), then one more at each new score."""
+    first (none from the top), then one more at each new value (``_dense_of``)."""
     if not board.dense or not keys:
         return [None] * len(keys)
+    size = board.keys.prefix
     dense = 0
     if offset > 0:
-        (dense,) = await index.distinct_before(leaderboard, [keys[0][:PREFIX_BYTES]])
+        (dense,) = await index.distinct_before(leaderboard, [keys[0][:size]])
     ranks: list[int | None] = []
     last = None
     for key in keys:
-        prefix = key[:PREFIX_BYTES]
+        prefix = key[:size]
         if prefix != last:
             dense, last = dense + 1, prefix
         ranks.append(dense)
@@ -519,7 +531,7 @@ def _entry(
     total: int,
     dense: int | None = None,
 ) -> Entry:
-    score, at, player = decode(key, board.order)
+    score, subscore, at, player = board.keys.decode(key)
     return Entry(
         rank=rank,
         player_id=player,
@@ -528,6 +540,7 @@ def _entry(
         display_name=names.get(player),
         tier=board.tier_of(rank, total) if board.tiers else None,
         dense_rank=dense,
+        subscore=subscore,
     )
 
 
@@ -538,7 +551,7 @@ def _standing(
     moved: Movement,
     dense: int | None = None,
 ) -> PlayerStanding:
-    score, at, player = decode(position.key, board.order)
+    score, subscore, at, player = board.keys.decode(position.key)
     total = position.total
     return PlayerStanding(
         player_id=player,
@@ -552,6 +565,7 @@ def _standing(
         dense_rank=dense,
         previous_rank=moved.previous,
         best_rank=moved.best,
+        subscore=subscore,
     )
 
 

@@ -33,6 +33,7 @@ from rankline.boards import Board, BoardSpec, parse_scope
 from rankline.errors import Conflict, InvalidInput, NotFound
 from rankline.gateway import CheckedVersions
 from rankline.index.base import RankingIndex
+from rankline.ordering import HEAD_BYTES, Keys
 from rankline.periods import Period, current_period, parse_period
 from rankline.store.sql import SqlStore
 from rankline.types import GLOBAL_SCOPE, BoardId, Clock, LeaderboardId, Micros, Order
@@ -41,6 +42,7 @@ log = logging.getLogger("rankline")
 T = TypeVar("T")
 _RESOLVED_MAX = 10_000
 _RESOLVED_MICROS = 1_000_000
+_PLAIN = Keys("desc")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,16 @@ class Boards:
     def order_of(self, board_id: BoardId) -> Order:
         board = self._boards.get(board_id)
         return "desc" if board is None else board.order
+
+    def keys_of(self, board_id: BoardId) -> Keys:
+        """How the board's entries become ordering keys (a plain desc board's, unknown)."""
+        board = self._boards.get(board_id)
+        return _PLAIN if board is None else board.keys
+
+    def head_of(self, board_id: BoardId) -> int:
+        """How long the head of the board's ordering keys is (longer with a subscore)."""
+        board = self._boards.get(board_id)
+        return HEAD_BYTES if board is None else board.keys.head
 
     def shards_of(self, board_id: BoardId) -> int:
         """How many shards the board's leaderboards are split into (1: not split)."""
@@ -328,8 +340,13 @@ class BoardChanges:
             self._boards.put(new)
         return new, created
 
-    async def delete(self, board_id: BoardId) -> None:
-        """Delete the board, its standings and events, and its leaderboards in the index."""
+    async def delete(self, board_id: BoardId, *, tournament: bool = False) -> None:
+        """Delete the board, its standings and events, and its leaderboards in the index.
+        A tournament's board goes only with its tournament (``tournament``)."""
+        if not tournament and (await self._boards.find(board_id)).spec.schedule is not None:
+            raise Conflict(
+                f"board {board_id!r} ranks a tournament: delete it with DELETE /v1/tournaments"
+            )
         async with self._lock, self._commit_lock, self._boards.changing():
             if not await self._store.delete_board(board_id):
                 self._boards.drop(board_id)

@@ -85,11 +85,12 @@ class ReplayReport:
 
 
 class _Held:
-    """The standings being built: (leaderboard, player) -> [score, achieved_at, revision],
+    """The standings being built: (leaderboard, player) -> [score, achieved_at, revision,
+    subscore],
     and which of them are in SQL already (written by an earlier flush)."""
 
     def __init__(self) -> None:
-        self.rows: dict[_StandingKey, list[int]] = {}
+        self.rows: dict[_StandingKey, list[Any]] = {}
         self.stored: set[_StandingKey] = set()
         self.flushed = False
         """Whether any standing was written: until then, every standing starts anew."""
@@ -203,6 +204,7 @@ async def _events(
         _e.c.received_at,
         _e.c.applied,
         _e.c.scopes,
+        _e.c.subscore,
     ).where(_e.c.id > after, _e.c.id <= last)
     if boards is not None:
         query = query.where(_e.c.board_id.in_(boards))
@@ -241,8 +243,9 @@ def _apply(
     """Replay one event on its targets, as ``writer._evaluate`` did at its commit; the
     targets it changed."""
     player, score, at, received_at, applied = row[2], row[3], row[4], row[5], bool(row[6])
+    subscore = row[8]
     state = held.rows
-    outcome = _outcome(board, player, score, at, targets, state)
+    outcome = _outcome(board, player, (score, subscore), at, targets, state)
     if outcome is None:
         report.unexplained += 1
         return []
@@ -252,7 +255,7 @@ def _apply(
         closes = _deciding_close(board, targets, changes)
         if closes is not None and closes > received_at:
             targets = board.targets(at, _scopes(row[7]), closes)
-            outcome = _outcome(board, player, score, at, targets, state)
+            outcome = _outcome(board, player, (score, subscore), at, targets, state)
             if outcome is not None and not outcome[1]:
                 changes = outcome[0]
                 report.late_closes += 1
@@ -266,19 +269,20 @@ def _apply(
         key = (target.leaderboard, player)
         current = state.get(key)
         if current is None:
-            state[key] = [entry.score, entry.achieved_at, 1]
+            state[key] = [entry.score, entry.achieved_at, 1, entry.subscore]
         else:
             current[0], current[1], current[2] = entry.score, entry.achieved_at, current[2] + 1
+            current[3] = entry.subscore
     return [target for target, _ in changes]
 
 
 def _outcome(
     board: Board,
     player: PlayerId,
-    score: int,
+    value: tuple[int, int | None],
     at: Micros,
     targets: list[Target],
-    state: dict[_StandingKey, list[int]],
+    state: dict[_StandingKey, list[Any]],
 ) -> tuple[list[tuple[Target, Entry]], bool] | None:
     """The entries the event sets on its targets, and whether the writer recorded it as
     applied (its primary leaderboard changed; without one, any); None if the policy refuses
@@ -290,9 +294,12 @@ def _outcome(
         changed = False
         if not target.closed:
             held = state.get((target.leaderboard, player))
-            current = None if held is None else Entry(held[0], held[1])
+            current = None if held is None else Entry(held[0], held[1], held[3])
             try:
-                new = combine(board.policy, board.order, current, score, at)
+                score, subscore = value
+                new = combine(
+                    board.policy, board.order, current, score, at, subscore, board.sub_order
+                )
             except InvalidInput:
                 return None
             if new is not None:
@@ -335,8 +342,8 @@ async def _read_back(
         return
     async with store.transaction() as tx:
         found = await tx.read_standings(sorted(wanted))
-    for key, (_, _, score, at, revision) in found.items():
-        held.rows[key] = [score, at, revision]
+    for key, (_, _, score, at, revision, subscore) in found.items():
+        held.rows[key] = [score, at, revision, subscore]
         held.stored.add(key)
 
 
@@ -349,8 +356,8 @@ async def _flush(store: SqlStore, held: _Held) -> None:
         rows: list[StandingRow] = []
         old: list[StandingRow] = []
         for key in part:
-            score, at, revision = held.rows[key]
-            (old if key in held.stored else rows).append((*key, score, at, revision))
+            score, at, revision, subscore = held.rows[key]
+            (old if key in held.stored else rows).append((*key, score, at, revision, subscore))
         async with store.transaction() as tx:
             await tx.insert_standings(rows)
             await tx.set_standings(old)

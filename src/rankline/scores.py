@@ -18,9 +18,9 @@ from rankline.cohorts import Cohorts
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, RanklineError
 from rankline.gateway import IndexGateway
 from rankline.index.base import IndexReader
-from rankline.ordering import player_of
+from rankline.ordering import Keys
 from rankline.registry import Boards
-from rankline.types import Clock, LeaderboardId, Micros, PlayerId
+from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId
 from rankline.writer import GroupCommitWriter, Outcome, Submission
 
 Ranks = dict[tuple[LeaderboardId, PlayerId], int]
@@ -57,13 +57,24 @@ class Scores:
         at: Micros | None,
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
+        tournament: bool = False,
+        subscore: int | None = None,
     ) -> Submission:
         """Validate one submission against its board; InvalidInput/NotFound/Conflict if bad.
+        A tournament's board takes scores only through its tournament (``tournament``: the
+        tournament's rules were checked).
 
         Checked against the board as last loaded (the writer checks the stored definition
         again in its transaction); a submission refused that way is checked again once the
         registry is current, as the board may have changed in another worker."""
-        submission = await self._checked(board_id, player, match_id, score, at, scopes, metadata)
+        submission = await self._checked(
+            board_id, player, match_id, score, at, scopes, metadata, subscore
+        )
+        if submission.board.spec.schedule is not None and not tournament:
+            raise Conflict(
+                f"board {board_id!r} ranks a tournament: submit at "
+                f"POST /v1/tournaments/{board_id}/scores, where its rules are checked"
+            )
         if self._cohorts is not None:
             await self._cohorts.place(submission)
         return submission
@@ -77,18 +88,19 @@ class Scores:
         at: Micros | None,
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
+        subscore: int | None,
     ) -> Submission:
         board = self._boards.cached(board_id)
         if board is not None:
             try:
-                return self._check(board, player, match_id, score, at, scopes, metadata)
+                return self._check(board, player, match_id, score, at, scopes, metadata, subscore)
             except RanklineError:
                 if not self._boards.shared or not await self._boards.refresh():
                     raise
             board = self._boards.get(board_id)
         else:
             board = await self._boards.find(board_id)
-        return self._check(board, player, match_id, score, at, scopes, metadata)
+        return self._check(board, player, match_id, score, at, scopes, metadata, subscore)
 
     def _check(
         self,
@@ -99,6 +111,7 @@ class Scores:
         at: Micros | None,
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
+        subscore: int | None,
     ) -> Submission:
         if board.frozen:
             raise Conflict(f"board {board.id!r} is frozen; it takes no writes")
@@ -111,10 +124,20 @@ class Scores:
         elif at > now + self._skew:
             raise InvalidInput.at(["body", "at"], "`at` is in the future")
         board.check_score(score)
+        board.check_subscore(subscore)
         scopes = scopes or {}
         board.check_scopes(scopes)
         return Submission(
-            board, player, match_id, score, at, now, scopes, metadata or {}, at_given=at_given
+            board,
+            player,
+            match_id,
+            score,
+            at,
+            now,
+            scopes,
+            metadata or {},
+            at_given=at_given,
+            subscore=subscore,
         )
 
     async def submit(self, submissions: Sequence[Submission]) -> list[SubmitOut | RanklineError]:
@@ -131,12 +154,15 @@ async def _ranks(index: IndexReader, outcomes: Iterable[Outcome]) -> Ranks:
     """The rank of every player on every leaderboard these outcomes answer with: one bulk
     ``positions`` read per leaderboard, not one round trip per submission."""
     wanted: dict[LeaderboardId, list[PlayerId]] = {}
+    keys: dict[BoardId, Keys] = {}
     for outcome in outcomes:
+        keys[outcome.submission.board.id] = outcome.submission.board.keys
         for s in outcome.standings:
             if s.entry is not None:
                 wanted.setdefault(s.target.leaderboard, []).append(outcome.submission.player)
     ranks: Ranks = {}
     for leaderboard, players in wanted.items():
+        player_of = keys[leaderboard.board].player_of
         for offset, key in await index.positions(leaderboard, players):
             ranks[leaderboard, player_of(key)] = offset + 1
     return ranks
@@ -155,6 +181,7 @@ def _answer(outcome: Outcome, ranks: Ranks) -> SubmitOut:
                 period=leaderboard.period,
                 scope=leaderboard.scope,
                 score=None if entry is None else entry.score,
+                subscore=None if entry is None else entry.subscore,
                 rank=None if entry is None else ranks.get((leaderboard, player)),
                 applied=s.applied,
                 reason=s.reason,
@@ -169,6 +196,8 @@ def _answer(outcome: Outcome, ranks: Ranks) -> SubmitOut:
         duplicate=outcome.duplicate,
         previous_score=None if previous is None else previous.score,
         score=None if primary is None or primary.entry is None else primary.entry.score,
+        previous_subscore=None if previous is None else previous.subscore,
+        subscore=None if primary is None or primary.entry is None else primary.entry.subscore,
         standings=standings,
     )
 

@@ -39,8 +39,10 @@ from rankline.indexing import IndexHealth, IndexKeeper
 from rankline.ingest import AsyncIngest
 from rankline.lifecycle import Lifecycle
 from rankline.log.factory import log_for
+from rankline.matches import Matches
 from rankline.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.players import Players
+from rankline.rated import MatchApplier
 from rankline.reads import Reads
 from rankline.registry import BoardChanges, Boards
 from rankline.scores import Scores
@@ -51,6 +53,7 @@ from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
+from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments import Tournaments
@@ -131,13 +134,14 @@ class Rankline:
         self.boards = boards = Boards(
             store, clock, None if versions is None else CheckedVersions(versions, health)
         )
+        backend.heads_of = boards.head_of
         self.index = index = ShardedIndex(backend, boards.shards_of)
         index.keep_distinct(boards.dense_of)
         """The backend, with each board's leaderboards split over its ``shards``."""
         self.keeper = keeper = IndexKeeper(
             index, health, store, clock, boards, check_seconds=settings.index_check_seconds
         )
-        self.gateway = gateway = IndexGateway(keeper, store, boards.order_of, clock)
+        self.gateway = gateway = IndexGateway(keeper, store, boards.keys_of, clock)
         self.feed = make_feed(index.url if index.shared else None)
         """Which leaderboards changed, for live streams (in-process or Redis pub/sub)."""
         commit_lock = asyncio.Lock()
@@ -152,8 +156,25 @@ class Rankline:
             max_queued=settings.write_queue_max,
         )
         self.dead_letters = DeadLetters(store)
-        self.ingest = AsyncIngest(log_for(settings), writer, boards, self.dead_letters, clock)
-        """Submissions taken asynchronously: the ingestion log and this process's applier."""
+        rater = MatchApplier(
+            store, gateway, clock, commit_lock, ready=lambda: writer.running, feed=self.feed
+        )
+        self.ingest = AsyncIngest(
+            log_for(settings), writer, boards, self.dead_letters, clock, matches=rater
+        )
+        """Submissions taken asynchronously: the ingestion log and this process's applier
+        (which also rates the matches of rating boards, in log order)."""
+        self.ratings = RatingStore(store)
+        """Rating boards' matches, rating changes and states in SQL."""
+        self.matches = Matches(
+            boards,
+            self.ingest,
+            self.ratings,
+            gateway,
+            clock,
+            clock_skew_seconds=settings.clock_skew_seconds,
+        )
+        """Match results on rating boards, and the ratings they give."""
         self.board_changes = BoardChanges(boards, store, index, commit_lock, clock)
         self.lifecycle = lifecycle = Lifecycle(store, clock, boards)
         self.tops = tops = TopCache(NAME_TTL_SECONDS)

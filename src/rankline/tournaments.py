@@ -34,6 +34,7 @@ from rankline.competition import (
 )
 from rankline.errors import Conflict, NotFound, RanklineError
 from rankline.lifecycle import SETTLE_SECONDS
+from rankline.ordering import Keys
 from rankline.periods import Period
 from rankline.registry import BoardChanges, Boards
 from rankline.scores import Scores
@@ -69,6 +70,8 @@ class ResultOut(Answer, kw_only=True):
     rank: int
     player_id: str
     score: int
+    subscore: int | None = None
+    """On tournaments with a subscore."""
     reward: dict[str, Any] | None = None
 
 
@@ -136,7 +139,7 @@ class Tournaments:
         if not await self._store.delete(tournament_id):
             raise NotFound(f"no tournament {tournament_id!r}")
         with contextlib.suppress(NotFound):  # its board went already
-            await self._board_changes.delete(tournament_id)
+            await self._board_changes.delete(tournament_id, tournament=True)
 
     async def describe(self, tournament: Tournament) -> dict[str, Any]:
         """The definition with the current (or next) edition, for GET and the list."""
@@ -201,6 +204,7 @@ class Tournaments:
         score: int,
         at: Micros | None,
         metadata: dict[str, Any] | None,
+        subscore: int | None = None,
     ) -> SubmitOut:
         """Check the tournament's rules, then write the score on its board (as a board
         submission: same idempotency, same answer)."""
@@ -219,6 +223,8 @@ class Tournaments:
             at=at,
             scopes=None,
             metadata=metadata,
+            tournament=True,
+            subscore=subscore,
         )
         limit = tournament.spec.max_submissions
         if limit is not None and not await self._store.count_submission(
@@ -262,9 +268,9 @@ class Tournaments:
 
     async def _results_of(self, tournament: Tournament, edition: Period) -> bytes:
         assert edition.starts_at is not None and edition.ends_at is not None
-        order = tournament.spec.order
+        keys = Keys(tournament.spec.order, tournament.spec.subscore)
         standings = await self._store.final_standings(
-            tournament.id, TOURNAMENT_WINDOW, edition.name, order
+            tournament.id, TOURNAMENT_WINDOW, edition.name, keys
         )
         total = len(standings)
         results = [
@@ -272,9 +278,10 @@ class Tournaments:
                 rank=rank,
                 player_id=player,
                 score=score,
+                subscore=subscore,
                 reward=reward_for(tournament.spec.rewards, rank, total),
             )
-            for rank, (player, score) in enumerate(standings, 1)
+            for rank, (player, score, subscore) in enumerate(standings, 1)
         ]
         return _encode(
             ResultsOut(

@@ -87,6 +87,7 @@ class Standing:
     achieved_at: Micros
     revision: int = 1
     """Starts at 1 and grows by one with every change of the standing."""
+    subscore: Score | None = None
 
 
 @dataclass(slots=True)
@@ -102,11 +103,14 @@ class ScoreEvent:
     applied: bool
     scopes: dict[str, str] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    subscore: Score | None = None
+    """Given on boards with a subscore, None on the others."""
 
 
-StandingRow = tuple[LeaderboardId, PlayerId, Score, Micros, int]
+StandingRow = tuple[LeaderboardId, PlayerId, Score, Micros, int, Score | None]
 """A standing as the write path moves it in bulk: (leaderboard, player, score, achieved_at,
-revision). Tuples rather than ``Standing``s: a batch reads and writes thousands."""
+revision, subscore or None). Tuples rather than ``Standing``s: a batch reads and writes
+thousands."""
 
 
 class StoreTransaction(Protocol):

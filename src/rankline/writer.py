@@ -39,7 +39,6 @@ from rankline.errors import (
 from rankline.fanout import FanOut
 from rankline.index.base import IndexWriter
 from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
-from rankline.ordering import encode
 from rankline.policies import Entry, combine
 from rankline.store.sql import SqlStore
 from rankline.types import (
@@ -78,16 +77,21 @@ class Submission:
     metadata: dict[str, Any] = field(default_factory=dict)
     at_given: bool = True
     """Whether the client gave ``at`` (else it is the receive time, which a retry can't repeat)."""
+    subscore: Score | None = None
+    """Given exactly on boards with a subscore."""
 
     @property
     def event_key(self) -> _EventKey:
         return (self.board.id, self.player, self.match_id)
 
-    def reuses(self, score: Score, at: Micros, scopes: Any, metadata: Any) -> bool:
+    def reuses(
+        self, score: Score, at: Micros, scopes: Any, metadata: Any, subscore: Score | None = None
+    ) -> bool:
         """Whether this submission's key, already taken by a submission with this payload,
         is reused with another one: not a retry. An ``at`` left out matches any."""
         return (
             self.score != score
+            or self.subscore != subscore
             or (self.at_given and self.at != at)
             or self.scopes != scopes
             or self.metadata != metadata
@@ -317,6 +321,7 @@ class GroupCommitWriter:
             else:
                 try:
                     board.check_score(sub.score)
+                    board.check_subscore(sub.subscore)
                     board.check_scopes(sub.scopes)
                 except InvalidInput as exc:
                     checked.append(exc)
@@ -342,7 +347,7 @@ class GroupCommitWriter:
             (t.leaderboard, s.player) for s, ts in zip(live, targets, strict=True) for t in ts
         }
         stored = await tx.read_standings(list(wanted))
-        state = {k: Entry(v[2], v[3]) for k, v in stored.items()}
+        state = {k: Entry(v[2], v[3], v[5]) for k, v in stored.items()}
         changed: set[_StandingKey] = set()
         seen: dict[_EventKey, Submission] = {}
         events: list[ScoreEvent] = []
@@ -379,7 +384,14 @@ class GroupCommitWriter:
             applied = _applied(outcome.primary, standings)
             events.append(
                 ScoreEvent(
-                    *key, sub.score, sub.at, sub.received_at, applied, sub.scopes, sub.metadata
+                    *key,
+                    sub.score,
+                    sub.at,
+                    sub.received_at,
+                    applied,
+                    sub.scopes,
+                    sub.metadata,
+                    sub.subscore,
                 )
             )
         await tx.insert_events(events)
@@ -410,10 +422,10 @@ class GroupCommitWriter:
         if not rows:
             return []
         banned = await tx.banned_players([s.player for s in live])
-        orders = {s.board.id: s.board.order for s in live}
+        keys = {s.board.id: s.board.keys for s in live}
         return [
-            IndexChange(lb, player, encode(score, at, player, orders[lb.board]), revision)
-            for lb, player, score, at, revision in rows
+            IndexChange(lb, player, keys[lb.board].encode(score, sub, at, player), revision)
+            for lb, player, score, at, revision, sub in rows
             if player not in banned
         ]
 
@@ -424,7 +436,9 @@ def _reused(
     """The conflict when ``sub`` takes the key of a stored submission, or of an earlier one
     in its batch (the first wins), with a different payload."""
     first = stored or earlier
-    if first is None or not sub.reuses(first.score, first.at, first.scopes, first.metadata):
+    if first is None or not sub.reuses(
+        first.score, first.at, first.scopes, first.metadata, first.subscore
+    ):
         return None
     board = first.board if isinstance(first, ScoreEvent) else first.board.id
     return KeyReused(
@@ -436,6 +450,7 @@ def _reused(
             "player_id": sub.player,
             "match_id": sub.match_id,
             "score": first.score,
+            **({} if first.subscore is None else {"subscore": first.subscore}),
             "at": format_time(first.at),
             "scopes": first.scopes,
             "metadata": first.metadata,
@@ -462,7 +477,9 @@ def _evaluate(
         elif target.closed:
             standings.append(StandingOutcome(target, False, "closed", current, current))
         else:
-            new = combine(board.policy, board.order, current, sub.score, sub.at)
+            new = combine(
+                board.policy, board.order, current, sub.score, sub.at, sub.subscore, board.sub_order
+            )
             if new is None:
                 standings.append(StandingOutcome(target, False, "policy", current, current))
             else:
@@ -479,8 +496,9 @@ def _standings(
     order (concurrent writers then lock rows in the same order)."""
     rows = []
     for key in sorted(changed):
-        (score, at), before = state[key], stored.get(key)
-        rows.append((key[0], key[1], score, at, 1 if before is None else before[4] + 1))
+        (score, at, subscore), before = state[key], stored.get(key)
+        revision = 1 if before is None else before[4] + 1
+        rows.append((key[0], key[1], score, at, revision, subscore))
     return rows
 
 

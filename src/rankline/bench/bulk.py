@@ -29,8 +29,9 @@ from rankline.store.hot import EVENT_COLUMNS
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import Micros, PlayerId, Score
 
-BulkRow = tuple[PlayerId, Score, Micros]
-"""One first submission: player, score and its ``at``."""
+BulkRow = tuple[PlayerId, Score, Micros] | tuple[PlayerId, Score, Micros, Score]
+"""One first submission: player, score and its ``at`` (and its subscore, on a board with
+one)."""
 Progress = Callable[[int], None]
 
 _STANDING_COLUMNS = (
@@ -42,6 +43,7 @@ _STANDING_COLUMNS = (
     "score",
     "achieved_at",
     "revision",
+    "subscore",
 )
 _PeriodKey = tuple[str, str, str]
 _INDEXES = sorted((*t.score_events.indexes, *t.standings.indexes), key=lambda i: str(i.name))
@@ -106,7 +108,9 @@ async def _load(
     for chunk in chunks:
         events: list[tuple[Any, ...]] = []
         standings: list[tuple[Any, ...]] = []
-        for player, score, at in chunk:
+        for row in chunk:
+            player, score, at = row[0], row[1], row[2]
+            subscore = row[3] if len(row) == 4 else None
             if board.seasons:
                 targets = board.targets(at, {}, now)
             else:  # every period is whole UTC days: one day's submissions share targets
@@ -116,13 +120,17 @@ async def _load(
                 if target.closed:
                     continue
                 lb = target.leaderboard
-                standings.append((lb.board, lb.window, lb.period, lb.scope, player, score, at, 1))
+                standings.append(
+                    (lb.board, lb.window, lb.period, lb.scope, player, score, at, 1, subscore)
+                )
                 periods.setdefault(
                     (lb.board, lb.window, lb.period),
                     (target.period.starts_at, target.period.ends_at),
                 )
             applied = _applied(board, targets)
-            events.append((board.id, player, match_id, score, at, now, applied, "{}", "{}"))
+            events.append(
+                (board.id, player, match_id, score, at, now, applied, "{}", "{}", subscore)
+            )
         await _write(store, events, standings)
         written += len(events)
         if progress is not None:

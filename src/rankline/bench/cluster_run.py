@@ -79,7 +79,6 @@ def _one_board(
     with bench.bar(f"bulk load into SQL: {board.id}", o.n) as update:
         rows = asyncio.run(load.load(url, bench.data, bench.now, update, board=board))
     bench.step(f"loaded {rows:,} players of {board.id} in {time.perf_counter() - started:.1f} s")
-    asyncio.run(load.settle(url))
     cluster.flush()
     before = _memory(cluster)
     env = servers.bench_env(

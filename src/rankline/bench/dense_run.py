@@ -37,8 +37,8 @@ def measure(bench: Bench, plans: list[Backend]) -> dict[str, Any]:
         found: dict[str, Any] = {"label": plan.label}
         for name, dense in (("plain", False), ("dense_rank", True)):
             board = load.bench_board(dense_rank=dense)
-            env, url = bench.environment(plan, bench.tmp / f"dense-{plan.name}-{name}")
-            rss_empty = bench.fresh_store(env, plan, url, [board])
+            data_dir = bench.tmp / f"dense-{plan.name}-{name}"
+            env, url, rss_empty = bench.prepared(plan, data_dir, [board])
             started = time.perf_counter()
             with bench.bar(f"bulk load into SQL: {name}", o.n) as update:
                 asyncio.run(load.load(url, bench.data, bench.now, update, board=board))

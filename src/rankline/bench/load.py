@@ -20,7 +20,7 @@ from rankline.boards import Board, BoardSpec
 from rankline.store import migrate
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
-from rankline.types import Micros
+from rankline.types import Micros, Order
 
 BOARD_ID = "bench"
 MATCH_ID = "bench-load"
@@ -29,7 +29,12 @@ _MULTIPLIER = 2_654_435_761
 _MODULUS = 1_000_000_007  # a prime above every N, so the scores of p:0 .. p:N-1 differ
 
 
-def bench_board(board_id: str = BOARD_ID, shards: int = 1, dense_rank: bool = False) -> Board:
+def bench_board(
+    board_id: str = BOARD_ID,
+    shards: int = 1,
+    subscore: Order | None = None,
+    dense_rank: bool = False,
+) -> Board:
     spec = BoardSpec(
         windows=["all_time"],
         policy="best",
@@ -37,6 +42,7 @@ def bench_board(board_id: str = BOARD_ID, shards: int = 1, dense_rank: bool = Fa
         title="rankline bench",
         shards=shards,
         dense_rank=dense_rank,
+        subscore=subscore,
     )
     return Board.define(board_id, spec)
 
@@ -53,14 +59,25 @@ class Dataset:
     def score(self, i: int) -> int:
         return (i * _MULTIPLIER + self.seed) % _MODULUS
 
+    def subscore(self, i: int) -> int:
+        """A subscore spread over the whole signed 64-bit range (for boards with one)."""
+        return (i * _MULTIPLIER * _MODULUS) % (1 << 64) - (1 << 63)
+
     def rows(
-        self, chunk: int = CHUNK, first: int = 0, end: int | None = None
+        self, chunk: int = CHUNK, first: int = 0, end: int | None = None, *, subscores: bool = False
     ) -> Iterator[list[BulkRow]]:
-        """Players ``first`` to ``end - 1`` (default: all), ``chunk`` at a time."""
+        """Players ``first`` to ``end - 1`` (default: all), ``chunk`` at a time; with
+        ``subscores``, each with its subscore."""
         end = self.n if end is None else min(end, self.n)
         for start in range(first, end, chunk):
             stop = min(start + chunk, end)
-            yield [(f"p:{i}", self.score(i), self.at0 + i) for i in range(start, stop)]
+            if subscores:
+                yield [
+                    (f"p:{i}", self.score(i), self.at0 + i, self.subscore(i))
+                    for i in range(start, stop)
+                ]
+            else:
+                yield [(f"p:{i}", self.score(i), self.at0 + i) for i in range(start, stop)]
 
     def rank(self, i: int) -> int:
         """The expected rank of ``p:i`` (O(N); for tests and spot checks)."""
@@ -119,11 +136,12 @@ async def load(
     """Bulk-load the players of ``data`` (those from ``first`` to ``end - 1``; default all)
     into the prepared store, on the bench board or ``board``."""
     store = SqlStore(url)
+    board = board or bench_board()
     try:
         return await load_first_scores(
             store,
-            board or bench_board(),
-            data.rows(first=first, end=end),
+            board,
+            data.rows(first=first, end=end, subscores=board.sub_order is not None),
             match_id=MATCH_ID,
             now=now,
             progress=progress,

@@ -271,7 +271,9 @@ async def write_floor(
                     )
                     if new is not None:
                         revision = 1 if before is None else before[4] + 1
-                        rows.append((leaderboard, player, new.score, new.achieved_at, revision))
+                        rows.append(
+                            (leaderboard, player, new.score, new.achieved_at, revision, None)
+                        )
                 await tx.insert_events(written)
                 await tx.write_standings(rows)
                 await tx.banned_players(players)

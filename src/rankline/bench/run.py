@@ -137,6 +137,8 @@ class Options:
     command: str
     server: str = "uvicorn"
     """The HTTP server of rankline and of the ceiling (``rankline.http.server``)."""
+    memory_only: bool = False
+    """Only the memory per entry of a plain board and of one with a subscore (no wrk)."""
 
     @property
     def mode(self) -> str:
@@ -178,6 +180,7 @@ def make_options(
     seed: int,
     command: str,
     server: str = "uvicorn",
+    memory_only: bool = False,
 ) -> Options:
     names = tuple(b.strip() for b in backends.split(",") if b.strip())
     unknown = [b for b in names if b not in ("memory", "redis", "cluster", "dense")]
@@ -200,6 +203,7 @@ def make_options(
         seed=seed,
         command=command,
         server=server,
+        memory_only=memory_only,
     )
 
 
@@ -262,6 +266,12 @@ class Bench:
         }
         try:
             for name in self.o.backends:
+                if self.o.memory_only:
+                    mode = backend(name, self.o.workers)
+                    self.console.rule(f"{mode.label}: memory per entry, N={self.o.n:,}")
+                    results["backends"][name] = part = {"label": mode.label}
+                    self.attempt(part, "outcome", partial(self.memory_boards, mode, part))
+                    continue
                 if name == "cluster":
                     self.console.rule(f"Redis Cluster, N={self.o.n:,} per board")
                     results["cluster"] = {}
@@ -288,10 +298,60 @@ class Bench:
         results["failed"] = self.failed
         return results
 
+    def prepared(
+        self, plan: Backend, data_dir: Path, boards: Sequence[Board] = ()
+    ) -> tuple[dict[str, str], str, int]:
+        """A fresh durable store for ``plan`` with ``boards`` defined (default: the bench
+        board) and an empty index: the server environment, the store's URL, and the RSS of
+        a server on the empty store (0 on Redis, whose memory is measured in Redis)."""
+        url = plan.database_url or Settings(data_dir=data_dir).database
+        settings = {
+            "data_dir": str(data_dir),
+            "server_keys": self.key,
+            "log_level": "info",
+            "server": self.o.server,  # the ceiling follows it (``servers.ceiling_server``)
+        }
+        if plan.database_url:
+            settings["database_url"] = plan.database_url
+        if plan.redis_url:
+            settings["redis_url"] = plan.redis_url
+        env = servers.bench_env(**settings)
+        self.step("preparing the durable store")
+        if plan.database_url:
+            asyncio.run(load.recreate_database(plan.database_url))
+        asyncio.run(load.prepare(url, self.now, boards))
+        rss_empty = 0
+        if plan.redis_url:
+            probes.flush_db(plan.redis_url)
+        else:
+            with servers.running(self.server(env, plan, "empty"), self.o.ready_timeout) as empty:
+                rss_empty = empty.rss_bytes()
+        return env, url, rss_empty
+
+    def memory_boards(self, plan: Backend, section: dict[str, Any]) -> str:
+        """Memory per entry at N (at most 1M) of the bench board, plain and with a
+        subscore (8 more bytes per ordering key), each on a store and index of its own."""
+        n = min(self.o.n, MEMORY_N)
+        kinds = {"plain": load.bench_board(), "subscore": load.bench_board(subscore="desc")}
+        for kind, board in kinds.items():
+            self.step(f"{kind} board")
+            env, url, rss_empty = self.prepared(plan, self.tmp / f"{plan.name}-{kind}", [board])
+            section[f"load_{kind}"] = self.bulk_load(url, 0, n, board)
+            measure = partial(self.memory_at, env, plan, rss_empty, n)
+            self.attempt(section, f"memory_{kind}", measure)
+            found = section[f"memory_{kind}"]
+            if "bytes_per_entry" in found:
+                self.step(f"{kind} board: {found['bytes_per_entry']:,.1f} B per entry")
+        plain, sub = section.get("memory_plain", {}), section.get("memory_subscore", {})
+        if "bytes_per_entry" in plain and "bytes_per_entry" in sub:
+            section["subscore_extra_bytes_per_entry"] = (
+                sub["bytes_per_entry"] - plain["bytes_per_entry"]
+            )
+        return "measured"
+
     def backend(self, plan: Backend, section: dict[str, Any]) -> str:
         self.wrk_runs.clear()  # every backend gets the same draws (``run_seed``)
-        env, url = self.environment(plan, self.tmp / plan.name)
-        rss_empty = self.fresh_store(env, plan, url)
+        env, url, rss_empty = self.prepared(plan, self.tmp / plan.name)
         if self.o.n > MEMORY_N:  # the memory goals are judged at 1M entries
             section["load_first"] = self.bulk_load(url, 0, MEMORY_N)
             self.attempt(
@@ -483,44 +543,16 @@ class Bench:
 
     # --- steps -----------------------------------------------------------------------------
 
-    def environment(self, plan: Backend, data_dir: Path) -> tuple[dict[str, str], str]:
-        """A server's environment on ``plan`` (data in ``data_dir``), and its store's URL."""
-        settings = {
-            "data_dir": str(data_dir),
-            "server_keys": self.key,
-            "log_level": "info",
-            "server": self.o.server,  # the ceiling follows it (``servers.ceiling_server``)
-        }
-        if plan.database_url:
-            settings["database_url"] = plan.database_url
-        if plan.redis_url:
-            settings["redis_url"] = plan.redis_url
-        url = plan.database_url or Settings(data_dir=data_dir).database
-        return servers.bench_env(**settings), url
-
-    def fresh_store(
-        self, env: dict[str, str], plan: Backend, url: str, boards: Sequence[Board] = ()
-    ) -> int:
-        """Recreate the durable store with the bench board (or ``boards``) and empty the
-        Redis database; the RSS of a server on the empty store (memory; else 0)."""
-        self.step("preparing the durable store")
-        if plan.database_url:
-            asyncio.run(load.recreate_database(plan.database_url))
-        asyncio.run(load.prepare(url, self.now, boards))
-        if plan.redis_url:
-            probes.flush_db(plan.redis_url)
-            return 0
-        with servers.running(self.server(env, plan, "empty"), self.o.ready_timeout) as empty:
-            return empty.rss_bytes()
-
     def server(self, env: dict[str, str], plan: Backend, name: str) -> servers.Server:
         log = self.tmp / f"{plan.name}-{name}.log"
         return servers.rankline_server(env, plan.workers, log)
 
-    def bulk_load(self, url: str, first: int, end: int) -> dict[str, Any]:
+    def bulk_load(
+        self, url: str, first: int, end: int, board: Board | None = None
+    ) -> dict[str, Any]:
         started = time.perf_counter()
         with self.bar("bulk load into SQL", end - first) as update:
-            rows = asyncio.run(load.load(url, self.data, self.now, update, first, end))
+            rows = asyncio.run(load.load(url, self.data, self.now, update, first, end, board))
         seconds = time.perf_counter() - started
         self.step(f"loaded {rows:,} players in {seconds:.1f} s ({rows / seconds:,.0f}/s)")
         return {"rows": rows, "seconds": seconds, "rows_per_s": rows / seconds}
@@ -816,6 +848,8 @@ def versions(backends: tuple[str, ...]) -> dict[str, str]:
 def main(options: Options, console: Console) -> int:
     """Run the benchmark, write the JSON (and the doc and chart), print the tables;
     1 if an endpoint failed."""
+    if options.memory_only:
+        return _memory_only(options, console)
     if shutil.which("wrk") is None:
         console.print(
             "[bold red]error:[/bold red] wrk is not installed: `apt-get install wrk` "
@@ -838,4 +872,21 @@ def main(options: Options, console: Console) -> int:
         f"results: {options.json_path}; chart: {chart}; "
         f"wall time {results['wall_seconds'] / 60:.1f} min"
     )
+    return 1 if results["failed"] else 0
+
+
+def _memory_only(options: Options, console: Console) -> int:
+    """``--memory-only``: the memory per entry of a plain board and of one with a
+    subscore, per backend; the JSON, and a line per backend."""
+    results = Bench(options, console).run()
+    report.write_json(options.json_path, results)
+    for name, section in results["backends"].items():
+        plain = section.get("memory_plain", {}).get("bytes_per_entry")
+        sub = section.get("memory_subscore", {}).get("bytes_per_entry")
+        if plain is not None and sub is not None:
+            console.print(
+                f"{name}: {plain:,.1f} B per entry on a plain board, {sub:,.1f} B with a "
+                f"subscore (+{sub - plain:,.1f} B)"
+            )
+    console.print(f"results: {options.json_path}")
     return 1 if results["failed"] else 0

@@ -45,6 +45,10 @@ async def player_history(request: Request) -> Response:
         check_id(board, e.BOARD_ID, "board id", "query", "board")
     limit = query_int(request, "limit", 100, 1, 1000)
     cursor = query_str(request, "cursor")
+    service = e.service_of(request)
+    if board is not None and (await service.boards.find(board)).policy == "rating":
+        rated = await service.matches.history(player_id, board, limit, cursor)
+        return json_response(rated)
     body = await _players(request).history(player_id, board=board, limit=limit, cursor=cursor)
     return json_response(body)
 
@@ -109,7 +113,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "GET",
         "/v1/players/{player_id}/history",
         player_history,
-        "A player's score submissions, newest first",
+        "A player's score submissions (on a rating board: rating changes), newest first",
         response=s.HistoryOut,
         params=(
             e.PLAYER,

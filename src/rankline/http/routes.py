@@ -25,6 +25,7 @@ from rankline.http.body import (
     query_str,
     read_body,
 )
+from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
@@ -76,6 +77,7 @@ async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submiss
         at=at,
         scopes=item.scopes,
         metadata=item.metadata,
+        subscore=item.subscore,
     )
 
 
@@ -122,7 +124,7 @@ async def post_batch(request: Request) -> Response:
         if isinstance(outcome, RanklineError):
             results[index] = {"index": index, "error": outcome.problem()}
         else:
-            results[index] = {"index": index, **msgspec.structs.asdict(outcome)}
+            results[index] = {"index": index, **msgspec.to_builtins(outcome)}
     return json_response({"results": results})
 
 
@@ -156,7 +158,8 @@ async def around(request: Request) -> Response:
 
 async def rank_of(request: Request) -> Response:
     query, score = e.read_query(request), query_score(request)
-    return json_response(await e.service_of(request).reads.rank_of(query, score))
+    subscore = query_score(request, "subscore") if query_str(request, "subscore") else None
+    return json_response(await e.service_of(request).reads.rank_of(query, score, subscore))
 
 
 async def friends(request: Request) -> Response:
@@ -309,6 +312,13 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
                 {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
                 True,
             ),
+            e.Param(
+                "subscore",
+                "query",
+                "The subscore: a signed 64-bit integer; required on a board with a subscore, "
+                "refused on any other.",
+                {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+            ),
         ),
     ),
     e.Endpoint(
@@ -351,5 +361,5 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
     ),
 )
 
-ENDPOINTS += PLAYER_ENDPOINTS
+ENDPOINTS += PLAYER_ENDPOINTS + MATCH_ENDPOINTS
 ENDPOINTS += TOURNAMENT_ENDPOINTS

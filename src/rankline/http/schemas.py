@@ -51,6 +51,8 @@ class ScoreIn(msgspec.Struct, forbid_unknown_fields=True):
     at: Time | None = None
     scopes: ScopeValues | None = None
     metadata: dict[str, Any] | None = None
+    subscore: Score64 | None = None
+    """Required on a board with a subscore, refused on any other."""
 
 
 class BatchItemIn(ScoreIn, forbid_unknown_fields=True, kw_only=True):

@@ -39,6 +39,8 @@ class TournamentScoreIn(msgspec.Struct, forbid_unknown_fields=True):
     match_id: MatchIdStr
     at: str | None = None
     metadata: dict[str, Any] | None = None
+    subscore: Score64 | None = None
+    """Required when the tournament has a subscore, refused otherwise."""
 
 
 class TournamentOut(TournamentSpec, kw_only=True):
@@ -111,6 +113,7 @@ async def post_score(request: Request) -> Response:
         score=item.score,
         at=at,
         metadata=item.metadata,
+        subscore=item.subscore,
     )
     return json_response(answer)
 

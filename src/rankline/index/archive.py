@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 
 from rankline.index.base import IndexReader
 from rankline.index.sql import ReadOnlySql, before_bound
-from rankline.ordering import encode
 from rankline.store import archive as store_archive
 from rankline.store import schema as t
 from rankline.store.sql import mapped_errors
@@ -57,27 +56,27 @@ class ArchiveIndex(ReadOnlySql):
     def _rows(self, leaderboard: LeaderboardId) -> tuple[Any, ColumnElement[bool]]:
         return _a.c, _where(leaderboard)
 
-    def _key(self, leaderboard: LeaderboardId, row: Any) -> SortKey:
-        return encode(row.score, row.achieved_at, row.player_id, self._order_of(leaderboard.board))
-
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         where = _where(leaderboard)
         async with mapped_errors(), self._store.engine.connect() as conn:
             row = (
                 await conn.execute(
-                    select(_a.c.rank, _a.c.score, _a.c.achieved_at, _a.c.player_id).where(
-                        where, _a.c.player_id == player
-                    )
+                    select(
+                        _a.c.rank, _a.c.score, _a.c.subscore, _a.c.achieved_at, _a.c.player_id
+                    ).where(where, _a.c.player_id == player)
                 )
             ).first()
             if row is None:
                 return None
-            # Entries with the player's score are contiguous just above them: the nearest
-            # entry above with another score has, as its rank, the count of better scores.
+            # Entries with the player's value are contiguous just above them: the nearest
+            # entry above with another value has, as its rank, the count of better values.
+            other = _a.c.score != row.score
+            if row.subscore is not None:
+                other = or_(other, _a.c.subscore != row.subscore)
             above = (
                 await conn.execute(
                     select(_a.c.rank)
-                    .where(where, _a.c.rank < row.rank, _a.c.score != row.score)
+                    .where(where, _a.c.rank < row.rank, other)
                     .order_by(_a.c.rank.desc())
                     .limit(1)
                 )
@@ -98,9 +97,9 @@ class ArchiveIndex(ReadOnlySql):
         async with mapped_errors(), self._store.engine.connect() as conn:
             for start in range(0, len(unique), _CHUNK):
                 rows = await conn.execute(
-                    select(_a.c.rank, _a.c.score, _a.c.achieved_at, _a.c.player_id).where(
-                        where, _a.c.player_id.in_(unique[start : start + _CHUNK])
-                    )
+                    select(
+                        _a.c.rank, _a.c.score, _a.c.subscore, _a.c.achieved_at, _a.c.player_id
+                    ).where(where, _a.c.player_id.in_(unique[start : start + _CHUNK]))
                 )
                 found += [(int(r.rank) - 1, self._key(leaderboard, r)) for r in rows]
         found.sort()
@@ -115,7 +114,7 @@ class ArchiveIndex(ReadOnlySql):
             if stop <= start or start >= total:
                 return total, []
             rows = await conn.execute(
-                select(_a.c.score, _a.c.achieved_at, _a.c.player_id)
+                select(_a.c.score, _a.c.subscore, _a.c.achieved_at, _a.c.player_id)
                 .where(where, _a.c.rank > start, _a.c.rank <= stop)
                 .order_by(_a.c.rank)
             )
@@ -130,13 +129,13 @@ class ArchiveIndex(ReadOnlySql):
     ) -> tuple[int, list[int]]:
         """Each count is the highest rank among the entries before the bound (ranks are
         1..N without gaps, in key order)."""
-        order = self._order_of(leaderboard.board)
+        keys = self._keys_of(leaderboard.board)
         where = _where(leaderboard)
         async with mapped_errors(), self._store.engine.connect() as conn:
             total = await self._count(conn, leaderboard)
             counts = []
             for bound in bounds:
-                query = select(func.max(_a.c.rank)).where(where, before_bound(_a.c, order, bound))
+                query = select(func.max(_a.c.rank)).where(where, before_bound(_a.c, keys, bound))
                 counts.append(int((await conn.execute(query)).scalar_one() or 0))
         return total, counts
 

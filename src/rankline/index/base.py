@@ -20,6 +20,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Se
 from contextlib import asynccontextmanager
 from typing import NamedTuple, Protocol
 
+from rankline.ordering import plain_heads
 from rankline.types import (
     BoardId,
     IndexChange,
@@ -78,8 +79,9 @@ class IndexReader(Protocol):
     async def distinct_before(
         self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
     ) -> list[int]:
-        """For each score prefix (``ordering.score_prefix``), how many distinct scores held
-        sort strictly before it: a dense rank less one. Only leaderboards of boards that keep
+        """For each value prefix (``Keys.value_prefix``: the score, and the subscore on a
+        board with one; ``Keys.prefix`` bytes), how many distinct values held sort strictly
+        before it: a dense rank less one. Only leaderboards of boards that keep
         dense ranks answer it (``RankingIndex.keep_distinct``)."""
         ...
 
@@ -160,6 +162,10 @@ class RankingIndex(abc.ABC):
     """Where a shared index lives (its change feed uses the same server)."""
     loads_whole: bool = False
     """A leaderboard is best loaded in one piece from its keys (``load_keys``)."""
+    heads_of: Callable[[BoardId], int] = staticmethod(plain_heads)
+    """How long the head of a board's keys is (``ordering.head_bytes``): the player id
+    follows it, and the bytes before the head's last 8 (the time) are the value that
+    ``Position.better`` counts. The service sets it from the board registry."""
 
     async def start(self) -> None:
         return None

@@ -46,17 +46,17 @@ return 'ok'
 )
 
 # KEYS: entries, meta, stamp. ARGV: level, split, token, the keys joined by "\xff" (as in
-# LOAD). Returns how many were added, or -1.
+# LOAD), H (the heads' length). Returns how many were added, or -1.
 FILL_KEYS = (
     PRELUDE
     + _FILLING
     + """
 if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
 local ok = intact(KEYS[1], KEYS[2], KEYS[3])
-local blob, find, sub = ARGV[4], string.find, string.sub
+local blob, find, sub, H = ARGV[4], string.find, string.sub, tonumber(ARGV[5])
 local batch, m, n, pos, size = {}, 0, 0, 1, #blob
 while pos <= size do
-  local stop = find(blob, '\\255', pos + 16, true) or (size + 1)
+  local stop = find(blob, '\\255', pos + H, true) or (size + 1)
   batch[m + 1] = 0
   batch[m + 2] = sub(blob, pos, stop - 1)
   m = m + 2
@@ -75,20 +75,20 @@ return n
 
 # KEYS: entries, meta, stamp. ARGV: level, split, token, bucket prefix, then pairs (bucket
 # number, records): each record is the bucket value (head and revision), "\xff", the player
-# id, "\xff" (the head may hold "\xff", so the search starts after it). One multi-field
-# HSET per bucket. Returns how many fields were written, or -1.
+# id, "\xff" (the head may hold "\xff", so the search starts after it); then H. One
+# multi-field HSET per bucket. Returns how many fields were written, or -1.
 FILL_BUCKETS = (
     PRELUDE
     + _FILLING
     + """
 if not claimed(ARGV[1], ARGV[2], ARGV[3]) then return -1 end
-local prefix, find, sub = ARGV[4], string.find, string.sub
+local prefix, find, sub, H = ARGV[4], string.find, string.sub, tonumber(ARGV[#ARGV])
 local n = 0
-for i = 5, #ARGV, 2 do
+for i = 5, #ARGV - 1, 2 do
   local blob, t, m, pos = ARGV[i + 1], {'', ''}, 2, 1  -- the bucket's sentinel first
   local size = #blob
   while pos <= size do
-    local stop = find(blob, '\\255', pos + 16, true)
+    local stop = find(blob, '\\255', pos + H, true)
     local stop2 = find(blob, '\\255', stop + 1, true)
     t[m + 1] = sub(blob, stop + 1, stop2 - 1)
     t[m + 2] = sub(blob, pos, stop - 1)
@@ -113,18 +113,18 @@ return 0
 """
 
 # KEYS: entries, meta, stamp. ARGV: bucket prefix, then keys a broken fill may have left
-# as half entries: each is removed from the sorted set unless its player's bucket entry
+# as half entries, then H: each is removed from the sorted set unless its player's bucket entry
 # points at it. Returns how many were removed.
 FILL_UNDO = (
     PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
 local ok = intact(KEYS[1], KEYS[2], KEYS[3])
-local n = 0
-for i = 2, #ARGV do
+local n, H = 0, tonumber(ARGV[#ARGV])
+for i = 2, #ARGV - 1 do
   local key = ARGV[i]
-  local _, cur = map_entry(ARGV[1], string.sub(key, 17), level, split)
-  if not cur or string.sub(cur, 1, 16) ~= string.sub(key, 1, 16) then
+  local _, cur = map_entry(ARGV[1], string.sub(key, H + 1), level, split)
+  if not cur or string.sub(cur, 1, H) ~= string.sub(key, 1, H) then
     n = n + redis.call('ZREM', KEYS[1], key)
   end
 end

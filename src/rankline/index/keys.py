@@ -102,9 +102,10 @@ def stamp(leaderboard: LeaderboardId) -> str:
 
 
 def distinct(leaderboard: LeaderboardId) -> str:
-    """Sorted set, on a board with dense ranks: the distinct 8-byte score prefixes of the
-    entries, every member at score 0 (a dense rank is a ZLEXCOUNT here). Changed by the same
-    scripts as the entries; dropped, expired and repaired with them."""
+    """Sorted set, on a board with dense ranks: the distinct value prefixes of the entries
+    (8-byte scores, or 16-byte (score, subscore) on a board with a subscore), every member
+    at score 0 (a dense rank is a ZLEXCOUNT here). Changed by the same scripts as the
+    entries; dropped, expired and repaired with them."""
     return f"{PREFIX}:{{{tag(leaderboard)}}}:d"
 
 

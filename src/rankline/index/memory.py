@@ -26,7 +26,7 @@ from sortedcontainers import SortedList
 
 from rankline.index.base import UNKNOWN, RankingIndex
 from rankline.index.sharding import is_shard
-from rankline.ordering import HEAD_BYTES, PREFIX_BYTES
+from rankline.ordering import HEAD_BYTES, value_bytes
 from rankline.types import (
     TOP_WINDOW,
     BoardId,
@@ -83,17 +83,24 @@ class _PlayerKeys:
     of two buckets, 1 to 2 per key, so most keys sit alone and no tuple is made for them.
     """
 
-    __slots__ = ("_bits", "_buckets", "_split", "count")
+    __slots__ = ("_bits", "_buckets", "_head", "_split", "count")
 
-    def __init__(self, keys: Sequence[SortKey] = (), hashes: Iterable[int] | None = None) -> None:
+    def __init__(
+        self,
+        keys: Sequence[SortKey] = (),
+        hashes: Iterable[int] | None = None,
+        head: int = HEAD_BYTES,
+    ) -> None:
         """A map of ``keys``, at most one per player; ``hashes`` are their tails' hashes,
-        when the caller has them (each is ``hash`` of the player id's bytes)."""
+        when the caller has them (each is ``hash`` of the player id's bytes). ``head``:
+        the length of the keys' heads (the tail after it is the player id)."""
+        self._head = head
         self._bits = len(keys).bit_length()
         self._split = 0
         self._buckets: list[_Bucket] = [None] * (1 << self._bits)
         self.count = len(keys)
         if hashes is None:
-            hashes = (hash(key[HEAD_BYTES:]) for key in keys)
+            hashes = (hash(key[head:]) for key in keys)
         self._fill(keys, hashes)
 
     def _fill(self, keys: Iterable[SortKey], hashes: Iterable[int]) -> None:
@@ -119,7 +126,7 @@ class _PlayerKeys:
 
     def get(self, tail: bytes) -> SortKey | None:
         bucket = self._buckets[self._address(hash(tail))]
-        size = HEAD_BYTES + len(tail)
+        size = self._head + len(tail)
         if bucket is None or isinstance(bucket, bytes):
             return bucket if bucket and len(bucket) == size and bucket.endswith(tail) else None
         for key in bucket:
@@ -129,7 +136,7 @@ class _PlayerKeys:
 
     def put(self, key: SortKey) -> SortKey | None:
         """File ``key`` as its player's key; the key it replaces (kept if equal), or None."""
-        tail = key[HEAD_BYTES:]
+        tail = key[self._head :]
         address = self._address(hash(tail))
         bucket = self._buckets[address]
         if bucket is None:
@@ -152,7 +159,7 @@ class _PlayerKeys:
         """Remove the player's key (only if it is ``only``, when given); the removed key."""
         address = self._address(hash(tail))
         members = _members(self._buckets[address])
-        size = HEAD_BYTES + len(tail)
+        size = self._head + len(tail)
         for i, old in enumerate(members):
             if old.endswith(tail) and len(old) == size:
                 if only is not None and old != only:
@@ -169,7 +176,7 @@ class _PlayerKeys:
         if bucket is not None:
             stay: list[SortKey] = []
             for key in (bucket,) if isinstance(bucket, bytes) else bucket:
-                (move if hash(key[HEAD_BYTES:]) & high else stay).append(key)
+                (move if hash(key[self._head :]) & high else stay).append(key)
             self._buckets[self._split] = _bucket(stay)
         self._buckets.append(_bucket(move))
         self._split += 1
@@ -196,29 +203,33 @@ _LOW = (1 << 32) - 1
 
 
 class _Leaderboard:
-    __slots__ = ("changed", "distinct", "edge", "keys", "moves", "players", "top")
+    __slots__ = ("changed", "distinct", "edge", "head", "keys", "moves", "players", "top")
 
     def __init__(
         self,
         keys: Sequence[SortKey] = (),
         hashes: Iterable[int] | None = None,
+        head: int = HEAD_BYTES,
         dense: bool = False,
         moves: bool = True,
     ) -> None:
         """A leaderboard of ``keys``, at most one per player; keys in rank order (or
-        nearly) sort in linear time. ``hashes``: see ``_PlayerKeys``. With ``dense``, the
-        distinct score prefixes are kept too; with ``moves``, each player's movement."""
+        nearly) sort in linear time. ``hashes`` and ``head``: see ``_PlayerKeys``. With
+        ``dense``, the distinct values (each key's first ``value_bytes(head)`` bytes: the
+        score, and the subscore on a board with one) are kept too; with ``moves``, each
+        player's movement."""
+        self.head = head
         self.moves: dict[bytes, int] | None = {} if moves else None
         """Player id (bytes) → movement record (``_moved``), for the players whose changes
         this index applied; none for a leaderboard that is a shard."""
-        self.players = _PlayerKeys(keys, hashes)
+        self.players = _PlayerKeys(keys, hashes, head)
         self.keys: SortedList[SortKey] = SortedList(keys)
         self.distinct: SortedList[bytes] | None = (
-            SortedList({key[:PREFIX_BYTES] for key in keys}) if dense else None
+            SortedList({key[: value_bytes(head)] for key in keys}) if dense else None
         )
-        """The distinct score prefixes of ``keys`` (a board with dense ranks), or None. No
-        count is kept per score: the keys themselves tell in O(log N) whether a score is
-        still held (``_unhold``)."""
+        """The distinct values of ``keys`` (a board with dense ranks), or None. No count is
+        kept per value: the keys themselves tell in O(log N) whether a value is still held
+        (``_unhold``)."""
         self.top = self.changed = _fresh()
         """``top_stamp`` and ``change_stamp``."""
         self.edge: SortKey | None = None
@@ -280,16 +291,16 @@ class _Leaderboard:
     def _hold(self, key: SortKey) -> None:
         distinct = self.distinct
         if distinct is not None:
-            prefix = key[:PREFIX_BYTES]
+            prefix = key[: value_bytes(self.head)]
             at = distinct.bisect_left(prefix)
             if at == len(distinct) or distinct[at] != prefix:
                 distinct.add(prefix)
 
     def _unhold(self, gone: SortKey) -> None:
-        """Forget ``gone``'s score when no key holds it any more (after removing it)."""
+        """Forget ``gone``'s value when no key holds it any more (after removing it)."""
         if self.distinct is None:
             return
-        prefix, keys = gone[:PREFIX_BYTES], self.keys
+        prefix, keys = gone[: value_bytes(self.head)], self.keys
         at = keys.bisect_left(prefix)
         if at == len(keys) or not keys[at].startswith(prefix):
             self.distinct.discard(prefix)
@@ -298,14 +309,15 @@ class _Leaderboard:
         if key in self.keys:
             self.keys.remove(key)
             self._unhold(key)
-        if self.players.pop(key[HEAD_BYTES:], only=key) is not None and self.moves is not None:
-            self.moves.pop(key[HEAD_BYTES:], None)
+        tail = key[self.head :]
+        if self.players.pop(tail, only=key) is not None and self.moves is not None:
+            self.moves.pop(tail, None)
 
     def position(self, player: PlayerId) -> Position | None:
         key = self.players.get(player.encode())
         if key is None:
             return None
-        better = self.keys.bisect_left(key[:PREFIX_BYTES])
+        better = self.keys.bisect_left(key[: value_bytes(self.head)])
         return Position(self.keys.bisect_left(key), key, len(self.keys), better)
 
 
@@ -321,12 +333,14 @@ class MemoryIndex(RankingIndex):
         boards = self._boards.get(leaderboard.board)
         return None if boards is None else boards.get(leaderboard)
 
-    def _make(self, leaderboard: LeaderboardId) -> _Leaderboard:
+    def _make(self, leaderboard: LeaderboardId, head: int) -> _Leaderboard:
+        """The leaderboard, made for keys with ``head``-byte heads when it is new (a
+        change's key says its head: the key less its player id)."""
         boards = self._boards.setdefault(leaderboard.board, {})
         found = boards.get(leaderboard)
         if found is None:
             found = boards[leaderboard] = _Leaderboard(
-                dense=self.dense(leaderboard), moves=not is_shard(leaderboard)
+                head=head, dense=self.dense(leaderboard), moves=not is_shard(leaderboard)
             )
         return found
 
@@ -337,7 +351,9 @@ class MemoryIndex(RankingIndex):
                 if found is not None:
                     found.set(player.encode(), None)
             else:
-                self._make(leaderboard).set(player.encode(), key, revision, restored)
+                tail = player.encode()
+                found = self._make(leaderboard, len(key) - len(tail))
+                found.set(tail, key, revision, restored)
 
     async def load(
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
@@ -360,19 +376,20 @@ class MemoryIndex(RankingIndex):
 
         A big leaderboard is built in a thread: it takes ~1 s per million entries, which
         the event loop spends answering (``/readyz``, say) instead of waiting."""
+        head = self.heads_of(leaderboard.board)
         if self._get(leaderboard) is None and keys:
             dense, moves = self.dense(leaderboard), not is_shard(leaderboard)
             if len(keys) < _THREAD_FROM:
-                built = _Leaderboard(keys, hashes, dense, moves)
+                built = _Leaderboard(keys, hashes, head, dense, moves)
             else:
-                built = await asyncio.to_thread(_Leaderboard, keys, hashes, dense, moves)
+                built = await asyncio.to_thread(_Leaderboard, keys, hashes, head, dense, moves)
             if self._get(leaderboard) is None:
                 self._boards.setdefault(leaderboard.board, {})[leaderboard] = built
                 return
         found = self._get(leaderboard)
         if found is not None:  # it was there, or appeared while the thread built it
             for key in keys:
-                found.set(key[HEAD_BYTES:], key)
+                found.set(key[found.head :], key)
             found.touched_top()
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:

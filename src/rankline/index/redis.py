@@ -67,7 +67,6 @@ from rankline.index.board_versions import RedisBoardVersions
 from rankline.index.pipelining import GroupedReads, raise_first, run_scripts
 from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
 from rankline.index.redis_fill import Filler
-from rankline.ordering import HEAD_BYTES
 from rankline.types import (
     BoardId,
     IndexChange,
@@ -113,22 +112,23 @@ def _checked(leaderboard: LeaderboardId, code: int) -> None:
 
 
 def _triples(
-    changes: Iterable[tuple[PlayerId, SortKey | None, int, bool]],
+    changes: Iterable[tuple[PlayerId, SortKey | None, int, bool]], head: int
 ) -> list[bytes | int | str]:
     """APPLY's triples; a restored entry's revision ends with ``r`` (see ``IndexChange``)."""
     args: list[bytes | int | str] = []
     for player, key, revision, restored in changes:
-        head = b"" if key is None else key[:HEAD_BYTES]
-        args += [player, head, f"{revision}r" if restored else revision]
+        args += [
+            player,
+            b"" if key is None else key[:head],
+            f"{revision}r" if restored else revision,
+        ]
     return args
 
 
-def _load_args(prefix: str, level: int, split: int, entries: list[Entry]) -> list[Any]:
+def _load_args(prefix: str, level: int, split: int, entries: list[Entry], head: int) -> list[Any]:
     """ARGV of one LOAD script (see ``scripts.LOAD``) for entries in key order; the key's
-    tail is the player id."""
-    numbers = [
-        k.bucket_number(k.bucket_hash(key[HEAD_BYTES:]), level, split) for _, key, _ in entries
-    ]
+    tail (after its ``head`` bytes) is the player id."""
+    numbers = [k.bucket_number(k.bucket_hash(key[head:]), level, split) for _, key, _ in entries]
     return [
         level,
         split,
@@ -136,6 +136,7 @@ def _load_args(prefix: str, level: int, split: int, entries: list[Entry]) -> lis
         b"\xff".join([key for _, key, _ in entries]),
         " ".join([str(revision) for _, _, revision in entries]),
         " ".join(map(str, numbers)),
+        head,
     ]
 
 
@@ -261,9 +262,13 @@ class RedisIndex(RankingIndex):
         calls: list[tuple[Any, ...]] = []
         registry: list[tuple[Any, ...]] = []
         for leaderboard, items in grouped.items():
-            names = Names.of(leaderboard)
+            names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
+            for player, key, *_ in items:
+                if key is not None:  # the change's own key says its head: no lookup to trust
+                    head = len(key) - len(player.encode())
+                    break
             for start in range(0, len(items), ARG_CHUNK):
-                args = [names.buckets, *_triples(items[start : start + ARG_CHUNK])]
+                args = [names.buckets, *_triples(items[start : start + ARG_CHUNK], head), head]
                 keys = names.changes(self.dense(leaderboard))
                 calls.append((self._apply, tuple(keys), tuple(args)))
             registry.append(("SADD", k.registry(leaderboard.board), k.tag(leaderboard)))
@@ -293,14 +298,22 @@ class RedisIndex(RankingIndex):
         async with mapped():
             while batch := sorted(islice(iterator, _LOAD_BATCH), key=itemgetter(1)):
                 await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+                player, key, _ = batch[0]
+                head = len(key) - len(player.encode())  # the key less its player id
                 while batch:
                     level, split = await self._grow_to(names, 0, len(batch))
                     batch = await self._load_batch(
-                        names, level, split, batch, self.dense(leaderboard)
+                        names, level, split, batch, head, self.dense(leaderboard)
                     )
 
     async def _load_batch(
-        self, names: Names, level: int, split: int, batch: list[Entry], dense: bool
+        self,
+        names: Names,
+        level: int,
+        split: int,
+        batch: list[Entry],
+        head: int,
+        dense: bool,
     ) -> list[Entry]:
         """Send ``batch`` in LOAD scripts, the next one prepared while Redis runs the last;
         returns the entries of the scripts that found the layout changed (to retry)."""
@@ -309,7 +322,7 @@ class RedisIndex(RankingIndex):
         try:
             for start in range(0, len(batch), _LOAD_SCRIPT):
                 part = batch[start : start + _LOAD_SCRIPT]
-                args = _load_args(names.buckets, level, split, part)
+                args = _load_args(names.buckets, level, split, part, head)
                 keys = names.changes(dense)
                 sent.append((asyncio.create_task(self._load(keys=keys, args=args)), part))
                 await asyncio.sleep(0)  # let it pack and send before preparing the next
@@ -342,10 +355,10 @@ class RedisIndex(RankingIndex):
         return self._filler.fill(leaderboard, size, chunks)
 
     async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
-        names = Names.of(leaderboard)
+        names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
         async with mapped():
             for start in range(0, len(keys_), ARG_CHUNK):
-                args: list[str | bytes] = [names.buckets, *keys_[start : start + ARG_CHUNK]]
+                args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
                 await self._discard(keys=names.changes(self.dense(leaderboard)), args=args)
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
@@ -401,7 +414,9 @@ class RedisIndex(RankingIndex):
         guess, hashed = _guess(layout, player)
         async with mapped():
             reply = await self._grouped.call(
-                self._around, names.checked, [names.buckets, player, k_, guess, hashed]
+                self._around,
+                names.checked,
+                [names.buckets, player, k_, guess, hashed, self.heads_of(leaderboard.board)],
             )
         if reply[1] >= 0:
             self._learn(names, layout, reply[1], reply[2])
@@ -435,8 +450,13 @@ class RedisIndex(RankingIndex):
         args: list[Any] = []
         for player in unique:
             args += (player, *_guess(layout, player))
+        head = self.heads_of(leaderboard.board)
         calls = [
-            (self._positions, tuple(names.checked), (names.buckets, *args[i : i + 3 * ARG_CHUNK]))
+            (
+                self._positions,
+                tuple(names.checked),
+                (names.buckets, *args[i : i + 3 * ARG_CHUNK], head),
+            )
             for i in range(0, len(args), 3 * ARG_CHUNK)
         ]
         async with mapped():
@@ -572,11 +592,11 @@ class RedisIndex(RankingIndex):
 
     async def unmapped(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> list[SortKey]:
         """Those of ``keys_`` (keys of the sorted set) that the player map does not point at."""
-        names = Names.of(leaderboard)
+        names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
         found: list[SortKey] = []
         async with mapped():
             for start in range(0, len(keys_), ARG_CHUNK):
-                args: list[str | bytes] = [names.buckets, *keys_[start : start + ARG_CHUNK]]
+                args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
                 found += [bytes(x) for x in await self._unmapped(keys=names.reads, args=args)]
         return found
 

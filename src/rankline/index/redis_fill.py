@@ -20,7 +20,7 @@ import contextlib
 import hashlib
 import secrets
 import struct
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Any, Protocol
 
@@ -32,7 +32,7 @@ from rankline.index import fill_scripts
 from rankline.index import keys as k
 from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
 from rankline.ordering import HEAD_BYTES
-from rankline.types import LeaderboardId, PlayerId, SortKey
+from rankline.types import BoardId, LeaderboardId, PlayerId, SortKey
 
 _FILL_KEYS = 3_000
 """Keys per FILL_KEYS script."""
@@ -52,6 +52,7 @@ class FillTarget(Protocol):
     """What the fill uses of its ``RedisIndex``."""
 
     client: aioredis.Redis
+    heads_of: Callable[[BoardId], int]
 
     async def _grow_to(self, names: Names, size: int, extra: int) -> tuple[int, int]: ...
 
@@ -108,7 +109,7 @@ class Filler:
             except _Broken:
                 async with mapped():
                     pending = fill.pending()
-                    await self._undo(names, [key for _, key, _ in pending])
+                    await self._undo(names, [key for _, key, _ in pending], fill.head)
                     await index.load(leaderboard, pending)
             finally:
                 with contextlib.suppress(IndexUnavailable, RedisError, OSError):
@@ -123,7 +124,7 @@ class Filler:
         (half entries) first."""
         await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
         for _ in range(2):
-            fill = _Fill(self, names, 0, 0)
+            fill = _Fill(self, names, 0, 0, self.index.heads_of(leaderboard.board))
             state = await fill.begin()
             if state == "dirty":
                 await self.index.drop([leaderboard])
@@ -135,9 +136,9 @@ class Filler:
             return fill
         return None
 
-    async def _undo(self, names: Names, keys_: Sequence[SortKey]) -> None:
+    async def _undo(self, names: Names, keys_: Sequence[SortKey], head: int) -> None:
         for start in range(0, len(keys_), ARG_CHUNK):
-            args: list[str | bytes] = [names.buckets, *keys_[start : start + ARG_CHUNK]]
+            args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
             await self._fill_undo(keys=names.writes, args=args)
 
 
@@ -150,8 +151,12 @@ class _Fill:
     Raises ``_Broken`` when a script refused; ``pending`` then names the entries that may
     be half entries or missing."""
 
-    def __init__(self, filler: Filler, names: Names, level: int, split: int) -> None:
+    def __init__(
+        self, filler: Filler, names: Names, level: int, split: int, head: int = HEAD_BYTES
+    ) -> None:
         self.filler, self.names, self.level, self.split = filler, names, level, split
+        self.head = head
+        """The length of the keys' heads (``ordering.head_bytes``)."""
         self.token = secrets.token_hex(8)
         self.held = 0
         self.buckets: list[bytearray] = []
@@ -195,7 +200,7 @@ class _Fill:
             for start in range(0, len(entries), _FILL_KEYS):
                 blob = b"\xff".join([key for _, key, _ in entries[start : start + _FILL_KEYS]])
                 await self.filler._fill_keys(
-                    keys=self.names.writes, args=[*head, blob], client=pipe
+                    keys=self.names.writes, args=[*head, blob, self.head], client=pipe
                 )
             _checked(*await pipe.execute())
 
@@ -220,10 +225,10 @@ class _Fill:
                 args += [number, bytes(records)]
                 size += len(records)
                 if size >= _FILL_BUCKET_BYTES:
-                    calls.append(args)
+                    calls.append([*args, self.head])
                     args, size = list(head), 0
         if size:
-            calls.append(args)
+            calls.append([*args, self.head])
         for start in range(0, len(calls), _FILL_PIPELINE):
             async with self.filler.client.pipeline(transaction=False) as pipe:
                 for call in calls[start : start + _FILL_PIPELINE]:
@@ -236,13 +241,14 @@ class _Fill:
             self.buckets = [bytearray() for _ in range(count)]
         buckets, sha1, level, split = self.buckets, hashlib.sha1, self.level, self.split
         low, high = (1 << level) - 1, (2 << level) - 1
+        size = self.head
         for _, key, revision in entries:
-            player = key[HEAD_BYTES:]
+            player = key[size:]
             (hashed,) = _HASH32(sha1(player).digest())  # as keys.bucket_hash, inlined
             number = hashed & low
             if number < split:
                 number = hashed & high
-            buckets[number] += b"%b%d\xff%b\xff" % (key[:HEAD_BYTES], revision, player)
+            buckets[number] += b"%b%d\xff%b\xff" % (key[:size], revision, player)
         self.held += len(entries)
 
     async def _settle(self) -> None:
@@ -259,14 +265,15 @@ class _Fill:
         nothing)."""
         found: list[Entry] = []
         held = self.buckets + (self._writing[1] if self._writing is not None else [])
+        size = self.head
         for records in held:
             start = 0
             while start < len(records):
-                stop = records.index(b"\xff", start + HEAD_BYTES)
+                stop = records.index(b"\xff", start + size)
                 end = records.index(b"\xff", stop + 1)
                 player = bytes(records[stop + 1 : end])
-                key = bytes(records[start : start + HEAD_BYTES]) + player
-                revision = int(records[start + HEAD_BYTES : stop])
+                key = bytes(records[start : start + size]) + player
+                revision = int(records[start + size : stop])
                 found.append((player.decode(), key, revision))
                 start = end + 1
         return found

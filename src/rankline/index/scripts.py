@@ -23,11 +23,14 @@ the layout hash, the stamps, a bucket) stays visible until a repair rebuilds the
 and seals it (REPAIR_BEGIN, REPAIR_END). The reads check the counts, the flag and the
 index's built marker (``keys.META_BUILT``, absent after a flush) in the same round trip and
 answer ``DAMAGED`` or ``LOST`` instead of a wrong answer.
+
+Heads: a key is its head (``ordering``: 16 bytes, or 24 on a board with a subscore) and its
+player id; the player map holds each player's head and revision. Every script that splits
+a key or a map entry takes the head's length ``H`` as its last ARGV.
 """
 
 from __future__ import annotations
 
-from rankline.ordering import PREFIX_BYTES
 from rankline.types import TOP_WINDOW
 
 BUCKET_LOAD = 48
@@ -128,20 +131,21 @@ local function damage(stamps)
   if not redis.call('HGET', stamps, 'd') then redis.call('HSET', stamps, 'd', '0:0') end
 end
 
--- A board with dense ranks keeps its leaderboards' distinct score prefixes in a sorted set
--- (``keys.distinct``), passed as the write scripts' KEYS[5] (nil on other boards). No count
--- per score is kept: the entries tell in O(log N) whether a score is still held.
-local PREFIX_BYTES = {PREFIX_BYTES}
-local function hold(distinct, key)
-  if distinct then redis.call('ZADD', distinct, 0, string.sub(key, 1, PREFIX_BYTES)) end
+-- A board with dense ranks keeps its leaderboards' distinct values in a sorted set
+-- (``keys.distinct``), passed as the write scripts' KEYS[5] (nil on other boards). A value is
+-- a key's first H - 8 bytes (``ordering.value_bytes``, the board's ``Keys.prefix``): the
+-- score, and the subscore on a board with one. No count per value is kept: the entries tell
+-- in O(log N) whether a value is still held.
+local function hold(distinct, key, H)
+  if distinct then redis.call('ZADD', distinct, 0, string.sub(key, 1, H - 8)) end
 end
 
--- After ``gone`` left the entries: forget its score when no entry holds it any more.
-local function unhold(entries, distinct, gone)
+-- After ``gone`` left the entries: forget its value when no entry holds it any more.
+local function unhold(entries, distinct, gone, H)
   if not distinct then return end
-  local p = string.sub(gone, 1, PREFIX_BYTES)
+  local p = string.sub(gone, 1, H - 8)
   local left = redis.call('ZRANGE', entries, '[' .. p, '+', 'BYLEX', 'LIMIT', 0, 1)[1]
-  if not left or string.sub(left, 1, PREFIX_BYTES) ~= p then redis.call('ZREM', distinct, p) end
+  if not left or string.sub(left, 1, H - 8) ~= p then redis.call('ZREM', distinct, p) end
 end
 
 -- Movement (``keys.moves``, the write scripts' KEYS[4]; nil on a shard): player ->
@@ -221,15 +225,15 @@ end
 """
 
 # KEYS: entries, meta, stamp, then movement unless the leaderboard is a shard, then distinct
-# scores on a board with dense ranks. ARGV: bucket prefix, then (player, head or "" to
-# remove, revision) triples; a revision ending with "r" is a restored entry's. A change
-# applies when its revision is newer than the one held (0: always). A change moves the change
-# stamp, and the top stamp too when its old or new offset is inside the top window. Returns
-# how many applied.
+# values on a board with dense ranks. ARGV: bucket prefix, then (player, head or "" to
+# remove, revision) triples, then H; a revision ending with "r" is a restored entry's. A
+# change applies when its revision is newer than the one held (0: always). A change moves the
+# change stamp, and the top stamp too when its old or new offset is inside the top window.
+# Returns how many applied.
 APPLY = (
     PRELUDE
     + f"""
-local prefix = ARGV[1]
+local prefix, H = ARGV[1], tonumber(ARGV[#ARGV])
 local level, split, expiry = layout(KEYS[2])
 local ok, total = intact(KEYS[1], KEYS[2], KEYS[3])
 local top, changed, added, n = false, false, false, 0
@@ -237,7 +241,7 @@ local function in_top(member)
   if total <= TOP_WINDOW then return true end
   return (redis.call('ZRANK', KEYS[1], member) or TOP_WINDOW) < TOP_WINDOW
 end
-for i = 2, #ARGV, 3 do
+for i = 2, #ARGV - 1, 3 do
   local player, head, given = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local restored = string.sub(given, -1) == 'r'
   if restored then given = string.sub(given, 1, -2) end
@@ -249,20 +253,20 @@ for i = 2, #ARGV, 3 do
   end
   local newer = true
   if cur and rev > 0 then
-    local held = tonumber(string.sub(cur, 17))
+    local held = tonumber(string.sub(cur, H + 1))
     if held and held >= rev then newer = false end
   end
-  if newer and cur and string.sub(cur, 1, 16) == head then
+  if newer and cur and string.sub(cur, 1, H) == head then
     redis.call('HSET', bucket, player, head .. given)  -- same key, newer revision
     n = n + 1
   elseif newer then
     local before = false
     if cur then
-      local old = string.sub(cur, 1, 16) .. player
+      local old = string.sub(cur, 1, H) .. player
       if KEYS[4] then before = redis.call('ZRANK', KEYS[1], old) end
       top = top or in_top(old)
       total = total - redis.call('ZREM', KEYS[1], old)
-      unhold(KEYS[1], KEYS[5], old)
+      unhold(KEYS[1], KEYS[5], old, H)
       changed = true
       if before then before = before + 1 end
     end
@@ -272,7 +276,7 @@ for i = 2, #ARGV, 3 do
     else
       local key = head .. player
       total = total + redis.call('ZADD', KEYS[1], 0, key)
-      hold(KEYS[5], key)
+      hold(KEYS[5], key, H)
       top = top or in_top(key)
       changed = true
       if KEYS[4] then
@@ -317,21 +321,22 @@ return {level, split, more and 1 or 0}
 """
 )
 
-# Bulk load. KEYS: entries, meta, stamp (movement, distinct scores: as APPLY). ARGV: level and split
-# pointer the caller placed the entries with, bucket prefix, then three strings with one item per
-# entry: the keys in byte order joined by "\xff" (which follows no head and occurs in no UTF-8
-# player id), the revisions and the bucket numbers, space-separated. Each entry costs one HGET (a
-# reload of unchanged standings, what this script mostly does now that ``fill`` takes empty
-# leaderboards, costs nothing more); a new or newer one an HSET, and its key joins a multi-member
-# ZADD; where the index holds the player already, the newer revision wins. Returns how many were
-# written, or -1 (nothing written) when the layout changed since the caller read it.
+# Bulk load. KEYS: entries, meta, stamp (movement, distinct values: as APPLY). ARGV: level and
+# split pointer the caller placed the entries with, bucket prefix, then three strings with one
+# item per entry: the keys in byte order joined by "\xff" (which follows no head and occurs in
+# no UTF-8 player id), the revisions and the bucket numbers, space-separated; then H. Each entry
+# costs one HGET (a reload of unchanged standings, what this script mostly does now that
+# ``fill`` takes empty leaderboards, costs nothing more); a new or newer one an HSET, and its
+# key joins a multi-member ZADD; where the index holds the player already, the newer revision
+# wins. Returns how many were written, or -1 (nothing written) when the layout changed since
+# the caller read it.
 LOAD = (
     PRELUDE
     + """
 local level, split, expiry = layout(KEYS[2])
 if level ~= tonumber(ARGV[1]) or split ~= tonumber(ARGV[2]) then return -1 end
 local ok = intact(KEYS[1], KEYS[2], KEYS[3])
-local prefix, blob = ARGV[3], ARGV[4]
+local prefix, blob, H = ARGV[3], ARGV[4], tonumber(ARGV[7])
 local next_rev, next_bucket = string.gmatch(ARGV[5], '%d+'), string.gmatch(ARGV[6], '%d+')
 local find, sub = string.find, string.sub
 local batch, written, touched = {}, 0, {}
@@ -341,7 +346,7 @@ local function flush()
     if KEYS[5] then
       local scores = {}
       for i = 2, #batch, 2 do
-        scores[i - 1], scores[i] = 0, sub(batch[i], 1, PREFIX_BYTES)
+        scores[i - 1], scores[i] = 0, sub(batch[i], 1, H - 8)
       end
       redis.call('ZADD', KEYS[5], unpack(scores))
     end
@@ -350,26 +355,26 @@ local function flush()
 end
 local pos, size = 1, #blob
 while pos <= size do
-  local stop = find(blob, '\\255', pos + 16, true) or (size + 1)
+  local stop = find(blob, '\\255', pos + H, true) or (size + 1)
   local key = sub(blob, pos, stop - 1)
   pos = stop + 1
-  local player, rev = sub(key, 17), next_rev()
+  local player, rev = sub(key, H + 1), next_rev()
   local bucket = prefix .. next_bucket()
   local cur = redis.call('HGET', bucket, player)
   local take = not cur
   if cur then
-    local held = tonumber(sub(cur, 17))
+    local held = tonumber(sub(cur, H + 1))
     if not held or tonumber(rev) == 0 or held < tonumber(rev) then
       flush()
-      local old = sub(cur, 1, 16) .. player
-      if redis.call('ZREM', KEYS[1], old) == 1 then unhold(KEYS[1], KEYS[5], old) end
+      local old = sub(cur, 1, H) .. player
+      if redis.call('ZREM', KEYS[1], old) == 1 then unhold(KEYS[1], KEYS[5], old, H) end
       if KEYS[4] then redis.call('HDEL', KEYS[4], player) end  -- a change not seen
       take = true
     end
   end
   if take then
     if not cur then redis.call('HSETNX', bucket, '', '') end
-    redis.call('HSET', bucket, player, sub(key, 1, 16) .. rev)
+    redis.call('HSET', bucket, player, sub(key, 1, H) .. rev)
     batch[#batch + 1] = 0
     batch[#batch + 1] = key
     written = written + 1
@@ -391,8 +396,8 @@ return written
 """
 )
 
-# KEYS: entries, meta, stamp (movement, distinct scores: as APPLY). ARGV: bucket prefix, then
-# exact keys to remove (repairs).
+# KEYS: entries, meta, stamp (movement, distinct values: as APPLY). ARGV: bucket prefix, then
+# exact keys to remove (repairs), then H.
 # The player's bucket entry goes only if it points at that key. Returns how many members
 # were removed.
 DISCARD = (
@@ -400,16 +405,16 @@ DISCARD = (
     + """
 local level, split, expiry = layout(KEYS[2])
 local ok = intact(KEYS[1], KEYS[2], KEYS[3])
-local n = 0
-for i = 2, #ARGV do
+local n, H = 0, tonumber(ARGV[#ARGV])
+for i = 2, #ARGV - 1 do
   local key = ARGV[i]
   if redis.call('ZREM', KEYS[1], key) == 1 then
     n = n + 1
-    unhold(KEYS[1], KEYS[5], key)
+    unhold(KEYS[1], KEYS[5], key, H)
   end
-  local player = string.sub(key, 17)
+  local player = string.sub(key, H + 1)
   local bucket, cur = map_entry(ARGV[1], player, level, split)
-  if cur and string.sub(cur, 1, 16) == string.sub(key, 1, 16) then
+  if cur and string.sub(cur, 1, H) == string.sub(key, 1, H) then
     redis.call('HDEL', bucket, player)
     if KEYS[4] then redis.call('HDEL', KEYS[4], player) end
   end
@@ -435,11 +440,11 @@ _READ_PRELUDE = (
 -- lost: the leaderboard has entries but the bucket is gone). The layout, once read, is
 -- kept in seen (level, split; -1, -1 until then). An entry in the guessed bucket whose key
 -- the sorted set lacks is a leftover (a drop that did not finish leaves buckets behind):
--- then, as on a miss, the layout says where to look.
-local function locate(prefix, player, guess, hash, seen, total)
+-- then, as on a miss, the layout says where to look. H: the length of the keys' heads.
+local function locate(prefix, player, guess, hash, seen, total, H)
   local cur = redis.call('HGET', prefix .. guess, player)
   if cur then
-    local key = string.sub(cur, 1, 16) .. player
+    local key = string.sub(cur, 1, H) .. player
     local offset = redis.call('ZRANK', KEYS[1], key)
     if offset then return key, offset end
   end
@@ -454,7 +459,7 @@ local function locate(prefix, player, guess, hash, seen, total)
   if not cur then
     return false, total > 0 and redis.call('EXISTS', prefix .. bucket) == 0
   end
-  local key = string.sub(cur, 1, 16) .. player
+  local key = string.sub(cur, 1, H) .. player
   local offset = redis.call('ZRANK', KEYS[1], key)
   if not offset then return false, false end
   return key, offset
@@ -463,7 +468,7 @@ end
 )
 
 # KEYS: entries, meta, stamps, built marker. ARGV: bucket prefix, player, k, guessed
-# bucket, bucket hash. Returns {offset, level, split, key, total, better, first, keys...}:
+# bucket, bucket hash, H. Returns {offset, level, split, key, total, better, first, keys...}:
 # the player's 0-based offset (-1 and nothing after the layout when it has no entry; DAMAGED
 # or LOST, see ``_STATE``), the layout read (-1, -1 when the guess was right), the player's
 # key, the count of strictly better scores, and with k >= 0 up to k keys each side.
@@ -473,7 +478,8 @@ AROUND = (
 local total = state()
 if total < 0 then return {total, -1, -1} end
 local seen = {-1, -1}
-local key, offset = locate(ARGV[1], ARGV[2], ARGV[4], ARGV[5], seen, total)
+local H = tonumber(ARGV[6])
+local key, offset = locate(ARGV[1], ARGV[2], ARGV[4], ARGV[5], seen, total, H)
 local out = {-1, seen[1], seen[2]}
 if not key then
   if offset then out[1] = DAMAGED end
@@ -492,11 +498,12 @@ end
 if offset > 0 and not previous then
   previous = redis.call('ZRANGE', KEYS[1], offset - 1, offset - 1)[1]
 end
--- Better scores: all those before the player unless the one just before ties with it
--- (the same 8 score bytes); then a count by prefix. A range by rank walks spans only,
--- the count compares keys twice down the skiplist.
-local score = string.sub(key, 1, 8)
-if offset > 0 and (not previous or string.sub(previous, 1, 8) == score) then
+-- Better values: all those before the player unless the one just before ties with it
+-- (the same value bytes: the score, and the subscore when there is one, H - 8 in all);
+-- then a count by prefix. A range by rank walks spans only, the count compares keys twice
+-- down the skiplist.
+local score = string.sub(key, 1, H - 8)
+if offset > 0 and (not previous or string.sub(previous, 1, H - 8) == score) then
   out[6] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. score)
 else
   out[6] = offset
@@ -506,7 +513,7 @@ return out
 )
 
 # KEYS: entries, meta, stamps, built marker. ARGV: bucket prefix, then (player, guessed
-# bucket, bucket hash) for each player. Returns {offset, key, offset, key, ..., level,
+# bucket, bucket hash) for each player, then H. Returns {offset, key, offset, key, ..., level,
 # split}: the players with an entry, then the layout read (-1, -1 when every guess was
 # right); or {DAMAGED} or {LOST}.
 POSITIONS = (
@@ -516,9 +523,9 @@ local total = state()
 if total < 0 then return {total} end
 local seen = {-1, -1}
 local out = {}
-local prefix = ARGV[1]
-for i = 2, #ARGV, 3 do
-  local key, offset = locate(prefix, ARGV[i], ARGV[i + 1], ARGV[i + 2], seen, total)
+local prefix, H = ARGV[1], tonumber(ARGV[#ARGV])
+for i = 2, #ARGV - 1, 3 do
+  local key, offset = locate(prefix, ARGV[i], ARGV[i + 1], ARGV[i + 2], seen, total, H)
   if key then
     out[#out + 1] = offset
     out[#out + 1] = key
@@ -643,20 +650,20 @@ return {redis.call('EXISTS', KEYS[4]), redis.call('ZCARD', KEYS[1]),
   tonumber(redis.call('HGET', KEYS[2], 'n')) or -1, tonumber(s[1]) or -1, s[2]}
 """
 
-# KEYS: entries, meta. ARGV: bucket prefix, then keys of the sorted set. Returns the keys
+# KEYS: entries, meta. ARGV: bucket prefix, then keys of the sorted set, then H. Returns the keys
 # whose player's map entry (under the layout in meta) does not point at them.
 UNMAPPED = (
     _BUCKET_OF
     + """
 local m = redis.call('HMGET', KEYS[2], 'l', 's')
 local level, split = tonumber(m[1]) or 0, tonumber(m[2]) or 0
-local out = {}
-for i = 2, #ARGV do
+local out, H = {}, tonumber(ARGV[#ARGV])
+for i = 2, #ARGV - 1 do
   local key = ARGV[i]
-  local player = string.sub(key, 17)
+  local player = string.sub(key, H + 1)
   local h = tonumber(string.sub(redis.sha1hex(player), 1, 8), 16)
   local cur = redis.call('HGET', ARGV[1] .. bucket_of(h, level, split), player)
-  if not cur or string.sub(cur, 1, 16) ~= string.sub(key, 1, 16) then out[#out + 1] = key end
+  if not cur or string.sub(cur, 1, H) ~= string.sub(key, 1, H) then out[#out + 1] = key end
 end
 return out
 """

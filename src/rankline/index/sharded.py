@@ -54,7 +54,7 @@ from typing import Any, TypeVar
 from rankline.errors import IndexDamaged
 from rankline.index.base import UNKNOWN, BoardVersions, Entry, LeaderboardState, RankingIndex
 from rankline.index.sharding import player_shard, shard, shards_of, unsharded
-from rankline.ordering import HEAD_BYTES, PREFIX_BYTES
+from rankline.ordering import value_bytes
 from rankline.types import (
     BoardId,
     IndexChange,
@@ -85,10 +85,10 @@ def _whole(leaderboard: LeaderboardId) -> Iterator[None]:
         raise
 
 
-def _split_keys(keys: Iterable[SortKey], shards: int) -> list[list[SortKey]]:
+def _split_keys(keys: Iterable[SortKey], shards: int, head: int) -> list[list[SortKey]]:
     parts: list[list[SortKey]] = [[] for _ in range(shards)]
     for key in keys:
-        parts[player_shard(key[HEAD_BYTES:], shards)].append(key)
+        parts[player_shard(key[head:], shards)].append(key)
     return parts
 
 
@@ -217,7 +217,7 @@ class ShardedIndex(RankingIndex):
             if found is None:
                 return None
             key = found.key
-            bounds = [key, key[:PREFIX_BYTES]]
+            bounds = [key, key[: value_bytes(inner.heads_of(leaderboard.board))]]
             others = [n for i, n in enumerate(names) if i != home]
             reads: list[Coroutine[Any, Any, Any]] = [inner.counts_before(n, bounds) for n in others]
             if k >= 0:
@@ -425,8 +425,9 @@ class ShardedIndex(RankingIndex):
         parts: list[list[SortKey]] = [[] for _ in names]
         hashed: list[list[int]] = [[] for _ in names]
         given = iter(hashes) if hashes is not None else None
+        head = self.inner.heads_of(leaderboard.board)
         for key in keys:
-            number = player_shard(key[HEAD_BYTES:], shards)
+            number = player_shard(key[head:], shards)
             parts[number].append(key)
             if given is not None:
                 hashed[number].append(next(given))
@@ -439,7 +440,7 @@ class ShardedIndex(RankingIndex):
         if len(names) == 1:
             await self.inner.discard(leaderboard, keys)
             return
-        parts = _split_keys(keys, len(names))
+        parts = _split_keys(keys, len(names), self.inner.heads_of(leaderboard.board))
         await asyncio.gather(
             *(self.inner.discard(n, p) for n, p in zip(names, parts, strict=True) if p)
         )
@@ -531,7 +532,7 @@ class ShardedIndex(RankingIndex):
         names = self.shards(leaderboard)
         if len(names) == 1:
             return await self.inner.unmapped(leaderboard, keys)
-        parts = _split_keys(keys, len(names))
+        parts = _split_keys(keys, len(names), self.inner.heads_of(leaderboard.board))
         found = await asyncio.gather(
             *(self.inner.unmapped(n, p) for n, p in zip(names, parts, strict=True) if p)
         )

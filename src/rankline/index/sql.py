@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
 
-from rankline.ordering import PREFIX_BYTES, decode_bound, encode
+from rankline.ordering import Keys
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors, unbanned
 from rankline.types import (
@@ -42,43 +42,47 @@ def _where(leaderboard: LeaderboardId) -> ColumnElement[bool]:
     )
 
 
-def _better(order: Order, score: Score) -> ColumnElement[bool]:
-    return _s.c.score > score if order == "desc" else _s.c.score < score
+def _beyond(column: Any, order: Order, value: Score) -> ColumnElement[bool]:
+    """Rows whose ``column`` ranks strictly before ``value`` in ``order``."""
+    found: ColumnElement[bool] = column > value if order == "desc" else column < value
+    return found
 
 
-def _before(order: Order, score: Score, at: int, player: PlayerId) -> ColumnElement[bool]:
-    """Rows ranked strictly before (score, at, player)."""
-    return or_(
-        _better(order, score),
-        and_(
-            _s.c.score == score,
-            or_(_s.c.achieved_at < at, and_(_s.c.achieved_at == at, _s.c.player_id < player)),
-        ),
-    )
-
-
-def before_bound(columns: Any, order: Order, bound: bytes) -> ColumnElement[bool]:
-    """Rows of a table with ``score``, ``achieved_at`` and ``player_id`` columns whose key
-    sorts strictly before ``bound``: a key, or its 8-byte score prefix, or its 16-byte head
-    (``ordering.decode_bound``)."""
-    score, at, player = decode_bound(bound, order)
-    better: ColumnElement[bool] = (
-        columns.score > score if order == "desc" else columns.score < score
-    )
+def before_bound(columns: Any, keys: Keys, bound: bytes) -> ColumnElement[bool]:
+    """Rows of a table with ``score``, ``achieved_at`` and ``player_id`` columns (and
+    ``subscore``, on a board with one) whose key sorts strictly before ``bound``: a key,
+    or its value prefix, or its head (``Keys.decode_bound``)."""
+    score, subscore, at, player = keys.decode_bound(bound)
+    better = _beyond(columns.score, keys.order, score)
+    same: ColumnElement[bool] = columns.score == score
+    if keys.sub_order is not None:
+        if subscore is None:
+            return better
+        better = or_(better, and_(same, _beyond(columns.subscore, keys.sub_order, subscore)))
+        same = and_(same, columns.subscore == subscore)
     if at is None:
         return better
     if player is None:
-        return or_(better, and_(columns.score == score, columns.achieved_at < at))
+        return or_(better, and_(same, columns.achieved_at < at))
     return or_(
         better,
         and_(
-            columns.score == score,
+            same,
             or_(
                 columns.achieved_at < at,
                 and_(columns.achieved_at == at, columns.player_id < player),
             ),
         ),
     )
+
+
+def _distinct_count(columns: Any, keys: Keys, *where: ColumnElement[bool]) -> Any:
+    """How many distinct values (score, and subscore on a board with one) the rows have,
+    as a scalar subquery."""
+    if keys.sub_order is None:
+        return select(func.count(columns.score.distinct())).where(*where).scalar_subquery()
+    values = select(columns.score, columns.subscore).where(*where).distinct().subquery()
+    return select(func.count()).select_from(values).scalar_subquery()
 
 
 _UNCACHED = itertools.count(1)
@@ -91,11 +95,16 @@ def uncached_stamp() -> int:
 
 class ReadOnlySql:
     """What the SQL read paths share (each an ``IndexReader``): built on the store and a
-    board-order lookup, as the keys they return encode the order as every index's do."""
+    lookup of each board's keys, as the keys they return are every index's keys."""
 
-    def __init__(self, store: SqlStore, order_of: Callable[[BoardId], Order]) -> None:
+    def __init__(self, store: SqlStore, keys_of: Callable[[BoardId], Keys]) -> None:
         self._store = store
-        self._order_of = order_of
+        self._keys_of = keys_of
+
+    def _key(self, leaderboard: LeaderboardId, row: Any) -> SortKey:
+        """The key of a row with score, subscore, achieved_at and player_id."""
+        keys = self._keys_of(leaderboard.board)
+        return keys.encode(row.score, row.subscore, row.achieved_at, row.player_id)
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         raise NotImplementedError
@@ -134,16 +143,18 @@ class ReadOnlySql:
     async def distinct_before(
         self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
     ) -> list[int]:
-        """Counted by the database (COUNT(DISTINCT score) of the better rows): slower than
-        the index's, exact, and without anything kept beside the rows."""
+        """Counted by the database (COUNT(DISTINCT score) of the better rows; on a board
+        with a subscore, the count of the DISTINCT (score, subscore) pairs, as a count over
+        a subquery, which SQLite, PostgreSQL and MariaDB all take): slower than the index's,
+        exact, and without anything kept beside the rows."""
         if not prefixes:
             return []
-        order = self._order_of(leaderboard.board)
+        keys = self._keys_of(leaderboard.board)
         columns, where = self._rows(leaderboard)
         counts = [
-            select(func.count(columns.score.distinct()))
-            .where(where, before_bound(columns, order, prefix[:PREFIX_BYTES]))
-            .scalar_subquery()
+            _distinct_count(
+                columns, keys, where, before_bound(columns, keys, prefix[: keys.prefix])
+            )
             for prefix in prefixes
         ]
         async with mapped_errors(), self._store.engine.connect() as conn:
@@ -165,43 +176,43 @@ class SqlIndex(ReadOnlySql):
         return _s.c, _where(leaderboard)
 
     def _sorted(self, leaderboard: LeaderboardId) -> list[Any]:
-        score = _s.c.score.desc() if self._order_of(leaderboard.board) == "desc" else _s.c.score
-        return [score, _s.c.achieved_at, _s.c.player_id]
-
-    def _key(self, leaderboard: LeaderboardId, row: Any) -> SortKey:
-        order = self._order_of(leaderboard.board)
-        return encode(row.score, row.achieved_at, row.player_id, order)
+        keys = self._keys_of(leaderboard.board)
+        score = _s.c.score.desc() if keys.order == "desc" else _s.c.score
+        if keys.sub_order is None:
+            return [score, _s.c.achieved_at, _s.c.player_id]
+        subscore = _s.c.subscore.desc() if keys.sub_order == "desc" else _s.c.subscore
+        return [score, subscore, _s.c.achieved_at, _s.c.player_id]
 
     async def _scalar(self, query: Any) -> int:
         async with mapped_errors(), self._store.engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
-        order = self._order_of(leaderboard.board)
+        keys = self._keys_of(leaderboard.board)
         where = _where(leaderboard)
         async with mapped_errors(), self._store.engine.connect() as conn:
             row = (
                 await conn.execute(
-                    select(_s.c.score, _s.c.achieved_at, _s.c.player_id).where(
+                    select(_s.c.score, _s.c.subscore, _s.c.achieved_at, _s.c.player_id).where(
                         where, _s.c.player_id == player
                     )
                 )
             ).first()
             if row is None:
                 return None
-            before = _before(order, row.score, row.achieved_at, player)
+            key = self._key(leaderboard, row)
+            before = before_bound(_s.c, keys, key)
+            better = before_bound(_s.c, keys, key[: keys.prefix])
             counts = (
                 await conn.execute(
                     select(
                         select(func.count()).where(where, before).scalar_subquery(),
                         select(func.count()).where(where).scalar_subquery(),
-                        select(func.count())
-                        .where(where, _better(order, row.score))
-                        .scalar_subquery(),
+                        select(func.count()).where(where, better).scalar_subquery(),
                     )
                 )
             ).one()
-        return Position(int(counts[0]), self._key(leaderboard, row), int(counts[1]), int(counts[2]))
+        return Position(int(counts[0]), key, int(counts[1]), int(counts[2]))
 
     async def positions(
         self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
@@ -223,7 +234,7 @@ class SqlIndex(ReadOnlySql):
             if stop <= start:
                 return total, []
             rows = await conn.execute(
-                select(_s.c.score, _s.c.achieved_at, _s.c.player_id)
+                select(_s.c.score, _s.c.subscore, _s.c.achieved_at, _s.c.player_id)
                 .where(where)
                 .order_by(*self._sorted(leaderboard))
                 .offset(start)
@@ -237,10 +248,10 @@ class SqlIndex(ReadOnlySql):
     async def counts_before(
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
-        order = self._order_of(leaderboard.board)
+        keys = self._keys_of(leaderboard.board)
         where = _where(leaderboard)
         counts = [
-            select(func.count()).where(where, before_bound(_s.c, order, bound)).scalar_subquery()
+            select(func.count()).where(where, before_bound(_s.c, keys, bound)).scalar_subquery()
             for bound in bounds
         ]
         async with mapped_errors(), self._store.engine.connect() as conn:

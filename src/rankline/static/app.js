@@ -252,8 +252,69 @@
     renderTop(got.body);
   }
 
+  // ---- rating boards: the watched player's rating after each match -------------------
+
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function drawRating(items) {
+    const svg = $("rating-chart");
+    const scores = items.map((i) => Number(i.score));
+    const lo = Math.min(...scores);
+    const hi = Math.max(...scores);
+    const span = hi - lo || 1;
+    const x = (i) => (items.length === 1 ? 160 : 4 + (312 * i) / (items.length - 1));
+    const y = (v) => 92 - (84 * (v - lo)) / span;
+    const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("points", scores.map((v, i) => x(i) + "," + y(v)).join(" "));
+    line.setAttribute("class", "rating-line");
+    const dots = items.map((item, i) => {
+      const dot = document.createElementNS(SVG, "circle");
+      dot.setAttribute("cx", x(i));
+      dot.setAttribute("cy", y(scores[i]));
+      dot.setAttribute("r", 2.5);
+      dot.setAttribute("class", item.provisional ? "rating-dot provisional" : "rating-dot");
+      const title = document.createElementNS(SVG, "title");
+      title.textContent = item.match_id + ": " + item.previous.rating.toFixed(1) + " → " +
+        item.rating.rating.toFixed(1);
+      dot.appendChild(title);
+      return dot;
+    });
+    svg.replaceChildren(line, ...dots);
+  }
+
+  async function loadRating(generation) {
+    const figure = $("rating");
+    if (!state.player || !state.board || state.board.policy !== "rating") {
+      figure.hidden = true;
+      return;
+    }
+    const who = encodeURIComponent(state.player);
+    const q = new URLSearchParams({ board: state.board.id, limit: "100" });
+    let history, now;
+    try {
+      history = await api("/v1/players/" + who + "/history?" + q);
+      now = await api(boardPath("/players/" + who + "/rating?" + where({})));
+    } catch (err) {
+      if (generation !== state.generation) return;
+      if (err.status === 404) {
+        figure.hidden = true;
+        return;
+      }
+      throw err;
+    }
+    if (generation !== state.generation) return;
+    const items = history.body.items.slice().reverse(); // oldest first
+    const r = now.body;
+    const rd = r.rating.rd !== undefined ? " ± " + Math.round(r.rating.rd) : "";
+    $("rating-note").textContent = "Rating " + fmtInt(r.score) + rd + " after " + r.games +
+      (r.games === 1 ? " game" : " games") + (r.provisional ? " · provisional (not ranked yet)" : "");
+    figure.hidden = false;
+    if (items.length) drawRating(items);
+  }
+
   async function loadPlayer(generation) {
     if (!state.player) return;
+    guard(loadRating(generation));
     if (state.playerBusy) {
       state.playerAgain = true; // refresh once more when the current read ends
       return;

@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import and_, delete, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from rankline.ordering import Keys
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors
-from rankline.types import BoardId, Micros, Order, PlayerId
+from rankline.types import BoardId, Micros, PlayerId
 
 OPEN, CLOSED, ARCHIVED = "open", "closed", "archived"
 _INSERT_CHUNK = 2000
@@ -111,7 +112,7 @@ async def release(store: SqlStore, key: PeriodKey, until: Micros) -> None:
 
 
 async def archive_period(
-    store: SqlStore, key: PeriodKey, order: Order, now: Micros, claimed: Micros | None
+    store: SqlStore, key: PeriodKey, keys: Keys, now: Micros, claimed: Micros | None
 ) -> ArchivedPeriod | None:
     """Copy the period's final standings to ``rl_archive`` and mark it archived, in one
     transaction. ``claimed`` is this worker's claim (``claimed_until``); None re-archives a
@@ -138,7 +139,7 @@ async def archive_period(
             )
             if (await conn.execute(select(_a.c.rank).where(mine).limit(1))).first() is not None:
                 await conn.execute(delete(_a).where(mine))  # an earlier attempt's rows
-            entries, scopes, total = await _copy(store, conn, key, order)
+            entries, scopes, total = await _copy(store, conn, key, keys)
             await conn.execute(
                 update(_p)
                 .where(_is(key))
@@ -147,27 +148,30 @@ async def archive_period(
     return ArchivedPeriod(key, entries, scopes, total)
 
 
-def final_order(order: Order) -> list[Any]:
+def final_order(keys: Keys) -> list[Any]:
     """The ranking order over ``rl_standings`` columns (identifiers compare bytewise)."""
-    score = _s.c.score.desc() if order == "desc" else _s.c.score.asc()
-    return [score, _s.c.achieved_at, _s.c.player_id]
+    score = _s.c.score.desc() if keys.order == "desc" else _s.c.score.asc()
+    if keys.sub_order is None:
+        return [score, _s.c.achieved_at, _s.c.player_id]
+    subscore = _s.c.subscore.desc() if keys.sub_order == "desc" else _s.c.subscore.asc()
+    return [score, subscore, _s.c.achieved_at, _s.c.player_id]
 
 
 async def _copy(
-    store: SqlStore, into: AsyncConnection, key: PeriodKey, order: Order
+    store: SqlStore, into: AsyncConnection, key: PeriodKey, keys: Keys
 ) -> tuple[int, int, int]:
     """Stream the standings in rank order (on a connection of their own, since a streaming
     result holds its connection) and insert them in chunks with their rank."""
     bans = t.bans
     query = (
-        select(_s.c.scope, _s.c.player_id, _s.c.score, _s.c.achieved_at)
+        select(_s.c.scope, _s.c.player_id, _s.c.score, _s.c.achieved_at, _s.c.subscore)
         .where(
             _s.c.board_id == key.board,
             _s.c.window == key.window,
             _s.c.period == key.period,
             ~exists().where(bans.c.player_id == _s.c.player_id),
         )
-        .order_by(_s.c.scope, *final_order(order))
+        .order_by(_s.c.scope, *final_order(keys))
         .execution_options(yield_per=_READ_CHUNK)
     )
     entries = total = 0
@@ -177,7 +181,7 @@ async def _copy(
     rows: list[dict[str, Any]] = []
     async with store.engine.connect() as source:
         result = await source.stream(query)
-        async for row_scope, player, score, achieved_at in result:
+        async for row_scope, player, score, achieved_at, subscore in result:
             if row_scope != scope:
                 scope, rank = row_scope, 0
                 scopes.add(row_scope)
@@ -194,6 +198,7 @@ async def _copy(
                     "player_id": player,
                     "score": score,
                     "achieved_at": achieved_at,
+                    "subscore": subscore,
                 }
             )
             if len(rows) >= _INSERT_CHUNK:

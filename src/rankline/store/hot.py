@@ -50,17 +50,19 @@ EVENT_COLUMNS = (
     "applied",
     "scopes",
     "metadata",
+    "subscore",
 )
 """An event row's columns, in the order rows are written and ``stored_event`` reads."""
 _EVENT_COLUMNS = ", ".join(f'"{column}"' for column in EVENT_COLUMNS)
 _STORED_EVENT = ", ".join(f'e."{column}"' for column in EVENT_COLUMNS)
 _STANDING_COLUMNS = (
-    '"board_id", "window", "period", "scope", "player_id", "score", "achieved_at", "revision"'
+    '"board_id", "window", "period", "scope", "player_id", "score", "achieved_at", "revision", '
+    '"subscore"'
 )
 _UPSERT_TAIL = f"""
 ON CONFLICT ("board_id", "window", "period", "scope", "player_id") DO UPDATE
 SET "score" = excluded."score", "achieved_at" = excluded."achieved_at",
-    "revision" = excluded."revision"
+    "revision" = excluded."revision", "subscore" = excluded."subscore"
 WHERE "{_S}"."revision" = excluded."revision" - 1"""
 """A standing changes only from the revision the batch read: a concurrent writer that got
 there first leaves the row untouched, the count falls short, and the batch is retried."""
@@ -68,7 +70,7 @@ there first leaves the row untouched, the count falls short, and the batch is re
 
 def stored_event(row: Sequence[Any]) -> ScoreEvent:
     """A stored event from its ``EVENT_COLUMNS``, scopes and metadata decoded."""
-    board, player, match_id, score, at, received_at, applied, scopes, metadata = row
+    board, player, match_id, score, at, received_at, applied, scopes, metadata, subscore = row
     return ScoreEvent(
         board,
         player,
@@ -79,6 +81,7 @@ def stored_event(row: Sequence[Any]) -> ScoreEvent:
         bool(applied),
         msgspec.json.decode(scopes),
         msgspec.json.decode(metadata),
+        subscore,
     )
 
 
@@ -109,6 +112,7 @@ def _event_row(ev: ScoreEvent) -> tuple[Any, ...]:
         ev.applied,
         _text(ev.scopes) if ev.scopes else "{}",
         _text(ev.metadata) if ev.metadata else "{}",
+        ev.subscore,
     )
 
 
@@ -158,7 +162,7 @@ class HotStatements:
         for leaderboard, players in by_leaderboard.items():
             rows = await self._rows(conn, self._STANDINGS, (*leaderboard, _text(players)))
             for r in rows:
-                found[leaderboard, r[0]] = (leaderboard, r[0], r[1], r[2], r[3])
+                found[leaderboard, r[0]] = (leaderboard, r[0], r[1], r[2], r[3], r[4])
         return found
 
     async def board_definitions(
@@ -180,7 +184,7 @@ class HotStatements:
 
     async def insert_standings(self, conn: AsyncConnection, rows: Sequence[StandingRow]) -> None:
         """Insert standings that are not stored yet (a replay into emptied standings)."""
-        params = [(*lb, player, score, at, revision) for lb, player, score, at, revision in rows]
+        params = [_standing_params(row) for row in rows]
         if self._UPSERT_MANY:
             await self._write_many(conn, self._INSERT_STANDINGS, params)
         else:
@@ -191,13 +195,18 @@ class HotStatements:
         ``WriteConflict`` when another writer changed any of them since they were read."""
         if not rows:
             return
-        params = [(*lb, player, score, at, revision) for lb, player, score, at, revision in rows]
+        params = [_standing_params(row) for row in rows]
         if self._UPSERT_MANY:
             changed = await self._write_many(conn, self._UPSERT, params)
         else:
             changed = (await conn.exec_driver_sql(self._UPSERT, (_text(params),))).rowcount
         if changed != len(rows):
             raise WriteConflict("a concurrent writer changed the same standings")
+
+
+def _standing_params(row: StandingRow) -> tuple[Any, ...]:
+    lb, player, score, at, revision, subscore = row
+    return (*lb, player, score, at, revision, subscore)
 
 
 class SqliteStatements(HotStatements):
@@ -217,15 +226,17 @@ FROM json_each(?) AS j
 JOIN "{_E}" AS e ON e."board_id" = j.value ->> 0 AND e."player_id" = j.value ->> 1
     AND e."match_id" = j.value ->> 2"""
     _STANDINGS = f"""
-SELECT "player_id", "score", "achieved_at", "revision" FROM "{_S}"
+SELECT "player_id", "score", "achieved_at", "revision", "subscore" FROM "{_S}"
 WHERE "board_id" = ? AND "window" = ? AND "period" = ? AND "scope" = ?
     AND "player_id" IN (SELECT value FROM json_each(?))"""
     _BANNED = f"""
 SELECT "player_id" FROM "{_B}" WHERE "player_id" IN (SELECT value FROM json_each(?))"""
     _BOARDS = f"""
 SELECT "id", "definition" FROM "{_D}" WHERE "id" IN (SELECT value FROM json_each(?))"""
-    _INSERT_EVENTS = f'INSERT INTO "{_E}" ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
-    _INSERT_STANDINGS = f'INSERT INTO "{_S}" ({_STANDING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
+    _INSERT_EVENTS = f'INSERT INTO "{_E}" ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+    _INSERT_STANDINGS = (
+        f'INSERT INTO "{_S}" ({_STANDING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+    )
     _UPSERT = _INSERT_STANDINGS + _UPSERT_TAIL
     _UPSERT_MANY = True
 
@@ -291,7 +302,7 @@ JOIN "{_E}" AS e ON e."board_id" = v ->> 0 AND e."player_id" = v ->> 1
     AND e."match_id" = v ->> 2"""
     _STANDINGS_JOINED = f"""
 SELECT s."board_id", s."window", s."period", s."scope", s."player_id", s."score",
-    s."achieved_at", s."revision"
+    s."achieved_at", s."revision", s."subscore"
 FROM json_array_elements($1::json) AS j(v)
 JOIN "{_S}" AS s ON s."board_id" = v ->> 0 AND s."window" = v ->> 1 AND s."period" = v ->> 2
     AND s."scope" = v ->> 3 AND s."player_id" = v ->> 4"""
@@ -303,12 +314,12 @@ FOR SHARE"""
     _INSERT_EVENTS = f"""
 INSERT INTO "{_E}" ({_EVENT_COLUMNS})
 SELECT v ->> 0, v ->> 1, v ->> 2, (v ->> 3)::int8, (v ->> 4)::int8, (v ->> 5)::int8,
-    (v ->> 6)::bool, v ->> 7, v ->> 8
+    (v ->> 6)::bool, v ->> 7, v ->> 8, (v ->> 9)::int8
 FROM json_array_elements($1::json) AS j(v)"""
     _INSERT_STANDINGS = f"""
 INSERT INTO "{_S}" ({_STANDING_COLUMNS})
 SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, (v ->> 5)::int8, (v ->> 6)::int8,
-    (v ->> 7)::int8
+    (v ->> 7)::int8, (v ->> 8)::int8
 FROM json_array_elements($1::json) AS j(v)"""
     _UPSERT = _INSERT_STANDINGS + _UPSERT_TAIL
 
@@ -344,7 +355,7 @@ SELECT CASE
         found: dict[StandingKey, StandingRow] = {}
         for r in await self._rows(conn, self._STANDINGS_JOINED, (_text(flat),)):
             leaderboard = LeaderboardId(r[0], r[1], r[2], r[3])
-            found[leaderboard, r[4]] = (leaderboard, r[4], r[5], r[6], r[7])
+            found[leaderboard, r[4]] = (leaderboard, r[4], r[5], r[6], r[7], r[8])
         return found
 
     async def insert_events(self, conn: AsyncConnection, events: Sequence[ScoreEvent]) -> None:

@@ -139,6 +139,7 @@ class PlayerStore:
             s.c.score,
             s.c.achieved_at,
             s.c.revision,
+            s.c.subscore,
         ).where(s.c.player_id == player)
         queries = [query]
         if periods is not None:
@@ -149,9 +150,11 @@ class PlayerStore:
         found = []
         async with mapped_errors(), self._engine.connect() as conn:
             for each in queries:
-                for board, window, period, scope, score, at, revision in await conn.execute(each):
+                for board, window, period, scope, score, at, revision, sub in await conn.execute(
+                    each
+                ):
                     leaderboard = LeaderboardId(board, window, period, scope)
-                    found.append(Standing(leaderboard, player, score, at, revision))
+                    found.append(Standing(leaderboard, player, score, at, revision, sub))
         found.sort(key=lambda x: x.leaderboard)
         return found
 
@@ -233,11 +236,15 @@ class PlayerStore:
         f = t.friends
         removed = 0
         async with mapped_errors(), self._engine.begin() as conn:
+            # rating boards: the player's states and rating history (the matches they played
+            # stay, as the other players' ratings came from them)
             for table in (
                 t.score_events,
                 t.standings,
                 t.players,
                 t.bans,
+                t.match_ratings,
+                t.rating_states,
                 t.cohort_members,
                 t.tournament_players,
                 t.tournament_submissions,

@@ -30,7 +30,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from rankline.errors import StoreUnavailable
 from rankline.metrics import BACKEND_ERRORS
-from rankline.ordering import encode_rows
+from rankline.ordering import Keys, encode_rows
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import (
@@ -48,8 +48,8 @@ CHUNK = 20_000
 _s = t.standings
 _LEADERBOARD = (_s.c.window, _s.c.period, _s.c.scope)
 
-Row = tuple[PlayerId, Score, Micros, int]
-"""(player, score, achieved_at, revision)"""
+Row = tuple[PlayerId, Score, Micros, int, Score | None]
+"""(player, score, achieved_at, revision, subscore or None)"""
 
 
 async def leaderboard_ids(
@@ -67,17 +67,26 @@ async def leaderboard_ids(
 async def scan_keys(
     store: SqlStore,
     leaderboard: LeaderboardId,
-    order: Order,
+    keys: Keys,
     chunk: int = CHUNK,
     *,
     exact: bool = False,
 ) -> AsyncIterator[tuple[list[SortKey], list[bytes]]]:
     """The leaderboard's sort keys and their players' ids (as bytes), a chunk at a time:
     in rank order when ``exact``, otherwise in the rank index's order (see ``_ranked``),
-    which costs SQL no sort."""
+    which costs SQL no sort (except on a board with a subscore)."""
     raw = _raw(store)
     # On SQLite the id comes as its bytes, as keys hold them, with no str made per row.
     player: Any = cast(_s.c.player_id, LargeBinary) if raw else _s.c.player_id
+    order, sub_order = keys.order, keys.sub_order
+    if sub_order is not None:
+        columns = (player, _s.c.score, _s.c.subscore, _s.c.achieved_at)
+        query = _ranked(leaderboard, order, *columns, exact=exact, sub_order=sub_order)
+        async for rows in _stream(store, query, chunk):
+            if not raw:
+                rows = [(p.encode(), s, sub, a) for p, s, sub, a in rows]
+            yield keys.encode_rows(rows), [row[0] for row in rows]
+        return
     query = _ranked(leaderboard, order, player, _s.c.score, _s.c.achieved_at, exact=exact)
     async for rows in _stream(store, query, chunk):
         if not raw:
@@ -88,9 +97,9 @@ async def scan_keys(
 async def scan_rows(
     store: SqlStore, leaderboard: LeaderboardId, order: Order = "asc", chunk: int = CHUNK
 ) -> AsyncIterator[list[Row]]:
-    """The leaderboard's standings as (player, score, achieved_at, revision), a chunk at a
-    time, in the rank index's order for ``order`` (see ``_ranked``)."""
-    columns = (_s.c.player_id, _s.c.score, _s.c.achieved_at, _s.c.revision)
+    """The leaderboard's standings as (player, score, achieved_at, revision, subscore), a
+    chunk at a time, in the rank index's order for ``order`` (see ``_ranked``)."""
+    columns = (_s.c.player_id, _s.c.score, _s.c.achieved_at, _s.c.revision, _s.c.subscore)
     query = _ranked(leaderboard, order, *columns)
     async for rows in _stream(store, query, chunk, sort=True):
         yield rows
@@ -110,14 +119,24 @@ def _raw(store: SqlStore) -> bool:
 
 
 def _ranked(
-    leaderboard: LeaderboardId, order: Order, *columns: Any, exact: bool = False
+    leaderboard: LeaderboardId,
+    order: Order,
+    *columns: Any,
+    exact: bool = False,
+    sub_order: Order | None = None,
 ) -> Select[Any]:
     """The leaderboard's unbanned standings in the rank index's order, read backwards on
     a desc board: that is rank order with the ties of each score reversed. Rank order
     exactly would make SQLite sort every group of ties (~1 s per million rows); ``sorted``
-    restores it in linear time (it reverses descending runs)."""
+    restores it in linear time (it reverses descending runs). With ``sub_order`` (a board
+    with a subscore, which the rank index leaves out), ``exact`` orders by the subscore
+    after the score; otherwise the order does not matter to the caller."""
     ranked: list[Any] = [_s.c.score, _s.c.achieved_at, _s.c.player_id]
-    if order == "desc":
+    if sub_order is not None and exact:
+        subscore = _s.c.subscore.desc() if sub_order == "desc" else _s.c.subscore
+        score = _s.c.score.desc() if order == "desc" else _s.c.score
+        ranked = [score, subscore, _s.c.achieved_at, _s.c.player_id]
+    elif order == "desc":
         ranked = [_s.c.score.desc(), *ranked[1:]] if exact else [c.desc() for c in ranked]
     return (
         select(*columns)
@@ -244,5 +263,5 @@ async def stream_standings(
     out."""
     for leaderboard in await leaderboard_ids(store, board_id, leaderboards):
         async for rows in scan_rows(store, leaderboard):
-            for player, score, at, revision in rows:
-                yield Standing(leaderboard, player, score, at, revision)
+            for player, score, at, revision, subscore in rows:
+                yield Standing(leaderboard, player, score, at, revision, subscore)

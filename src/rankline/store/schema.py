@@ -66,6 +66,7 @@ score_events = Table(
     Column("applied", Boolean, nullable=False),
     Column("scopes", Text, nullable=False),
     Column("metadata", Text, nullable=False),
+    Column("subscore", BigInteger, nullable=True),
     UniqueConstraint("board_id", "match_id", "player_id", name="uq_rl_score_events_key"),
     Index("ix_rl_score_events_player", "player_id", "id"),
     **TABLE_OPTIONS,
@@ -82,6 +83,7 @@ standings = Table(
     Column("score", BigInteger, nullable=False),
     Column("achieved_at", BigInteger, nullable=False),
     Column("revision", BigInteger, nullable=False),
+    Column("subscore", BigInteger, nullable=True),
     PrimaryKeyConstraint("board_id", "window", "period", "scope", "player_id"),
     Index(
         "ix_rl_standings_rank",
@@ -154,6 +156,7 @@ archive = Table(
     Column("player_id", Ident(64), nullable=False),
     Column("score", BigInteger, nullable=False),
     Column("achieved_at", BigInteger, nullable=False),
+    Column("subscore", BigInteger, nullable=True),
     PrimaryKeyConstraint("board_id", "window", "period", "scope", "rank"),
     Index("ix_rl_archive_player", "board_id", "window", "period", "scope", "player_id"),
     Index("ix_rl_archive_by_player", "player_id"),
@@ -318,3 +321,59 @@ cohort_members = Table(
     **TABLE_OPTIONS,
 )
 """Each player's cohort in a period, assigned once."""
+
+matches = Table(
+    "rl_matches",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("match_id", Ident(128), nullable=False),
+    Column("digest", Ident(64), nullable=False),
+    Column("at", BigInteger, nullable=False),
+    Column("received_at", BigInteger, nullable=False),
+    Column("results", Text, nullable=False),
+    PrimaryKeyConstraint("board_id", "seq"),
+    UniqueConstraint("board_id", "match_id", name="uq_rl_matches_key"),
+    **TABLE_OPTIONS,
+)
+"""Each applied match once, numbered 1, 2, … per board in the order it was applied: the order a
+replay recomputes the ratings in. ``digest`` tells a retry from another payload under the
+same ``match_id``; ``results`` is the match as submitted (JSON)."""
+
+match_ratings = Table(
+    "rl_match_ratings",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("match_id", Ident(128), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("at", BigInteger, nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("previous", Text, nullable=False),
+    Column("rating", Text, nullable=False),
+    Column("provisional", Boolean, nullable=False),
+    PrimaryKeyConstraint("board_id", "match_id", "player_id", "window", "period"),
+    Index("ix_rl_match_ratings_player", "player_id", "board_id", "seq"),
+    **TABLE_OPTIONS,
+)
+"""One player's rating before and after one match on one leaderboard period (JSON states):
+the match's answer, also for a retry in any process, and the player's rating history."""
+
+rating_states = Table(
+    "rl_rating_states",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("player_id", Ident(64), nullable=False),
+    Column("state", Text, nullable=False),
+    PrimaryKeyConstraint("board_id", "window", "period", "player_id"),
+    **TABLE_OPTIONS,
+)
+"""Each player's current rating state on each period of a rating board (JSON: the floats
+round-trip exactly). Scopes share it: a country leaderboard shows the same rating."""
+
+RATING_TABLES = (matches, match_ratings, rating_states)
+"""Every table of rating boards (a board's deletion empties them)."""

@@ -86,6 +86,12 @@ class _Transaction:
         self._conn = conn
         self._hot = hot
 
+    @property
+    def conn(self) -> AsyncConnection:
+        """The transaction's connection, for other tables' statements in the same
+        transaction (rating boards: ``rankline.store.ratings``)."""
+        return self._conn
+
     async def existing_events(
         self, keys: Sequence[tuple[BoardId, PlayerId, MatchId]]
     ) -> dict[tuple[BoardId, PlayerId, MatchId], ScoreEvent]:
@@ -115,7 +121,9 @@ class _Transaction:
         for leaderboard, players in by_leaderboard.items():
             for chunk in _chunks(sorted(set(players))):
                 rows = await self._conn.execute(
-                    select(s.c.player_id, s.c.score, s.c.achieved_at, s.c.revision).where(
+                    select(
+                        s.c.player_id, s.c.score, s.c.achieved_at, s.c.revision, s.c.subscore
+                    ).where(
                         s.c.board_id == leaderboard.board,
                         s.c.window == leaderboard.window,
                         s.c.period == leaderboard.period,
@@ -123,13 +131,14 @@ class _Transaction:
                         s.c.player_id.in_(chunk),
                     )
                 )
-                for player, score, achieved_at, revision in rows:
+                for player, score, achieved_at, revision, subscore in rows:
                     found[leaderboard, player] = (
                         leaderboard,
                         player,
                         score,
                         achieved_at,
                         revision,
+                        subscore,
                     )
         return found
 
@@ -163,6 +172,7 @@ class _Transaction:
                     "applied": ev.applied,
                     "scopes": _json.encode(ev.scopes).decode(),
                     "metadata": _json.encode(ev.metadata).decode(),
+                    "subscore": ev.subscore,
                 }
                 for ev in events
             ],
@@ -196,6 +206,7 @@ class _Transaction:
                     score=bindparam("k_score"),
                     achieved_at=bindparam("k_at"),
                     revision=bindparam("k_revision"),
+                    subscore=bindparam("k_sub"),
                 ),
                 [
                     {
@@ -208,8 +219,9 @@ class _Transaction:
                         "k_at": at,
                         "k_revision": revision,
                         "k_before": revision - 1,
+                        "k_sub": subscore,
                     }
-                    for lb, player, score, at, revision in updates
+                    for lb, player, score, at, revision, subscore in updates
                 ],
             )
             if result.rowcount != len(updates):
@@ -245,6 +257,7 @@ class _Transaction:
                 score=bindparam("k_score"),
                 achieved_at=bindparam("k_at"),
                 revision=bindparam("k_revision"),
+                subscore=bindparam("k_sub"),
             ),
             [
                 {
@@ -256,8 +269,9 @@ class _Transaction:
                     "k_score": score,
                     "k_at": at,
                     "k_revision": revision,
+                    "k_sub": subscore,
                 }
-                for lb, player, score, at, revision in rows
+                for lb, player, score, at, revision, subscore in rows
             ],
         )
 
@@ -299,7 +313,12 @@ class _Transaction:
 
 
 def _standing_row(
-    leaderboard: LeaderboardId, player: PlayerId, score: int, at: Micros, revision: int
+    leaderboard: LeaderboardId,
+    player: PlayerId,
+    score: int,
+    at: Micros,
+    revision: int,
+    subscore: int | None,
 ) -> dict[str, Any]:
     return {
         "board_id": leaderboard.board,
@@ -310,6 +329,7 @@ def _standing_row(
         "score": score,
         "achieved_at": at,
         "revision": revision,
+        "subscore": subscore,
     }
 
 
@@ -447,7 +467,11 @@ class SqlStore:
                 entries = await conn.execute(
                     select(s.c.player_id).where(s.c.board_id == board_id).limit(1)
                 )
-                check(_unjson.decode(old), entries.first() is not None)
+                # a rating board's matches count too (its players may all be provisional)
+                rated = await conn.execute(
+                    select(t.matches.c.seq).where(t.matches.c.board_id == board_id).limit(1)
+                )
+                check(_unjson.decode(old), entries.first() is not None or rated.first() is not None)
             await conn.execute(
                 update(b).where(b.c.id == board_id).values(definition=text, updated_at=now)
             )
@@ -459,7 +483,7 @@ class SqlStore:
         before, and one starting later finds no board."""
         async with mapped_errors(), self._engine.begin() as conn:
             found = await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
-            for table in (t.standings, t.score_events, t.periods, t.archive):
+            for table in (t.standings, t.score_events, t.periods, t.archive, *t.RATING_TABLES):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
             return bool(found.rowcount)
 

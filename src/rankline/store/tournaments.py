@@ -17,10 +17,11 @@ import msgspec
 from sqlalchemy import and_, delete, exists, insert, or_, select, update
 
 from rankline.errors import WriteConflict
+from rankline.ordering import Keys
 from rankline.store import schema as t
 from rankline.store.archive import final_order
 from rankline.store.sql import SqlStore, mapped_errors
-from rankline.types import Micros, Order, PlayerId
+from rankline.types import Micros, PlayerId
 
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
@@ -204,13 +205,13 @@ class TournamentStore:
     # --- results and their delivery ----------------------------------------------------
 
     async def final_standings(
-        self, board_id: str, window: str, period: str, order: Order
-    ) -> list[tuple[PlayerId, int]]:
-        """(player, score) of the period's global leaderboard in rank order, banned players
-        left out (as every read leaves them out)."""
+        self, board_id: str, window: str, period: str, keys: Keys
+    ) -> list[tuple[PlayerId, int, int | None]]:
+        """(player, score, subscore) of the period's global leaderboard in rank order, banned
+        players left out (as every read leaves them out)."""
         st = t.standings
         query = (
-            select(st.c.player_id, st.c.score)
+            select(st.c.player_id, st.c.score, st.c.subscore)
             .where(
                 st.c.board_id == board_id,
                 st.c.window == window,
@@ -218,10 +219,13 @@ class TournamentStore:
                 st.c.scope == "global",
                 ~exists().where(t.bans.c.player_id == st.c.player_id),
             )
-            .order_by(*final_order(order))
+            .order_by(*final_order(keys))
         )
         async with mapped_errors(), self._store.engine.connect() as conn:
-            return [(row[0], int(row[1])) for row in await conn.execute(query)]
+            return [
+                (row[0], int(row[1]), None if row[2] is None else int(row[2]))
+                for row in await conn.execute(query)
+            ]
 
     async def has_results(self, tournament_id: str, edition: str) -> bool:
         return await self.results(tournament_id, edition) is not None

@@ -1,0 +1,195 @@
+"""The v1 routes of rating boards: match results (one, or a batch) and a player's rating. Each
+parses its input, calls ``service.matches`` and renders the answer. ``routes.ENDPOINTS``
+includes ``MATCH_ENDPOINTS``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+from starlette.requests import Request
+from starlette.responses import Response
+
+from rankline.answers import Time
+from rankline.boards import BOARD_ID_PATTERN
+from rankline.clock import parse_time
+from rankline.errors import InvalidInput, RanklineError
+from rankline.http import endpoint as e
+from rankline.http import schemas as s
+from rankline.http.body import decode_as, located, query_str, read_body
+from rankline.http.responses import json_response
+from rankline.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
+
+MAX_BATCH = 1000
+
+
+class MatchResultIn(msgspec.Struct, forbid_unknown_fields=True):
+    """One player's result in a match: ``place`` 1 is first; equal places draw."""
+
+    player_id: s.PlayerIdStr
+    place: Annotated[int, Meta(ge=1, le=10_000)]
+    team: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
+    scopes: s.ScopeValues | None = None
+
+
+class MatchIn(msgspec.Struct, forbid_unknown_fields=True):
+    """One match result on a rating board."""
+
+    match_id: s.MatchIdStr
+    results: Annotated[list[MatchResultIn], Meta(min_length=2, max_length=100)]
+    at: Time | None = None
+
+
+class MatchBatchItemIn(MatchIn, forbid_unknown_fields=True, kw_only=True):
+    board: Annotated[str, Meta(pattern=BOARD_ID_PATTERN)]
+
+
+class MatchBatchIn(msgspec.Struct, forbid_unknown_fields=True):
+    matches: Annotated[list[msgspec.Raw], Meta(max_length=MAX_BATCH)]
+
+
+class MatchBatchDoc(msgspec.Struct):
+    """Up to 1,000 matches, each a match plus its ``board``; each item succeeds or fails on
+    its own."""
+
+    matches: Annotated[
+        list[Any],
+        Meta(max_length=MAX_BATCH, description="Each item: the fields of a match plus `board`."),
+    ]
+
+
+class MatchBatchOut(msgspec.Struct):
+    """One result per item, by ``index``: the match's answer, or its ``error`` (a problem)."""
+
+    results: list[dict[str, Any]]
+
+
+def _matches(request: Request) -> Matches:
+    return e.service_of(request).matches
+
+
+async def _prepare(matches: Matches, board_id: str, item: MatchIn) -> Match:
+    at = None
+    if item.at is not None:
+        try:
+            at = parse_time(item.at)
+        except ValueError as exc:
+            raise InvalidInput.at(["body", "at"], str(exc)) from None
+    results = [(r.player_id, r.place, r.team, r.scopes) for r in item.results]
+    return await matches.prepare(board_id, item.match_id, at=at, results=results)
+
+
+async def post_match(request: Request) -> Response:
+    item = await e.body_of(request, MatchIn)
+    matches = _matches(request)
+    match = await _prepare(matches, e.board_id(request), item)
+    if e.respond_async(request):
+        token = await matches.accept([match])
+        return json_response(s.AcceptedOut(accepted=1, token=token), 202)
+    [result] = await matches.submit([match])
+    if isinstance(result, RanklineError):
+        raise result
+    return json_response(result)
+
+
+async def post_match_batch(request: Request) -> Response:
+    scope = e.key_scope(request)
+    data = await read_body(request, e.settings_of(request).max_body_bytes)
+    raw = decode_as(data, MatchBatchIn).matches
+    matches = _matches(request)
+    results: list[dict[str, Any]] = [{} for _ in raw]
+    ready: list[tuple[int, Match]] = []
+    for index, item_raw in enumerate(raw):
+        try:
+            item = decode_as(bytes(item_raw), MatchBatchItemIn)
+            if scope is not None and not scope.allows(item.board):
+                raise scope.refuse(item.board)
+            ready.append((index, await _prepare(matches, item.board, item)))
+        except RanklineError as exc:
+            results[index] = {"index": index, "error": _located(exc, index).problem()}
+    if e.respond_async(request):
+        token = await matches.accept([m for _, m in ready])
+        for index, _ in ready:
+            results[index] = {"index": index, "accepted": True}
+        for result in results:
+            result.setdefault("accepted", False)
+        return json_response({"accepted": len(ready), "token": token, "results": results}, 202)
+    outcomes = await matches.submit([m for _, m in ready]) if ready else []
+    for (index, _), outcome in zip(ready, outcomes, strict=True):
+        if isinstance(outcome, RanklineError):
+            results[index] = {"index": index, "error": outcome.problem()}
+        else:
+            results[index] = {"index": index, **msgspec.structs.asdict(outcome)}
+    return json_response({"results": results})
+
+
+def _located(error: RanklineError, index: int) -> RanklineError:
+    """A batch item's error with the places it names under ``["body", "matches", index]``."""
+    located(error, index)
+    for item in error.errors or []:
+        loc = item["loc"]
+        if loc[:2] == ["body", "scores"]:
+            item["loc"] = ["body", "matches", *loc[2:]]
+    return error
+
+
+async def player_rating(request: Request) -> Response:
+    body = await _matches(request).player(
+        e.board_id(request),
+        e.player_id(request),
+        query_str(request, "window"),
+        query_str(request, "period"),
+        query_str(request, "scope"),
+    )
+    return json_response(body)
+
+
+MATCH_ENDPOINTS: tuple[e.Endpoint, ...] = (
+    e.Endpoint(
+        "POST",
+        "/v1/boards/{board_id}/matches",
+        post_match,
+        "Submit a match result to a rating board",
+        auth="board",
+        body=MatchIn,
+        response=MatchOut,
+        accepted=s.AcceptedOut,
+        params=(e.BOARD, e.PREFER),
+        tag="ratings",
+    ),
+    e.Endpoint(
+        "POST",
+        "/v1/matches/batch",
+        post_match_batch,
+        "Submit up to 1,000 match results",
+        auth="server",
+        body=MatchBatchDoc,
+        response=MatchBatchOut,
+        accepted=s.AcceptedOut,
+        params=(e.PREFER,),
+        tag="ratings",
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/players/{player_id}/rating",
+        player_rating,
+        "A player's rating on a rating board (provisional players too)",
+        response=PlayerRatingOut,
+        params=(
+            e.BOARD,
+            e.PLAYER,
+            e.Param("window", "query", "The window, default all_time (or the board's first)."),
+            e.Param("period", "query", "The period, default the current one."),
+            e.Param(
+                "scope",
+                "query",
+                "The leaderboard whose `rank` to give: `global` (default) or `dimension:value`; "
+                "the rating is the same on every scope.",
+            ),
+        ),
+        tag="ratings",
+    ),
+)
+
+__all__ = ["MATCH_ENDPOINTS", "RatingHistoryOut"]
