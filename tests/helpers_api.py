@@ -23,6 +23,21 @@ NOW = "2026-11-21T12:00:00.000Z"
 """The conftest clock's start, as every `as_of` shows it while the clock stands still."""
 
 
+MOVEMENT = ("previous_rank", "best_rank")
+"""A player view's movement: what the live index recorded at the player's changes, null
+where nothing vouches for it (after a rebuild, from SQL or the archive, on a sharded board)."""
+
+
+def unmoved(body: Any) -> Any:
+    """``body`` without the movement fields, at any depth: for comparing answers read where
+    movement differs by design (its own tests check it: test_api_movement.py)."""
+    if isinstance(body, dict):
+        return {key: unmoved(value) for key, value in body.items() if key not in MOVEMENT}
+    if isinstance(body, list | tuple):
+        return type(body)(unmoved(value) for value in body)
+    return body
+
+
 def utc(*args: int) -> datetime:
     return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
 

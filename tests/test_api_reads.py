@@ -109,6 +109,10 @@ RANKED = [
 ]
 
 
+BEST = {"z": 1, "a": 1, "abe": 2, "top": 1, "b": 2, "Zed": 4}
+"""The rank each player of ``_ties`` entered at (its one submission), or now if better."""
+
+
 async def test_player_rank_competition_rank_and_percentile(client: httpx.AsyncClient) -> None:
     await _ties(client)
     for player, score, at, rank, competition_rank, percentile in RANKED:
@@ -122,6 +126,8 @@ async def test_player_rank_competition_rank_and_percentile(client: httpx.AsyncCl
             "rank": rank,
             "competition_rank": competition_rank,
             "achieved_at": at,
+            "previous_rank": None,
+            "best_rank": BEST[player],
         }
 
 
@@ -259,6 +265,8 @@ async def test_around(client: httpx.AsyncClient) -> None:
                 "rank": player + 1,
                 "competition_rank": player + 1,
                 "achieved_at": _at(player),
+                "previous_rank": None,  # one submission each, entered in rank order
+                "best_rank": player + 1,
             },
             "entries": [_entry(i) for i in ranks],
         }, (player, k)
@@ -311,6 +319,8 @@ async def test_friends_leaderboard(client: httpx.AsyncClient) -> None:
             "rank": 11,
             "competition_rank": 11,
             "achieved_at": _at(10),
+            "previous_rank": None,  # one submission each, entered in rank order
+            "best_rank": 11,
             "friends_rank": 3,
         },
         "friends_total": 5,

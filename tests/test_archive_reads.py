@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from starlette.applications import Starlette
 
-from helpers_api import assert_problem, get_json, put_board, submit, utc
+from helpers_api import assert_problem, get_json, put_board, submit, unmoved, utc
 from helpers_lifecycle import states
 from rankline import ManualClock, Rankline
 from rankline.types import LeaderboardId
@@ -89,7 +89,7 @@ async def _answers(reads: dict[str, Read]) -> dict[str, dict[str, Any]]:
         assert response.status_code == 200, (name, response.text)
         body = response.json()
         del body["as_of"]
-        found[name] = body
+        found[name] = unmoved(body)  # the archive keeps no movement: null there
     return found
 
 
@@ -176,3 +176,30 @@ async def test_submissions_to_an_archived_period_stay_closed(
     body = await get_json(client, "/v1/boards/arena/players/p5", window="daily", period=DAY)
     assert (body["score"], body["rank"], body["archived"]) == (60, 9, True)
     assert (await get_json(client, "/v1/boards/arena/players/p5"))["score"] == 1000
+
+
+async def test_the_archive_answers_dense_ranks_as_the_live_index_did(
+    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    service: Rankline = app.state.service
+    await _board(client, retention_days={"daily": 1}, dense_rank=True)
+    reads = _reads(client)
+    clock.set(ARCHIVABLE)
+    at_close = await _answers(reads)
+    # 100 90 90 80 80 80 70 70 60 50: dense ranks 1 2 2 3 3 3 4 4 5 6
+    assert [e["dense_rank"] for e in at_close["top"]["entries"]] == [1, 2, 2, 3, 3, 3, 4, 4, 5, 6]
+    assert [e["dense_rank"] for e in at_close["top page"]["entries"]] == [2, 3, 3, 3]
+    assert at_close["player p4"]["dense_rank"] == 3
+    assert [at_close[f"rank-of {s}"]["dense_rank"] for s in (101, 100, 85, 80, 10)] == [
+        1,
+        1,
+        3,
+        3,
+        7,
+    ]
+    assert [e["dense_rank"] for e in at_close["golf top"]["entries"]] == [1, 1, 2, 3]
+    await service.archive_periods()
+    clock.set(EXPIRED)
+    await service.expire_periods()
+    after = await _answers(reads)
+    assert after == {name: body | {"archived": True} for name, body in at_close.items()}

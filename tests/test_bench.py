@@ -147,7 +147,7 @@ def test_options_default_to_the_quick_and_full_sizes() -> None:
     assert quick.json_path.parent == Path("bench-results")
     full = run.make_options(quick=False, **common)
     assert (full.n, full.duration) == (10_000_000, 30.0)
-    with pytest.raises(ValueError, match="memory, redis and/or cluster"):
+    with pytest.raises(ValueError, match="memory, redis, cluster and/or dense"):
         run.make_options(quick=True, **(common | {"backends": "memcached"}))
 
 
@@ -719,6 +719,24 @@ def test_a_p99_measured_well_below_80_percent_does_not_judge_the_target() -> Non
     assert rows["memory", "rank p99 <= 10 ms at 80% of max (ms)"] == "not measured (at 68% of max)"
 
 
+def _tiny(tmp_path: Path, backends: str, n: int, markdown: Path | None = None) -> run.Options:
+    """The options of a run of ``backends`` at a tiny N, its JSON in ``tmp_path``."""
+    return run.make_options(
+        quick=True,
+        n=n,
+        duration=1,
+        backends=backends,
+        json_path=tmp_path / f"{backends}.json",
+        markdown=markdown,
+        workers=1,
+        connections=8,
+        threads=1,
+        profile=False,
+        seed=3,
+        command=f"rankline bench --backends {backends} --n {n}",
+    )
+
+
 def test_the_cluster_run_measures_both_boards_and_writes_its_own_section(tmp_path: Path) -> None:
     """``rankline bench --backends cluster`` end to end at a tiny N: a local cluster, both
     boards loaded and served, each read measured on both, memory and the raw baseline; its
@@ -727,20 +745,7 @@ def test_the_cluster_run_measures_both_boards_and_writes_its_own_section(tmp_pat
         pytest.fail("wrk is not installed: `make tools` installs it")
     page = tmp_path / "performance.md"
     page.write_text(f"# Perf\n\n{report.BEGIN}\nthe backends' table\n{report.END}\n")
-    options = run.make_options(
-        quick=True,
-        n=3000,
-        duration=1,
-        backends="cluster",
-        json_path=tmp_path / "cluster.json",
-        markdown=page,
-        workers=1,
-        connections=8,
-        threads=1,
-        profile=False,
-        seed=3,
-        command="rankline bench --backends cluster --n 3000",
-    )
+    options = _tiny(tmp_path, "cluster", 3000, page)
     with (tmp_path / "out.txt").open("w") as out:
         assert run.main(options, Console(file=out)) == 0
     results = json.loads((tmp_path / "cluster.json").read_text())
@@ -762,3 +767,24 @@ def test_the_cluster_run_measures_both_boards_and_writes_its_own_section(tmp_pat
     assert "the backends' table" in text and text.count(report.CLUSTER_BEGIN) == 1
     assert "## Redis Cluster: N=3,000 per board" in text
     assert "| rank |" in text and "sharded / unsharded" in text
+
+
+def test_the_dense_run_measures_a_plain_and_a_dense_rank_board(tmp_path: Path) -> None:
+    """``rankline bench --backends dense`` end to end at a tiny N: on each backend, a plain
+    board and a dense-rank board of the same players, each in a fresh store and measured on
+    a server of its own; on Redis the distinct scores are keys of their own."""
+    options = _tiny(tmp_path, "dense", 2000)
+    with (tmp_path / "out.txt").open("w") as out:
+        assert run.main(options, Console(file=out)) == 0
+    results = json.loads((tmp_path / "dense.json").read_text())
+    dense = results["dense"]
+    assert results["backends"] == {} and dense["entries"] == 2000
+    assert dense["distinct_scores"] == 2000
+    for name in ("memory", "redis"):
+        found = dense["backends"][name]
+        assert found["plain"]["entries"] == found["dense_rank"]["entries"] == 2000
+        extra = found["dense_rank"]["bytes_per_entry"] - found["plain"]["bytes_per_entry"]
+        assert found["dense_rank_extra_bytes_per_entry"] == pytest.approx(extra)
+    redis = dense["backends"]["redis"]
+    assert redis["dense_rank"]["keys"] == redis["plain"]["keys"] + 1  # the distinct scores
+    assert redis["dense_rank"]["keys_bytes_per_entry"] > redis["plain"]["keys_bytes_per_entry"]

@@ -164,3 +164,15 @@ def test_sync_client_against_a_real_server(tmp_path: Path) -> None:
         again = rl.submit("speed", "p0", 30, match_id="m0")
         assert again["duplicate"] is True
         assert rl.rank_of("speed", 20)["rank"] == 3  # after the 20 there, before the 30
+        rl.put_board("dense", dense_rank=True)
+        for i, score in enumerate([5, 9, 9]):
+            rl.submit("dense", f"p{i}", score, match_id=f"m{i}")
+        me = rl.player("dense", "p0")
+        assert (me["rank"], me["dense_rank"], me["previous_rank"], me["best_rank"]) == (
+            3,
+            2,
+            None,
+            1,
+        )
+        assert [e["dense_rank"] for e in rl.top("dense")["entries"]] == [1, 1, 2]
+        assert rl.rank_of("dense", 7)["dense_rank"] == 2

@@ -17,7 +17,7 @@ from backends import REDIS_URL
 from rankline.index import MemoryIndex, memory
 from rankline.index.base import RankingIndex
 from rankline.index.redis import RedisIndex
-from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of
+from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of, score_prefix
 from rankline.types import (
     TOP_WINDOW,
     BoardId,
@@ -34,9 +34,15 @@ from rankline.types import (
 Backend = Callable[[], AbstractAsyncContextManager[RankingIndex]]
 
 
+def dense_board(board: BoardId) -> bool:
+    """The arena's leaderboards keep their distinct scores (dense ranks); the sprint's not."""
+    return board == "arena"
+
+
 @asynccontextmanager
 async def memory_backend() -> AsyncIterator[RankingIndex]:
     index = MemoryIndex()
+    index.keep_distinct(dense_board)
     await index.start()
     try:
         yield index
@@ -48,6 +54,7 @@ async def memory_backend() -> AsyncIterator[RankingIndex]:
 async def redis_backend() -> AsyncIterator[RankingIndex]:
     """The machine's real Redis (database 9, flushed before and after)."""
     index = RedisIndex(REDIS_URL)
+    index.keep_distinct(dense_board)
     await index.start()
     await index.client.flushdb()
     await index.mark_built()  # reads check the built marker, as on a served index
@@ -224,6 +231,22 @@ async def check_leaderboard(index: RankingIndex, lb: LeaderboardId, entries: Ent
     asked = ["ghost", *PLAYERS[::2], *PLAYERS[::3], PLAYERS[-1]]
     ranked = [(i, k) for i, k in enumerate(keys) if player_of(k) in asked]
     assert await index.positions(lb, asked) == ranked
+    await check_distinct(index, lb, entries)
+
+
+async def check_distinct(index: RankingIndex, lb: LeaderboardId, entries: Entries) -> None:
+    """A dense leaderboard keeps exactly its entries' distinct scores, and counts those
+    better than any score; another keeps none."""
+    order = ORDER_OF[lb]
+    held = {score for score, _ in entries.values()}
+    if not index.dense(lb):
+        assert await index.distinct_scores(lb) == []
+        return
+    kept = await index.distinct_scores(lb)
+    assert kept == sorted(score_prefix(score, order) for score in held)
+    probes = sorted(held | set(SCORES))
+    expected = [sum(1 for s in held if is_better(s, probe, order)) for probe in probes]
+    assert await index.distinct_before(lb, [score_prefix(p, order) for p in probes]) == expected
 
 
 async def check(index: RankingIndex, model: Model) -> None:

@@ -231,3 +231,30 @@ def test_the_page_shows_tiers_and_counts_down_to_the_period_end(
     expect(forever.locator("#top tbody tr")).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
     expect(forever.locator("#ends")).to_be_hidden()
     assert errors == []
+
+
+def test_the_page_shows_the_watched_players_movement(server: Server, browser: Browser) -> None:
+    """The watched player's card says how far they moved at their last change and their best
+    rank this period; a first entry says so."""
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        assert api.put("/v1/boards/moving", json={}, headers=AUTH).status_code == 201
+        for i, name in enumerate(NAMES[:4]):
+            body = {"player_id": f"p:{name}", "score": 100 * (i + 1), "match_id": "m"}
+            assert api.post("/v1/boards/moving/scores", json=body, headers=AUTH).is_success
+        climb = {"player_id": f"p:{NAMES[0]}", "score": 350, "match_id": "climb"}
+        assert api.post("/v1/boards/moving/scores", json=climb, headers=AUTH).is_success
+        me = api.get(f"/v1/boards/moving/players/p:{NAMES[0]}").json()
+    assert (me["previous_rank"], me["rank"], me["best_rank"]) == (4, 2, 1)
+
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + f"/#board=moving&player=p:{NAMES[0]}")
+    move = page.locator("#me-move")
+    expect(move).to_have_text("▲ 2 since #4 · best #1", timeout=LIVE_TIMEOUT_MS)
+    assert move.get_attribute("data-direction") == "up"
+    other = browser.new_page(viewport={"width": 1000, "height": 700})
+    other.on("pageerror", lambda exc: errors.append(str(exc)))
+    other.goto(server.url + f"/#board=moving&player=p:{NAMES[3]}")
+    expect(other.locator("#me-move")).to_have_text("new entry · best #1", timeout=LIVE_TIMEOUT_MS)
+    assert errors == []

@@ -35,6 +35,9 @@ class Entry(Answer, kw_only=True):
     display_name: str | None = None
     tier: str | None = None
     """The board's first tier whose rule the entry's rank meets (omitted when none)."""
+    dense_rank: int | None = None
+    """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
+    only on boards with ``dense_rank``."""
 
 
 class FriendEntry(Entry, kw_only=True):
@@ -52,6 +55,15 @@ class PlayerStanding(Answer, kw_only=True):
     """The entry's subscore, on a board that has one (omitted on others)."""
     display_name: str | None = None
     tier: str | None = None
+    dense_rank: int | None = None
+    """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
+    only on boards with ``dense_rank``."""
+    previous_rank: int | None
+    """The player's rank just before their last applied change (null for a first entry, or
+    when not known)."""
+    best_rank: int | None
+    """The best rank the player held in this period, just before or after any of their
+    changes and now (null when not known, as after the index was rebuilt)."""
 
 
 class FriendPlayer(PlayerStanding, kw_only=True):
@@ -92,6 +104,8 @@ class TopOut(TopHead, kw_only=True):
 
 
 class PlayerOut(Head, kw_only=True):
+    """``PlayerStanding``'s fields after the head (a Struct has one base with fields)."""
+
     player_id: str
     score: int
     rank: int
@@ -102,6 +116,9 @@ class PlayerOut(Head, kw_only=True):
     """The entry's subscore, on a board that has one (omitted on others)."""
     display_name: str | None = None
     tier: str | None = None
+    dense_rank: int | None = None
+    previous_rank: int | None
+    best_rank: int | None
 
 
 class AroundOut(Head, kw_only=True):
@@ -129,6 +146,8 @@ class RankOfOut(Head, kw_only=True):
     percentile: float
     tier: str | None = None
     """The tier that rank would be in, with the new entry counted."""
+    dense_rank: int | None = None
+    """The dense rank that score would get (on boards with ``dense_rank``)."""
     subscore: int | None = None
     """The subscore asked about, on a board that has one."""
 

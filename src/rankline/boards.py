@@ -103,6 +103,10 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     )
     """Named bands of the ranking, checked in order (the first that holds names an entry's
     tier); may change at any time."""
+    dense_rank: bool = False
+    """Entries and player views also carry ``dense_rank`` (1, 2, 2, 3): the index keeps the
+    distinct scores of each leaderboard beside it. Fixed once the board has entries; not
+    with ``shards`` above 1."""
     cohort_size: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
     """Players per cohort: a player's first submission in a period of the board's first
     window puts them in the newest cohort with room (``rankline.cohorts``)."""
@@ -130,6 +134,7 @@ class Board:
     """A validated board definition with what the write and read paths need from it."""
 
     __slots__ = (
+        "dense",
         "id",
         "keys",
         "order",
@@ -149,6 +154,7 @@ class Board:
         self.order: Order = spec.order
         self.policy: Policy = spec.policy
         self.shards: int = spec.shards
+        self.dense: bool = spec.dense_rank
         self.keys = Keys(spec.order, spec.subscore)
         """How this board's entries become ordering keys (with the subscore, if any)."""
         self.tiers = tuple(
@@ -211,6 +217,12 @@ class Board:
         for i, tier in enumerate(spec.tiers):
             if (tier.top_percent is None) == (tier.top_rank is None):
                 raise _bad(["tiers", i], "a tier has exactly one of top_percent and top_rank")
+        if spec.dense_rank and spec.shards > 1:
+            raise _bad(
+                ["dense_rank"],
+                "dense_rank needs an unsharded board: the distinct scores of a leaderboard "
+                "split over shards cannot be counted in O(log N); use shards: 1",
+            )
         board = cls(spec)
         if isinstance(board.seasons, Schedule):
             return board
@@ -222,7 +234,17 @@ class Board:
 
     def check_update(self, new: Board) -> None:
         """Conflict when ``new`` changes what a board with entries cannot change."""
-        for name in ("order", "policy", "windows", "scopes", "shards", "subscore", "rating"):
+        names = (
+            "order",
+            "policy",
+            "windows",
+            "scopes",
+            "shards",
+            "subscore",
+            "rating",
+            "dense_rank",
+        )
+        for name in names:
             before, after = getattr(self.spec, name), getattr(new.spec, name)
             if name == "windows":  # "season" follows from the seasons (which may be added)
                 before, after = ([w for w in b.windows if w != "season"] for b in (self, new))

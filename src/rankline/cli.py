@@ -826,9 +826,11 @@ def bench(
         typer.Option(
             help="Comma-separated: memory (in-process index + SQLite in a temporary "
             "directory), redis (Redis db 8 + PostgreSQL database rankline_bench, both "
-            "emptied first) and cluster (a local 6-node Redis Cluster it starts and the "
+            "emptied first), cluster (a local 6-node Redis Cluster it starts and the "
             "PostgreSQL database rankline_bench_cluster: the reads on an unsharded and a "
-            "sharded board, one after the other; needs redis-server)."
+            "sharded board, one after the other; needs redis-server) and dense (memory per "
+            "entry of a plain and a dense-rank board, on both backends, in Redis db 5 + "
+            "PostgreSQL database rankline_bench_dense)."
         ),
     ] = "memory,redis",
     json_path: Annotated[

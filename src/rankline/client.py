@@ -102,6 +102,8 @@ class _Api(Generic[R]):
         return self._call(Call("GET", f"/v1/boards/{_p(board)}"))
 
     def put_board(self, board: str, **definition: Any) -> R:
+        """Create or update a board: ``put_board("arena", windows=["all_time", "daily"],
+        dense_rank=True)`` (every field of the definition as a keyword)."""
         return self._call(Call("PUT", f"/v1/boards/{_p(board)}", body=definition, write=True))
 
     def delete_board(self, board: str) -> R:
@@ -194,6 +196,9 @@ class _Api(Generic[R]):
         period: str | None = None,
         scope: str | None = None,
     ) -> R:
+        """The player's view: ``rank``, ``competition_rank``, ``percentile``, movement
+        (``previous_rank``, ``best_rank``: None where not known) and, on boards that keep
+        them, ``dense_rank`` and ``tier``."""
         path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}"
         return self._call(Call("GET", path, _where(window, period, scope)))
 
@@ -221,7 +226,8 @@ class _Api(Generic[R]):
         scope: str | None = None,
     ) -> R:
         """The rank, competition rank and percentile ``score`` (with ``subscore``, on a
-        board with one) would get if submitted now."""
+        board with one) would get if submitted now (and its ``dense_rank`` on a board with
+        dense ranks)."""
         params = {"score": score, **_where(window, period, scope)}
         if subscore is not None:
             params["subscore"] = subscore

@@ -4,7 +4,9 @@ Both stream: SQL rows come in rank order, a chunk at a time (``rankline.store.sc
 index is read a page at a time, and the two sorted streams are merged, so neither side is
 ever held in memory whole. Besides the entries, a Redis index is checked for what its reads
 rely on: the built marker, each leaderboard's counts and damage mark, its player map (every
-entry findable) and its place in the board's registry.
+entry findable), its place in the board's registry and, on a board with dense ranks, the
+distinct values kept beside it (scores, or (score, subscore) pairs on a board with a subscore:
+exactly those of the entries SQL holds).
 
 ``rebuild`` repairs exactly the leaderboards ``verify`` finds different (each is emptied and
 filled afresh from SQL, as servers repair a damaged leaderboard), then checks each again:
@@ -41,7 +43,8 @@ class Difference:
     """``missing`` (in SQL, not in the index), ``extra`` (in the index, not in SQL),
     ``unmapped`` (in both, but the index's player map does not find it), ``damaged`` (the
     leaderboard's counts or damage mark), ``unregistered`` (absent from the board's list of
-    leaderboards) or ``unbuilt`` (the index's built marker is missing)."""
+    leaderboards), ``distinct`` (the distinct scores of a board with dense ranks differ
+    from the entries') or ``unbuilt`` (the index's built marker is missing)."""
     player: str
     score: int
     achieved_at: int
@@ -150,8 +153,14 @@ async def _verify_one(
     missing: list[IndexChange] = []
     extra: list[SortKey] = []
     matched: list[SortKey] = []
+    distinct: list[bytes] = []
+    """The distinct values (score, and subscore on a board with one: ``Keys.prefix`` bytes)
+    of SQL's keys (they come in rank order)."""
+    size = board.keys.prefix
     held = 0
     while a is not None or b is not None:
+        if board.dense and a is not None and (not distinct or distinct[-1] != a[:size]):
+            distinct.append(a[:size])
         if a is not None and (b is None or a < b):
             _note(report, board, lb, "missing", a, limit)
             missing.append(IndexChange(lb, board.keys.player_of(a), a))
@@ -173,6 +182,12 @@ async def _verify_one(
             progress(report.entries, total)
     if matched:
         await _check_mapped(index, board, lb, matched, report, limit)
+    if board.dense:
+        kept = await index.distinct_scores(lb)
+        if kept != distinct:
+            wrong = len(set(kept).symmetric_difference(distinct))
+            detail = f"{len(kept)} distinct scores kept, {len(distinct)} held; {wrong} differ"
+            _note_state(report, lb, "distinct", detail, limit)
     if state is not None and (held or missing) and not await index.registered(lb):
         _note_state(report, lb, "unregistered", "not in the board's list of leaderboards", limit)
     if fix and extra:

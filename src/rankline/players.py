@@ -250,6 +250,7 @@ class Players:
                     player,
                     board.keys.encode(s.score, s.subscore, s.achieved_at, player),
                     s.revision,
+                    restored=True,
                 )
                 for s in standings
                 if (board := boards.get(s.leaderboard.board)) is not None

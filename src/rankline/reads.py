@@ -46,6 +46,7 @@ from rankline.types import (
     GLOBAL_SCOPE,
     Clock,
     LeaderboardId,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -200,7 +201,9 @@ class Reads:
                     leaderboard,
                     start,
                     count,
-                    lambda keys, at, total: self._render(board, keys, at, total),
+                    lambda keys, at, total: self._render(
+                        board, keys, at, total, index, leaderboard
+                    ),
                     context,
                 )
                 return total, entries, digest, start, count, size
@@ -221,13 +224,20 @@ class Reads:
         return await self._boards.current(query.board, on)
 
     async def _render(
-        self, board: Board, keys: Sequence[SortKey], offset: int, total: int
+        self,
+        board: Board,
+        keys: Sequence[SortKey],
+        offset: int,
+        total: int,
+        index: IndexReader,
+        leaderboard: LeaderboardId,
     ) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names joined: what the top
         cache keeps."""
         names = await self._named(board.keys.player_of(key) for key in keys)
+        dense = await _dense_run(board, index, leaderboard, keys, offset)
         return [
-            _encoder.encode(_entry(board, offset + i + 1, key, names, total))
+            _encoder.encode(_entry(board, offset + i + 1, key, names, total, dense[i]))
             for i, key in enumerate(keys)
         ]
 
@@ -242,6 +252,8 @@ class Reads:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             score, subscore, at, _ = board.keys.decode(position.key)
             total, offset = position.total, position.offset
+            (dense,) = await _dense_of(board, index, resolved.leaderboard, [position.key])
+            moved = await _movement(board, index, resolved.leaderboard, position)
             return PlayerOut(
                 **self._head(board, resolved, total, _NONE),
                 player_id=player,
@@ -252,6 +264,9 @@ class Reads:
                 achieved_at=format_time(at),
                 display_name=await self._names.name(player),
                 tier=board.tier_of(offset + 1, total) if board.tiers else None,
+                dense_rank=dense,
+                previous_rank=moved.previous,
+                best_rank=moved.best,
                 subscore=subscore,
             )
 
@@ -267,11 +282,16 @@ class Reads:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             position, first, keys = found
             names = await self._named(board.keys.player_of(key) for key in keys)
+            dense = await _dense_run(board, index, resolved.leaderboard, keys, first)
+            me = position.offset - first
+            moved = await _movement(board, index, resolved.leaderboard, position)
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
-                player=_standing(board, position, names),
+                player=_standing(
+                    board, position, names, moved, dense[me] if me < len(dense) else None
+                ),
                 entries=[
-                    _entry(board, first + i + 1, key, names, position.total)
+                    _entry(board, first + i + 1, key, names, position.total, dense[i])
                     for i, key in enumerate(keys)
                 ],
             )
@@ -293,6 +313,10 @@ class Reads:
             keys = board.keys
             bounds = [keys.head_of(score, subscore, now + 1), keys.value_prefix(score, subscore)]
             total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
+            dense: int | None = None
+            if board.dense:
+                prefix = keys.value_prefix(score, subscore)
+                dense = (await index.distinct_before(resolved.leaderboard, [prefix]))[0] + 1
             return RankOfOut(
                 **self._head(board, resolved, total, _NONE),
                 score=score,
@@ -300,6 +324,7 @@ class Reads:
                 competition_rank=better + 1,
                 percentile=round(100.0 * (total - before) / (total + 1), 4),
                 tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
+                dense_rank=dense,
                 subscore=subscore,
             )
 
@@ -322,9 +347,10 @@ class Reads:
             total = await index.total(leaderboard)
             player_of = board.keys.player_of
             names = await self._named(player_of(key) for _, key in ranked)
+            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
             entries = [
-                _friend_entry(_entry(board, at + 1, key, names, total), i + 1)
+                _friend_entry(_entry(board, at + 1, key, names, total, dense[i]), i + 1)
                 for i, (at, key) in enumerate(ranked)
             ]
             me_out: FriendPlayer | None = None
@@ -334,7 +360,9 @@ class Reads:
                 position = await index.position(leaderboard, player)
                 if position is None:
                     raise NotFound(f"player {player!r} has no entry on this leaderboard")
-                standing = _standing(board, position, names)
+                (mine,) = await _dense_of(board, index, leaderboard, [position.key])
+                moved = await _movement(board, index, leaderboard, position)
+                standing = _standing(board, position, names, moved, mine)
                 me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
             return FriendsOut(
@@ -355,9 +383,13 @@ class Reads:
             ranked = await index.positions(leaderboard, players)
             total = await index.total(leaderboard)
             names = await self._named(board.keys.player_of(key) for _, key in ranked)
+            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
             return RanksOut(
                 **self._head(board, resolved, total, _NONE),
-                entries=[_entry(board, at + 1, key, names, total) for at, key in ranked],
+                entries=[
+                    _entry(board, at + 1, key, names, total, dense[i])
+                    for i, (at, key) in enumerate(ranked)
+                ],
             )
 
         answer, _, flags = await self._run(query, read)
@@ -437,12 +469,68 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
         achieved_at=entry.achieved_at,
         display_name=entry.display_name,
         tier=entry.tier,
+        dense_rank=entry.dense_rank,
         subscore=entry.subscore,
         friends_rank=friends_rank,
     )
 
 
-def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> Entry:
+async def _movement(
+    board: Board, index: IndexReader, leaderboard: LeaderboardId, position: Position
+) -> Movement:
+    """The player's movement as an answer shows it: the best rank counts the rank now."""
+    moved = await index.movement(leaderboard, board.keys.player_of(position.key))
+    if moved.best is None:
+        return moved
+    return moved._replace(best=min(moved.best, position.offset + 1))
+
+
+async def _dense_of(
+    board: Board, index: IndexReader, leaderboard: LeaderboardId, keys: Sequence[SortKey]
+) -> list[int | None]:
+    """The dense rank of each of ``keys`` (all None on a board without dense ranks): one
+    more than the count of distinct better values (the score, and the subscore on a board
+    with one: the keys' first ``board.keys.prefix`` bytes)."""
+    if not board.dense or not keys:
+        return [None] * len(keys)
+    size = board.keys.prefix
+    before = await index.distinct_before(leaderboard, [key[:size] for key in keys])
+    return [count + 1 for count in before]
+
+
+async def _dense_run(
+    board: Board,
+    index: IndexReader,
+    leaderboard: LeaderboardId,
+    keys: Sequence[SortKey],
+    offset: int,
+) -> list[int | None]:
+    """The dense ranks of consecutive ``keys`` read from ``offset``: one count for the
+    first (none from the top), then one more at each new value (``_dense_of``)."""
+    if not board.dense or not keys:
+        return [None] * len(keys)
+    size = board.keys.prefix
+    dense = 0
+    if offset > 0:
+        (dense,) = await index.distinct_before(leaderboard, [keys[0][:size]])
+    ranks: list[int | None] = []
+    last = None
+    for key in keys:
+        prefix = key[:size]
+        if prefix != last:
+            dense, last = dense + 1, prefix
+        ranks.append(dense)
+    return ranks
+
+
+def _entry(
+    board: Board,
+    rank: int,
+    key: SortKey,
+    names: Names,
+    total: int,
+    dense: int | None = None,
+) -> Entry:
     score, subscore, at, player = board.keys.decode(key)
     return Entry(
         rank=rank,
@@ -451,11 +539,18 @@ def _entry(board: Board, rank: int, key: SortKey, names: Names, total: int) -> E
         achieved_at=format_time(at),
         display_name=names.get(player),
         tier=board.tier_of(rank, total) if board.tiers else None,
+        dense_rank=dense,
         subscore=subscore,
     )
 
 
-def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
+def _standing(
+    board: Board,
+    position: Position,
+    names: Names,
+    moved: Movement,
+    dense: int | None = None,
+) -> PlayerStanding:
     score, subscore, at, player = board.keys.decode(position.key)
     total = position.total
     return PlayerStanding(
@@ -467,6 +562,9 @@ def _standing(board: Board, position: Position, names: Names) -> PlayerStanding:
         achieved_at=format_time(at),
         display_name=names.get(player),
         tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
+        dense_rank=dense,
+        previous_rank=moved.previous,
+        best_rank=moved.best,
         subscore=subscore,
     )
 

@@ -136,6 +136,11 @@ class Boards:
         board = self._boards.get(board_id)
         return 1 if board is None else board.shards
 
+    def dense_of(self, board_id: BoardId) -> bool:
+        """Whether the board's leaderboards keep their distinct scores (dense ranks)."""
+        board = self._boards.get(board_id)
+        return board is not None and board.dense
+
     def resolve(
         self, board: Board, window: str | None, period: str | None, scope: str | None
     ) -> Resolved:

@@ -136,6 +136,7 @@ class Rankline:
         )
         backend.heads_of = boards.head_of
         self.index = index = ShardedIndex(backend, boards.shards_of)
+        index.keep_distinct(boards.dense_of)
         """The backend, with each board's leaderboards split over its ``shards``."""
         self.keeper = keeper = IndexKeeper(
             index, health, store, clock, boards, check_seconds=settings.index_check_seconds

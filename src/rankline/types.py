@@ -53,6 +53,19 @@ class IndexChange(NamedTuple):
     player: PlayerId
     key: SortKey | None
     revision: int = 0
+    restored: bool = False
+    """The entry comes back (an unban), not from a change of the player's: what happened to
+    it while it was away is not the index's to know (see ``Movement``)."""
+
+
+class Movement(NamedTuple):
+    """A player's movement on one leaderboard, as the index saw it apply their changes:
+    ``previous``, their rank just before their last applied change (None: a first entry, or
+    not known), and ``best``, the best rank they held just before or after any of their
+    applied changes in the period (None: not known, as after a rebuild of the index)."""
+
+    previous: int | None
+    best: int | None
 
 
 class Position(NamedTuple):

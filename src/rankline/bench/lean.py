@@ -60,6 +60,8 @@ class LeanBoard:
             "competition_rank": bisect_left(self.keys, (key[0],)) + 1,
             "percentile": round(100.0 * (total - rank) / total, 4),
             "achieved_at": format_time(key[1]),
+            "previous_rank": None,  # movement: a loaded board's players have none known
+            "best_rank": None,
         }
 
     def entries(self, start: int, stop: int) -> list[dict[str, Any]]:

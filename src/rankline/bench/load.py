@@ -29,13 +29,19 @@ _MULTIPLIER = 2_654_435_761
 _MODULUS = 1_000_000_007  # a prime above every N, so the scores of p:0 .. p:N-1 differ
 
 
-def bench_board(board_id: str = BOARD_ID, shards: int = 1, subscore: Order | None = None) -> Board:
+def bench_board(
+    board_id: str = BOARD_ID,
+    shards: int = 1,
+    subscore: Order | None = None,
+    dense_rank: bool = False,
+) -> Board:
     spec = BoardSpec(
         windows=["all_time"],
         policy="best",
         order="desc",
         title="rankline bench",
         shards=shards,
+        dense_rank=dense_rank,
         subscore=subscore,
     )
     return Board.define(board_id, spec)

@@ -54,7 +54,7 @@ from rich.progress import (
 )
 
 from rankline import __version__
-from rankline.bench import cluster_run, load, probes, report, servers, wrk
+from rankline.bench import cluster_run, dense_run, load, probes, report, servers, wrk
 from rankline.bench.load import Dataset
 from rankline.boards import Board
 from rankline.clock import SystemClock
@@ -183,9 +183,9 @@ def make_options(
     memory_only: bool = False,
 ) -> Options:
     names = tuple(b.strip() for b in backends.split(",") if b.strip())
-    unknown = [b for b in names if b not in ("memory", "redis", "cluster")]
+    unknown = [b for b in names if b not in ("memory", "redis", "cluster", "dense")]
     if unknown or not names:
-        raise ValueError(f"--backends takes memory, redis and/or cluster, not {backends!r}")
+        raise ValueError(f"--backends takes memory, redis, cluster and/or dense, not {backends!r}")
     if server not in SERVERS:
         raise ValueError(f"--server takes {' or '.join(SERVERS)}, not {server!r}")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -278,6 +278,12 @@ class Bench:
                     self.attempt(
                         results, "cluster", lambda: cluster_run.measure(self, CLUSTER_PG_URL)
                     )
+                    continue
+                if name == "dense":
+                    self.console.rule(f"dense ranks: memory per entry, N={self.o.n:,}")
+                    results["dense"] = {}
+                    plans = [backend("memory", 1), backend("redis", 1)]
+                    self.attempt(results, "dense", partial(dense_run.measure, self, plans))
                     continue
                 plan = backend(name, self.o.workers)
                 self.console.rule(f"{plan.label}, N={self.o.n:,}")

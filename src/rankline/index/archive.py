@@ -26,6 +26,7 @@ from rankline.store.sql import mapped_errors
 from rankline.types import (
     BoardId,
     LeaderboardId,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -51,6 +52,9 @@ class ArchiveIndex(ReadOnlySql):
         """Whether the leaderboard's period is archived (its final standings are here)."""
         key = store_archive.PeriodKey(leaderboard.board, leaderboard.window, leaderboard.period)
         return await store_archive.is_archived(self._store, key)
+
+    def _rows(self, leaderboard: LeaderboardId) -> tuple[Any, ColumnElement[bool]]:
+        return _a.c, _where(leaderboard)
 
     async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
         where = _where(leaderboard)
@@ -203,6 +207,14 @@ class ArchiveRouter:
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
         return await (await self._pick(leaderboard)).counts_before(leaderboard, bounds)
+
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        return await (await self._pick(leaderboard)).distinct_before(leaderboard, prefixes)
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        return await (await self._pick(leaderboard)).movement(leaderboard, player)
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
         return await (await self._pick(leaderboard)).top_stamp(leaderboard)

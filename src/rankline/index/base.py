@@ -26,6 +26,7 @@ from rankline.types import (
     IndexChange,
     LeaderboardId,
     Micros,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -33,6 +34,7 @@ from rankline.types import (
 
 Entry = tuple[PlayerId, SortKey, int]
 """A standing as an index loads it: (player, key, revision)."""
+UNKNOWN = Movement(None, None)
 
 
 class IndexReader(Protocol):
@@ -67,6 +69,20 @@ class IndexReader(Protocol):
     ) -> tuple[int, list[int]]:
         """The total and, for each of ``bounds`` (a key or a prefix of one: the 8-byte
         score prefix, the 16-byte head), how many keys sort strictly before it."""
+        ...
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        """The player's movement as the index recorded it at their changes (both None where
+        nothing is known: read ``Movement``)."""
+        ...
+
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        """For each value prefix (``Keys.value_prefix``: the score, and the subscore on a
+        board with one; ``Keys.prefix`` bytes), how many distinct values held sort strictly
+        before it: a dense rank less one. Only leaderboards of boards that keep
+        dense ranks answer it (``RankingIndex.keep_distinct``)."""
         ...
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
@@ -201,6 +217,35 @@ class RankingIndex(abc.ABC):
         before it (a key or any prefix: the 8-byte score prefix counts the strictly better
         scores), read together."""
 
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        """See ``IndexReader.movement``. Kept beside each unsharded leaderboard, changed in
+        the same step as the entry: the rank before and after each change, the best of them
+        while every change since the player's first entry went through ``apply`` (a load,
+        a rebuild or a repair forgets what it cannot vouch for)."""
+        return UNKNOWN
+
+    @abc.abstractmethod
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        """See ``IndexReader.distinct_before``."""
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        """The distinct score prefixes the index keeps beside the leaderboard, as it holds
+        them, in order (what ``verify`` compares with the entries' own)."""
+        return []
+
+    def keep_distinct(self, dense_of: Callable[[BoardId], bool]) -> None:
+        """Keep, beside each leaderboard of the boards ``dense_of`` names, its distinct
+        scores, changed in the same step as the entries (dense ranks in O(log N)). A board
+        keeps it from its first entry on: ``dense_rank`` cannot change once it has one."""
+        self._dense_of = dense_of
+
+    def dense(self, leaderboard: LeaderboardId) -> bool:
+        """Whether the index keeps the leaderboard's distinct scores."""
+        dense_of = getattr(self, "_dense_of", None)
+        return dense_of is not None and dense_of(leaderboard.board)
+
     async def count_before(self, leaderboard: LeaderboardId, bound: bytes) -> int:
         """How many keys sort strictly before ``bound``."""
         return (await self.counts_before(leaderboard, [bound]))[1][0]
@@ -328,6 +373,7 @@ class RankingIndex(abc.ABC):
 
 
 __all__ = [
+    "UNKNOWN",
     "BoardVersions",
     "Entry",
     "IndexReader",

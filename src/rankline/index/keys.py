@@ -101,6 +101,21 @@ def stamp(leaderboard: LeaderboardId) -> str:
     return f"{PREFIX}:{{{tag(leaderboard)}}}:t"
 
 
+def distinct(leaderboard: LeaderboardId) -> str:
+    """Sorted set, on a board with dense ranks: the distinct value prefixes of the entries
+    (8-byte scores, or 16-byte (score, subscore) on a board with a subscore), every member
+    at score 0 (a dense rank is a ZLEXCOUNT here). Changed by the same scripts as the
+    entries; dropped, expired and repaired with them."""
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:d"
+
+
+def moves(leaderboard: LeaderboardId) -> str:
+    """Hash, on a leaderboard that is not a shard: player id → ``previous:best``, the
+    player's movement (ranks in decimal, empty when not known), written by the APPLY script
+    with each change; dropped, expired and repaired with the entries."""
+    return f"{PREFIX}:{{{tag(leaderboard)}}}:v"
+
+
 def bucket_prefix(leaderboard: LeaderboardId) -> str:
     """Bucket ``n`` is this followed by ``n`` in decimal: a hash player id → the 16-byte
     head of the player's key followed by the standing's revision in decimal, plus a

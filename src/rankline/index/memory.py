@@ -24,13 +24,15 @@ from itertools import count
 
 from sortedcontainers import SortedList
 
-from rankline.index.base import RankingIndex
+from rankline.index.base import UNKNOWN, RankingIndex
+from rankline.index.sharding import is_shard
 from rankline.ordering import HEAD_BYTES, value_bytes
 from rankline.types import (
     TOP_WINDOW,
     BoardId,
     IndexChange,
     LeaderboardId,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -183,20 +185,51 @@ class _PlayerKeys:
             self._split = 0
 
 
+def _moved(
+    held: int | None, before: int | None, after: int, revision: int, restored: bool
+) -> int | None:
+    """A player's movement record after a change that took them from rank ``before`` (None:
+    no entry) to ``after``, given the record ``held`` (None: nothing known); None when
+    nothing is known after it. A record is ``previous << 32 | best``, 0 for an unknown one.
+    The Redis index's APPLY script follows the same rule."""
+    if before is None:
+        fresh = revision == 1 and not restored  # the standing's first entry, seen here
+        return after if fresh else None
+    best = held & _LOW if held is not None else 0
+    return before << 32 | (min(best, before, after) if best else 0)
+
+
+_LOW = (1 << 32) - 1
+
+
 class _Leaderboard:
-    __slots__ = ("changed", "edge", "head", "keys", "players", "top")
+    __slots__ = ("changed", "distinct", "edge", "head", "keys", "moves", "players", "top")
 
     def __init__(
         self,
         keys: Sequence[SortKey] = (),
         hashes: Iterable[int] | None = None,
         head: int = HEAD_BYTES,
+        dense: bool = False,
+        moves: bool = True,
     ) -> None:
         """A leaderboard of ``keys``, at most one per player; keys in rank order (or
-        nearly) sort in linear time. ``hashes`` and ``head``: see ``_PlayerKeys``."""
+        nearly) sort in linear time. ``hashes`` and ``head``: see ``_PlayerKeys``. With
+        ``dense``, the distinct values (each key's first ``value_bytes(head)`` bytes: the
+        score, and the subscore on a board with one) are kept too; with ``moves``, each
+        player's movement."""
         self.head = head
+        self.moves: dict[bytes, int] | None = {} if moves else None
+        """Player id (bytes) → movement record (``_moved``), for the players whose changes
+        this index applied; none for a leaderboard that is a shard."""
         self.players = _PlayerKeys(keys, hashes, head)
         self.keys: SortedList[SortKey] = SortedList(keys)
+        self.distinct: SortedList[bytes] | None = (
+            SortedList({key[: value_bytes(head)] for key in keys}) if dense else None
+        )
+        """The distinct values of ``keys`` (a board with dense ranks), or None. No count is
+        kept per value: the keys themselves tell in O(log N) whether a value is still held
+        (``_unhold``)."""
         self.top = self.changed = _fresh()
         """``top_stamp`` and ``change_stamp``."""
         self.edge: SortKey | None = None
@@ -215,22 +248,70 @@ class _Leaderboard:
         self.top = self.changed = _fresh()
         self.edge = None
 
-    def set(self, tail: bytes, key: SortKey | None) -> None:
-        """Make ``key`` the key of the player whose id is ``tail`` (None removes them)."""
+    def set(
+        self,
+        tail: bytes,
+        key: SortKey | None,
+        revision: int | None = None,
+        restored: bool = False,
+    ) -> None:
+        """Make ``key`` the key of the player whose id is ``tail`` (None removes them).
+        ``revision``: the change's (see ``IndexChange``); None for a load, whose change
+        the movement cannot account for."""
         old = self.players.pop(tail) if key is None else self.players.put(key)
         if old == key:
             return
         top = False
+        before = None
         if old is not None:
             top = self.in_top(old)
+            if self.moves is not None:
+                before = self.keys.bisect_left(old) + 1
             self.keys.remove(old)
+            self._unhold(old)
         if key is not None:
             self.keys.add(key)
+            self._hold(key)
             top = top or self.in_top(key)
+        moves = self.moves
+        if moves is not None:
+            record = None
+            if key is not None and revision is not None:
+                after = self.keys.bisect_left(key) + 1
+                record = _moved(moves.get(tail), before, after, revision, restored)
+            if record is None:
+                moves.pop(tail, None)
+            else:
+                moves[tail] = record
         if top:
             self.touched_top()
         else:
             self.changed = _fresh()
+
+    def _hold(self, key: SortKey) -> None:
+        distinct = self.distinct
+        if distinct is not None:
+            prefix = key[: value_bytes(self.head)]
+            at = distinct.bisect_left(prefix)
+            if at == len(distinct) or distinct[at] != prefix:
+                distinct.add(prefix)
+
+    def _unhold(self, gone: SortKey) -> None:
+        """Forget ``gone``'s value when no key holds it any more (after removing it)."""
+        if self.distinct is None:
+            return
+        prefix, keys = gone[: value_bytes(self.head)], self.keys
+        at = keys.bisect_left(prefix)
+        if at == len(keys) or not keys[at].startswith(prefix):
+            self.distinct.discard(prefix)
+
+    def discard(self, key: SortKey) -> None:
+        if key in self.keys:
+            self.keys.remove(key)
+            self._unhold(key)
+        tail = key[self.head :]
+        if self.players.pop(tail, only=key) is not None and self.moves is not None:
+            self.moves.pop(tail, None)
 
     def position(self, player: PlayerId) -> Position | None:
         key = self.players.get(player.encode())
@@ -258,18 +339,21 @@ class MemoryIndex(RankingIndex):
         boards = self._boards.setdefault(leaderboard.board, {})
         found = boards.get(leaderboard)
         if found is None:
-            found = boards[leaderboard] = _Leaderboard(head=head)
+            found = boards[leaderboard] = _Leaderboard(
+                head=head, dense=self.dense(leaderboard), moves=not is_shard(leaderboard)
+            )
         return found
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
-        for leaderboard, player, key, _ in changes:
+        for leaderboard, player, key, revision, restored in changes:
             if key is None:
                 found = self._get(leaderboard)
                 if found is not None:
                     found.set(player.encode(), None)
             else:
                 tail = player.encode()
-                self._make(leaderboard, len(key) - len(tail)).set(tail, key)
+                found = self._make(leaderboard, len(key) - len(tail))
+                found.set(tail, key, revision, restored)
 
     async def load(
         self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
@@ -294,10 +378,11 @@ class MemoryIndex(RankingIndex):
         the event loop spends answering (``/readyz``, say) instead of waiting."""
         head = self.heads_of(leaderboard.board)
         if self._get(leaderboard) is None and keys:
+            dense, moves = self.dense(leaderboard), not is_shard(leaderboard)
             if len(keys) < _THREAD_FROM:
-                built = _Leaderboard(keys, hashes, head)
+                built = _Leaderboard(keys, hashes, head, dense, moves)
             else:
-                built = await asyncio.to_thread(_Leaderboard, keys, hashes, head)
+                built = await asyncio.to_thread(_Leaderboard, keys, hashes, head, dense, moves)
             if self._get(leaderboard) is None:
                 self._boards.setdefault(leaderboard.board, {})[leaderboard] = built
                 return
@@ -358,6 +443,26 @@ class MemoryIndex(RankingIndex):
         bisect = found.keys.bisect_left
         return len(found.keys), [bisect(bound) for bound in bounds]
 
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        found = self._get(leaderboard)
+        record = None if found is None or found.moves is None else found.moves.get(player.encode())
+        if record is None:
+            return UNKNOWN
+        return Movement(record >> 32 or None, record & _LOW or None)
+
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        found = self._get(leaderboard)
+        if found is None or found.distinct is None:
+            return [0] * len(prefixes)
+        bisect = found.distinct.bisect_left
+        return [bisect(prefix) for prefix in prefixes]
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        found = self._get(leaderboard)
+        return [] if found is None or found.distinct is None else list(found.distinct)
+
     async def neighbours(
         self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
     ) -> tuple[list[SortKey], list[SortKey]]:
@@ -384,8 +489,7 @@ class MemoryIndex(RankingIndex):
         if found is None:
             return
         for key in keys:
-            found.keys.discard(key)
-            found.players.pop(key[found.head :], only=key)
+            found.discard(key)
         found.touched_top()
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:

@@ -55,18 +55,27 @@ from redis import asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import LockError, RedisError
 
 from rankline.errors import IndexDamaged, IndexUnavailable
 from rankline.index import keys as k
 from rankline.index import scripts
-from rankline.index.base import LeaderboardState, RankingIndex
+from rankline.index.base import UNKNOWN, LeaderboardState, RankingIndex
 from rankline.index.board_versions import RedisBoardVersions
 from rankline.index.pipelining import GroupedReads, raise_first, run_scripts
 from rankline.index.redis_common import ARG_CHUNK, Entry, Names, mapped
 from rankline.index.redis_fill import Filler
-from rankline.types import BoardId, IndexChange, LeaderboardId, PlayerId, Position, SortKey
+from rankline.types import (
+    BoardId,
+    IndexChange,
+    LeaderboardId,
+    Movement,
+    PlayerId,
+    Position,
+    SortKey,
+)
 
 _LOCK_SECONDS = 30
 _LOAD_BATCH = 50_000
@@ -103,11 +112,16 @@ def _checked(leaderboard: LeaderboardId, code: int) -> None:
 
 
 def _triples(
-    changes: Iterable[tuple[PlayerId, SortKey | None, int]], head: int
+    changes: Iterable[tuple[PlayerId, SortKey | None, int, bool]], head: int
 ) -> list[bytes | int | str]:
+    """APPLY's triples; a restored entry's revision ends with ``r`` (see ``IndexChange``)."""
     args: list[bytes | int | str] = []
-    for player, key, revision in changes:
-        args += [player, b"" if key is None else key[:head], revision]
+    for player, key, revision, restored in changes:
+        args += [
+            player,
+            b"" if key is None else key[:head],
+            f"{revision}r" if restored else revision,
+        ]
     return args
 
 
@@ -157,6 +171,7 @@ class RedisIndex(RankingIndex):
         self._positions = register(scripts.POSITIONS)
         self._page = register(scripts.PAGE)
         self._counts_before = register(scripts.COUNTS_BEFORE)
+        self._distinct_before = register(scripts.DISTINCT_BEFORE)
         self._neighbours = register(scripts.NEIGHBOURS)
         self._top_stamp = register(scripts.TOP_STAMP)
         self._change_stamp = register(scripts.CHANGE_STAMP)
@@ -241,20 +256,21 @@ class RedisIndex(RankingIndex):
     # --- writes -------------------------------------------------------------------------------
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:
-        grouped: dict[LeaderboardId, list[tuple[PlayerId, SortKey | None, int]]] = {}
-        for leaderboard, player, key, revision in changes:
-            grouped.setdefault(leaderboard, []).append((player, key, revision))
+        grouped: dict[LeaderboardId, list[tuple[PlayerId, SortKey | None, int, bool]]] = {}
+        for leaderboard, player, key, revision, restored in changes:
+            grouped.setdefault(leaderboard, []).append((player, key, revision, restored))
         calls: list[tuple[Any, ...]] = []
         registry: list[tuple[Any, ...]] = []
         for leaderboard, items in grouped.items():
             names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
-            for player, key, _ in items:
+            for player, key, *_ in items:
                 if key is not None:  # the change's own key says its head: no lookup to trust
                     head = len(key) - len(player.encode())
                     break
             for start in range(0, len(items), ARG_CHUNK):
                 args = [names.buckets, *_triples(items[start : start + ARG_CHUNK], head), head]
-                calls.append((self._apply, tuple(names.writes), tuple(args)))
+                keys = names.changes(self.dense(leaderboard))
+                calls.append((self._apply, tuple(keys), tuple(args)))
             registry.append(("SADD", k.registry(leaderboard.board), k.tag(leaderboard)))
         async with mapped():
             # APPLY is revision-guarded, so sending it again after NOSCRIPT is harmless
@@ -286,10 +302,18 @@ class RedisIndex(RankingIndex):
                 head = len(key) - len(player.encode())  # the key less its player id
                 while batch:
                     level, split = await self._grow_to(names, 0, len(batch))
-                    batch = await self._load_batch(names, level, split, batch, head)
+                    batch = await self._load_batch(
+                        names, level, split, batch, head, self.dense(leaderboard)
+                    )
 
     async def _load_batch(
-        self, names: Names, level: int, split: int, batch: list[Entry], head: int
+        self,
+        names: Names,
+        level: int,
+        split: int,
+        batch: list[Entry],
+        head: int,
+        dense: bool,
     ) -> list[Entry]:
         """Send ``batch`` in LOAD scripts, the next one prepared while Redis runs the last;
         returns the entries of the scripts that found the layout changed (to retry)."""
@@ -299,7 +323,8 @@ class RedisIndex(RankingIndex):
             for start in range(0, len(batch), _LOAD_SCRIPT):
                 part = batch[start : start + _LOAD_SCRIPT]
                 args = _load_args(names.buckets, level, split, part, head)
-                sent.append((asyncio.create_task(self._load(keys=names.writes, args=args)), part))
+                keys = names.changes(dense)
+                sent.append((asyncio.create_task(self._load(keys=keys, args=args)), part))
                 await asyncio.sleep(0)  # let it pack and send before preparing the next
                 if len(sent) > 1:
                     retry += await _unless_stale(*sent.pop(0))
@@ -323,7 +348,10 @@ class RedisIndex(RankingIndex):
         (``rankline.index.redis_fill``), several times faster than ``load``; a leaderboard
         that holds entries, has an expiry, or that another process changes meanwhile, is
         loaded (or from then on) with ``load``'s revision checks, so the outcome is the
-        same either way."""
+        same either way. A leaderboard that keeps its distinct scores (dense ranks) is
+        always loaded with ``load``, whose scripts keep them."""
+        if self.dense(leaderboard):
+            return super().fill(leaderboard, size, chunks)
         return self._filler.fill(leaderboard, size, chunks)
 
     async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
@@ -331,7 +359,7 @@ class RedisIndex(RankingIndex):
         async with mapped():
             for start in range(0, len(keys_), ARG_CHUNK):
                 args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
-                await self._discard(keys=names.writes, args=args)
+                await self._discard(keys=names.changes(self.dense(leaderboard)), args=args)
 
     async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
         """Delete each leaderboard: its keys and first buckets in one script, so that a
@@ -344,7 +372,7 @@ class RedisIndex(RankingIndex):
                     names = Names.of(leaderboard)
                     self._layouts.pop(names.meta, None)
                     await self._drop(
-                        keys=names.writes, args=[names.buckets, _BUCKET_CHUNK], client=pipe
+                        keys=names.every, args=[names.buckets, _BUCKET_CHUNK], client=pipe
                     )
                     pipe.srem(k.registry(leaderboard.board), k.tag(leaderboard))
                 replies = await pipe.execute()
@@ -363,7 +391,7 @@ class RedisIndex(RankingIndex):
         names = Names.of(leaderboard)
         async with mapped():
             at, buckets = await self._expire(
-                keys=names.writes, args=[names.buckets, max(1, micros // 1000)]
+                keys=names.every, args=[names.buckets, max(1, micros // 1000)]
             )
             async with self.client.pipeline(transaction=False) as pipe:
                 for start in range(0, int(buckets), _BUCKET_CHUNK):
@@ -475,8 +503,18 @@ class RedisIndex(RankingIndex):
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
         keys = Names.of(leaderboard).checked
+        return await self._counts(leaderboard, self._counts_before, keys, bounds)
+
+    async def _counts(
+        self,
+        leaderboard: LeaderboardId,
+        script: AsyncScript,
+        keys: Sequence[str],
+        bounds: Sequence[bytes],
+    ) -> tuple[int, list[int]]:
+        """COUNTS_BEFORE (or DISTINCT_BEFORE) on ``keys``, a chunk of bounds at a time."""
         calls = [
-            (self._counts_before, tuple(keys), tuple(bounds[i : i + ARG_CHUNK]))
+            (script, tuple(keys), tuple(bounds[i : i + ARG_CHUNK]))
             for i in range(0, max(1, len(bounds)), ARG_CHUNK)
         ]
         async with mapped():
@@ -491,6 +529,27 @@ class RedisIndex(RankingIndex):
                 _checked(leaderboard, total)
             counts += [int(x) for x in reply[1:]]
         return total, counts
+
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        names = Names.of(leaderboard)
+        keys = [*names.writes, names.distinct]
+        return (await self._counts(leaderboard, self._distinct_before, keys, prefixes))[1]
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        async with mapped():
+            found = await self.client.hget(Names.of(leaderboard).moves, player)
+        if found is None:
+            return UNKNOWN
+        record = found.encode() if isinstance(found, str) else found
+        previous, _, best = record.partition(b":")
+        return Movement(int(previous) if previous else None, int(best) if best else None)
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        async with mapped():
+            found = await self.client.zrange(Names.of(leaderboard).distinct, 0, -1)
+        return [x if isinstance(x, bytes) else str(x).encode() for x in found]
 
     async def neighbours(
         self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
@@ -563,7 +622,7 @@ class RedisIndex(RankingIndex):
         self._layouts.pop(names.meta, None)
         async with mapped():
             args: list[str | int] = [names.buckets, token, lease_ms]
-            began = await self._repair_begin(keys=names.writes, args=args)
+            began = await self._repair_begin(keys=names.every, args=args)
             if began:
                 await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
         return bool(began)

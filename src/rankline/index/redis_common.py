@@ -13,6 +13,7 @@ from redis.exceptions import RedisError
 
 from rankline.errors import IndexUnavailable
 from rankline.index import keys as k
+from rankline.index.sharding import is_shard
 from rankline.metrics import BACKEND_ERRORS
 from rankline.types import LeaderboardId, PlayerId, SortKey
 
@@ -27,6 +28,9 @@ class Names(NamedTuple):
     meta: str
     stamp: str
     buckets: str
+    distinct: str
+    moves: str
+    shard: bool
 
     @staticmethod
     def of(leaderboard: LeaderboardId) -> Names:
@@ -36,6 +40,21 @@ class Names(NamedTuple):
     @property
     def writes(self) -> list[str]:
         return [self.entries, self.meta, self.stamp]
+
+    def changes(self, dense: bool) -> list[str]:
+        """The keys of a script that changes entries: with the movement unless the
+        leaderboard is a shard, and the distinct scores on a board with dense ranks (never
+        sharded)."""
+        if self.shard:
+            return self.writes
+        if dense:
+            return [self.entries, self.meta, self.stamp, self.moves, self.distinct]
+        return [self.entries, self.meta, self.stamp, self.moves]
+
+    @property
+    def every(self) -> list[str]:
+        """The keys a drop, an expiry or a repair treats alike."""
+        return [self.entries, self.meta, self.stamp, self.moves, self.distinct]
 
     @property
     def reads(self) -> list[str]:
@@ -54,6 +73,9 @@ def _names(leaderboard: LeaderboardId) -> Names:
         k.meta(leaderboard),
         k.stamp(leaderboard),
         k.bucket_prefix(leaderboard),
+        k.distinct(leaderboard),
+        k.moves(leaderboard),
+        is_shard(leaderboard),
     )
 
 

@@ -131,6 +131,46 @@ local function damage(stamps)
   if not redis.call('HGET', stamps, 'd') then redis.call('HSET', stamps, 'd', '0:0') end
 end
 
+-- A board with dense ranks keeps its leaderboards' distinct values in a sorted set
+-- (``keys.distinct``), passed as the write scripts' KEYS[5] (nil on other boards). A value is
+-- a key's first H - 8 bytes (``ordering.value_bytes``, the board's ``Keys.prefix``): the
+-- score, and the subscore on a board with one. No count per value is kept: the entries tell
+-- in O(log N) whether a value is still held.
+local function hold(distinct, key, H)
+  if distinct then redis.call('ZADD', distinct, 0, string.sub(key, 1, H - 8)) end
+end
+
+-- After ``gone`` left the entries: forget its value when no entry holds it any more.
+local function unhold(entries, distinct, gone, H)
+  if not distinct then return end
+  local p = string.sub(gone, 1, H - 8)
+  local left = redis.call('ZRANGE', entries, '[' .. p, '+', 'BYLEX', 'LIMIT', 0, 1)[1]
+  if not left or string.sub(left, 1, H - 8) ~= p then redis.call('ZREM', distinct, p) end
+end
+
+-- Movement (``keys.moves``, the write scripts' KEYS[4]; nil on a shard): player ->
+-- "previous:best", 1-based ranks, empty when not known. After a change that took the player
+-- from rank ``before`` (false: no entry) to ``after``: a first entry of the standing
+-- (revision 1, not restored) starts at its rank; an entry coming back (or whose record is
+-- gone) is not known; otherwise previous is ``before`` and best the least of the held best,
+-- before and after, while the held best is known. ``index.memory._moved`` is the same rule.
+local function moved(moves, player, before, after, rev, restored)
+  if not moves then return end
+  local record = false
+  if not before then
+    if rev == 1 and not restored then record = ':' .. after end
+  else
+    local best = tonumber(string.match(redis.call('HGET', moves, player) or '', ':(%d+)$'))
+    if best then best = math.min(best, before, after) end
+    record = before .. ':' .. (best or '')
+  end
+  if record then
+    redis.call('HSET', moves, player, record)
+  else
+    redis.call('HDEL', moves, player)
+  end
+end
+
 local function hset_pairs(key, t)
   for i = 1, #t, 1000 do
     redis.call('HSET', key, unpack(t, i, math.min(i + 999, #t)))
@@ -184,10 +224,12 @@ local function grow(meta, prefix, level, split, expiry, size, max_splits, max_mo
 end
 """
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, then (player, head or "" to remove,
-# revision) triples, then H. A change applies when its revision is newer than the one held (0:
-# always). A change moves the change stamp, and the top stamp too when its old or new
-# offset is inside the top window. Returns how many applied.
+# KEYS: entries, meta, stamp, then movement unless the leaderboard is a shard, then distinct
+# values on a board with dense ranks. ARGV: bucket prefix, then (player, head or "" to
+# remove, revision) triples, then H; a revision ending with "r" is a restored entry's. A
+# change applies when its revision is newer than the one held (0: always). A change moves the
+# change stamp, and the top stamp too when its old or new offset is inside the top window.
+# Returns how many applied.
 APPLY = (
     PRELUDE
     + f"""
@@ -200,7 +242,10 @@ local function in_top(member)
   return (redis.call('ZRANK', KEYS[1], member) or TOP_WINDOW) < TOP_WINDOW
 end
 for i = 2, #ARGV - 1, 3 do
-  local player, head, rev = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local player, head, given = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local restored = string.sub(given, -1) == 'r'
+  if restored then given = string.sub(given, 1, -2) end
+  local rev = tonumber(given)
   local bucket, cur = map_entry(prefix, player, level, split)
   if not cur and total > 0 and redis.call('EXISTS', bucket) == 0 then
     ok = false  -- a lost bucket: its players' old keys would stay in the sorted set
@@ -212,23 +257,32 @@ for i = 2, #ARGV - 1, 3 do
     if held and held >= rev then newer = false end
   end
   if newer and cur and string.sub(cur, 1, H) == head then
-    redis.call('HSET', bucket, player, head .. ARGV[i + 2])  -- same key, newer revision
+    redis.call('HSET', bucket, player, head .. given)  -- same key, newer revision
     n = n + 1
   elseif newer then
+    local before = false
     if cur then
       local old = string.sub(cur, 1, H) .. player
+      if KEYS[4] then before = redis.call('ZRANK', KEYS[1], old) end
       top = top or in_top(old)
       total = total - redis.call('ZREM', KEYS[1], old)
+      unhold(KEYS[1], KEYS[5], old, H)
       changed = true
+      if before then before = before + 1 end
     end
     if head == '' then
       if cur then redis.call('HDEL', bucket, player) end
+      if KEYS[4] then redis.call('HDEL', KEYS[4], player) end
     else
       local key = head .. player
       total = total + redis.call('ZADD', KEYS[1], 0, key)
+      hold(KEYS[5], key, H)
       top = top or in_top(key)
       changed = true
-      if redis.call('HSET', bucket, player, head .. ARGV[i + 2]) == 1 then
+      if KEYS[4] then
+        moved(KEYS[4], player, before, redis.call('ZRANK', KEYS[1], key) + 1, rev, restored)
+      end
+      if redis.call('HSET', bucket, player, head .. given) == 1 then
         added = true
         redis.call('HSETNX', bucket, '', '')
         if expiry then redis.call('PEXPIREAT', bucket, expiry) end
@@ -242,6 +296,9 @@ if added then
   grow(KEYS[2], prefix, level, split, expiry, total, {GROW_SPLITS}, {GROW_SPLITS} * BUCKET_LOAD)
 end
 if changed then
+  if expiry then
+    for j = 4, #KEYS do redis.call('PEXPIREAT', KEYS[j], expiry) end
+  end
   bump(KEYS[3], expiry, top)
   if ok then recount(KEYS[1], KEYS[2], KEYS[3]) end
 end
@@ -264,15 +321,15 @@ return {level, split, more and 1 or 0}
 """
 )
 
-# Bulk load. KEYS: entries, meta, stamp. ARGV: level and split pointer the caller placed
-# the entries with, bucket prefix, then three strings with one item per entry: the keys in
-# byte order joined by "\xff" (which follows no head and occurs in no UTF-8 player id), the
-# revisions and the bucket numbers, space-separated; then H. Each entry costs one HGET (a reload
-# of unchanged standings, what this script mostly does now that ``fill`` takes empty
-# leaderboards, costs nothing more); a new or newer one an HSET, and its key joins a
-# multi-member ZADD; where the index holds the player already, the newer revision wins.
-# Returns how many were written, or -1 (nothing written) when the layout changed since the
-# caller read it.
+# Bulk load. KEYS: entries, meta, stamp (movement, distinct values: as APPLY). ARGV: level and
+# split pointer the caller placed the entries with, bucket prefix, then three strings with one
+# item per entry: the keys in byte order joined by "\xff" (which follows no head and occurs in
+# no UTF-8 player id), the revisions and the bucket numbers, space-separated; then H. Each entry
+# costs one HGET (a reload of unchanged standings, what this script mostly does now that
+# ``fill`` takes empty leaderboards, costs nothing more); a new or newer one an HSET, and its
+# key joins a multi-member ZADD; where the index holds the player already, the newer revision
+# wins. Returns how many were written, or -1 (nothing written) when the layout changed since
+# the caller read it.
 LOAD = (
     PRELUDE
     + """
@@ -284,7 +341,16 @@ local next_rev, next_bucket = string.gmatch(ARGV[5], '%d+'), string.gmatch(ARGV[
 local find, sub = string.find, string.sub
 local batch, written, touched = {}, 0, {}
 local function flush()
-  if #batch > 0 then redis.call('ZADD', KEYS[1], unpack(batch)) end
+  if #batch > 0 then
+    redis.call('ZADD', KEYS[1], unpack(batch))
+    if KEYS[5] then
+      local scores = {}
+      for i = 2, #batch, 2 do
+        scores[i - 1], scores[i] = 0, sub(batch[i], 1, H - 8)
+      end
+      redis.call('ZADD', KEYS[5], unpack(scores))
+    end
+  end
   batch = {}
 end
 local pos, size = 1, #blob
@@ -300,7 +366,9 @@ while pos <= size do
     local held = tonumber(sub(cur, H + 1))
     if not held or tonumber(rev) == 0 or held < tonumber(rev) then
       flush()
-      redis.call('ZREM', KEYS[1], sub(cur, 1, H) .. player)
+      local old = sub(cur, 1, H) .. player
+      if redis.call('ZREM', KEYS[1], old) == 1 then unhold(KEYS[1], KEYS[5], old, H) end
+      if KEYS[4] then redis.call('HDEL', KEYS[4], player) end  -- a change not seen
       take = true
     end
   end
@@ -318,6 +386,7 @@ flush()
 if written > 0 then
   if expiry then
     redis.call('PEXPIREAT', KEYS[1], expiry)
+    for j = 4, #KEYS do redis.call('PEXPIREAT', KEYS[j], expiry) end
     for bucket in pairs(touched) do redis.call('PEXPIREAT', bucket, expiry) end
   end
   bump(KEYS[3], expiry, true)
@@ -327,8 +396,8 @@ return written
 """
 )
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, then exact keys to remove (repairs),
-# then H.
+# KEYS: entries, meta, stamp (movement, distinct values: as APPLY). ARGV: bucket prefix, then
+# exact keys to remove (repairs), then H.
 # The player's bucket entry goes only if it points at that key. Returns how many members
 # were removed.
 DISCARD = (
@@ -339,11 +408,15 @@ local ok = intact(KEYS[1], KEYS[2], KEYS[3])
 local n, H = 0, tonumber(ARGV[#ARGV])
 for i = 2, #ARGV - 1 do
   local key = ARGV[i]
-  n = n + redis.call('ZREM', KEYS[1], key)
+  if redis.call('ZREM', KEYS[1], key) == 1 then
+    n = n + 1
+    unhold(KEYS[1], KEYS[5], key, H)
+  end
   local player = string.sub(key, H + 1)
   local bucket, cur = map_entry(ARGV[1], player, level, split)
   if cur and string.sub(cur, 1, H) == string.sub(key, 1, H) then
     redis.call('HDEL', bucket, player)
+    if KEYS[4] then redis.call('HDEL', KEYS[4], player) end
   end
 end
 if n > 0 then
@@ -505,6 +578,23 @@ return out
 """
 )
 
+# KEYS: entries, meta, stamps, distinct scores. ARGV: score prefixes. Returns {total,
+# count...}: per prefix, how many distinct scores sort strictly before it (dense ranks less
+# one, a ZLEXCOUNT); or {DAMAGED} when the leaderboard's counts disagree. It names no built
+# marker (a cluster node's copy is in another slot, and the distinct scores are a fourth
+# key): the read of the entries it goes with checks that.
+DISTINCT_BEFORE = (
+    PRELUDE
+    + f"""
+if not intact(KEYS[1], KEYS[2], KEYS[3]) then return {{{DAMAGED}}} end
+local out = {{redis.call('ZCARD', KEYS[1])}}
+for i = 1, #ARGV do
+  out[i + 1] = redis.call('ZLEXCOUNT', KEYS[4], '-', '(' .. ARGV[i])
+end
+return out
+"""
+)
+
 # KEYS: entries, meta, stamps, built marker. ARGV: key, before, after. Returns {total, n,
 # keys...}: up to ``before`` members strictly before the key (the n first, in rank order)
 # and up to ``after`` members from the key on; or {DAMAGED} or {LOST}. O(log N + k): the
@@ -579,9 +669,10 @@ return out
 """
 )
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, ms from now. Records the expiry time in
-# meta (keys created later get it too) and sets it on these keys. Returns {expiry time in
-# ms, how many buckets still need it}: none when the recorded time was within a second.
+# KEYS: entries, meta, stamp, movement, distinct scores. ARGV: bucket prefix, ms from now.
+# Records the expiry time in meta (keys created later get it too) and sets it on these keys.
+# Returns {expiry time in ms, how many buckets still need it}: none when the recorded time was
+# within a second.
 EXPIRE = (
     PRELUDE
     + """
@@ -595,7 +686,7 @@ if expiry and math.abs(tonumber(expiry) - want) <= 1000 then
 end
 local at = string.format('%.0f', want)
 redis.call('HSET', KEYS[2], 'x', at)
-for i = 1, 3 do redis.call('PEXPIREAT', KEYS[i], at) end
+for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], at) end
 return {at, buckets}
 """
 )
@@ -608,14 +699,15 @@ end
 return 0
 """
 
-# KEYS: entries, meta, stamp. ARGV: bucket prefix, n. Deletes the leaderboard's keys and
-# its first n buckets; returns how many buckets it had (the caller deletes the rest).
+# KEYS: entries, meta, stamp, movement, distinct scores. ARGV: bucket prefix, n. Deletes the
+# leaderboard's keys and its first n buckets; returns how many buckets it had (the caller deletes
+# the rest).
 DROP = (
     PRELUDE
     + """
 local level, split = layout(KEYS[2])
 local buckets = 2 ^ level + split
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 for i = 0, math.min(buckets, tonumber(ARGV[2])) - 1 do
   redis.call('UNLINK', ARGV[1] .. i)
 end
@@ -623,7 +715,8 @@ return buckets
 """
 )
 
-# KEYS: entries, meta, stamps. ARGV: bucket prefix, token, lease (ms). Starts a repair:
+# KEYS: entries, meta, stamps, movement, distinct scores. ARGV: bucket prefix, token, lease (ms).
+# Starts a repair:
 # unless another repair's lease runs, deletes every key of the leaderboard (so that it is
 # filled afresh from the durable store) and marks it damaged with ``token:until``, which
 # keeps reads away until REPAIR_END. Returns 1, or 0 when another repair runs.
@@ -644,7 +737,7 @@ while i < count or missed < 64 do
   if redis.call('UNLINK', ARGV[1] .. i) == 0 and i >= count then missed = missed + 1 end
   i = i + 1
 end
-redis.call('UNLINK', KEYS[1], KEYS[2])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[4], KEYS[5])
 redis.call('HDEL', KEYS[3], 'n', 'f')
 redis.call('HSET', KEYS[3], 'd', ARGV[2] .. ':' .. string.format('%.0f', now + ARGV[3]))
 bump(KEYS[3], false, true)
@@ -680,7 +773,16 @@ return 1
 )
 
 CHECKED_READS = frozenset(
-    {AROUND, POSITIONS, PAGE, TOP_STAMP, CHANGE_STAMP, STATE, COUNTS_BEFORE, NEIGHBOURS}
+    {
+        AROUND,
+        POSITIONS,
+        PAGE,
+        TOP_STAMP,
+        CHANGE_STAMP,
+        STATE,
+        COUNTS_BEFORE,
+        NEIGHBOURS,
+    }
 )
 """The read scripts, called with ``Names.checked``: their ``KEYS[4]`` is the built marker
 (on a Redis Cluster, the node's copy: ``index.redis_cluster``). A new read script that

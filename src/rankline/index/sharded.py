@@ -52,7 +52,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any, TypeVar
 
 from rankline.errors import IndexDamaged
-from rankline.index.base import BoardVersions, Entry, LeaderboardState, RankingIndex
+from rankline.index.base import UNKNOWN, BoardVersions, Entry, LeaderboardState, RankingIndex
 from rankline.index.sharding import player_shard, shard, shards_of, unsharded
 from rankline.ordering import value_bytes
 from rankline.types import (
@@ -60,6 +60,7 @@ from rankline.types import (
     IndexChange,
     LeaderboardId,
     Micros,
+    Movement,
     PlayerId,
     Position,
     SortKey,
@@ -539,6 +540,30 @@ class ShardedIndex(RankingIndex):
 
     def board_versions(self) -> BoardVersions | None:
         return self.inner.board_versions()
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        """Kept for a board of one shard only: a shard's ranks are not the leaderboard's."""
+        if self._shards_of(leaderboard.board) == 1:
+            return await self.inner.movement(leaderboard, player)
+        return UNKNOWN
+
+    # Dense ranks: a board that keeps them has one shard (``Board.define`` refuses more),
+    # so these go straight to the index underneath.
+
+    def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> Coroutine[Any, Any, list[int]]:
+        assert self._shards_of(leaderboard.board) == 1, "dense ranks on a sharded board"
+        return self.inner.distinct_before(leaderboard, prefixes)
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        return await self.inner.distinct_scores(leaderboard)
+
+    def keep_distinct(self, dense_of: Callable[[BoardId], bool]) -> None:
+        self.inner.keep_distinct(dense_of)
+
+    def dense(self, leaderboard: LeaderboardId) -> bool:
+        return self.inner.dense(leaderboard)
 
 
 def _combined(stamps: Sequence[int]) -> int:

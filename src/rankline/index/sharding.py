@@ -53,6 +53,11 @@ def parse(leaderboard: LeaderboardId) -> tuple[LeaderboardId, int, int] | None:
     return leaderboard._replace(scope=scope), int(number), int(count)
 
 
+def is_shard(leaderboard: LeaderboardId) -> bool:
+    """Whether ``leaderboard`` is a shard of another."""
+    return MARK in leaderboard.scope
+
+
 def unsharded(leaderboard: LeaderboardId) -> LeaderboardId:
     """The leaderboard a shard belongs to (a leaderboard that is no shard: itself)."""
     found = parse(leaderboard)

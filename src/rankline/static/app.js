@@ -207,6 +207,27 @@
     const tie = p.competition_rank !== p.rank ? " · tied at #" + p.competition_rank : "";
     const tier = p.tier ? " · tier " + p.tier : "";
     $("me-note").textContent = (p.display_name || p.player_id) + tie + tier;
+    renderMovement(p);
+  }
+
+  // Movement: previous_rank (the rank just before the player's last change) and best_rank
+  // (the best held this period); each is null when the server cannot vouch for it.
+  function renderMovement(p) {
+    const parts = [];
+    let direction = "same";
+    if (p.previous_rank != null) {
+      const by = p.previous_rank - p.rank;
+      direction = by > 0 ? "up" : by < 0 ? "down" : "same";
+      const arrow = by > 0 ? "▲ " + fmtInt(by) : by < 0 ? "▼ " + fmtInt(-by) : "=";
+      parts.push(arrow + " since #" + fmtInt(p.previous_rank));
+    } else if (p.best_rank != null) {
+      parts.push("new entry");
+    }
+    if (p.best_rank != null) parts.push("best #" + fmtInt(p.best_rank));
+    const move = $("me-move");
+    move.hidden = parts.length === 0;
+    move.dataset.direction = direction;
+    move.textContent = parts.join(" · ");
   }
 
   function renderMissing(message) {
