@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "shards": 1,
     "tiers": [],
     "subscore": None,
+    "dense_rank": False,
 }
 
 FULL: dict[str, Any] = {
@@ -85,6 +86,7 @@ async def test_put_full_definition_is_echoed(client: httpx.AsyncClient) -> None:
         "retention_days": {"daily": 3, "weekly": 30, "monthly": 90, "season": 365},
         "status": "active",
         "rating": None,
+        "dense_rank": False,
     }
     assert body == expected
     assert await get_json(client, "/v1/boards/arena") == expected
