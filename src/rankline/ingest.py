@@ -68,6 +68,10 @@ _IDLE_SECONDS = (0.02, 1.0)
 """How long the applier sleeps when no partition had anything new: from the first to the
 second, doubling while it stays idle (an append in this process wakes it at once; one in
 another process is found at the next look)."""
+_LOOK_SECONDS = 0.05
+"""Under traffic of its own, how often the applier still looks at every partition it owns
+(for what other processes appended); in between, only at those this process appended to
+and those it found busy."""
 _RETRY_SECONDS = 0.5
 _EXPIRE_SECONDS = 60.0
 """How often the applier discards its partitions' expired records (the SQL log's only)."""
@@ -160,6 +164,8 @@ class AsyncIngest:
         self._consumer: LogConsumer | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._appended: set[int] = set()
+        """Partitions this process appended to since the applier last looked."""
         self._applied: dict[int, Position] = {}
         """The positions this process committed (or saw committed), per partition."""
         self._moved = asyncio.Condition()
@@ -203,6 +209,7 @@ class AsyncIngest:
         for record, position in zip(records, positions, strict=True):
             partition = self._log.partition_of(record.board)
             marks[partition] = max(marks.get(partition, 0), position)
+        self._appended.update(marks)
         self._wake.set()
         return make_token(marks)
 
@@ -215,19 +222,27 @@ class AsyncIngest:
         for partition, position in marks.items():
             if partition >= self._log.partitions:
                 raise InvalidInput.at(["query", "after"], "not a token of this service")
+            moved = False  # woken by this process's applier: it moved the position itself
             while self._applied.get(partition, 0) < position:
-                committed = await self._log.committed(partition)
-                if committed > self._applied.get(partition, 0):
-                    self._applied[partition] = committed
-                    continue
+                if not (moved and self._owns(partition)):
+                    committed = await self._log.committed(partition)
+                    if committed > self._applied.get(partition, 0):
+                        self._applied[partition] = committed
+                        continue
                 left = deadline - loop.time()
                 if left <= 0:
                     raise Unavailable(
                         "the submissions of that token are not applied yet; retry shortly"
                     )
                 async with self._moved:
-                    with contextlib.suppress(TimeoutError):
+                    try:
                         await asyncio.wait_for(self._moved.wait(), min(left, _POLL_SECONDS))
+                        moved = True
+                    except TimeoutError:
+                        moved = False
+
+    def _owns(self, partition: int) -> bool:
+        return self._consumer is not None and partition in self._consumer.owned
 
     # --- applying --------------------------------------------------------------------------
 
@@ -238,30 +253,40 @@ class AsyncIngest:
         claimed_at = -1e9
         renew = self._log.options.lease_seconds / 3
         idle = _IDLE_SECONDS[0]
-        expired_at = loop.time()
+        expired_at = looked_at = loop.time()
+        busy: set[int] = set()
         while True:
             try:
                 if loop.time() - claimed_at >= renew:
                     await consumer.claim()
                     claimed_at = loop.time()
+                    looked_at = -1e9
                 # cleared before looking, so that an append during the look wakes the wait
                 # below at once (cleared after it, that wake-up would be lost: the wait
                 # would run to its timeout, up to a second)
                 self._wake.clear()
-                busy = False
-                for partition in sorted(consumer.owned):
-                    busy |= await self._apply_step(consumer, partition)
+                appended, self._appended = self._appended, set()
+                look = set(consumer.owned)
+                if loop.time() - looked_at >= _LOOK_SECONDS:
+                    looked_at = loop.time()
+                else:  # soon after a look at all: where this process appended, or was busy
+                    look &= appended | busy
+                busy = set()
+                for partition in sorted(look):
+                    if await self._apply_step(consumer, partition):
+                        busy.add(partition)
                 if loop.time() - expired_at >= _EXPIRE_SECONDS:
                     expired_at = loop.time()
                     await self._expire(consumer)
                 if busy:
                     idle = _IDLE_SECONDS[0]
                 else:
-                    with contextlib.suppress(TimeoutError):
+                    try:
                         await asyncio.wait_for(self._wake.wait(), idle)
-                    idle = (
-                        _IDLE_SECONDS[0] if self._wake.is_set() else min(2 * idle, _IDLE_SECONDS[1])
-                    )
+                        idle = _IDLE_SECONDS[0]
+                    except TimeoutError:  # quiet here: look at every partition again
+                        looked_at = -1e9
+                        idle = min(2 * idle, _IDLE_SECONDS[1])
             except asyncio.CancelledError:
                 raise
             except RanklineError as exc:

@@ -160,7 +160,12 @@ class Rankline:
             store, gateway, clock, commit_lock, ready=lambda: writer.running, feed=self.feed
         )
         self.ingest = AsyncIngest(
-            log_for(settings), writer, boards, self.dead_letters, clock, matches=rater
+            log_for(settings, store_engines=store.log_engines()),
+            writer,
+            boards,
+            self.dead_letters,
+            clock,
+            matches=rater,
         )
         """Submissions taken asynchronously: the ingestion log and this process's applier
         (which also rates the matches of rating boards, in log order)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from rankline.log.base import IngestLog, LogOptions
 from rankline.settings import Settings
 
@@ -18,12 +20,22 @@ def options_from(settings: Settings, name: str | None = None) -> LogOptions:
     )
 
 
-def open_log(log_url: str | None, database_url: str, options: LogOptions) -> IngestLog:
+def open_log(
+    log_url: str | None,
+    database_url: str,
+    options: LogOptions,
+    *,
+    store_engines: tuple[AsyncEngine, AsyncEngine] | None = None,
+) -> IngestLog:
     """An unstarted log: on ``log_url``'s engine, or in the SQL store at ``database_url``
-    when ``log_url`` is empty. The engines' modules are imported only when chosen."""
+    when ``log_url`` is empty: there on ``store_engines`` (reads, writes) when given, the
+    store's own connections. The engines' modules are imported only when chosen."""
     if not log_url:
         from rankline.log.sql import SqlLog
 
+        if store_engines is not None:
+            reads, writes = store_engines
+            return SqlLog(reads, options, writes=writes)
         return SqlLog(database_url, options)
     scheme = urlsplit(log_url).scheme
     if scheme in ("nats", "tls"):
@@ -37,6 +49,16 @@ def open_log(log_url: str | None, database_url: str, options: LogOptions) -> Ing
     raise ValueError(f"RANKLINE_LOG_URL: unknown scheme {scheme!r} (nats://… or kafka://…)")
 
 
-def log_for(settings: Settings, name: str | None = None) -> IngestLog:
-    """The log the settings describe."""
-    return open_log(settings.log_url, settings.database, options_from(settings, name))
+def log_for(
+    settings: Settings,
+    name: str | None = None,
+    *,
+    store_engines: tuple[AsyncEngine, AsyncEngine] | None = None,
+) -> IngestLog:
+    """The log the settings describe (``store_engines``: see ``open_log``)."""
+    return open_log(
+        settings.log_url,
+        settings.database,
+        options_from(settings, name),
+        store_engines=store_engines,
+    )

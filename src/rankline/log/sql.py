@@ -70,7 +70,12 @@ class SqlLog:
     migrations (``rankline migrate``; revision 0004)."""
 
     def __init__(
-        self, database: str | AsyncEngine, options: LogOptions, *, sqlite_synchronous: str = "FULL"
+        self,
+        database: str | AsyncEngine,
+        options: LogOptions,
+        *,
+        sqlite_synchronous: str = "FULL",
+        writes: AsyncEngine | None = None,
     ) -> None:
         self.options = options
         self._owns_engine = isinstance(database, str)
@@ -85,6 +90,12 @@ class SqlLog:
                 _configure_sqlite(self._engine, sqlite_synchronous)
         else:
             self._engine = database
+        self._writes = writes or self._engine
+        """Where the log's writes run: on an embedded store, the store's own write
+        connection. SQLite has one writer at a time, so a second connection would wait on
+        the file lock (sleeping in its busy handler) and, each time it wrote, make the
+        store's connection drop its page cache; on one connection writes take turns in
+        the event loop instead."""
 
     @property
     def partitions(self) -> int:
@@ -92,7 +103,13 @@ class SqlLog:
 
     @property
     def engine(self) -> AsyncEngine:
+        """Reads."""
         return self._engine
+
+    @property
+    def writes(self) -> AsyncEngine:
+        """Transactions that write."""
+        return self._writes
 
     def partition_of(self, board: str) -> int:
         return partition_of(board, self.options.partitions)
@@ -107,7 +124,7 @@ class SqlLog:
                 missing = set(range(self.partitions)) - {r[0] for r in found}
             for part in sorted(missing):
                 try:
-                    async with self._engine.begin() as conn:
+                    async with self._writes.begin() as conn:
                         await conn.execute(
                             insert(p).values(
                                 log_name=name,
@@ -140,7 +157,7 @@ class SqlLog:
         since = now - int(self.options.dedup_window_seconds * 1_000_000)
         name = self.options.name
         r, p = t.log_records, t.log_partitions
-        async with _mapped(), self._engine.begin() as conn:
+        async with _mapped(), self._writes.begin() as conn:
             for part in sorted(by_partition):
                 head = and_(p.c.log_name == name, p.c.part == part)
                 # Take the partition's row first: appenders of one partition take turns.
@@ -222,7 +239,7 @@ class SqlLog:
     async def trim(self, partition: int, before: Position) -> None:
         check_partition(partition, self.partitions)
         r = t.log_records
-        async with _mapped(), self._engine.begin() as conn:
+        async with _mapped(), self._writes.begin() as conn:
             await conn.execute(
                 delete(r).where(
                     r.c.log_name == self.options.name, r.c.part == partition, r.c.seq < before
@@ -240,7 +257,7 @@ class SqlLog:
             r.c.seq <= committed,
             r.c.appended_at < cutoff,
         )
-        async with _mapped(), self._engine.begin() as conn:
+        async with _mapped(), self._writes.begin() as conn:
             # A bounded step: one transaction never holds the store for long.
             last = await conn.scalar(
                 select(r.c.seq).where(old).order_by(r.c.seq).offset(_EXPIRE_STEP - 1).limit(1)
@@ -305,7 +322,7 @@ class SqlLogConsumer:
         now = _now()
         until = now + int(log.options.lease_seconds * 1_000_000)
         async with _mapped():
-            async with log.engine.begin() as conn:
+            async with log.writes.begin() as conn:
                 seen = await conn.execute(
                     update(m)
                     .where(m.c.log_name == name, m.c.owner == self.owner)
@@ -315,7 +332,7 @@ class SqlLogConsumer:
                     await conn.execute(
                         insert(m).values(log_name=name, owner=self.owner, seen_until=until)
                     )
-            async with log.engine.begin() as conn:
+            async with log.writes.begin() as conn:
                 await conn.execute(delete(m).where(m.c.log_name == name, m.c.seen_until < now))
             async with log.engine.connect() as conn:
                 live = int(
@@ -336,7 +353,7 @@ class SqlLogConsumer:
             extra, keep = mine[target:], mine[:target]
             # Every transaction here starts with its write: SQLite then waits for the write
             # lock instead of failing to upgrade a read.
-            async with log.engine.begin() as conn:
+            async with log.writes.begin() as conn:
                 if extra:
                     await conn.execute(
                         update(p)
@@ -365,7 +382,7 @@ class SqlLogConsumer:
             for part in free:
                 if len(owned) >= target:
                     break
-                async with log.engine.begin() as conn:
+                async with log.writes.begin() as conn:
                     taken = await conn.execute(
                         update(p)
                         .where(
@@ -383,7 +400,7 @@ class SqlLogConsumer:
     async def commit(self, partition: int, position: Position) -> None:
         check_partition(partition, self._log.partitions)
         p = t.log_partitions
-        async with _mapped(), self._log.engine.begin() as conn:
+        async with _mapped(), self._log.writes.begin() as conn:
             done = await conn.execute(
                 update(p)
                 .where(
@@ -400,7 +417,7 @@ class SqlLogConsumer:
     async def release(self) -> None:
         name = self._log.options.name
         p, m = t.log_partitions, t.log_members
-        async with _mapped(), self._log.engine.begin() as conn:
+        async with _mapped(), self._log.writes.begin() as conn:
             await conn.execute(
                 update(p)
                 .where(p.c.log_name == name, p.c.owner == self.owner)

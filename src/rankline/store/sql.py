@@ -380,6 +380,12 @@ class SqlStore:
     def engine(self) -> AsyncEngine:
         return self._engine
 
+    def log_engines(self) -> tuple[AsyncEngine, AsyncEngine] | None:
+        """The connections an ingestion log kept in this store shares (reads, writes): on
+        SQLite its writes must go through the one write connection (see ``SqlLog``);
+        elsewhere the log keeps a pool of its own (None)."""
+        return (self._engine, self._writes) if self.dialect == "sqlite" else None
+
     async def start(self) -> None:
         async with mapped_errors(), self._engine.connect() as conn:
             await conn.execute(select(1))
