@@ -642,18 +642,25 @@ def test_every_wrk_script_is_answered_without_errors(tmp_path: Path) -> None:
     server = servers.rankline_server(env, 1, tmp_path / "server.log")
     with servers.running(server, timeout=60):
         for e in run.ENDPOINTS:
-            before = asyncio.run(probes.count_events(url))
+            count = probes.count_matches if e.rated else probes.count_events
+            before = asyncio.run(count(url))
             # Each script its own match ids: a script reusing another's with a new score is
             # answered 409 (match id reused), rightly.
             mine = args | {"run": f"t-{e.name}"}
+            if e.rated:
+                mine["board"] = load.RATED_BOARD_ID
             result = wrk.run(server.url, e.name, connections=2, threads=1, seconds=1, args=mine)
             assert result.requests > 0 and result.error_count == 0, (e.name, result, server.log())
             if e.events:
                 # An asynchronous batch is applied behind the log: give the applier time.
                 deadline = time.monotonic() + (30 if e.asynchronous else 0)
-                while asyncio.run(probes.count_events(url)) <= before:
-                    assert time.monotonic() < deadline, f"{e.name}: no score event reached SQL"
+                while asyncio.run(count(url)) <= before:
+                    assert time.monotonic() < deadline, f"{e.name}: nothing reached SQL"
                     time.sleep(0.2)
+            if e.rated:  # every match of every answered request is rated, and once (the two
+                # connections' requests in flight when wrk stopped may land too)
+                rated = asyncio.run(count(url)) - before
+                assert result.requests * e.events <= rated <= (result.requests + 2) * e.events
         paced = wrk.run(
             server.url, "rank", connections=2, threads=1, seconds=1, args=args | {"delay": 2.5}
         )

@@ -23,6 +23,8 @@ from rankline.store.sql import SqlStore
 from rankline.types import Micros, Order
 
 BOARD_ID = "bench"
+RATED_BOARD_ID = "bench-rated"
+"""The rating board the rated-match endpoint plays on (Elo, every player ranked at once)."""
 MATCH_ID = "bench-load"
 CHUNK = 100_000
 _MULTIPLIER = 2_654_435_761
@@ -45,6 +47,17 @@ def bench_board(
         subscore=subscore,
     )
     return Board.define(board_id, spec)
+
+
+def rated_board() -> Board:
+    spec = BoardSpec(
+        windows=["all_time"],
+        policy="rating",
+        order="desc",
+        title="rankline bench, rated",
+        rating={"system": "elo", "provisional_games": 0},
+    )
+    return Board.define(RATED_BOARD_ID, spec)
 
 
 @dataclass(frozen=True)
@@ -114,11 +127,12 @@ async def _database(url: str, *, create: bool) -> None:
 
 
 async def prepare(url: str, now: Micros, boards: Sequence[Board] = ()) -> None:
-    """Migrate the store and define the bench board, or ``boards`` (no entries)."""
+    """Migrate the store and define the bench board and the rated one, or ``boards``
+    (no entries)."""
     store = SqlStore(url)
     try:
         await migrate.upgrade(store.engine)
-        for board in boards or [bench_board()]:
+        for board in boards or [bench_board(), rated_board()]:
             await store.save_board(board.id, board.to_json(), now)
     finally:
         await store.close()

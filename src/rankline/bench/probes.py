@@ -172,12 +172,20 @@ def redis_version(url: str) -> str:
 
 
 async def count_events(url: str) -> int:
+    """Score events in SQL."""
+    return await _count(url, t.score_events)
+
+
+async def count_matches(url: str) -> int:
+    """Rated matches in SQL (each recorded once, with its rating changes)."""
+    return await _count(url, t.matches)
+
+
+async def _count(url: str, table: Any) -> int:
     engine = create_async_engine(url)
     try:
         async with engine.connect() as conn:
-            return int(
-                (await conn.execute(select(func.count()).select_from(t.score_events))).scalar_one()
-            )
+            return int((await conn.execute(select(func.count()).select_from(table))).scalar_one())
     finally:
         await engine.dispose()
 

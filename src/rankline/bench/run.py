@@ -13,8 +13,9 @@ first), in this order, one server at a time:
 4. wrk against each read endpoint at full load, then a load sweep of rank, around and
    top-100 at 25%, 50% and 80% of that maximum (per-connection pauses, wrk's ``delay()``);
 5. the write→visible probe, then the write endpoints (single, batch, asynchronous batch,
-   mixed), counting the score events that reached SQL (for the asynchronous batch: what the
-   log took, and how long the appliers needed after the burst to apply all of it);
+   mixed, a batch of rated matches), counting the score events (the rated matches) that
+   reached SQL (for the asynchronous batch: what the log took, and how long the appliers
+   needed after the burst to apply all of it);
 6. (redis) the naive SQL rank on PostgreSQL and raw redis-benchmark ZREVRANK;
 7. with the server stopped, the storage floor: the group commit's SQL alone, back to back
    (``probes.write_floor``), beside the batch ingest.
@@ -91,6 +92,8 @@ class Endpoint:
     sweep: bool = False
     asynchronous: bool = False
     """Answered 202 once in the ingestion log (``Prefer: respond-async``); applied behind."""
+    rated: bool = False
+    """Sends match results to the rating board; its events are rated matches."""
 
 
 ENDPOINTS = (
@@ -109,6 +112,13 @@ ENDPOINTS = (
         asynchronous=True,
     ),
     Endpoint("mixed", "mixed 10 reads : 1 write", events=1),
+    Endpoint(
+        "matches",
+        "POST match batch (1,000 two-player Elo matches, rating board)",
+        events=1000,
+        connections=4,
+        rated=True,
+    ),
 )
 
 
@@ -439,14 +449,15 @@ class Bench:
             ),
         )
         for e in [e for e in ENDPOINTS if e.events]:
-            before = asyncio.run(probes.count_events(db_url))
+            count = probes.count_matches if e.rated else probes.count_events
+            before = asyncio.run(count(db_url))
             result = self.endpoint(server, e, ceiling, endpoints)
             if result is None:
                 continue
             if e.asynchronous:
                 endpoints[e.name] |= self.applied_behind(db_url, before, result, e.events)
                 continue
-            added = asyncio.run(probes.count_events(db_url)) - before
+            added = asyncio.run(count(db_url)) - before
             # Requests still in flight when wrk stopped commit while the server drains.
             endpoints[e.name] |= {
                 "durable_events": added,
@@ -457,6 +468,12 @@ class Bench:
             section["batch_ingest"] = {
                 "events_per_s": batch["durable_events_per_s"],
                 "requested_per_s": batch["rps"] * 1000,
+            }
+        rated = endpoints.get("matches", {})
+        if "durable_events_per_s" in rated:
+            section["rated_matches"] = {
+                "matches_per_s": rated["durable_events_per_s"],
+                "requested_per_s": rated["rps"] * 1000,
             }
         burst = endpoints.get("batch_async", {})
         if "accepted_per_s" in burst:
@@ -655,7 +672,8 @@ class Bench:
         self, server: servers.Server, e: Endpoint, ceiling: float, into: dict[str, Any]
     ) -> wrk.WrkResult | None:
         connections = min(e.connections or self.o.connections, self.o.connections)
-        result = self.wrk(server, e.name, connections, self.o.duration, label=e.label)
+        board = load.RATED_BOARD_ID if e.rated else load.BOARD_ID
+        result = self.wrk(server, e.name, connections, self.o.duration, label=e.label, board=board)
         item = result.to_json() | {"label": e.label}
         item["ratio"] = None if e.events > 1 else report.ratio(result.rps, ceiling)
         into[e.name] = item
