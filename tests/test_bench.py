@@ -149,6 +149,11 @@ def test_options_default_to_the_quick_and_full_sizes() -> None:
     assert (full.n, full.duration) == (10_000_000, 30.0)
     with pytest.raises(ValueError, match="memory, redis, cluster and/or dense"):
         run.make_options(quick=True, **(common | {"backends": "memcached"}))
+    assert [e.name for e in full.measured] == [e.name for e in run.ENDPOINTS]
+    some = run.make_options(quick=True, endpoints="matches, rank", **common)
+    assert [e.name for e in some.measured] == ["rank", "matches"]
+    with pytest.raises(ValueError, match="--endpoints takes some of rank, around"):
+        run.make_options(quick=True, endpoints="rank,ranks", **common)
 
 
 def test_redis_memory_per_entry_leaves_out_the_servers_fixed_memory() -> None:

@@ -866,6 +866,14 @@ def bench(
             "and of a board with a subscore, on each backend (no wrk needed).",
         ),
     ] = False,
+    endpoints: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated endpoints to measure (default: all): rank, around, "
+            "friends, top, top_deep, submit, batch, batch_async, mixed, matches (rated "
+            "matches). The ceilings and baselines run as always.",
+        ),
+    ] = "",
 ) -> None:
     """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
     the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
@@ -890,6 +898,7 @@ def bench(
             server=server,
             command=shlex.join(["rankline", *sys.argv[1:]]),
             memory_only=memory_only,
+            endpoints=endpoints,
         )
     except ValueError as exc:
         _fail(str(exc))

@@ -149,6 +149,12 @@ class Options:
     """The HTTP server of rankline and of the ceiling (``rankline.http.server``)."""
     memory_only: bool = False
     """Only the memory per entry of a plain board and of one with a subscore (no wrk)."""
+    endpoints: tuple[str, ...] = ()
+    """The endpoints to measure (empty: every one)."""
+
+    @property
+    def measured(self) -> tuple[Endpoint, ...]:
+        return tuple(e for e in ENDPOINTS if not self.endpoints or e.name in self.endpoints)
 
     @property
     def mode(self) -> str:
@@ -191,8 +197,13 @@ def make_options(
     command: str,
     server: str = "uvicorn",
     memory_only: bool = False,
+    endpoints: str = "",
 ) -> Options:
     names = tuple(b.strip() for b in backends.split(",") if b.strip())
+    chosen = tuple(e.strip() for e in endpoints.split(",") if e.strip())
+    known = [e.name for e in ENDPOINTS]
+    if any(e not in known for e in chosen):
+        raise ValueError(f"--endpoints takes some of {', '.join(known)}, not {endpoints!r}")
     unknown = [b for b in names if b not in ("memory", "redis", "cluster", "dense")]
     if unknown or not names:
         raise ValueError(f"--backends takes memory, redis, cluster and/or dense, not {backends!r}")
@@ -214,6 +225,7 @@ def make_options(
         command=command,
         server=server,
         memory_only=memory_only,
+        endpoints=chosen,
     )
 
 
@@ -414,7 +426,7 @@ class Bench:
         endpoints: dict[str, Any] = {}
         section["endpoints"] = endpoints
         maxima: dict[str, wrk.WrkResult] = {}
-        for e in [e for e in ENDPOINTS if not e.events]:
+        for e in [e for e in self.o.measured if not e.events]:
             result = self.endpoint(server, e, ceiling, endpoints)
             if result is not None:
                 maxima[e.name] = result
@@ -430,7 +442,7 @@ class Bench:
             if name in endpoints and "rps" in lean.get(name, {}):
                 endpoints[name]["of_lean"] = report.ratio(endpoints[name]["rps"], lean[name]["rps"])
         section["sweeps"], section["at_80"] = {}, {}
-        for e in ENDPOINTS:
+        for e in self.o.measured:
             if e.sweep and e.name in maxima:
                 self.attempt(
                     section["sweeps"], e.name, partial(self.sweep, server, e, maxima[e.name])
@@ -448,7 +460,7 @@ class Bench:
                 probes.write_visible(server.url, self.key, self.data, self.o.visible_samples)
             ),
         )
-        for e in [e for e in ENDPOINTS if e.events]:
+        for e in [e for e in self.o.measured if e.events]:
             count = probes.count_matches if e.rated else probes.count_events
             before = asyncio.run(count(db_url))
             result = self.endpoint(server, e, ceiling, endpoints)
