@@ -24,11 +24,13 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+from sqlalchemy import select, update
 
-from procs import Server
+from procs import Server, cli_env, run_cli
 from rankline.boards import Board, BoardSpec
 from rankline.rerate import verify
 from rankline.settings import Settings
+from rankline.store import schema
 from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
 
@@ -157,6 +159,30 @@ async def _verify(data_dir: Path, definition: dict[str, Any]) -> tuple[int, bool
         await store.close()
 
 
+async def _tamper(data_dir: Path, player: str) -> None:
+    store = SqlStore(Settings(data_dir=data_dir).database)
+    st = schema.rating_states
+    try:
+        async with store.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(st.c.window, st.c.state).where(
+                        st.c.board_id == BOARD, st.c.player_id == player
+                    )
+                )
+            ).first()
+            assert row is not None
+            state = msgspec.json.decode(row.state)
+            state["rating"] += 1e-6
+            await conn.execute(
+                update(st)
+                .where(st.c.board_id == BOARD, st.c.player_id == player)
+                .values(state=msgspec.json.encode(state).decode())
+            )
+    finally:
+        await store.close()
+
+
 def _expected_games(games: list[Game]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for g in games:
@@ -216,6 +242,16 @@ async def test_acknowledged_matches_survive_sigkill_rated_once(tmp_path: Path) -
         matches, identical = await _verify(data_dir, definition)
         assert matches == len(traffic.attempted) + 1  # and the marker
         assert identical
+        env = cli_env(data_dir)
+        checked = await asyncio.to_thread(run_cli, "ratings", "verify", env=env)
+        assert checked.returncode == 0, checked.stderr + checked.stdout
+        said = checked.stdout + checked.stderr
+        assert f"{BOARD}: {matches:,} matches" in said and "identical" in said, said
+        await _tamper(data_dir, "p0")  # a stored rating off by a millionth: found
+        checked = await asyncio.to_thread(run_cli, "ratings", "verify", env=env)
+        said = checked.stdout + checked.stderr
+        assert checked.returncode == 1 and "1 differ" in said, said
+        assert "differs:" in said and " p0" in said, said
     finally:
         first.stop()
         second.stop()

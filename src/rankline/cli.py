@@ -652,6 +652,60 @@ def _print_import(summary: Summary, settings: Settings) -> None:
         )
 
 
+ratings_app = _Typer(
+    cls=_Group,
+    help="Rating boards (Elo, Glicko-2, OpenSkill).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(ratings_app, name="ratings")
+
+
+@ratings_app.command("verify")
+def ratings_verify(
+    board: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--board", help="A rating board to check; repeat for several (default: every one)."
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Most differing states to print per board.")] = 20,
+) -> None:
+    """Recompute the ratings of every rating board from its stored matches, in the order
+    they were rated, and compare them with the stored ratings to the last digit; exit 1 if
+    any differ. Reads only: safe while servers run (a match rated meanwhile can show as a
+    difference; run it again)."""
+    from rankline import rerate
+    from rankline.store import migrate as migrations
+    from rankline.store.sql import SqlStore
+
+    settings = Settings()
+    _setup_logging("warning")
+
+    async def run() -> list[rerate.VerifyReport]:
+        store = SqlStore(settings.database)
+        try:
+            await store.start()
+            await migrations.ensure_current(store.engine, upgrade_if_behind=False)
+            return await rerate.verify_boards(store, board)
+        finally:
+            await store.close()
+
+    reports = _run_on_stores(settings, run())
+    if not reports:
+        console.print("no rating boards")
+    for report in reports:
+        verdict = "identical" if report.identical else f"{len(report.differing)} differ"
+        console.print(
+            f"{report.board}: {report.matches:,} matches, {report.states:,} rating states: "
+            f"{verdict}"
+        )
+        for window, period, player in report.differing[:limit]:
+            console.print(f"  differs: {window} {period} {player}")
+    if any(not r.identical for r in reports):
+        raise typer.Exit(1)
+
+
 @app.command()
 def replay(
     board: Annotated[

@@ -77,6 +77,9 @@ _EXPIRE_SECONDS = 60.0
 """How often the applier discards its partitions' expired records (the SQL log's only)."""
 _POLL_SECONDS = 0.02
 """How often ``settled`` looks at a committed position another process moves."""
+_OWNED_POLL_SECONDS = 0.25
+"""How often it looks at one this process's applier moves (and wakes it for each step):
+only in case the partition passed to another process meanwhile."""
 
 
 class Payload(msgspec.Struct, array_like=True, frozen=True):
@@ -224,7 +227,8 @@ class AsyncIngest:
                 raise InvalidInput.at(["query", "after"], "not a token of this service")
             moved = False  # woken by this process's applier: it moved the position itself
             while self._applied.get(partition, 0) < position:
-                if not (moved and self._owns(partition)):
+                owned = self._owns(partition)
+                if not (moved and owned):
                     committed = await self._log.committed(partition)
                     if committed > self._applied.get(partition, 0):
                         self._applied[partition] = committed
@@ -234,9 +238,12 @@ class AsyncIngest:
                     raise Unavailable(
                         "the submissions of that token are not applied yet; retry shortly"
                     )
+                # This process's applier wakes the wait when it moves the partition on;
+                # another process's is looked at every _POLL_SECONDS.
+                poll = _OWNED_POLL_SECONDS if owned else _POLL_SECONDS
                 async with self._moved:
                     try:
-                        await asyncio.wait_for(self._moved.wait(), min(left, _POLL_SECONDS))
+                        await asyncio.wait_for(self._moved.wait(), min(left, poll))
                         moved = True
                     except TimeoutError:
                         moved = False

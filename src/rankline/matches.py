@@ -29,7 +29,14 @@ from rankline.gateway import IndexGateway
 from rankline.index.base import IndexReader
 from rankline.log.base import LogRecord
 from rankline.ordering import player_of
-from rankline.rated import MatchPayload, MatchPlayer, digest_of, match_record, parse_state
+from rankline.rated import (
+    Handoff,
+    MatchPayload,
+    MatchPlayer,
+    digest_of,
+    match_record,
+    parse_state,
+)
 from rankline.rating import RatingSystem, score_of, system_of
 from rankline.registry import Boards
 from rankline.store.ratings import RatingRow, RatingStore
@@ -171,8 +178,11 @@ class Matches:
         clock: Clock,
         *,
         clock_skew_seconds: float,
+        handoff: Handoff | None = None,
     ) -> None:
         self._boards = boards
+        self._handoff = handoff or Handoff()
+        """Where this process's applier leaves the ratings of the matches waited for."""
         self._log = log
         self._appends = _Appends(log)
         self._ratings = ratings
@@ -249,16 +259,29 @@ class Matches:
             elif key not in stored:
                 seen.setdefault(key, match.digest)
                 fresh.append(match)
+        handed: dict[tuple[str, str], tuple[str, list[RatingRow]]] = {}
         if fresh:
-            token = await self.accept(fresh)
-            await self._log.settled(token, SETTLE_SECONDS)
+            keys = [(m.board.id, m.payload.match_id) for m in fresh]
+            self._handoff.want(keys)
+            try:
+                token = await self.accept(fresh)
+                await self._log.settled(token, SETTLE_SECONDS)
+                handed = self._handoff.found(keys)
+            finally:
+                self._handoff.release(keys)
         rows: dict[tuple[str, str], list[RatingRow]] = {}
         digests: dict[tuple[str, str], str] = {}
+        for (board_id, match_id), (digest, match_rows) in handed.items():
+            rows[board_id, match_id] = match_rows
+            digests[board_id, match_id] = digest
         systems: dict[str, RatingSystem] = {}
         for board_id, ids in _by_board(matches).items():
             board = next(m.board for m in matches if m.board.id == board_id)
             assert board.spec.rating is not None
             systems[board_id] = system_of(board.spec.rating)
+            ids = [i for i in ids if (board_id, i) not in handed]
+            if not ids:
+                continue
             found = await self._ratings.results(board_id, board.primary_window, ids)
             for match_id, (digest, match_rows) in found.items():
                 rows[board_id, match_id] = match_rows

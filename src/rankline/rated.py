@@ -33,7 +33,7 @@ from rankline.log.base import LogRecord
 from rankline.ordering import encode
 from rankline.rating import RatingState, RatingSystem, score_of, system_of
 from rankline.store.ratings import RatingRow, RatingRows, StateKey, StoredMatch
-from rankline.store.sql import SqlStore
+from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import GLOBAL_SCOPE, Clock, IndexChange, LeaderboardId, Micros, PlayerId
 
 log = logging.getLogger("rankline.rated")
@@ -132,6 +132,30 @@ class _Step:
         return previous, new
 
 
+@dataclass(slots=True)
+class _Plan:
+    definition: str
+    """The board's definition (JSON text) the step was rated under."""
+    step: _Step | None
+
+
+def _by_board(items: Sequence[tuple[Board, MatchPayload]]) -> dict[str, list[MatchPayload]]:
+    by_board: dict[str, list[MatchPayload]] = {}
+    for board, match in items:
+        by_board.setdefault(board.id, []).append(match)
+    return by_board
+
+
+def _rating_board(definition: str | None) -> Board | None:
+    """The board a stored definition describes, when it takes matches now."""
+    if definition is None:
+        return None
+    board = Board(msgspec.json.decode(definition, type=BoardSpec))
+    if board.frozen or board.policy != "rating" or board.spec.rating is None:
+        return None
+    return board
+
+
 def rate_match(
     system: RatingSystem, states: Sequence[RatingState], match: MatchPayload
 ) -> list[RatingState]:
@@ -139,6 +163,54 @@ def rate_match(
     places = [p.place for p in match.results]
     teams = [p.team for p in match.results]
     return system.rate(states, places, teams, match.at)
+
+
+MatchKey = tuple[str, str]
+"""A match's board and ``match_id``."""
+
+
+class Handoff:
+    """What the applier rated, handed to the requests of this process that wait for it.
+
+    A request waiting for its matches to be rated registers them (``want``); once the step
+    that rated them has committed, the applier leaves each one's digest and rating changes on
+    the board's primary window here (``deliver``), so the request answers without reading
+    back what was just written. Only what is waited for is kept, until released; a match
+    rated elsewhere (another process, a step before a restart) is read from SQL as before.
+    """
+
+    def __init__(self) -> None:
+        self._wanted: dict[MatchKey, int] = {}
+        self._ready: dict[MatchKey, tuple[str, list[RatingRow]]] = {}
+
+    def want(self, keys: Sequence[MatchKey]) -> None:
+        for key in keys:
+            self._wanted[key] = self._wanted.get(key, 0) + 1
+
+    def release(self, keys: Sequence[MatchKey]) -> None:
+        for key in keys:
+            left = self._wanted.get(key, 0) - 1
+            if left > 0:
+                self._wanted[key] = left
+            else:
+                self._wanted.pop(key, None)
+                self._ready.pop(key, None)
+
+    def found(self, keys: Sequence[MatchKey]) -> dict[MatchKey, tuple[str, list[RatingRow]]]:
+        return {key: self._ready[key] for key in keys if key in self._ready}
+
+    def deliver(self, step: _Step) -> None:
+        board = step.board
+        wanted = [m for m in step.matches if (board.id, m.match_id) in self._wanted]
+        if not wanted:
+            return
+        rows: dict[str, list[RatingRow]] = {m.match_id: [] for m in wanted}
+        window = board.primary_window
+        for row in step.ratings:
+            if row.window == window and row.match_id in rows:
+                rows[row.match_id].append(row)
+        for m in wanted:
+            self._ready[board.id, m.match_id] = (m.digest, rows[m.match_id])
 
 
 class MatchApplier:
@@ -153,6 +225,7 @@ class MatchApplier:
         *,
         ready: Callable[[], bool],
         feed: Any = None,
+        handoff: Handoff | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -162,6 +235,7 @@ class MatchApplier:
         """Whether the index is built (the writer runs): the index must not take changes
         before it is."""
         self._feed = feed
+        self._handoff = handoff or Handoff()
         self._fanout = FanOut()
         self.applied = 0
 
@@ -175,40 +249,73 @@ class MatchApplier:
         async with self._lock:
             for attempt in range(_RETRIES):
                 try:
+                    planned = await self._plan(items)
+                    steps: list[_Step] = []
                     async with self._store.transaction() as tx:
-                        changes = await self._step(tx, items)
+                        changes = await self._step(tx, items, planned, steps)
                     break
                 except WriteConflict:
                     if attempt == _RETRIES - 1:
                         raise Unavailable("too many concurrent writers; retry") from None
                     await asyncio.sleep(0.005 * (attempt + 1))
+            for step in steps:
+                self._handoff.deliver(step)
             await self._index.apply(changes)
             if self._feed is not None and changes:
                 self._feed.publish({change.leaderboard for change in changes})
 
+    async def _plan(self, items: Sequence[tuple[Board, MatchPayload]]) -> dict[str, _Plan]:
+        """Each board's step, rated before the write transaction from what a read
+        connection shows, so that the transaction only writes: on SQLite it holds the
+        store's one writer, which the log's appends wait for. Nothing else changes a
+        board's ratings meanwhile: its partition's applier alone rates its matches, under
+        the commit lock. The transaction reads each board's definition again (share-locked)
+        and rates anew a board that changed since."""
+        by_board = _by_board(items)
+        now = self._clock.now()
+        planned: dict[str, _Plan] = {}
+        async with mapped_errors(), self._store.engine.connect() as conn:
+            rows = RatingRows(conn)
+            definitions = await rows.definitions(list(by_board))
+            for board_id, matches in by_board.items():
+                text = definitions.get(board_id)
+                board = _rating_board(text)
+                if text is not None and board is not None:
+                    planned[board_id] = _Plan(text, await self._rated(rows, board, matches, now))
+        return planned
+
     async def _step(
-        self, tx: Any, items: Sequence[tuple[Board, MatchPayload]]
+        self,
+        tx: Any,
+        items: Sequence[tuple[Board, MatchPayload]],
+        planned: dict[str, _Plan],
+        steps: list[_Step],
     ) -> list[IndexChange]:
+        """Write each board's step (in ``steps``); the index changes they make."""
         rows = RatingRows(tx.conn)
-        by_board: dict[str, list[MatchPayload]] = {}
-        for board, match in items:
-            by_board.setdefault(board.id, []).append(match)
+        by_board = _by_board(items)
         definitions = await tx.board_definitions(list(by_board))
         now = self._clock.now()
         changes: list[IndexChange] = []
         for board_id, matches in by_board.items():
             text = definitions.get(board_id)
-            if text is None:
-                continue  # deleted meanwhile: its matches go nowhere
-            board = Board(msgspec.json.decode(text, type=BoardSpec))
-            if board.frozen or board.policy != "rating" or board.spec.rating is None:
-                continue
-            changes += await self._board_step(tx, rows, board, matches, now)
+            board = _rating_board(text)
+            if board is None:
+                continue  # deleted or frozen meanwhile: its matches go nowhere
+            plan = planned.get(board_id)
+            if plan is not None and plan.definition == text:
+                step = plan.step
+            else:
+                step = await self._rated(rows, board, matches, now)
+            if step is not None:
+                changes += await self._write(tx, rows, step)
+                steps.append(step)
         return changes
 
-    async def _board_step(
-        self, tx: Any, rows: RatingRows, board: Board, matches: list[MatchPayload], now: Micros
-    ) -> list[IndexChange]:
+    async def _rated(
+        self, rows: RatingRows, board: Board, matches: list[MatchPayload], now: Micros
+    ) -> _Step | None:
+        """The board's step: its matches not stored yet, rated in order (None: none)."""
         assert board.spec.rating is not None
         system = system_of(board.spec.rating)
         existing = await rows.matches(board.id, [m.match_id for m in matches])
@@ -227,13 +334,13 @@ class MatchApplier:
                     if not target.closed and lb.scope == GLOBAL_SCOPE:
                         wanted.add((lb.window, lb.period, p.player))
         if not fresh:
-            return []
+            return None
         step = _Step(board, system, await rows.states(board.id, sorted(wanted)))
         seq = await rows.last_seq(board.id)
         for match, targets in fresh:
             if self._rate(step, match, targets, seq + 1):
                 seq += 1
-        return await self._write(tx, rows, step)
+        return step
 
     def _rate(self, step: _Step, match: MatchPayload, targets: list[list[Any]], seq: int) -> bool:
         """Rate one match into ``step``; False (and nothing changed) when it cannot be rated:
@@ -333,6 +440,7 @@ class MatchApplier:
 
 __all__ = [
     "MATCH_KEY",
+    "Handoff",
     "MatchApplier",
     "MatchPayload",
     "MatchPlayer",

@@ -4,7 +4,7 @@ The applier numbers each board's matches 1, 2, … as it rates them (``rankline.
 stores which periods each was rated on. ``recompute`` starts every player from the system's
 initial state and rates the matches again in that order with the same code; since the
 computation is deterministic floating point, the states it reaches are the stored ones to the
-last digit. ``verify`` compares them (``rankline ratings verify``).
+last digit. ``verify`` compares them (``rankline ratings verify``: ``verify_boards``).
 
     report = await verify(RatingStore(store), board)
     assert report.identical
@@ -12,15 +12,17 @@ last digit. ``verify`` compares them (``rankline ratings verify``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import msgspec
 
-from rankline.boards import Board
-from rankline.errors import InvalidInput
+from rankline.boards import Board, BoardSpec
+from rankline.errors import InvalidInput, NotFound
 from rankline.rated import MatchPayload, MatchPlayer, rate_match, state_text
 from rankline.rating import RatingState, system_of
 from rankline.store.ratings import RatingStore, StateKey
+from rankline.store.sql import SqlStore
 
 _results = msgspec.json.Decoder(list[MatchPlayer])
 
@@ -68,4 +70,24 @@ async def verify(ratings: RatingStore, board: Board) -> VerifyReport:
     return report
 
 
-__all__ = ["VerifyReport", "recompute", "verify"]
+async def verify_boards(
+    store: SqlStore, board_ids: Sequence[str] | None = None
+) -> list[VerifyReport]:
+    """``verify`` of every rating board in ``store`` (or of the boards named: ``NotFound``
+    names one that does not exist, ``InvalidInput`` one that is not a rating board)."""
+    boards = {}
+    for definition in await store.load_boards():
+        board = Board(msgspec.convert(definition, BoardSpec))
+        boards[board.id] = board
+    if board_ids:
+        missing = [b for b in board_ids if b not in boards]
+        if missing:
+            raise NotFound(f"no board {missing[0]!r} in the durable store")
+        chosen = [boards[b] for b in dict.fromkeys(board_ids)]
+    else:
+        chosen = [b for b in boards.values() if b.policy == "rating"]
+    ratings = RatingStore(store)
+    return [await verify(ratings, board) for board in sorted(chosen, key=lambda b: b.id)]
+
+
+__all__ = ["VerifyReport", "recompute", "verify", "verify_boards"]

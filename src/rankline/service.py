@@ -42,7 +42,7 @@ from rankline.log.factory import log_for
 from rankline.matches import Matches
 from rankline.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.players import Players
-from rankline.rated import MatchApplier
+from rankline.rated import Handoff, MatchApplier
 from rankline.reads import Reads
 from rankline.registry import BoardChanges, Boards
 from rankline.scores import Scores
@@ -156,8 +156,15 @@ class Rankline:
             max_queued=settings.write_queue_max,
         )
         self.dead_letters = DeadLetters(store)
+        handoff = Handoff()
         rater = MatchApplier(
-            store, gateway, clock, commit_lock, ready=lambda: writer.running, feed=self.feed
+            store,
+            gateway,
+            clock,
+            commit_lock,
+            ready=lambda: writer.running,
+            feed=self.feed,
+            handoff=handoff,
         )
         self.ingest = AsyncIngest(
             log_for(settings, store_engines=store.log_engines()),
@@ -178,6 +185,7 @@ class Rankline:
             gateway,
             clock,
             clock_skew_seconds=settings.clock_skew_seconds,
+            handoff=handoff,
         )
         """Match results on rating boards, and the ratings they give."""
         self.board_changes = BoardChanges(boards, store, index, commit_lock, clock)

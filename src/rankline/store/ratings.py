@@ -81,10 +81,19 @@ _RATING_COLUMNS = [
 
 
 class RatingRows:
-    """The applier's statements, in its transaction's connection."""
+    """The applier's statements, in its transaction's connection (or, for its reads ahead of
+    the transaction, a read connection)."""
 
     def __init__(self, conn: AsyncConnection) -> None:
         self._conn = conn
+
+    async def definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]:
+        """The stored definitions (JSON text) of these boards, unlocked."""
+        b = t.boards
+        rows = await self._conn.execute(
+            select(b.c.id, b.c.definition).where(b.c.id.in_(sorted(set(board_ids))))
+        )
+        return {r[0]: r[1] for r in rows}
 
     async def matches(self, board: BoardId, match_ids: Sequence[str]) -> dict[str, StoredMatch]:
         found: dict[str, StoredMatch] = {}
