@@ -62,7 +62,7 @@ log = logging.getLogger("rankline.ingest")
 
 SETTLE_SECONDS = 2.0
 """How long a read given ``after=`` waits for its token to be applied (then 503)."""
-_READ_LIMIT = 2000
+_READ_LIMIT = 5000
 """Records one step of the applier takes from a partition (one group commit)."""
 _IDLE_SECONDS = (0.02, 1.0)
 """How long the applier sleeps when no partition had anything new: from the first to the
