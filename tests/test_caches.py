@@ -15,7 +15,9 @@ import httpx
 
 from helpers_api import AUTH, open_app, open_client, put_board, submit, top, utc
 from rankline import ManualClock, Settings
+from rankline.cache import StampReads
 from rankline.service import Rankline
+from rankline.types import GLOBAL_SCOPE, LeaderboardId
 
 BOARD = "cached"
 
@@ -175,3 +177,51 @@ async def test_concurrent_readers_of_a_hot_player_share_index_reads(
         body = await one("around")
         assert body["player"]["rank"] == 1
         assert body["entries"][0]["player_id"] == "star"
+
+
+async def test_concurrent_top_stamp_reads_share_one_started_after_each_arrived(
+    client: httpx.AsyncClient,
+) -> None:
+    """``StampReads`` on the real index (every backend): the readers that arrive together
+    share one stamp read; those arriving while it is under way get the next one, which
+    sees a write into the top made meanwhile; a failed read fails its readers only."""
+    await put_board(client, BOARD, windows=["all_time"], policy="best")
+    for n in range(10):
+        await submit(client, BOARD, f"p{n}", 10 * n, match="a")
+    index = _service(client).index
+    leaderboard = LeaderboardId(BOARD, "all_time", "all", GLOBAL_SCOPE)
+    before, total = await index.top_stamp(leaderboard)
+    assert total == 10
+    real = index.top_stamp
+    started: list[float] = []
+    reading = asyncio.Event()
+    failing = False
+
+    async def slow(lb: LeaderboardId) -> tuple[int, int]:
+        started.append(time.monotonic())
+        reading.set()
+        if failing:
+            raise RuntimeError("the index failed")
+        found = await real(lb)
+        await asyncio.sleep(0.05)  # a read under way while more readers arrive
+        return found
+
+    index.top_stamp = slow  # type: ignore[method-assign]
+    reads = StampReads()
+    first = [asyncio.ensure_future(reads.read(index, leaderboard)) for _ in range(40)]
+    await reading.wait()
+    await submit(client, BOARD, "top", 1_000, match="a")  # into the top, acknowledged
+    second = [asyncio.ensure_future(reads.read(index, leaderboard)) for _ in range(40)]
+    firsts, seconds = await asyncio.gather(*first), await asyncio.gather(*second)
+    assert len(started) == 2, started  # 80 readers, two index reads
+    assert set(firsts) == {(before, 10)}
+    (after,) = set(seconds)
+    assert after[1] == 11 and after[0] != before  # the write shows to the later readers
+
+    failing = True
+    failed = await asyncio.gather(
+        *(reads.read(index, leaderboard) for _ in range(5)), return_exceptions=True
+    )
+    assert all(isinstance(f, RuntimeError) for f in failed), failed
+    failing = False
+    assert await reads.read(index, leaderboard) == after

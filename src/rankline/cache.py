@@ -60,17 +60,71 @@ class _Top:
         return stop <= len(self.entries) or len(self.entries) == self.total
 
 
+class StampReads:
+    """Concurrent reads of one leaderboard's top stamp share one index read that started
+    after each of them arrived.
+
+    A reader joins the read that starts next; while one is under way, the readers arriving
+    meanwhile wait for the one after it. So each reader gets a stamp read after it arrived
+    (never older than a write acknowledged before it asked), and under load one round trip
+    serves every top request that arrived during the last one: on a sharded leaderboard
+    that is a read of every shard. For a shared index (Redis); an in-process one answers
+    at once and gains nothing.
+    """
+
+    def __init__(self) -> None:
+        self._next: dict[tuple[IndexReader, LeaderboardId], asyncio.Future[tuple[int, int]]] = {}
+        self._reading: dict[tuple[IndexReader, LeaderboardId], asyncio.Task[None]] = {}
+
+    async def read(self, index: IndexReader, leaderboard: LeaderboardId) -> tuple[int, int]:
+        key = (index, leaderboard)
+        waiting = self._next.get(key)
+        if waiting is None:
+            waiting = self._next[key] = asyncio.get_running_loop().create_future()
+            waiting.add_done_callback(_retrieved)
+            if key not in self._reading:
+                self._reading[key] = asyncio.ensure_future(self._run(key))
+        return await asyncio.shield(waiting)
+
+    async def _run(self, key: tuple[IndexReader, LeaderboardId]) -> None:
+        index, leaderboard = key
+        try:
+            while (waiting := self._next.pop(key, None)) is not None:
+                try:
+                    found = await index.top_stamp(leaderboard)
+                except Exception as exc:
+                    waiting.set_exception(exc)
+                except BaseException:
+                    waiting.cancel()
+                    raise
+                else:
+                    waiting.set_result(found)
+        finally:
+            del self._reading[key]
+            left = self._next.pop(key, None)  # only when cancelled: nobody reads for them
+            if left is not None:
+                left.cancel()
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a failure seen: its readers may all have gone (cancelled) before it came."""
+    if not future.cancelled():
+        future.exception()
+
+
 class TopCache:
     """The first entries of each leaderboard as JSON bytes, valid while the top stamp holds.
 
     Display names are joined when the entries are encoded; entries older than ``names_ttl``
     seconds are re-encoded even under an unchanged stamp, so a renamed player shows within it.
+    With ``coalesce`` (a shared index), concurrent readers share stamp reads (``StampReads``).
     """
 
-    def __init__(self, names_ttl: float) -> None:
+    def __init__(self, names_ttl: float, *, coalesce: bool = False) -> None:
         self._names_ttl = names_ttl
         self._held: dict[LeaderboardId, _Top] = {}
         self._filling: dict[tuple[LeaderboardId, int], asyncio.Task[_Top]] = {}
+        self._stamps = StampReads() if coalesce else None
 
     def clear(self) -> None:
         self._held.clear()
@@ -91,7 +145,10 @@ class TopCache:
             total, keys = await index.page(leaderboard, offset, stop)
             entries = await render(keys, offset, total)
             return total, entries, _digest(entries)
-        stamp, total = await index.top_stamp(leaderboard)
+        if self._stamps is None:
+            stamp, total = await index.top_stamp(leaderboard)
+        else:
+            stamp, total = await self._stamps.read(index, leaderboard)
         held = self._held.get(leaderboard)
         if (
             held is None

@@ -190,7 +190,7 @@ class Rankline:
         """Match results on rating boards, and the ratings they give."""
         self.board_changes = BoardChanges(boards, store, index, commit_lock, clock)
         self.lifecycle = lifecycle = Lifecycle(store, clock, boards)
-        self.tops = tops = TopCache(NAME_TTL_SECONDS)
+        self.tops = tops = TopCache(NAME_TTL_SECONDS, coalesce=backend.shared)
         """The first entries of each leaderboard as JSON bytes (see ``rankline.cache``)."""
         self.hot = hot = HotReads(settings.hot_read_ttl_ms / 1000)
         """Single-flight for one player's reads, shared for a short TTL."""
