@@ -34,11 +34,12 @@ from typing import Any
 import msgspec
 from sqlalchemy import delete, func, insert, select, tuple_
 
-from rankline.boards import Board, BoardSpec, Target
-from rankline.errors import InvalidInput, NotFound
+from rankline.boards import Board, Target
+from rankline.errors import InvalidInput
 from rankline.fanout import FanOut
 from rankline.policies import Entry, combine
 from rankline.store import schema as t
+from rankline.store.definitions import stored_boards
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId, StandingRow
 
@@ -107,7 +108,7 @@ async def replay(
     """Rebuild the standings of the boards named (default: every board) from their score
     events. ``NotFound`` names a board that does not exist. Nothing else may write these
     boards meanwhile (stop the servers): the standings are emptied first."""
-    boards = await _boards(store, board_ids)
+    boards = await stored_boards(store, board_ids)
     report = ReplayReport()
     replayed: dict[BoardId, Board] = {}
     for board in boards.values():
@@ -160,19 +161,6 @@ async def replay(
     report.leaderboards = len(leaderboards)
     report.periods_added = await _add_periods(store, periods)
     return report
-
-
-async def _boards(store: SqlStore, board_ids: Sequence[BoardId] | None) -> dict[BoardId, Board]:
-    stored = {}
-    for definition in await store.load_boards():
-        board = Board(msgspec.convert(definition, BoardSpec))
-        stored[board.id] = board
-    if board_ids is None:
-        return stored
-    missing = [b for b in board_ids if b not in stored]
-    if missing:
-        raise NotFound(f"no board {missing[0]!r} in the durable store")
-    return {b: stored[b] for b in dict.fromkeys(board_ids)}
 
 
 def _scopes(text: str) -> dict[str, str]:

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from rankline.boards import Board, BoardSpec
-from rankline.errors import InvalidInput, NotFound
+from rankline.boards import Board
+from rankline.errors import InvalidInput
 from rankline.rated import MatchPayload, MatchPlayer, rate_match, state_text
 from rankline.rating import RatingState, system_of
+from rankline.store.definitions import stored_boards
 from rankline.store.ratings import RatingStore, StateKey
 from rankline.store.sql import SqlStore
 
@@ -75,17 +76,10 @@ async def verify_boards(
 ) -> list[VerifyReport]:
     """``verify`` of every rating board in ``store`` (or of the boards named: ``NotFound``
     names one that does not exist, ``InvalidInput`` one that is not a rating board)."""
-    boards = {}
-    for definition in await store.load_boards():
-        board = Board(msgspec.convert(definition, BoardSpec))
-        boards[board.id] = board
     if board_ids:
-        missing = [b for b in board_ids if b not in boards]
-        if missing:
-            raise NotFound(f"no board {missing[0]!r} in the durable store")
-        chosen = [boards[b] for b in dict.fromkeys(board_ids)]
+        chosen = list((await stored_boards(store, board_ids)).values())
     else:
-        chosen = [b for b in boards.values() if b.policy == "rating"]
+        chosen = [b for b in (await stored_boards(store)).values() if b.policy == "rating"]
     ratings = RatingStore(store)
     return [await verify(ratings, board) for board in sorted(chosen, key=lambda b: b.id)]
 
