@@ -135,3 +135,46 @@ async def test_dead_letters_are_listed_by_the_command(tmp_path: Any, clock: Manu
     assert done.returncode == 0, done.stderr
     assert "arena p1 m1: key reused:" in done.stdout
     assert "1 dead letter(s) in all" in done.stdout
+
+
+async def test_the_applier_gathers_the_appends_announced_to_it(
+    client: httpx.AsyncClient, app: Starlette
+) -> None:
+    """Requests that wait for their records to be applied announce their appends: a woken
+    applier takes them in one step rather than one each; an announced append that never
+    comes holds it back only briefly."""
+    await put_board(client, "arena")
+    ingest = app.state.service.ingest
+    await get_json(
+        client,
+        "/v1/boards/arena/top",
+        after=await _post_async(
+            client, "arena", {"player_id": "p0", "score": 1, "match_id": "warm"}
+        ),
+    )
+    gathered = []
+    for attempt in range(3):  # an applier looking at its partitions right then takes one alone
+        steps = ingest.steps
+        with ingest.coming():
+            first = await _post_async(
+                client,
+                "arena",
+                {"player_id": "p1", "score": 10 + attempt, "match_id": f"a{attempt}"},
+            )
+            await asyncio.sleep(0.01)
+            second = await _post_async(
+                client,
+                "arena",
+                {"player_id": "p2", "score": 20 + attempt, "match_id": f"b{attempt}"},
+            )
+        top = await get_json(client, "/v1/boards/arena/top", after=second)
+        await get_json(client, "/v1/boards/arena/top", after=first)
+        assert [e["score"] for e in top["entries"]][:2] == [20 + attempt, 10 + attempt]
+        gathered.append(ingest.steps - steps)
+    assert 1 in gathered, gathered
+    with ingest.coming():  # announced, never appended: the others still go through
+        token = await _post_async(
+            client, "arena", {"player_id": "p3", "score": 99, "match_id": "c"}
+        )
+        player = await get_json(client, "/v1/boards/arena/players/p3", after=token)
+    assert player["score"] == 99

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,6 +32,7 @@ from rankline.log.base import LogRecord
 from rankline.ordering import player_of
 from rankline.rated import (
     Handoff,
+    MatchKey,
     MatchPayload,
     MatchPlayer,
     digest_of,
@@ -113,6 +115,8 @@ class Log(Protocol):
     async def append(self, records: Sequence[LogRecord]) -> str: ...
 
     async def settled(self, token: str, seconds: float = ...) -> None: ...
+
+    def coming(self) -> AbstractContextManager[None]: ...
 
 
 class _Appends:
@@ -246,25 +250,32 @@ class Matches:
         """Take the matches durably, wait until they are rated, answer each."""
         answers: list[MatchOut | RanklineError | None] = [None] * len(matches)
         stored: dict[tuple[str, str], str] = {}
-        for board_id, ids in _by_board(matches).items():
-            for match_id, digest in (await self._ratings.digests(board_id, ids)).items():
-                stored[board_id, match_id] = digest
         fresh: list[Match] = []
-        seen: dict[tuple[str, str], str] = {}
-        for i, match in enumerate(matches):
-            key = (match.board.id, match.payload.match_id)
-            first = stored.get(key) or seen.get(key)
-            if first is not None and first != match.digest:
-                answers[i] = _reused(match)
-            elif key not in stored:
-                seen.setdefault(key, match.digest)
-                fresh.append(match)
+        keys: list[MatchKey] = []
+        with self._log.coming():  # the applier waits for this append when it is woken
+            for board_id, ids in _by_board(matches).items():
+                for match_id, digest in (await self._ratings.digests(board_id, ids)).items():
+                    stored[board_id, match_id] = digest
+            seen: dict[tuple[str, str], str] = {}
+            for i, match in enumerate(matches):
+                key = (match.board.id, match.payload.match_id)
+                first = stored.get(key) or seen.get(key)
+                if first is not None and first != match.digest:
+                    answers[i] = _reused(match)
+                elif key not in stored:
+                    seen.setdefault(key, match.digest)
+                    fresh.append(match)
+            if fresh:
+                keys = [(m.board.id, m.payload.match_id) for m in fresh]
+                self._handoff.want(keys)
+                try:
+                    token = await self.accept(fresh)
+                except BaseException:
+                    self._handoff.release(keys)
+                    raise
         handed: dict[tuple[str, str], tuple[str, list[RatingRow]]] = {}
         if fresh:
-            keys = [(m.board.id, m.payload.match_id) for m in fresh]
-            self._handoff.want(keys)
             try:
-                token = await self.accept(fresh)
                 await self._log.settled(token, SETTLE_SECONDS)
                 handed = self._handoff.found(keys)
             finally:
