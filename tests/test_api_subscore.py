@@ -225,6 +225,13 @@ async def test_submissions_carry_a_subscore_exactly_where_the_board_has_one(
     await submit(client, "plain", "p1", 5)
     assert "subscore" not in (await top(client, "plain"))["entries"][0]
     assert "subscore" not in await get_json(client, "/v1/boards/plain/players/p1")
+    # the player's history carries the subscore of each submission where the board has one
+    history = await get_json(client, "/v1/players/p1/history")
+    assert [(i["board"], i["score"], i.get("subscore")) for i in history["items"]] == [
+        ("plain", 5, None),
+        ("duel", 5, 2**63 - 1),
+    ]
+    assert "subscore" not in history["items"][0]
 
 
 async def test_policies_compare_score_and_subscore_as_one_value(

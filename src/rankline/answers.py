@@ -236,6 +236,8 @@ class HistoryItemOut(Answer, kw_only=True):
     at: Time
     received_at: Time
     applied: bool
+    subscore: int | None = None
+    """On a board with a subscore (left out on the others)."""
 
 
 class HistoryOut(Answer, kw_only=True):

@@ -199,6 +199,7 @@ class Players:
                     at=format_time(item.at),
                     received_at=format_time(item.received_at),
                     applied=item.applied,
+                    subscore=item.subscore,
                 )
                 for item in items
             ],

@@ -41,6 +41,8 @@ class HistoryItem:
     at: Micros
     received_at: Micros
     applied: bool
+    subscore: Score | None = None
+    """Given on boards with a subscore."""
 
 
 class PlayerStore:
@@ -172,7 +174,14 @@ class PlayerStore:
         e = t.score_events
         query = (
             select(
-                e.c.id, e.c.board_id, e.c.match_id, e.c.score, e.c.at, e.c.received_at, e.c.applied
+                e.c.id,
+                e.c.board_id,
+                e.c.match_id,
+                e.c.score,
+                e.c.at,
+                e.c.received_at,
+                e.c.applied,
+                e.c.subscore,
             )
             .where(e.c.player_id == player)
             .order_by(e.c.id.desc())
@@ -184,7 +193,7 @@ class PlayerStore:
             query = query.where(e.c.id < before)
         async with mapped_errors(), self._engine.connect() as conn:
             rows = await conn.execute(query)
-            return [HistoryItem(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
+            return [HistoryItem(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in rows]
 
     # --- friend lists --------------------------------------------------------------------
 
