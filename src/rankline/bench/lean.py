@@ -166,6 +166,10 @@ def main(argv: list[str] | None = None) -> None:
         log_level=args.log_level,
         app=app_from_env(),
         factory=True,
+        # each worker builds its players in one long stretch holding the GIL (the sort of N
+        # keys), during which it cannot answer the supervisor's health check: at 10M that
+        # takes longer than uvicorn's 5 s, and the worker would be killed and started anew
+        health_seconds=600,
     )
 
 

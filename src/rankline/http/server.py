@@ -60,10 +60,13 @@ def run(
     log_level: str,
     factory: bool = False,
     app: Any = None,
+    health_seconds: int = 5,
 ) -> None:
     """Serve ``target`` (``module:attribute``; with ``factory``, a function making the app)
     until stopped. ``app``: the app object itself, which uvicorn serves in this process
-    when there is one worker (granian always imports ``target`` in its workers)."""
+    when there is one worker (granian always imports ``target`` in its workers).
+    ``health_seconds``: how long uvicorn's supervisor lets a worker take to answer its
+    health check before it kills and restarts it (with more than one worker)."""
     if server == "granian":
         from granian import Granian
 
@@ -74,6 +77,12 @@ def run(
 
     options = uvicorn_options(host, port, log_level)
     if workers > 1 or app is None:
-        uvicorn.run(target, factory=factory, workers=workers, **options)
+        uvicorn.run(
+            target,
+            factory=factory,
+            workers=workers,
+            timeout_worker_healthcheck=health_seconds,
+            **options,
+        )
     else:
         uvicorn.run(app, **options)
