@@ -205,6 +205,18 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _run_measure(options: Callable[[], T], main: Callable[[T, Console], int]) -> None:
+    """Run a measuring command: its options (a ValueError is a usage error, exit 2), then
+    the command itself, whose exit code is the command's (1: a goal missed)."""
+    try:
+        made = options()
+    except ValueError as exc:
+        _fail(str(exc))
+    code = main(made, console)
+    if code:
+        raise typer.Exit(code)
+
+
 def _run_on_stores(settings: Settings, work: Coroutine[Any, Any, T]) -> T:
     """Run ``work``, which opens the stores the settings name. When a store cannot be
     reached (a database that does not exist, a refused connection, a schema not
@@ -936,8 +948,8 @@ def bench(
 
     from rankline.bench import run
 
-    try:
-        options = run.make_options(
+    _run_measure(
+        lambda: run.make_options(
             quick=quick,
             n=n,
             duration=duration,
@@ -953,12 +965,9 @@ def bench(
             command=shlex.join(["rankline", *sys.argv[1:]]),
             memory_only=memory_only,
             endpoints=endpoints,
-        )
-    except ValueError as exc:
-        _fail(str(exc))
-    code = run.main(options, console)
-    if code:
-        raise typer.Exit(code)
+        ),
+        run.main,
+    )
 
 
 _ScratchDatabase = Annotated[
@@ -994,8 +1003,8 @@ def soak(
     from rankline.bench import soak as soaking
     from rankline.bench import stack
 
-    try:
-        options = soaking.Options(
+    _run_measure(
+        lambda: soaking.Options(
             minutes=minutes,
             backends=stack.parse_backends(backends),
             rate=rate,
@@ -1004,12 +1013,9 @@ def soak(
             json_path=json_path,
             database_url=database_url,
             redis_url=redis_url,
-        )
-    except ValueError as exc:
-        _fail(str(exc))
-    code = soaking.main(options, console)
-    if code:
-        raise typer.Exit(code)
+        ),
+        soaking.main,
+    )
 
 
 @app.command("check-history")
@@ -1042,8 +1048,8 @@ def check_history(
     writes. Prints the violations per rule; exit 1 if any."""
     from rankline.bench import history_run, stack
 
-    try:
-        options = history_run.Options(
+    _run_measure(
+        lambda: history_run.Options(
             seconds=seconds,
             backends=stack.parse_backends(backends),
             writers=writers,
@@ -1052,12 +1058,9 @@ def check_history(
             json_path=json_path,
             database_url=database_url,
             redis_url=redis_url,
-        )
-    except ValueError as exc:
-        _fail(str(exc))
-    code = history_run.main(options, console)
-    if code:
-        raise typer.Exit(code)
+        ),
+        history_run.main,
+    )
 
 
 @app.command("settings")

@@ -395,12 +395,12 @@ def _check_params(params: EloParams | Glicko2Params | OpenSkillParams) -> None:
 
 def system_of(rating: dict[str, Any]) -> RatingSystem:
     """The system a (checked) board ``rating`` names."""
-    system = rating["system"]
-    if system == "elo":
-        return Elo(msgspec.convert(rating, EloParams))
-    if system == "glicko2":
-        return Glicko2(msgspec.convert(rating, Glicko2Params))
-    return OpenSkill(msgspec.convert(rating, OpenSkillParams))
+    params = msgspec.convert(rating, _PARAMS[rating["system"]])
+    if isinstance(params, EloParams):
+        return Elo(params)
+    if isinstance(params, Glicko2Params):
+        return Glicko2(params)
+    return OpenSkill(params)
 
 
 __all__ = [

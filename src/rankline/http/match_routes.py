@@ -17,6 +17,7 @@ from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
+from rankline.http.batch import answer_batch
 from rankline.http.body import decode_as, located, query_str, read_body
 from rankline.http.responses import json_response
 from rankline.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
@@ -94,34 +95,27 @@ async def post_match(request: Request) -> Response:
 
 
 async def post_match_batch(request: Request) -> Response:
-    scope = e.key_scope(request)
     data = await read_body(request, e.settings_of(request).max_body_bytes)
-    raw = decode_as(data, MatchBatchIn).matches
-    matches = _matches(request)
-    results: list[dict[str, Any]] = [{} for _ in raw]
-    ready: list[tuple[int, Match]] = []
-    for index, item_raw in enumerate(raw):
+    items: list[MatchBatchItemIn | RanklineError] = []
+    for raw in decode_as(data, MatchBatchIn).matches:
         try:
-            item = decode_as(bytes(item_raw), MatchBatchItemIn)
-            if scope is not None and not scope.allows(item.board):
-                raise scope.refuse(item.board)
-            ready.append((index, await _prepare(matches, item.board, item)))
+            items.append(decode_as(bytes(raw), MatchBatchItemIn))
         except RanklineError as exc:
-            results[index] = {"index": index, "error": _located(exc, index).problem()}
-    if e.respond_async(request):
-        token = await matches.accept([m for _, m in ready])
-        for index, _ in ready:
-            results[index] = {"index": index, "accepted": True}
-        for result in results:
-            result.setdefault("accepted", False)
-        return json_response({"accepted": len(ready), "token": token, "results": results}, 202)
-    outcomes = await matches.submit([m for _, m in ready]) if ready else []
-    for (index, _), outcome in zip(ready, outcomes, strict=True):
-        if isinstance(outcome, RanklineError):
-            results[index] = {"index": index, "error": outcome.problem()}
-        else:
-            results[index] = {"index": index, **msgspec.structs.asdict(outcome)}
-    return json_response({"results": results})
+            items.append(exc)
+    matches = _matches(request)
+
+    async def prepare(item: MatchBatchItemIn) -> Match:
+        return await _prepare(matches, item.board, item)
+
+    return await answer_batch(
+        request,
+        items,
+        board_of=lambda item: item.board,
+        prepare=prepare,
+        locate=_located,
+        accept=matches.accept,
+        submit=matches.submit,
+    )
 
 
 def _located(error: RanklineError, index: int) -> RanklineError:

@@ -4,9 +4,6 @@ answer; who may call it is declared in the table and checked before it runs."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -15,6 +12,7 @@ from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
+from rankline.http.batch import answer_batch
 from rankline.http.body import (
     batch_items,
     check_id,
@@ -96,36 +94,21 @@ async def post_score(request: Request) -> Response:
 
 
 async def post_batch(request: Request) -> Response:
-    scope = e.key_scope(request)
     items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
     service = e.service_of(request)
-    results: list[Any] = [None] * len(items)
-    ready: list[tuple[int, Submission]] = []
-    for index, item in enumerate(items):
-        try:
-            if isinstance(item, RanklineError):
-                raise item
-            if scope is not None and not scope.allows(item.board):
-                raise scope.refuse(item.board)
-            ready.append((index, await _prepare(service, item.board, item)))
-        except RanklineError as exc:
-            results[index] = {"index": index, "error": located(exc, index).problem()}
-    if e.respond_async(request):
-        token = await service.ingest.accept([sub for _, sub in ready])
-        for index, _ in ready:
-            results[index] = {"index": index, "accepted": True}
-        for item in results:
-            if "error" in item:
-                item["accepted"] = False
-        body = {"accepted": len(ready), "token": token, "results": results}
-        return json_response(body, 202)
-    outcomes = await service.scores.submit([sub for _, sub in ready]) if ready else []
-    for (index, _), outcome in zip(ready, outcomes, strict=True):
-        if isinstance(outcome, RanklineError):
-            results[index] = {"index": index, "error": outcome.problem()}
-        else:
-            results[index] = {"index": index, **msgspec.to_builtins(outcome)}
-    return json_response({"results": results})
+
+    async def prepare(item: s.BatchItemIn) -> Submission:
+        return await _prepare(service, item.board, item)
+
+    return await answer_batch(
+        request,
+        items,
+        board_of=lambda item: item.board,
+        prepare=prepare,
+        locate=located,
+        accept=service.ingest.accept,
+        submit=service.scores.submit,
+    )
 
 
 # --- reads ---------------------------------------------------------------------------

@@ -192,39 +192,8 @@ class _Transaction:
         if inserts:
             await self._conn.execute(insert(s), [_standing_row(*x) for x in inserts])
         if updates:
-            result = await self._conn.execute(
-                update(s)
-                .where(
-                    s.c.board_id == bindparam("k_board"),
-                    s.c.window == bindparam("k_window"),
-                    s.c.period == bindparam("k_period"),
-                    s.c.scope == bindparam("k_scope"),
-                    s.c.player_id == bindparam("k_player"),
-                    s.c.revision == bindparam("k_before"),
-                )
-                .values(
-                    score=bindparam("k_score"),
-                    achieved_at=bindparam("k_at"),
-                    revision=bindparam("k_revision"),
-                    subscore=bindparam("k_sub"),
-                ),
-                [
-                    {
-                        "k_board": lb.board,
-                        "k_window": lb.window,
-                        "k_period": lb.period,
-                        "k_scope": lb.scope,
-                        "k_player": player,
-                        "k_score": score,
-                        "k_at": at,
-                        "k_revision": revision,
-                        "k_before": revision - 1,
-                        "k_sub": subscore,
-                    }
-                    for lb, player, score, at, revision, subscore in updates
-                ],
-            )
-            if result.rowcount != len(updates):
+            changed = await self._update_standings(updates, checked=True)
+            if changed != len(updates):
                 raise WriteConflict("a concurrent writer changed the same standings")
 
     async def insert_standings(self, rows: Sequence[StandingRow]) -> None:
@@ -241,18 +210,26 @@ class _Transaction:
     async def set_standings(self, rows: Sequence[StandingRow]) -> None:
         """Overwrite stored standings with these, revisions included (``rankline replay``,
         over standings it wrote itself)."""
+        await self._update_standings(rows, checked=False)
+
+    async def _update_standings(self, rows: Sequence[StandingRow], *, checked: bool) -> int:
+        """Update stored standings to these rows; ``checked``: only where the stored revision
+        is the one before (a standing changed meanwhile is left as it is). The rows changed."""
         if not rows:
-            return
+            return 0
         s = t.standings
-        await self._conn.execute(
+        where = [
+            s.c.board_id == bindparam("k_board"),
+            s.c.window == bindparam("k_window"),
+            s.c.period == bindparam("k_period"),
+            s.c.scope == bindparam("k_scope"),
+            s.c.player_id == bindparam("k_player"),
+        ]
+        if checked:
+            where.append(s.c.revision == bindparam("k_before"))
+        result = await self._conn.execute(
             update(s)
-            .where(
-                s.c.board_id == bindparam("k_board"),
-                s.c.window == bindparam("k_window"),
-                s.c.period == bindparam("k_period"),
-                s.c.scope == bindparam("k_scope"),
-                s.c.player_id == bindparam("k_player"),
-            )
+            .where(*where)
             .values(
                 score=bindparam("k_score"),
                 achieved_at=bindparam("k_at"),
@@ -269,11 +246,13 @@ class _Transaction:
                     "k_score": score,
                     "k_at": at,
                     "k_revision": revision,
+                    **({"k_before": revision - 1} if checked else {}),
                     "k_sub": subscore,
                 }
                 for lb, player, score, at, revision, subscore in rows
             ],
         )
+        return int(result.rowcount)
 
     async def board_definitions(self, board_ids: Sequence[BoardId]) -> dict[BoardId, str]:
         """The stored definitions (JSON text) of these boards, read in this transaction and

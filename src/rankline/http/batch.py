@@ -1,0 +1,62 @@
+"""The shape every batch endpoint answers in: each item prepared on its own (its error is its
+own result, located under its index), then the prepared ones taken together, synchronously
+(200, each item's outcome) or, with ``Prefer: respond-async``, durably into the log (202 with
+a token)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from rankline.errors import RanklineError
+from rankline.http import endpoint as e
+from rankline.http.responses import json_response
+
+Item = TypeVar("Item")
+Prepared = TypeVar("Prepared")
+
+
+async def answer_batch(
+    request: Request,
+    items: Sequence[Item | RanklineError],
+    *,
+    board_of: Callable[[Item], str],
+    prepare: Callable[[Item], Awaitable[Prepared]],
+    locate: Callable[[RanklineError, int], RanklineError],
+    accept: Callable[[list[Prepared]], Awaitable[str]],
+    submit: Callable[[list[Prepared]], Awaitable[Sequence[Any]]],
+) -> Response:
+    """Answer a batch: ``items`` decoded (or the error of each that could not be),
+    ``prepare`` validates one, ``accept`` appends the prepared ones to the log (the token)
+    and ``submit`` takes them synchronously (an outcome, a struct or an error, each)."""
+    scope = e.key_scope(request)
+    results: list[dict[str, Any]] = [{} for _ in items]
+    ready: list[tuple[int, Prepared]] = []
+    for index, item in enumerate(items):
+        try:
+            if isinstance(item, RanklineError):
+                raise item
+            board = board_of(item)
+            if scope is not None and not scope.allows(board):
+                raise scope.refuse(board)
+            ready.append((index, await prepare(item)))
+        except RanklineError as exc:
+            results[index] = {"index": index, "error": locate(exc, index).problem()}
+    if e.respond_async(request):
+        token = await accept([prepared for _, prepared in ready])
+        for index, _ in ready:
+            results[index] = {"index": index, "accepted": True}
+        for result in results:
+            result.setdefault("accepted", False)
+        return json_response({"accepted": len(ready), "token": token, "results": results}, 202)
+    outcomes = await submit([prepared for _, prepared in ready]) if ready else []
+    for (index, _), outcome in zip(ready, outcomes, strict=True):
+        if isinstance(outcome, RanklineError):
+            results[index] = {"index": index, "error": outcome.problem()}
+        else:
+            results[index] = {"index": index, **msgspec.to_builtins(outcome)}
+    return json_response({"results": results})
