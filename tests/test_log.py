@@ -391,6 +391,39 @@ async def test_trim_discards_the_oldest_records(engine: Engine) -> None:
     assert await log.last_position(0) == positions[-1]
 
 
+async def test_the_sql_log_on_postgresql_keeps_its_table_statistics_fresh(
+    server_databases: dict[str, str],
+) -> None:
+    """Planned from the statistics of an empty table, the dedup lookup walks a whole
+    partition per append: the log analyses its table itself once it has grown."""
+    engine = create_async_engine(server_databases["postgresql"])
+
+    async def analysed() -> Any:
+        async with engine.connect() as conn:
+            row = await conn.exec_driver_sql(
+                "SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'rl_log'"
+            )
+            return row.scalar()
+
+    log = open_log("", server_databases["postgresql"], LogOptions(name="t" + uuid.uuid4().hex[:12]))
+    try:
+        await log.start()
+        before = await analysed()
+        await log.append(_records("board", 999))
+        await asyncio.sleep(0.5)
+        assert await analysed() == before  # not yet: fewer than the first thousand records
+        await log.append(_records("board", 2, prefix="x"))
+        await _until(lambda: _changed(analysed, before), 10, "the log table analysed", step=0.1)
+    finally:
+        await log.close()
+        await engine.dispose()
+
+
+async def _changed(read: Callable[[], Awaitable[Any]], before: Any) -> bool:
+    now = await read()
+    return now is not None and (before is None or now > before)
+
+
 async def test_expire_discards_only_applied_records_past_retention(engine: Engine) -> None:
     """The SQL log discards what was applied and is older than its retention (and dedup
     window); never a record after the committed position, however old. NATS and Kafka leave
