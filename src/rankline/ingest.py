@@ -175,10 +175,8 @@ class AsyncIngest:
         self._applied: dict[int, Position] = {}
         """The positions this process committed (or saw committed), per partition."""
         self._moved = asyncio.Condition()
-        self._coming = 0
-        """Requests of this process that will append soon (``coming``)."""
-        self._all_in = asyncio.Event()
-        self._all_in.set()
+        self._coming: set[asyncio.Future[None]] = set()
+        """The appends announced and not landed yet (``coming``), each done when it lands."""
         self.applied = 0
         self.steps = 0
         """Steps taken: runs of records applied together."""
@@ -228,18 +226,18 @@ class AsyncIngest:
     @contextlib.contextmanager
     def coming(self) -> Iterator[None]:
         """Announce an append on the way (a request that waits for its records to be
-        applied). A woken applier waits up to ``_GATHER_SECONDS`` for every announced append
-        to land before it takes a step, so that requests arriving together are applied in
-        one step: a step's cost is mostly fixed (its reads, its commit), and a request that
-        misses one waits for the whole of it before its own begins."""
-        self._coming += 1
-        self._all_in.clear()
+        applied). Before a step, the applier waits up to ``_GATHER_SECONDS`` for the appends
+        announced by then to land (not for those announced while it waits), so that requests
+        arriving together are applied in one step: a step's cost is mostly fixed (its reads,
+        its commit), and a request that misses one waits for the whole of it before its own
+        begins."""
+        landed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._coming.add(landed)
         try:
             yield
         finally:
-            self._coming -= 1
-            if not self._coming:
-                self._all_in.set()
+            self._coming.discard(landed)
+            landed.set_result(None)
 
     async def settled(self, token: str, seconds: float = SETTLE_SECONDS) -> None:
         """Return once every position ``token`` names is applied; ``Unavailable`` (503,
@@ -293,12 +291,11 @@ class AsyncIngest:
                     await consumer.claim()
                     claimed_at = loop.time()
                     looked_at = -1e9
+                if self._coming:
+                    await asyncio.wait(list(self._coming), timeout=_GATHER_SECONDS)
                 # cleared before looking, so that an append during the look wakes the wait
                 # below at once (cleared after it, that wake-up would be lost: the wait
                 # would run to its timeout, up to a second)
-                if self._coming:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._all_in.wait(), _GATHER_SECONDS)
                 self._wake.clear()
                 appended, self._appended = self._appended, set()
                 look = set(consumer.owned)
