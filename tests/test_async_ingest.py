@@ -8,11 +8,13 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 
 from helpers_api import AUTH, assert_problem, get_json, put_board, serve, submit
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings
+from rankline import ingest as ingest_module
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
 
@@ -138,11 +140,13 @@ async def test_dead_letters_are_listed_by_the_command(tmp_path: Any, clock: Manu
 
 
 async def test_the_applier_gathers_the_appends_announced_to_it(
-    client: httpx.AsyncClient, app: Starlette
+    client: httpx.AsyncClient, app: Starlette, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Requests that wait for their records to be applied announce their appends: a woken
     applier takes them in one step rather than one each; an announced append that never
     comes holds it back only briefly."""
+    # room enough for the second append on a loaded machine (50 ms in service)
+    monkeypatch.setattr(ingest_module, "_GATHER_SECONDS", 0.5)
     await put_board(client, "arena")
     ingest = app.state.service.ingest
     await get_json(

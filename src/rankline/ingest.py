@@ -176,7 +176,8 @@ class AsyncIngest:
         """The positions this process committed (or saw committed), per partition."""
         self._moved = asyncio.Condition()
         self._coming: set[asyncio.Future[None]] = set()
-        """The appends announced and not landed yet (``coming``), each done when it lands."""
+        """The appends announced and not waited for yet (``coming``), each done when it
+        lands."""
         self.applied = 0
         self.steps = 0
         """Steps taken: runs of records applied together."""
@@ -227,7 +228,9 @@ class AsyncIngest:
     def coming(self) -> Iterator[None]:
         """Announce an append on the way (a request that waits for its records to be
         applied). Before a step, the applier waits up to ``_GATHER_SECONDS`` for the appends
-        announced by then to land (not for those announced while it waits), so that requests
+        announced by then to land (not for those announced while it waits, and for each
+        announcement before one step only; not at all in a process that owns no
+        partition, whose appends another process applies), so that requests
         arriving together are applied in one step: a step's cost is mostly fixed (its reads,
         its commit), and a request that misses one waits for the whole of it before its own
         begins."""
@@ -291,8 +294,11 @@ class AsyncIngest:
                     await consumer.claim()
                     claimed_at = loop.time()
                     looked_at = -1e9
-                if self._coming:
-                    await asyncio.wait(list(self._coming), timeout=_GATHER_SECONDS)
+                if self._coming and consumer.owned:
+                    # each announcement holds back one step at most: one still on its way
+                    # after this wait is not waited for again
+                    pending, self._coming = self._coming, set()
+                    await asyncio.wait(pending, timeout=_GATHER_SECONDS)
                 # cleared before looking, so that an append during the look wakes the wait
                 # below at once (cleared after it, that wake-up would be lost: the wait
                 # would run to its timeout, up to a second)

@@ -252,6 +252,7 @@ class Matches:
         stored: dict[tuple[str, str], str] = {}
         fresh: list[Match] = []
         keys: list[MatchKey] = []
+        token = ""
         with self._log.coming():  # the applier waits for this append when it is woken
             for board_id, ids in _by_board(matches).items():
                 for match_id, digest in (await self._ratings.digests(board_id, ids)).items():
