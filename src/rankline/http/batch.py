@@ -6,7 +6,7 @@ a token)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 from starlette.requests import Request
@@ -16,7 +16,13 @@ from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http.responses import json_response
 
-Item = TypeVar("Item")
+
+class _Item(Protocol):
+    @property
+    def board(self) -> str: ...
+
+
+Item = TypeVar("Item", bound=_Item)
 Prepared = TypeVar("Prepared")
 
 
@@ -24,15 +30,15 @@ async def answer_batch(
     request: Request,
     items: Sequence[Item | RanklineError],
     *,
-    board_of: Callable[[Item], str],
-    prepare: Callable[[Item], Awaitable[Prepared]],
+    prepare: Callable[[str, Item], Awaitable[Prepared]],
     locate: Callable[[RanklineError, int], RanklineError],
     accept: Callable[[list[Prepared]], Awaitable[str]],
     submit: Callable[[list[Prepared]], Awaitable[Sequence[Any]]],
 ) -> Response:
     """Answer a batch: ``items`` decoded (or the error of each that could not be),
-    ``prepare`` validates one, ``accept`` appends the prepared ones to the log (the token)
-    and ``submit`` takes them synchronously (an outcome, a struct or an error, each)."""
+    ``prepare`` validates one (given its board), ``accept`` appends the prepared ones to
+    the log (the token) and ``submit`` takes them synchronously (an outcome, a struct or an
+    error, each)."""
     scope = e.key_scope(request)
     results: list[dict[str, Any]] = [{} for _ in items]
     ready: list[tuple[int, Prepared]] = []
@@ -40,10 +46,10 @@ async def answer_batch(
         try:
             if isinstance(item, RanklineError):
                 raise item
-            board = board_of(item)
+            board = item.board
             if scope is not None and not scope.allows(board):
                 raise scope.refuse(board)
-            ready.append((index, await prepare(item)))
+            ready.append((index, await prepare(board, item)))
         except RanklineError as exc:
             results[index] = {"index": index, "error": locate(exc, index).problem()}
     if e.respond_async(request):

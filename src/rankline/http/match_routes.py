@@ -103,15 +103,10 @@ async def post_match_batch(request: Request) -> Response:
         except RanklineError as exc:
             items.append(exc)
     matches = _matches(request)
-
-    async def prepare(item: MatchBatchItemIn) -> Match:
-        return await _prepare(matches, item.board, item)
-
     return await answer_batch(
         request,
         items,
-        board_of=lambda item: item.board,
-        prepare=prepare,
+        prepare=lambda board, item: _prepare(matches, board, item),
         locate=_located,
         accept=matches.accept,
         submit=matches.submit,

@@ -96,15 +96,10 @@ async def post_score(request: Request) -> Response:
 async def post_batch(request: Request) -> Response:
     items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
     service = e.service_of(request)
-
-    async def prepare(item: s.BatchItemIn) -> Submission:
-        return await _prepare(service, item.board, item)
-
     return await answer_batch(
         request,
         items,
-        board_of=lambda item: item.board,
-        prepare=prepare,
+        prepare=lambda board, item: _prepare(service, board, item),
         locate=located,
         accept=service.ingest.accept,
         submit=service.scores.submit,
