@@ -4,6 +4,9 @@ Starts ``rankline serve`` (one worker) on a free loopback port with a temporary 
 creates a fresh board, drives ``--events`` submissions from ``--clients`` concurrent httpx
 clients, checks every answer, and prints events/s. Every acknowledged submission is durable
 (the server answers after its transaction commits), so this is the durable ingest rate.
+With ``--respond-async`` the batches ask for 202 answers (taken into the log) and the probe
+then waits until every token is applied: the server CPU it prints covers the whole way from
+request to applied standings.
 
     .venv/bin/python scripts/ingest_probe.py                       # embedded: SQLite + memory
     .venv/bin/python scripts/ingest_probe.py --fresh-database \\
@@ -186,25 +189,47 @@ def _single_bodies(args: argparse.Namespace, board: str, run: str, first: int) -
 
 
 async def _drive(
-    client: httpx.AsyncClient, path: str, bodies: list[bytes], clients: int, batch: bool
+    client: httpx.AsyncClient,
+    path: str,
+    bodies: list[bytes],
+    clients: int,
+    batch: bool,
+    tokens: list[str] | None = None,
 ) -> tuple[float, int]:
-    """Send every body from ``clients`` concurrent loops; (seconds, failed items)."""
+    """Send every body from ``clients`` concurrent loops; (seconds, failed items). Given
+    ``tokens``, the requests ask for an asynchronous answer (202) and collect its tokens."""
     queue = list(reversed(bodies))
     failed = 0
+    expected = 200 if tokens is None else 202
+    headers = {} if tokens is None else {"prefer": "respond-async"}
 
     async def loop() -> None:
         nonlocal failed
         while queue:
             body = queue.pop()
-            response = await client.post(path, content=body)
-            if response.status_code != 200:
+            response = await client.post(path, content=body, headers=headers)
+            if response.status_code != expected:
                 raise SystemExit(f"{path} answered {response.status_code}: {response.text[:500]}")
+            answer = orjson.loads(response.content)
             if batch:
-                failed += sum(1 for r in orjson.loads(response.content)["results"] if "error" in r)
+                failed += sum(1 for r in answer["results"] if "error" in r)
+            if tokens is not None:
+                tokens.append(answer["token"])
 
     started = time.perf_counter()
     await asyncio.gather(*(loop() for _ in range(clients)))
     return time.perf_counter() - started, failed
+
+
+async def _settle(client: httpx.AsyncClient, board: str, tokens: list[str]) -> None:
+    """Wait until every token is applied: a read given ``after=`` answers 503 until then."""
+    for token in tokens:
+        while True:
+            response = await client.get(f"/v1/boards/{board}/top?limit=1&after={token}")
+            if response.status_code == 200:
+                break
+            if response.status_code != 503:
+                raise SystemExit(f"read after {token} answered {response.status_code}")
 
 
 @contextlib.contextmanager
@@ -253,13 +278,23 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
                 warm = argparse.Namespace(**{**vars(args), "events": args.warmup})
                 await _drive(client, path, make(warm, board, run, 10**9), args.clients, batch)
             bodies = make(args, board, run, 0)
+            tokens: list[str] | None = [] if args.respond_async else None
             with _sampled(args.profile, proc.pid):
                 cpu = servers.cpu_seconds(proc.pid)
-                seconds, failed = await _drive(client, path, bodies, args.clients, batch)
+                started = time.perf_counter()
+                seconds, failed = await _drive(client, path, bodies, args.clients, batch, tokens)
+                if tokens is not None:
+                    await _settle(client, board, tokens)
+                    applied = time.perf_counter() - started
                 cpu = servers.cpu_seconds(proc.pid) - cpu
             if failed:
                 raise SystemExit(f"{failed} submissions failed")
             rate = args.events / seconds
+            if tokens is not None:
+                print(
+                    f"respond-async: taken into the log at {rate:,.0f}/s, all applied after "
+                    f"{applied:.2f} s = {args.events / applied:,.0f}/s end to end"
+                )
             board_of = (
                 f"preloaded board of {args.players:,} players"
                 if args.preload
@@ -371,6 +406,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--mode", choices=("batch", "single", "both"), default="batch", help="both: --wrk only"
+    )
+    parser.add_argument(
+        "--respond-async",
+        action="store_true",
+        help="ask for 202 answers (Prefer: respond-async) and time until all are applied: "
+        "the server CPU is then from request to applied standings",
     )
     parser.add_argument("--events", type=int, default=50_000, help="submissions to time")
     parser.add_argument("--warmup", type=int, default=2_000, help="untimed submissions first")
