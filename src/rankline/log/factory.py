@@ -1,9 +1,14 @@
-"""The log engine a URL names: empty (the SQL store), ``nats://…`` or ``kafka://…``."""
+"""The log engine a URL names: empty (the SQL store), ``sqlite…://`` (a SQLite file of its
+own), ``nats://…`` or ``kafka://…``. A SQLite store keeps its log in a file of its own
+beside it by default (``embedded_log_url``)."""
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from urllib.parse import urlsplit
 
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.log.base import IngestLog, LogOptions
@@ -26,6 +31,7 @@ def open_log(
     options: LogOptions,
     *,
     store_engines: tuple[AsyncEngine, AsyncEngine] | None = None,
+    sqlite_synchronous: str = "FULL",
 ) -> IngestLog:
     """An unstarted log: on ``log_url``'s engine, or in the SQL store at ``database_url``
     when ``log_url`` is empty: there on ``store_engines`` (reads, writes) when given, the
@@ -38,6 +44,10 @@ def open_log(
             return SqlLog(reads, options, writes=writes)
         return SqlLog(database_url, options)
     scheme = urlsplit(log_url).scheme
+    if scheme.startswith("sqlite"):
+        from rankline.log.sql import SqlLog
+
+        return SqlLog(log_url, options, sqlite_synchronous=sqlite_synchronous, create_tables=True)
     if scheme in ("nats", "tls"):
         from rankline.log.nats import NatsLog
 
@@ -46,7 +56,10 @@ def open_log(
         from rankline.log.kafka import KafkaLog
 
         return KafkaLog(log_url, options)
-    raise ValueError(f"RANKLINE_LOG_URL: unknown scheme {scheme!r} (nats://… or kafka://…)")
+    raise ValueError(
+        f"RANKLINE_LOG_URL: unknown scheme {scheme!r} (sqlite+aiosqlite:///…, nats://… or "
+        "kafka://…)"
+    )
 
 
 def log_for(
@@ -57,8 +70,40 @@ def log_for(
 ) -> IngestLog:
     """The log the settings describe (``store_engines``: see ``open_log``)."""
     return open_log(
-        settings.log_url,
+        settings.log_url or embedded_log_url(settings.database),
         settings.database,
         options_from(settings, name),
         store_engines=store_engines,
+        sqlite_synchronous=settings.sqlite_synchronous,
     )
+
+
+def embedded_log_url(database_url: str) -> str | None:
+    """Where a store keeps its log when ``RANKLINE_LOG_URL`` is empty: a SQLite store in a
+    file of its own beside it (``rankline.db`` → ``rankline-log.db``), so that appends
+    never wait for the store's transactions (SQLite has one writer per file); any other
+    store in itself (None). A SQLite store that already holds log records (written by a
+    version that kept the log in the store) keeps it there."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    store = Path(url.database)
+    if _holds_log_records(store):
+        return None
+    own = store.with_name(f"{store.stem}-log{store.suffix or '.db'}")
+    return f"sqlite+aiosqlite:///{own.as_posix()}"
+
+
+def _holds_log_records(store: Path) -> bool:
+    if not store.exists():
+        return False
+    try:
+        conn = sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+    except sqlite3.Error:
+        return False
+    try:
+        return conn.execute("SELECT 1 FROM rl_log LIMIT 1").fetchone() is not None
+    except sqlite3.Error:  # no log table: a store from before the log, or not migrated yet
+        return False
+    finally:
+        conn.close()

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -79,9 +79,13 @@ class SqlLog:
         *,
         sqlite_synchronous: str = "FULL",
         writes: AsyncEngine | None = None,
+        create_tables: bool = False,
     ) -> None:
         self.options = options
         self._owns_engine = isinstance(database, str)
+        self._create_tables = create_tables
+        """A log in a SQLite file of its own creates its tables there when missing (a
+        store's come from its migrations)."""
         if isinstance(database, str):
             url = make_url(database)
             sqlite = url.get_backend_name() == "sqlite"
@@ -91,15 +95,21 @@ class SqlLog:
             self._engine = create_async_engine(database, **engine_options)
             if sqlite:
                 _configure_sqlite(self._engine, sqlite_synchronous)
+                if writes is None:  # one write connection: see ``_writes``
+                    writes = create_async_engine(database, pool_size=1, max_overflow=0)
+                    _configure_sqlite(writes, sqlite_synchronous)
         else:
             self._engine = database
         self._statistics = _Statistics(self._engine)
+        self._owns_writes = self._owns_engine and writes is not None
         self._writes = writes or self._engine
-        """Where the log's writes run: on an embedded store, the store's own write
-        connection. SQLite has one writer at a time, so a second connection would wait on
-        the file lock (sleeping in its busy handler) and, each time it wrote, make the
-        store's connection drop its page cache; on one connection writes take turns in
-        the event loop instead."""
+        """Where the log's writes run. SQLite has one writer at a time per file: a second
+        connection would wait on the file lock (sleeping in its busy handler), so on
+        SQLite every write of the log goes through one connection and writes take turns in
+        the event loop instead. A log kept in an embedded store uses the store's own write
+        connection (another one would also make the store's drop its page cache each time
+        it wrote); a log in a file of its own has one of its own, and its appends never
+        wait for the store's transactions."""
 
     @property
     def partitions(self) -> int:
@@ -123,6 +133,9 @@ class SqlLog:
         p = t.log_partitions
         name = self.options.name
         async with _mapped():
+            if self._create_tables:
+                async with self._writes.begin() as conn:
+                    await conn.run_sync(_create_log_tables)
             async with self._engine.connect() as conn:
                 found = await conn.execute(select(p.c.part).where(p.c.log_name == name))
                 missing = set(range(self.partitions)) - {r[0] for r in found}
@@ -150,6 +163,8 @@ class SqlLog:
 
     async def close(self) -> None:
         await self._statistics.close()
+        if self._owns_writes:
+            await self._writes.dispose()
         if self._owns_engine:
             await self._engine.dispose()
 
@@ -480,6 +495,10 @@ class SqlLogConsumer:
             )
             await conn.execute(delete(m).where(m.c.log_name == name, m.c.owner == self.owner))
         self._owned = frozenset()
+
+
+def _create_log_tables(conn: Connection) -> None:
+    t.metadata.create_all(conn, tables=[t.log_records, t.log_partitions, t.log_members])
 
 
 def _configure_sqlite(engine: AsyncEngine, synchronous: str) -> None:
