@@ -495,26 +495,67 @@ def test_the_settings_choose_the_engine(tmp_path: Path) -> None:
         log_for(base.model_copy(update={"log_url": "amqp://x"}))
 
 
-async def test_a_sqlite_store_holding_log_records_keeps_its_log(tmp_path: Path) -> None:
-    """A data dir whose store already holds log records (from a version that kept the log in
-    the store) keeps the log there, so that none of them is left behind unapplied; one
-    whose store holds none (or has no log table yet) gets the file of its own."""
+async def test_a_sqlite_store_keeps_its_log_in_itself_until_what_it_holds_is_applied(
+    tmp_path: Path,
+) -> None:
+    """A data dir whose store holds log records not applied yet (a version that kept the
+    log in the store wrote them) keeps the log there, so that none is left behind. Once they
+    are applied the log moves to its own file and numbers on from the store's positions (a
+    token issued before still means what it meant); from then on the file is the log."""
     from rankline.log.factory import log_for
 
-    settings = Settings(data_dir=tmp_path)
-    store = tmp_path / "rankline.db"
+    settings = Settings(data_dir=tmp_path, log_name="legacy")
+    store, own = tmp_path / "rankline.db", (tmp_path / "rankline-log.db").as_posix()
     await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")
-    assert log_for(settings).engine.url.database == (tmp_path / "rankline-log.db").as_posix()
     in_store = open_log("", settings.database, LogOptions(name="legacy"))
     await in_store.start()
+    partition = in_store.partition_of("b")
     try:
-        await in_store.append(_records("b", 3))
+        assert await in_store.append(_records("b", 3)) == [1, 2, 3]
+        assert log_for(settings).engine.url.database == store.as_posix()  # not applied yet
+        consumer = in_store.consumer("owner")
+        assert partition in await consumer.claim()
+        await consumer.commit(partition, 3)
     finally:
         await in_store.close()
-    kept = log_for(settings.model_copy(update={"log_name": "legacy"}))
-    assert kept.engine.url.database == store.as_posix()
-    await kept.start()
+    moved = log_for(settings)
+    assert moved.engine.url.database == own
+    await moved.start()
     try:
-        assert [p for p, _ in await kept.read(kept.partition_of("b"), 0, 10)] == [1, 2, 3]
+        assert await moved.committed(partition) == 3
+        assert await moved.append(_records("b", 1, prefix="n")) == [4]
     finally:
-        await kept.close()
+        await moved.close()
+    # records in the store again (a downgrade, say) do not take the log back from its file
+    again = open_log("", settings.database, LogOptions(name="legacy"))
+    await again.start()
+    try:
+        await again.append(_records("b", 2, prefix="o"))
+    finally:
+        await again.close()
+    assert log_for(settings).engine.url.database == own
+
+
+def test_a_sqlite_store_that_cannot_be_read_is_no_reason_to_move_the_log(tmp_path: Path) -> None:
+    from rankline.log.factory import log_for
+
+    (tmp_path / "rankline.db").write_bytes(b"not a database" * 100)
+    with pytest.raises(LogUnavailable, match="cannot read"):
+        log_for(Settings(data_dir=tmp_path))
+    with pytest.raises(ValueError, match="sqlite\\+aiosqlite"):
+        open_log(f"sqlite:///{(tmp_path / 'log.db').as_posix()}", "", LogOptions())
+
+
+async def test_a_log_file_of_a_newer_layout_is_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "log.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    log = open_log(f"sqlite+aiosqlite:///{path.as_posix()}", "", LogOptions())
+    try:
+        with pytest.raises(LogUnavailable, match="layout 99"):
+            await log.start()
+    finally:
+        await log.close()

@@ -121,10 +121,9 @@ class Log(Protocol):
 
 class _Appends:
     """Concurrent appends gathered into one: while an append is in flight, the records of
-    the requests that arrive meanwhile wait and go together in the next. On SQLite every
-    append takes the database's write lock; sixteen single matches appended one by one
-    queue sixteen times behind the applier's transactions (and SQLite's busy handler
-    sleeps), gathered they queue once."""
+    the requests that arrive meanwhile wait and go together in the next. Every append is a
+    transaction of the log's (on SQLite, its file's write lock and a sync): sixteen single
+    matches appended one by one cost sixteen, gathered they cost one."""
 
     def __init__(self, log: Log) -> None:
         self._log = log

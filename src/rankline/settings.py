@@ -38,7 +38,8 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(
         Path("rankline-data"),
-        description="Directory for the embedded SQLite database and the generated server key.",
+        description="Directory for the embedded SQLite database (rankline.db, and its "
+        "ingestion log rankline-log.db) and the generated server key.",
     )
     database_url: str | None = Field(
         None,
@@ -186,9 +187,10 @@ class Settings(BaseSettings):
 
     log_url: str | None = Field(
         None,
-        description="Where the ingestion log lives: empty keeps it beside a SQLite store, in "
-        "a file of its own (DATA_DIR/rankline-log.db), and in RANKLINE_DATABASE_URL's database "
-        "otherwise; sqlite+aiosqlite:///path/log.db names the SQLite file; nats://host:4222 uses "
+        description="Where the ingestion log lives: empty keeps it in a SQLite file of its own "
+        "beside a SQLite store (rankline-log.db beside DATA_DIR/rankline.db), and in the "
+        "database of a PostgreSQL or MariaDB store; sqlite+aiosqlite:///path/log.db names the "
+        "SQLite file; nats://host:4222 uses "
         "a NATS JetStream stream, kafka://host:9092 (several brokers: kafka://a:9092,b:9092) a "
         "Kafka or Redpanda topic.",
     )

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,9 @@ _ANALYZE_MAX = 1_000_000
 _CHUNK = 500
 
 
+_FILE_VERSION = 1
+"""The layout of a log in a SQLite file of its own (``PRAGMA user_version``)."""
+
 _EXPIRE_STEP = 5000
 """Records ``SqlLog.expire`` discards at most per call."""
 
@@ -69,8 +72,9 @@ async def _mapped() -> AsyncIterator[None]:
 
 
 class SqlLog:
-    """``IngestLog`` on a SQLAlchemy async URL or engine. The tables come from the store's
-    migrations (``rankline migrate``; revision 0004)."""
+    """``IngestLog`` on a SQLAlchemy async URL or engine. In a store, the tables come from
+    its migrations (``rankline migrate``; revision 0004); in a SQLite file of the log's own
+    (``create_tables``), the log creates them."""
 
     def __init__(
         self,
@@ -80,12 +84,17 @@ class SqlLog:
         sqlite_synchronous: str = "FULL",
         writes: AsyncEngine | None = None,
         create_tables: bool = False,
+        first_positions: Mapping[int, Position] | None = None,
     ) -> None:
         self.options = options
         self._owns_engine = isinstance(database, str)
         self._create_tables = create_tables
         """A log in a SQLite file of its own creates its tables there when missing (a
         store's come from its migrations)."""
+        self._first = dict(first_positions or {})
+        """The position a partition created here starts after (a log moved out of a
+        store numbers on from where it was, so that earlier tokens keep their meaning)."""
+        created_writes = False
         if isinstance(database, str):
             url = make_url(database)
             sqlite = url.get_backend_name() == "sqlite"
@@ -98,10 +107,11 @@ class SqlLog:
                 if writes is None:  # one write connection: see ``_writes``
                     writes = create_async_engine(database, pool_size=1, max_overflow=0)
                     _configure_sqlite(writes, sqlite_synchronous)
+                    created_writes = True
         else:
             self._engine = database
         self._statistics = _Statistics(self._engine)
-        self._owns_writes = self._owns_engine and writes is not None
+        self._owns_writes = created_writes
         self._writes = writes or self._engine
         """Where the log's writes run. SQLite has one writer at a time per file: a second
         connection would wait on the file lock (sleeping in its busy handler), so on
@@ -134,8 +144,7 @@ class SqlLog:
         name = self.options.name
         async with _mapped():
             if self._create_tables:
-                async with self._writes.begin() as conn:
-                    await conn.run_sync(_create_log_tables)
+                await self._ensure_tables()
             async with self._engine.connect() as conn:
                 found = await conn.execute(select(p.c.part).where(p.c.log_name == name))
                 missing = set(range(self.partitions)) - {r[0] for r in found}
@@ -146,8 +155,8 @@ class SqlLog:
                             insert(p).values(
                                 log_name=name,
                                 part=part,
-                                next_seq=1,
-                                committed=0,
+                                next_seq=self._first.get(part, 0) + 1,
+                                committed=self._first.get(part, 0),
                                 owner=None,
                                 lease_until=0,
                                 epoch=0,
@@ -160,6 +169,26 @@ class SqlLog:
                         )
                         if row.first() is None:
                             raise
+
+    async def _ensure_tables(self) -> None:
+        """Create the log's tables in its own file when missing, and refuse a file a newer
+        version laid out (its ``user_version``)."""
+        for attempt in (1, 2):
+            try:
+                async with self._writes.begin() as conn:
+                    version = (await conn.exec_driver_sql("PRAGMA user_version")).scalar_one()
+                    if version > _FILE_VERSION:
+                        raise LogUnavailable(
+                            f"the log file {self._engine.url.database} has layout {version}; "
+                            f"this version of rankline knows {_FILE_VERSION}"
+                        )
+                    await conn.run_sync(_create_log_tables)
+                    await conn.exec_driver_sql(f"PRAGMA user_version = {_FILE_VERSION}")
+                return
+            except SQLAlchemyError:
+                if attempt == 2:
+                    raise
+                # another process created them meanwhile: the second look finds them
 
     async def close(self) -> None:
         await self._statistics.close()
