@@ -1,17 +1,17 @@
-"""SIGKILL of the real server in the middle of an asynchronous burst and of synchronous
-writes on a ``sum`` board: after a restart, every acknowledged submission (202 or 200) is
-counted, exactly once. Embedded (one server, the log in SQLite), and in production: two
-servers on PostgreSQL + Redis with the log on NATS JetStream or on a Kafka-protocol broker,
-one of them killed while both take traffic.
+"""SIGKILL of the real server in the middle of an asynchronous burst and of synchronous writes on
+a ``sum`` board: after a restart, every acknowledged submission (202 or 200) is counted,
+exactly once. Embedded (one server, the log in a SQLite file of its own), and in production:
+two servers on PostgreSQL + Redis with the log on NATS JetStream or on a Kafka-protocol
+broker, one of them killed while both take traffic.
 
-``rankline serve`` (embedded: SQLite, the ingestion log in it) takes batches with
-``Prefer: respond-async`` from 4 connections and single synchronous scores from 8, and is
-killed mid-stream. After the restart, one more asynchronous submission to the board is
-waited for: every record of the board is in one partition, applied in order, so once it is
-applied everything taken before the kill is too. Then every attempted submission is sent
-again synchronously: ``duplicate: true`` means it was recorded before. Checked: every
-acknowledged one was recorded; each player's total is exactly the sum of the recorded ones
-(none counted twice); after the resubmission, exactly the sum of all attempted ones.
+``rankline serve`` (embedded: SQLite, the ingestion log in a file beside it) takes batches
+with ``Prefer: respond-async`` from 4 connections and single synchronous scores from 8, and is
+killed mid-stream. After the restart, one more asynchronous submission to the board is waited
+for: every record of the board is in one partition, applied in order, so once it is applied
+everything taken before the kill is too. Then every attempted submission is sent again
+synchronously: ``duplicate: true`` means it was recorded before. Checked: every acknowledged
+one was recorded; each player's total is exactly the sum of the recorded ones (none counted
+twice); after the resubmission, exactly the sum of all attempted ones.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import sqlite3
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -160,6 +161,35 @@ def _sums(subs: list[Sub]) -> dict[str, int]:
     return totals
 
 
+async def _enough_traffic(traffic: Traffic, seconds: float) -> None:
+    """Wait until the senders have 2,000 asynchronous and 50 synchronous submissions
+    acknowledged, or ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if traffic.acked_async >= 2000 and traffic.acked_sync >= 50:
+            return
+        await asyncio.sleep(0.02)
+
+
+async def _assert_counted_once(url: str, traffic: Traffic, label: str) -> None:
+    """After the restart: every acknowledged submission was recorded, each player's total is
+    the sum of the recorded ones, and after resubmitting every attempted one, of them all."""
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        await _settle_everything(client)
+        before = await _totals(client)
+        duplicate = await _recorded(client, traffic.attempted)
+        after = await _totals(client)
+    recorded = [s for s in traffic.attempted if duplicate[s]]
+    print(
+        f"{label}: attempted={len(traffic.attempted)} acked async={traffic.acked_async} "
+        f"sync={traffic.acked_sync} recorded={len(recorded)}"
+    )
+    lost = [s for s in traffic.acked if not duplicate[s]]
+    assert not lost, f"{len(lost)} acknowledged submissions lost, e.g. {lost[:3]}"
+    assert before == _sums(recorded)
+    assert after == _sums(traffic.attempted)
+
+
 async def test_acknowledged_async_and_sync_submissions_survive_sigkill_once(
     tmp_path: Path,
 ) -> None:
@@ -181,11 +211,7 @@ async def test_acknowledged_async_and_sync_submissions_survive_sigkill_once(
             asyncio.create_task(_sync_sender(first.url, n, traffic, random.Random(rng.random())))
             for n in range(8)
         ]
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if traffic.acked_async >= 2000 and traffic.acked_sync >= 50:
-                break
-            await asyncio.sleep(0.02)
+        await _enough_traffic(traffic, 30)
         traffic.killed = True
         first.kill9()
         await asyncio.wait_for(asyncio.gather(*tasks), 60)
@@ -193,20 +219,11 @@ async def test_acknowledged_async_and_sync_submissions_survive_sigkill_once(
 
         second.start()
         await asyncio.to_thread(second.wait_ready)
-        async with httpx.AsyncClient(base_url=second.url, timeout=60) as client:
-            await _settle_everything(client)
-            before = await _totals(client)
-            duplicate = await _recorded(client, traffic.attempted)
-            after = await _totals(client)
-        recorded = [s for s in traffic.attempted if duplicate[s]]
-        print(
-            f"attempted={len(traffic.attempted)} acked async={traffic.acked_async} "
-            f"sync={traffic.acked_sync} recorded={len(recorded)}"
-        )
-        lost = [s for s in traffic.acked if not duplicate[s]]
-        assert not lost, f"{len(lost)} acknowledged submissions lost, e.g. {lost[:3]}"
-        assert before == _sums(recorded)
-        assert after == _sums(traffic.attempted)
+        await _assert_counted_once(second.url, traffic, "embedded")
+        # the log in a file of its own, the default: the store holds none of its records
+        assert (data_dir / "rankline-log.db").exists()
+        with sqlite3.connect(data_dir / "rankline.db") as store:
+            assert store.execute("SELECT COUNT(*) FROM rl_log").fetchone() == (0,)
     finally:
         first.stop()
         second.stop()
@@ -278,11 +295,7 @@ async def test_one_worker_of_two_killed_mid_burst_loses_nothing_and_counts_once(
             assert response.status_code == 201, response.text
         tasks = await _start_traffic(doomed.url, 0, traffic, stop_doomed)
         tasks += await _start_traffic(survivor.url, 100, traffic, stop_survivor)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if traffic.acked_async >= 2000 and traffic.acked_sync >= 50:
-                break
-            await asyncio.sleep(0.02)
+        await _enough_traffic(traffic, 60)
         assert traffic.acked_async >= 2000 and traffic.acked_sync >= 50, traffic
         stop_doomed.killed = True
         doomed.kill9()
@@ -292,17 +305,4 @@ async def test_one_worker_of_two_killed_mid_burst_loses_nothing_and_counts_once(
 
         restarted.start()
         await asyncio.to_thread(restarted.wait_ready)
-        async with httpx.AsyncClient(base_url=survivor.url, timeout=60) as client:
-            await _settle_everything(client)
-            before = await _totals(client)
-            duplicate = await _recorded(client, traffic.attempted)
-            after = await _totals(client)
-        recorded = [s for s in traffic.attempted if duplicate[s]]
-        print(
-            f"{engine}: attempted={len(traffic.attempted)} acked async={traffic.acked_async} "
-            f"sync={traffic.acked_sync} recorded={len(recorded)}"
-        )
-        lost = [s for s in traffic.acked if not duplicate[s]]
-        assert not lost, f"{len(lost)} acknowledged submissions lost, e.g. {lost[:3]}"
-        assert before == _sums(recorded)
-        assert after == _sums(traffic.attempted)
+        await _assert_counted_once(survivor.url, traffic, engine)

@@ -182,3 +182,41 @@ async def test_the_applier_gathers_the_appends_announced_to_it(
         )
         player = await get_json(client, "/v1/boards/arena/players/p3", after=token)
     assert player["score"] == 99
+
+
+async def test_matches_posted_together_are_rated_in_one_step(
+    client: httpx.AsyncClient, app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two match requests sent at once are rated by one step of the applier (their appends
+    are gathered into one, or the applier waits for the second, announced as its request
+    entered), each answered with its own rating changes."""
+    monkeypatch.setattr(ingest_module, "_GATHER_SECONDS", 0.5)  # room on a loaded machine
+    await put_board(
+        client, "elo", policy="rating", rating={"system": "elo", "provisional_games": 0}
+    )
+    ingest = app.state.service.ingest
+
+    async def match(match_id: str, winner: str, loser: str) -> dict[str, Any]:
+        body = {
+            "match_id": match_id,
+            "results": [{"player_id": winner, "place": 1}, {"player_id": loser, "place": 2}],
+        }
+        response = await client.post("/v1/boards/elo/matches", json=body, headers=AUTH)
+        assert response.status_code == 200, response.text
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    await match("warm", "w0", "w1")
+    gathered = []
+    for attempt in range(3):  # an applier looking at its partitions right then takes one alone
+        steps = ingest.steps
+        first, second = await asyncio.gather(
+            match(f"a{attempt}", f"p{attempt}", f"q{attempt}"),
+            match(f"b{attempt}", f"r{attempt}", f"s{attempt}"),
+        )
+        gathered.append(ingest.steps - steps)
+        for answer, winner in ((first, f"p{attempt}"), (second, f"r{attempt}")):
+            rated = {r["player_id"]: r for r in answer["results"]}
+            assert rated[winner]["rating"]["rating"] > rated[winner]["previous"]["rating"]
+            assert rated[winner]["rating"]["games"] == 1
+    assert 1 in gathered, gathered
