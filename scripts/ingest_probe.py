@@ -222,9 +222,13 @@ async def _drive(
 
 
 async def _settle(client: httpx.AsyncClient, board: str, tokens: list[str]) -> None:
-    """Wait until every token is applied: a read given ``after=`` answers 503 until then."""
+    """Wait until every token is applied: a read given ``after=`` answers 503 until then
+    (for 10 minutes at the most)."""
+    deadline = time.monotonic() + 600
     for token in tokens:
         while True:
+            if time.monotonic() > deadline:
+                raise SystemExit("the submissions were not applied within 10 minutes")
             response = await client.get(f"/v1/boards/{board}/top?limit=1&after={token}")
             if response.status_code == 200:
                 break
@@ -279,6 +283,7 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
                 await _drive(client, path, make(warm, board, run, 10**9), args.clients, batch)
             bodies = make(args, board, run, 0)
             tokens: list[str] | None = [] if args.respond_async else None
+            applied = 0.0
             with _sampled(args.profile, proc.pid):
                 cpu = servers.cpu_seconds(proc.pid)
                 started = time.perf_counter()
@@ -356,6 +361,8 @@ def _wrk_run(args: argparse.Namespace, base: str) -> None:
 
 def main(args: argparse.Namespace) -> None:
     global _random
+    if args.respond_async and (args.wrk or args.mode != "batch"):
+        raise SystemExit("--respond-async times batches from Python clients: not with --wrk")
     if args.database_url:
         asyncio.run(_ensure_database(args.database_url, args.fresh_database))
     with tempfile.TemporaryDirectory(prefix="rankline-probe-") as tmp:
