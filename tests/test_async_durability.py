@@ -222,7 +222,7 @@ async def test_acknowledged_async_and_sync_submissions_survive_sigkill_once(
         await _assert_counted_once(second.url, traffic, "embedded")
         # the log in a file of its own, the default: the store holds none of its records
         assert (data_dir / "rankline-log.db").exists()
-        with sqlite3.connect(data_dir / "rankline.db") as store:
+        with contextlib.closing(sqlite3.connect(data_dir / "rankline.db")) as store:
             assert store.execute("SELECT COUNT(*) FROM rl_log").fetchone() == (0,)
     finally:
         first.stop()

@@ -3,7 +3,9 @@ used, and help texts that read as written."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sqlite3
 import subprocess
 import uuid
 from itertools import pairwise
@@ -60,6 +62,25 @@ def test_an_embedded_store_that_cannot_be_created_is_one_line(tmp_path: Path, co
     env["RANKLINE_PORT"] = str(free_port())
     line = _one_line_error(run_cli(command, env=env), "Not a directory", "File exists")
     assert "durable store" in line
+
+
+def test_a_store_whose_log_records_would_be_left_unapplied_is_one_line(tmp_path: Path) -> None:
+    """The embedded log lives in rankline-log.db; a store that holds unapplied records of
+    its own log beside that file (a downgrade and upgrade, say) stops ``serve`` before it
+    starts, in one line: those records would never be applied."""
+    env = cli_env(tmp_path / "data")
+    env["RANKLINE_PORT"] = str(free_port())
+    assert run_cli("migrate", env=env).returncode == 0
+    store = sqlite3.connect(tmp_path / "data" / "rankline.db")
+    with contextlib.closing(store):
+        store.execute(
+            "INSERT INTO rl_log_partitions (log_name, part, next_seq, committed, owner, "
+            "lease_until, epoch) VALUES ('rankline', 0, 4, 1, NULL, 0, 0)"
+        )
+        store.commit()
+    sqlite3.connect(tmp_path / "data" / "rankline-log.db").close()
+    line = _one_line_error(run_cli("serve", env=env), "would never be applied")
+    assert "2 record(s)" in line
 
 
 @pytest.mark.parametrize("command", ["rebuild", "verify"])

@@ -9,6 +9,7 @@ see each other's records.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -501,39 +502,53 @@ async def test_a_sqlite_store_keeps_its_log_in_itself_until_what_it_holds_is_app
     """A data dir whose store holds log records not applied yet (a version that kept the
     log in the store wrote them) keeps the log there, so that none is left behind. Once they
     are applied the log moves to its own file and numbers on from the store's positions (a
-    token issued before still means what it meant); from then on the file is the log."""
+    token issued before still means what it meant), also when a start stopped after making
+    the file. From then on the file is the log, and unapplied records in the store stop the
+    start. Only the records of the log's own name count."""
+    import sqlite3
+
     from rankline.log.factory import log_for
 
     settings = Settings(data_dir=tmp_path, log_name="legacy")
-    store, own = tmp_path / "rankline.db", (tmp_path / "rankline-log.db").as_posix()
+    store, own = tmp_path / "rankline.db", tmp_path / "rankline-log.db"
     await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")
-    in_store = open_log("", settings.database, LogOptions(name="legacy"))
-    await in_store.start()
-    partition = in_store.partition_of("b")
+
+    async def in_store(name: str, records: list[LogRecord]) -> None:
+        kept = open_log("", settings.database, LogOptions(name=name))
+        await kept.start()
+        try:
+            await kept.append(records)
+        finally:
+            await kept.close()
+
+    await in_store("other", _records("b", 2, prefix="x"))  # another log's: no hold
+    in_store_log = open_log("", settings.database, LogOptions(name="legacy"))
+    await in_store_log.start()
+    partition = in_store_log.partition_of("b")
     try:
-        assert await in_store.append(_records("b", 3)) == [1, 2, 3]
+        assert await in_store_log.append(_records("b", 3)) == [1, 2, 3]
         assert log_for(settings).engine.url.database == store.as_posix()  # not applied yet
-        consumer = in_store.consumer("owner")
+        consumer = in_store_log.consumer("owner")
         assert partition in await consumer.claim()
         await consumer.commit(partition, 3)
     finally:
-        await in_store.close()
+        await in_store_log.close()
+    sqlite3.connect(own).close()  # a start that stopped once the file was made
     moved = log_for(settings)
-    assert moved.engine.url.database == own
+    assert moved.engine.url.database == own.as_posix()
     await moved.start()
     try:
         assert await moved.committed(partition) == 3
         assert await moved.append(_records("b", 1, prefix="n")) == [4]
     finally:
         await moved.close()
-    # records in the store again (a downgrade, say) do not take the log back from its file
-    again = open_log("", settings.database, LogOptions(name="legacy"))
-    await again.start()
-    try:
-        await again.append(_records("b", 2, prefix="o"))
-    finally:
-        await again.close()
-    assert log_for(settings).engine.url.database == own
+    with contextlib.closing(sqlite3.connect(own)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (1,)
+    # records in the store again (a downgrade, say): the file keeps the log, and the start
+    # stops rather than leave them unapplied
+    await in_store("legacy", _records("b", 2, prefix="o"))
+    with pytest.raises(LogUnavailable, match="would never be applied"):
+        log_for(settings)
 
 
 def test_a_sqlite_store_that_cannot_be_read_is_no_reason_to_move_the_log(tmp_path: Path) -> None:
@@ -544,6 +559,9 @@ def test_a_sqlite_store_that_cannot_be_read_is_no_reason_to_move_the_log(tmp_pat
         log_for(Settings(data_dir=tmp_path))
     with pytest.raises(ValueError, match="sqlite\\+aiosqlite"):
         open_log(f"sqlite:///{(tmp_path / 'log.db').as_posix()}", "", LogOptions())
+    store = f"sqlite+aiosqlite:///{(tmp_path / 'rankline.db').as_posix()}"
+    with pytest.raises(ValueError, match="must not be the store's"):
+        open_log(store, store, LogOptions())
 
 
 async def test_a_log_file_of_a_newer_layout_is_refused(tmp_path: Path) -> None:

@@ -175,8 +175,9 @@ def serve(
 
 
 async def _check_store(settings: Settings) -> None:
-    """The durable store can be opened, and a server database is migrated (the embedded
-    SQLite migrates itself when the server starts)."""
+    """The durable store can be opened, a server database is migrated (the embedded
+    SQLite migrates itself when the server starts), and a SQLite store's log can be
+    placed (``embedded_log``)."""
     from rankline.store.sql import SqlStore
 
     store = SqlStore(settings.database)
@@ -186,6 +187,10 @@ async def _check_store(settings: Settings) -> None:
             await _require_current_schema(store.engine, settings)
     finally:
         await store.close()
+    if not settings.log_url:  # where a SQLite store's log lives can stop the start too
+        from rankline.log.factory import embedded_log
+
+        embedded_log(settings.database, settings.log_name)
 
 
 async def _require_current_schema(engine: AsyncEngine, settings: Settings) -> None:

@@ -4,6 +4,7 @@ beside it by default (``embedded_log``)."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,6 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from rankline.errors import LogUnavailable
 from rankline.log.base import IngestLog, LogOptions, Position
 from rankline.settings import Settings
+
+log = logging.getLogger("rankline.log")
 
 
 def options_from(settings: Settings, name: str | None = None) -> LogOptions:
@@ -52,6 +55,9 @@ def open_log(
     if scheme == "sqlite+aiosqlite":
         from rankline.log.sql import SqlLog
 
+        if _same_file(log_url, database_url):
+            raise ValueError("RANKLINE_LOG_URL: the log's SQLite file must not be the store's")
+
         return SqlLog(
             log_url,
             options,
@@ -75,6 +81,13 @@ def open_log(
     )
 
 
+def _same_file(log_url: str, database_url: str) -> bool:
+    store = make_url(database_url) if database_url else None
+    if store is None or store.get_backend_name() != "sqlite" or not store.database:
+        return False
+    return Path(make_url(log_url).database or "").resolve() == Path(store.database).resolve()
+
+
 def log_for(
     settings: Settings,
     name: str | None = None,
@@ -83,12 +96,8 @@ def log_for(
 ) -> IngestLog:
     """The log the settings describe (``store_engines``: see ``open_log``)."""
     options = options_from(settings, name)
-    log_url, first_positions = settings.log_url, None
-    if not log_url:
-        beside = embedded_log(settings.database)
-        if beside is not None:
-            log_url, heads = beside
-            first_positions = {part: at for (log, part), at in heads.items() if log == options.name}
+    beside = None if settings.log_url else embedded_log(settings.database, options.name)
+    log_url, first_positions = beside if beside is not None else (settings.log_url, None)
     return open_log(
         log_url,
         settings.database,
@@ -99,36 +108,49 @@ def log_for(
     )
 
 
-def embedded_log(database_url: str) -> tuple[str, dict[tuple[str, int], Position]] | None:
+def embedded_log(database_url: str, log_name: str) -> tuple[str, dict[int, Position]] | None:
     """Where a store keeps its log when ``RANKLINE_LOG_URL`` is empty: a SQLite store in a
     file of its own beside it (``rankline.db`` → ``rankline-log.db``), so that appends do
     not queue behind the store's transactions (SQLite has one writer per file); any other
-    store in itself (None). Given with the file's URL: the last position of each (log,
-    partition) the store's own log reached, to number on from.
+    store in itself (None). Given with the file's URL: the last position of each partition
+    the store's own log reached, which a partition created in the file numbers on from.
 
     A store that kept its log in itself (an earlier version did) keeps it there while any
-    of its records is not applied yet, so that none is left behind; once the file exists,
-    it is the log."""
+    of its records is not applied yet, so that none is left behind. Once the file exists
+    it is the log, and unapplied records in the store then stop the start: they would
+    never be applied."""
     url = make_url(database_url)
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None
     store = Path(url.database)
     own = store.with_name(f"{store.stem}-log{store.suffix or '.db'}")
     beside = url.set(drivername="sqlite+aiosqlite", database=str(own))
-    if own.exists():
-        return beside.render_as_string(hide_password=False), {}
-    state = _store_log(store)
-    if state is not None and state[0]:
+    unapplied, heads = _store_log(store, log_name)
+    if unapplied and own.exists():
+        raise LogUnavailable(
+            f"{store} holds {unapplied} record(s) of the ingestion log {log_name!r} that are "
+            f"not applied, but the log is {own} now: they would never be applied. If {own} "
+            "holds nothing unapplied (a log moved back and forth), set it aside and start "
+            "again: the store's records are applied first, and a later start moves the log"
+        )
+    if unapplied:
+        log.warning(
+            "%s holds %d unapplied record(s) of the ingestion log: the log stays in the "
+            "store until a start finds them all applied, then moves to %s",
+            store,
+            unapplied,
+            own,
+        )
         return None
-    return beside.render_as_string(hide_password=False), {} if state is None else state[1]
+    return beside.render_as_string(hide_password=False), heads
 
 
-def _store_log(store: Path) -> tuple[bool, dict[tuple[str, int], Position]] | None:
-    """Of the ingestion log kept in a SQLite store: whether any record is not applied yet,
-    and each partition's last position; None when the store has no log tables. A store that
-    cannot be read is an error here, not a no: its records would be left unapplied."""
+def _store_log(store: Path, log_name: str) -> tuple[int, dict[int, Position]]:
+    """Of the ingestion log ``log_name`` kept in a SQLite store: how many of its records are
+    not applied yet, and each partition's last position (none without log tables). A store
+    that cannot be read is an error here, not a no: its records would be left unapplied."""
     if not store.exists():
-        return None
+        return 0, {}
     try:
         conn = sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
         try:
@@ -136,9 +158,10 @@ def _store_log(store: Path) -> tuple[bool, dict[tuple[str, int], Position]] | No
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rl_log_partitions'"
             ).fetchone()
             if found is None:  # a store from before the log, or not migrated yet
-                return None
+                return 0, {}
             rows = conn.execute(
-                "SELECT log_name, part, next_seq - 1, committed FROM rl_log_partitions"
+                "SELECT part, next_seq - 1, committed FROM rl_log_partitions WHERE log_name = ?",
+                (log_name,),
             ).fetchall()
         finally:
             conn.close()
@@ -146,5 +169,5 @@ def _store_log(store: Path) -> tuple[bool, dict[tuple[str, int], Position]] | No
         raise LogUnavailable(
             f"cannot read {store} to tell whether it holds ingestion log records: {exc}"
         ) from exc
-    unapplied = any(last > committed for _, _, last, committed in rows)
-    return unapplied, {(log, part): int(last) for log, part, last, _ in rows}
+    unapplied = sum(max(0, int(last) - int(committed)) for _, last, committed in rows)
+    return unapplied, {int(part): int(last) for part, last, _ in rows}

@@ -118,8 +118,8 @@ class SqlLog:
         SQLite every write of the log goes through one connection and writes take turns in
         the event loop instead. A log kept in an embedded store uses the store's own write
         connection (another one would also make the store's drop its page cache each time
-        it wrote); a log in a file of its own has one of its own, and its appends never
-        wait for the store's transactions."""
+        it wrote); a log in a file of its own has one of its own, so that its appends do
+        not queue behind the store's transactions."""
 
     @property
     def partitions(self) -> int:
@@ -173,7 +173,7 @@ class SqlLog:
     async def _ensure_tables(self) -> None:
         """Create the log's tables in its own file when missing, and refuse a file a newer
         version laid out (its ``user_version``)."""
-        for attempt in (1, 2):
+        for attempt in (1, 2, 3):
             try:
                 async with self._writes.begin() as conn:
                     version = (await conn.exec_driver_sql("PRAGMA user_version")).scalar_one()
@@ -186,7 +186,7 @@ class SqlLog:
                     await conn.exec_driver_sql(f"PRAGMA user_version = {_FILE_VERSION}")
                 return
             except SQLAlchemyError:
-                if attempt == 2:
+                if attempt == 3:
                     raise
                 # another process created them meanwhile: the second look finds them
 
@@ -410,7 +410,7 @@ class SqlLogConsumer:
             try:
                 return await self._claim()
             except LogUnavailable:
-                if attempt == 2:
+                if attempt == 3:
                     raise
                 await asyncio.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
@@ -527,7 +527,14 @@ class SqlLogConsumer:
 
 
 def _create_log_tables(conn: Connection) -> None:
-    t.metadata.create_all(conn, tables=[t.log_records, t.log_partitions, t.log_members])
+    """The log's tables and their indexes, those missing. SQLite commits each statement of
+    a layout on its own, so a start stopped halfway leaves part of it: the indexes of a
+    table that exists are looked for one by one (``create_all`` would skip them)."""
+    tables = [t.log_records, t.log_partitions, t.log_members]
+    t.metadata.create_all(conn, tables=tables)
+    for table in tables:
+        for index in table.indexes:
+            index.create(conn, checkfirst=True)
 
 
 def _configure_sqlite(engine: AsyncEngine, synchronous: str) -> None:
