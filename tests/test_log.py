@@ -577,3 +577,25 @@ async def test_a_log_file_of_a_newer_layout_is_refused(tmp_path: Path) -> None:
             await log.start()
     finally:
         await log.close()
+
+
+async def test_a_log_file_laid_out_halfway_is_completed(tmp_path: Path) -> None:
+    """SQLite commits each statement of a layout on its own: a start stopped between a table
+    and its index leaves the table without it, and the next start adds the index."""
+    import sqlite3
+
+    path = tmp_path / "log.db"
+    url = f"sqlite+aiosqlite:///{path.as_posix()}"
+    first = open_log(url, "", LogOptions())
+    await first.start()
+    await first.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("DROP INDEX ix_rl_log_dedup")
+        conn.execute("PRAGMA user_version = 0")
+    again = open_log(url, "", LogOptions())
+    await again.start()
+    await again.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        found = "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'ix_rl_log_dedup'"
+        assert conn.execute(found).fetchone() == ("ix_rl_log_dedup",)
+        assert conn.execute("PRAGMA user_version").fetchone() == (1,)

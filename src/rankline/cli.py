@@ -131,7 +131,7 @@ def serve(
         _fail("--workers above 1 needs PostgreSQL or MariaDB: set RANKLINE_DATABASE_URL")
     with _data_dir_held(settings):
         pass  # only a check: the server takes the lock as it starts (in its worker process)
-    _run_on_stores(settings, _check_store(settings))
+    _run_on_stores(settings, _check_store(settings, log=True))
     if settings.server_key_list:
         key_note = "server keys: from RANKLINE_SERVER_KEYS"
     else:
@@ -174,10 +174,10 @@ def serve(
     )
 
 
-async def _check_store(settings: Settings) -> None:
+async def _check_store(settings: Settings, *, log: bool = False) -> None:
     """The durable store can be opened, a server database is migrated (the embedded
-    SQLite migrates itself when the server starts), and a SQLite store's log can be
-    placed (``embedded_log``)."""
+    SQLite migrates itself when the server starts), and with ``log`` (a server takes
+    submissions), a SQLite store's ingestion log can be placed (``embedded_log``)."""
     from rankline.store.sql import SqlStore
 
     store = SqlStore(settings.database)
@@ -187,10 +187,10 @@ async def _check_store(settings: Settings) -> None:
             await _require_current_schema(store.engine, settings)
     finally:
         await store.close()
-    if not settings.log_url:  # where a SQLite store's log lives can stop the start too
+    if log and not settings.log_url:  # where a SQLite store's log lives can stop it too
         from rankline.log.factory import embedded_log
 
-        embedded_log(settings.database, settings.log_name)
+        embedded_log(settings.database, settings.log_name, warn=False)
 
 
 async def _require_current_schema(engine: AsyncEngine, settings: Settings) -> None:

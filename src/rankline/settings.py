@@ -188,7 +188,8 @@ class Settings(BaseSettings):
     log_url: str | None = Field(
         None,
         description="Where the ingestion log lives: empty keeps it in a SQLite file of its own "
-        "beside a SQLite store (rankline-log.db beside rankline.db), and in the "
+        "beside a SQLite store (<store>-log.db beside its file: DATA_DIR/rankline-log.db by "
+        "default), and in the "
         "database of a PostgreSQL or MariaDB store; sqlite+aiosqlite:///path/log.db names the "
         "SQLite file; nats://host:4222 uses "
         "a NATS JetStream stream, kafka://host:9092 (several brokers: kafka://a:9092,b:9092) a "

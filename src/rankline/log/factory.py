@@ -83,9 +83,12 @@ def open_log(
 
 def _same_file(log_url: str, database_url: str) -> bool:
     store = make_url(database_url) if database_url else None
-    if store is None or store.get_backend_name() != "sqlite" or not store.database:
+    if store is None or store.get_backend_name() != "sqlite":
         return False
-    return Path(make_url(log_url).database or "").resolve() == Path(store.database).resolve()
+    files = [store.database, make_url(log_url).database]
+    if any(f in (None, "", ":memory:") for f in files):
+        return False
+    return Path(files[0] or "").resolve() == Path(files[1] or "").resolve()
 
 
 def log_for(
@@ -108,7 +111,9 @@ def log_for(
     )
 
 
-def embedded_log(database_url: str, log_name: str) -> tuple[str, dict[int, Position]] | None:
+def embedded_log(
+    database_url: str, log_name: str, *, warn: bool = True
+) -> tuple[str, dict[int, Position]] | None:
     """Where a store keeps its log when ``RANKLINE_LOG_URL`` is empty: a SQLite store in a
     file of its own beside it (``rankline.db`` → ``rankline-log.db``), so that appends do
     not queue behind the store's transactions (SQLite has one writer per file); any other
@@ -129,11 +134,12 @@ def embedded_log(database_url: str, log_name: str) -> tuple[str, dict[int, Posit
     if unapplied and own.exists():
         raise LogUnavailable(
             f"{store} holds {unapplied} record(s) of the ingestion log {log_name!r} that are "
-            f"not applied, but the log is {own} now: they would never be applied. If {own} "
-            "holds nothing unapplied (a log moved back and forth), set it aside and start "
-            "again: the store's records are applied first, and a later start moves the log"
+            f"not applied, but the log is {own} now: they would never be applied. Apply what "
+            f"{own.name} holds first (serve with RANKLINE_LOG_URL naming it until it is idle), "
+            "then set it aside and start again: the store's records are applied, and a later "
+            "start moves the log"
         )
-    if unapplied:
+    if unapplied and warn:
         log.warning(
             "%s holds %d unapplied record(s) of the ingestion log: the log stays in the "
             "store until a start finds them all applied, then moves to %s",
@@ -141,6 +147,7 @@ def embedded_log(database_url: str, log_name: str) -> tuple[str, dict[int, Posit
             unapplied,
             own,
         )
+    if unapplied:
         return None
     return beside.render_as_string(hide_password=False), heads
 

@@ -410,7 +410,7 @@ class SqlLogConsumer:
             try:
                 return await self._claim()
             except LogUnavailable:
-                if attempt == 3:
+                if attempt == 2:
                     raise
                 await asyncio.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
