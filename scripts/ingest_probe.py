@@ -59,6 +59,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.bench import servers
+from rankline.ingest import make_token, parse_token
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -222,18 +223,22 @@ async def _drive(
 
 
 async def _settle(client: httpx.AsyncClient, board: str, tokens: list[str]) -> None:
-    """Wait until every token is applied: a read given ``after=`` answers 503 until then
-    (for 10 minutes at the most)."""
-    deadline = time.monotonic() + 600
+    """Wait until every token is applied (one token naming the last position of each
+    partition): a read given ``after=`` answers 503 until then, for 10 minutes at most."""
+    last: dict[int, int] = {}
     for token in tokens:
-        while True:
-            if time.monotonic() > deadline:
-                raise SystemExit("the submissions were not applied within 10 minutes")
-            response = await client.get(f"/v1/boards/{board}/top?limit=1&after={token}")
-            if response.status_code == 200:
-                break
-            if response.status_code != 503:
-                raise SystemExit(f"read after {token} answered {response.status_code}")
+        for partition, position in parse_token(token).items():
+            last[partition] = max(last.get(partition, 0), position)
+    after = make_token(last)
+    deadline = time.monotonic() + 600
+    while True:
+        if time.monotonic() > deadline:
+            raise SystemExit("the submissions were not applied within 10 minutes")
+        response = await client.get(f"/v1/boards/{board}/top?limit=1&after={after}")
+        if response.status_code == 200:
+            return
+        if response.status_code != 503:
+            raise SystemExit(f"read after {after} answered {response.status_code}")
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import sys
 import time
 import uuid
@@ -505,8 +506,6 @@ async def test_a_sqlite_store_keeps_its_log_in_itself_until_what_it_holds_is_app
     token issued before still means what it meant), also when a start stopped after making
     the file. From then on the file is the log, and unapplied records in the store stop the
     start. Only the records of the log's own name count."""
-    import sqlite3
-
     from rankline.log.factory import log_for
 
     settings = Settings(data_dir=tmp_path, log_name="legacy")
@@ -565,8 +564,6 @@ def test_a_sqlite_store_that_cannot_be_read_is_no_reason_to_move_the_log(tmp_pat
 
 
 async def test_a_log_file_of_a_newer_layout_is_refused(tmp_path: Path) -> None:
-    import sqlite3
-
     path = tmp_path / "log.db"
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA user_version = 99")
@@ -582,8 +579,6 @@ async def test_a_log_file_of_a_newer_layout_is_refused(tmp_path: Path) -> None:
 async def test_a_log_file_laid_out_halfway_is_completed(tmp_path: Path) -> None:
     """SQLite commits each statement of a layout on its own: a start stopped between a table
     and its index leaves the table without it, and the next start adds the index."""
-    import sqlite3
-
     path = tmp_path / "log.db"
     url = f"sqlite+aiosqlite:///{path.as_posix()}"
     first = open_log(url, "", LogOptions())
