@@ -258,3 +258,35 @@ def test_the_page_shows_the_watched_players_movement(server: Server, browser: Br
     other.goto(server.url + f"/#board=moving&player=p:{NAMES[3]}")
     expect(other.locator("#me-move")).to_have_text("new entry · best #1", timeout=LIVE_TIMEOUT_MS)
     assert errors == []
+
+
+def test_the_page_shows_subscores_and_dense_ranks(server: Server, browser: Browser) -> None:
+    """On a board with a subscore and dense ranks, each row shows its subscore beside the
+    score and its dense rank when it differs from its rank (as the rank's title); the
+    watched player's card shows both."""
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        board = {"subscore": "asc", "dense_rank": True}
+        assert api.put("/v1/boards/timed", json=board, headers=AUTH).status_code == 201
+        scores = [(NAMES[0], 300, 40), (NAMES[1], 300, 40), (NAMES[2], 200, 12)]
+        for name, score, subscore in scores:
+            body = {"player_id": f"p:{name}", "score": score, "subscore": subscore, "match_id": "m"}
+            assert api.post("/v1/boards/timed/scores", json=body, headers=AUTH).is_success
+        me = api.get(f"/v1/boards/timed/players/p:{NAMES[2]}").json()
+    assert (me["rank"], me["dense_rank"], me["subscore"]) == (3, 2, 12)
+
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + f"/#board=timed&player=p:{NAMES[2]}")
+    top = page.locator("#top tbody tr")
+    expect(top).to_have_count(3, timeout=LIVE_TIMEOUT_MS)
+    assert _top_players(page) == [f"p:{NAMES[0]}", f"p:{NAMES[1]}", f"p:{NAMES[2]}"]
+    expect(top.nth(1).locator(".subscore")).to_have_text(" · 40")
+    # tied with the first: second in order, first of the dense ranks
+    assert top.nth(0).locator(".rank").get_attribute("title") is None
+    assert top.nth(1).locator(".rank").get_attribute("title") == "dense rank 1"
+    assert top.nth(2).locator(".rank").get_attribute("title") == "dense rank 2"
+    expect(top.nth(2).locator(".subscore")).to_have_text(" · 12")
+    expect(page.locator("#me-score")).to_have_text("200 · 12", timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator("#me-note")).to_contain_text("dense #2")
+    assert errors == []

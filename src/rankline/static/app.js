@@ -170,9 +170,19 @@
     } else if (opts && opts.previous && previous === undefined && opts.previous.size) {
       tr.classList.add("moved");
     }
+    if (entry.dense_rank != null && entry.dense_rank !== entry.rank) {
+      rank.title = "dense rank " + fmtInt(entry.dense_rank);
+    }
     const score = document.createElement("td");
     score.className = "num";
     score.textContent = fmtInt(entry.score);
+    if (entry.subscore != null) {
+      const sub = document.createElement("span");
+      sub.className = "subscore";
+      sub.title = "subscore (breaks ties of score)";
+      sub.textContent = " · " + fmtInt(entry.subscore);
+      score.appendChild(sub);
+    }
     tr.append(rank, name, score);
     if (opts && opts.friendsRank) {
       const global = document.createElement("td");
@@ -203,10 +213,12 @@
     $("me-missing").hidden = true;
     $("me-rank").textContent = "#" + fmtInt(p.rank);
     $("me-pct").textContent = Number(p.percentile).toFixed(1) + "%";
-    $("me-score").textContent = fmtInt(p.score);
+    $("me-score").textContent =
+      fmtInt(p.score) + (p.subscore != null ? " · " + fmtInt(p.subscore) : "");
     const tie = p.competition_rank !== p.rank ? " · tied at #" + p.competition_rank : "";
+    const dense = p.dense_rank != null ? " · dense #" + fmtInt(p.dense_rank) : "";
     const tier = p.tier ? " · tier " + p.tier : "";
-    $("me-note").textContent = (p.display_name || p.player_id) + tie + tier;
+    $("me-note").textContent = (p.display_name || p.player_id) + tie + dense + tier;
     renderMovement(p);
   }
 
