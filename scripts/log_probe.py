@@ -1,11 +1,14 @@
 """Append throughput of the ingestion log: batches of records into one log, timed.
 
-    .venv/bin/python scripts/log_probe.py [--engine sqlite|nats|kafka|URL] [--batches 50]
-        [--batch 1000] [--payload 200] [--partitions 16]
+    .venv/bin/python scripts/log_probe.py [--engine sqlite|sqlite-store|nats|kafka|URL]
+        [--batches 50] [--batch 1000] [--payload 200] [--partitions 16]
 
-sqlite (the default) makes a fresh, migrated SQLite file (synchronous=FULL, as served) in a
-temporary directory; nats uses nats://127.0.0.1:4222 (the stream is deleted afterwards).
-Prints rows/s over all batches and the median batch time.
+sqlite (the default) makes a fresh, migrated SQLite store (synchronous=FULL, as served) in a
+temporary directory and appends to the log where a server on it keeps it: a file of its own
+beside the store. sqlite-store appends to a log kept in the store's own file (where an
+earlier version kept it, and where a PostgreSQL or MariaDB store keeps it). nats uses
+nats://127.0.0.1:4222 (the stream is deleted afterwards). Prints rows/s over all batches and
+the median batch time.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.log import LogOptions, LogRecord, open_log
+from rankline.log.factory import embedded_log
 from rankline.store import migrate
 
 
@@ -29,16 +33,20 @@ async def main(args: argparse.Namespace) -> None:
     options = LogOptions(name=name, partitions=args.partitions)
     with tempfile.TemporaryDirectory() as tmp:
         database = f"sqlite+aiosqlite:///{(Path(tmp) / 'log.db').as_posix()}"
-        if args.engine == "sqlite":
+        first: dict[int, int] | None = None
+        if args.engine in ("sqlite", "sqlite-store"):
             engine = create_async_engine(database)
             await migrate.upgrade(engine)
             await engine.dispose()
             url = ""
+            beside = embedded_log(database, name) if args.engine == "sqlite" else None
+            if beside is not None:
+                url, first = beside
         elif args.engine == "nats":
             url = "nats://127.0.0.1:4222"
         else:
             url = args.engine
-        log = open_log(url, database, options)
+        log = open_log(url, database, options, first_positions=first)
         await log.start()
         payload = b"x" * args.payload
         times: list[float] = []

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -42,6 +43,7 @@ from rankline.log.base import (
 )
 from rankline.metrics import BACKEND_ERRORS
 from rankline.store import schema as t
+from rankline.store.hot import in_sqlite_thread
 
 log = logging.getLogger("rankline.log")
 _ANALYZE_FIRST = 1000
@@ -111,6 +113,10 @@ class SqlLog:
         else:
             self._engine = database
         self._statistics = _Statistics(self._engine)
+        self._sqlite = self._engine.dialect.name == "sqlite"
+        """On SQLite an append runs as one call in the write connection's thread: through
+        SQLAlchemy's adapter each of its statements (five a partition) would take several
+        trips to that thread and back, most of an append's time (``_SqliteAppend``)."""
         self._owns_writes = created_writes
         self._writes = writes or self._engine
         """Where the log's writes run. SQLite has one writer at a time per file: a second
@@ -204,42 +210,12 @@ class SqlLog:
         positions: list[Position] = [0] * len(records)
         now = _now()
         since = now - int(self.options.dedup_window_seconds * 1_000_000)
-        name = self.options.name
-        r, p = t.log_records, t.log_partitions
-        appended = 0
+        append = _Append(self.options.name, records, by_partition, positions, now, since)
         async with _mapped(), self._writes.begin() as conn:
-            for part in sorted(by_partition):
-                head = and_(p.c.log_name == name, p.c.part == part)
-                # Take the partition's row first: appenders of one partition take turns.
-                await conn.execute(update(p).where(head).values(next_seq=p.c.next_seq))
-                next_seq = int((await conn.execute(select(p.c.next_seq).where(head))).scalar_one())
-                indexes = by_partition[part]
-                known = await _known_keys(
-                    conn, name, part, [records[i].key for i in indexes], since
-                )
-                rows: list[dict[str, Any]] = []
-                for i in indexes:
-                    record = records[i]
-                    if record.key in known:
-                        positions[i] = known[record.key]
-                        continue
-                    positions[i] = next_seq
-                    rows.append(
-                        {
-                            "log_name": name,
-                            "part": part,
-                            "seq": next_seq,
-                            "board_id": record.board,
-                            "dedup_key": record.key,
-                            "appended_at": now,
-                            "payload": record.payload,
-                        }
-                    )
-                    next_seq += 1
-                if rows:
-                    await conn.execute(insert(r), rows)
-                    await conn.execute(update(p).where(head).values(next_seq=next_seq))
-                    appended += len(rows)
+            if self._sqlite:
+                appended = await in_sqlite_thread(conn, "append", append.on_sqlite)
+            else:
+                appended = await append.through(conn)
         for i, earlier in enumerate(same):
             if earlier is not None:
                 positions[i] = positions[earlier]
@@ -368,6 +344,104 @@ class _Statistics:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+
+_COLUMNS = ("log_name", "part", "seq", "board_id", "dedup_key", "appended_at", "payload")
+
+
+class _Append:
+    """One append, partition by partition in partition order: take the partition's row
+    (appenders of one partition take turns there), read its next position, look up which
+    keys it holds within the dedup window, insert the other records, store the next
+    position. ``through`` runs it on any engine; ``on_sqlite`` on the sqlite3 connection
+    under the append's transaction, in one call to its thread (through SQLAlchemy's adapter
+    each statement takes several trips to that thread and back: most of an append's time)."""
+
+    _P, _R = t.log_partitions.name, t.log_records.name
+    _TAKE = f'UPDATE "{_P}" SET next_seq = next_seq WHERE log_name = ? AND part = ?'
+    _NEXT = f'SELECT next_seq FROM "{_P}" WHERE log_name = ? AND part = ?'
+    _SET_NEXT = f'UPDATE "{_P}" SET next_seq = ? WHERE log_name = ? AND part = ?'
+    _INSERT = (
+        f'INSERT INTO "{_R}" ({", ".join(_COLUMNS)}) VALUES ({", ".join("?" * len(_COLUMNS))})'
+    )
+
+    def __init__(
+        self,
+        name: str,
+        records: Sequence[LogRecord],
+        by_partition: Mapping[int, list[int]],
+        positions: list[Position],
+        now: int,
+        since: int,
+    ) -> None:
+        self._name = name
+        self._records = records
+        self._by_partition = by_partition
+        self._positions = positions
+        """Filled in: each record's position (an earlier one's, for a key already held)."""
+        self._now = now
+        self._since = since
+
+    def _rows(
+        self, part: int, next_seq: int, known: Mapping[str, Position]
+    ) -> tuple[list[tuple[Any, ...]], int]:
+        """The partition's new rows, numbered from ``next_seq``; and the next position."""
+        rows: list[tuple[Any, ...]] = []
+        for i in self._by_partition[part]:
+            record = self._records[i]
+            earlier = known.get(record.key)
+            if earlier is not None:
+                self._positions[i] = earlier
+                continue
+            self._positions[i] = next_seq
+            row = (self._name, part, next_seq, record.board, record.key, self._now, record.payload)
+            rows.append(row)
+            next_seq += 1
+        return rows, next_seq
+
+    def _keys(self, part: int) -> list[str]:
+        return [self._records[i].key for i in self._by_partition[part]]
+
+    async def through(self, conn: AsyncConnection) -> int:
+        """Append on ``conn``; the records newly written."""
+        r, p = t.log_records, t.log_partitions
+        appended = 0
+        for part in sorted(self._by_partition):
+            head = and_(p.c.log_name == self._name, p.c.part == part)
+            await conn.execute(update(p).where(head).values(next_seq=p.c.next_seq))
+            next_seq = int((await conn.execute(select(p.c.next_seq).where(head))).scalar_one())
+            known = await _known_keys(conn, self._name, part, self._keys(part), self._since)
+            rows, next_seq = self._rows(part, next_seq, known)
+            if rows:
+                await conn.execute(
+                    insert(r), [dict(zip(_COLUMNS, row, strict=True)) for row in rows]
+                )
+                await conn.execute(update(p).where(head).values(next_seq=next_seq))
+                appended += len(rows)
+        return appended
+
+    def on_sqlite(self, db: sqlite3.Connection) -> int:
+        """Append on the sqlite3 connection ``db``; the records newly written."""
+        appended = 0
+        for part in sorted(self._by_partition):
+            db.execute(self._TAKE, (self._name, part))
+            (next_seq,) = db.execute(self._NEXT, (self._name, part)).fetchone()
+            known: dict[str, Position] = {}
+            keys = self._keys(part)
+            for start in range(0, len(keys), _CHUNK):
+                chunk = keys[start : start + _CHUNK]
+                query = (
+                    f'SELECT dedup_key, seq FROM "{self._R}" WHERE log_name = ? AND part = ? '
+                    f"AND dedup_key IN ({', '.join('?' * len(chunk))}) AND appended_at >= ?"
+                )
+                for key, seq in db.execute(query, (self._name, part, *chunk, self._since)):
+                    known.setdefault(key, int(seq))
+            rows, next_seq = self._rows(part, int(next_seq), known)
+            if rows:
+                db.executemany(self._INSERT, rows)
+                db.execute(self._SET_NEXT, (next_seq, self._name, part))
+                appended += len(rows)
+        return appended
 
 
 async def _known_keys(

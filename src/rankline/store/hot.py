@@ -252,7 +252,7 @@ SELECT "id", "definition" FROM "{_D}" WHERE "id" IN (SELECT value FROM json_each
             finally:
                 cursor.close()
 
-        return await _in_thread(conn, sql, fetch)
+        return await in_sqlite_thread(conn, sql, fetch)
 
     async def _write_many(self, conn: AsyncConnection, sql: str, params: list[Any]) -> int:
         def write(db: sqlite3.Connection) -> int:
@@ -262,13 +262,13 @@ SELECT "id", "definition" FROM "{_D}" WHERE "id" IN (SELECT value FROM json_each
             finally:
                 cursor.close()
 
-        return await _in_thread(conn, sql, write)
+        return await in_sqlite_thread(conn, sql, write)
 
     async def total_changes(self, conn: AsyncConnection) -> int:
-        return await _in_thread(conn, "total_changes", lambda db: db.total_changes)
+        return await in_sqlite_thread(conn, "total_changes", lambda db: db.total_changes)
 
 
-async def _in_thread(
+async def in_sqlite_thread(
     conn: AsyncConnection, sql: str, work: Callable[[sqlite3.Connection], _T]
 ) -> _T:
     """``work`` on the sqlite3 connection under ``conn``, in one call to aiosqlite's thread
