@@ -594,3 +594,31 @@ async def test_a_log_file_laid_out_halfway_is_completed(tmp_path: Path) -> None:
         found = "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'ix_rl_log_dedup'"
         assert conn.execute(found).fetchone() == ("ix_rl_log_dedup",)
         assert conn.execute("PRAGMA user_version").fetchone() == (1,)
+
+
+@pytest.mark.parametrize("place", ["store", "file"])
+async def test_an_append_to_a_partition_without_its_row_is_log_unavailable(
+    tmp_path: Path, place: str
+) -> None:
+    """A SQLite append runs in one call on the connection's thread; what fails there is
+    mapped as any failure of the log is. A partition's row gone (deleted by hand, say)
+    fails the append as ``LogUnavailable``, and nothing of it is kept."""
+    path = tmp_path / "log.db"
+    url = f"sqlite+aiosqlite:///{path.as_posix()}"
+    if place == "store":
+        await _migrate(url)
+        log = open_log("", url, LogOptions(partitions=2))
+    else:
+        log = open_log(url, "", LogOptions(partitions=2))
+    await log.start()
+    try:
+        with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+            conn.execute("DELETE FROM rl_log_partitions WHERE part = 1")
+        records = _records(_board_in(0, 2), 3) + _records(_board_in(1, 2), 3)
+        with pytest.raises(LogUnavailable):
+            await log.append(records)
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("SELECT count(*) FROM rl_log").fetchone() == (0,)
+        assert await log.append(_records(_board_in(0, 2), 2, "n")) == [1, 2]
+    finally:
+        await log.close()

@@ -116,7 +116,7 @@ class SqlLog:
         self._sqlite = self._engine.dialect.name == "sqlite"
         """On SQLite an append runs as one call in the write connection's thread: through
         SQLAlchemy's adapter each of its statements (five a partition) would take several
-        trips to that thread and back, most of an append's time (``_SqliteAppend``)."""
+        trips to that thread and back, most of an append's time (``_Append.on_sqlite``)."""
         self._owns_writes = created_writes
         self._writes = writes or self._engine
         """Where the log's writes run. SQLite has one writer at a time per file: a second
@@ -425,7 +425,10 @@ class _Append:
         appended = 0
         for part in sorted(self._by_partition):
             db.execute(self._TAKE, (self._name, part))
-            (next_seq,) = db.execute(self._NEXT, (self._name, part)).fetchone()
+            head = db.execute(self._NEXT, (self._name, part)).fetchone()
+            if head is None:  # as ``scalar_one`` fails on other engines: LogUnavailable
+                raise sqlite3.OperationalError(f"the log has no partition {part}")
+            (next_seq,) = head
             known: dict[str, Position] = {}
             keys = self._keys(part)
             for start in range(0, len(keys), _CHUNK):

@@ -148,7 +148,8 @@
     if (entry.player_id === state.player) tr.classList.add("me");
     const rank = document.createElement("td");
     rank.className = "num rank";
-    rank.textContent = opts && opts.friendsRank ? entry.friends_rank : entry.rank;
+    const friends = Boolean(opts && opts.friendsRank);
+    rank.textContent = friends ? entry.friends_rank : entry.rank;
     const name = document.createElement("td");
     name.className = "name";
     name.textContent = entry.display_name || entry.player_id;
@@ -170,7 +171,7 @@
     } else if (opts && opts.previous && previous === undefined && opts.previous.size) {
       tr.classList.add("moved");
     }
-    if (entry.dense_rank != null && entry.dense_rank !== entry.rank) {
+    if (!friends && entry.dense_rank != null && entry.dense_rank !== entry.rank) {
       rank.title = "dense rank " + fmtInt(entry.dense_rank);
     }
     const score = document.createElement("td");
@@ -184,7 +185,7 @@
       score.appendChild(sub);
     }
     tr.append(rank, name, score);
-    if (opts && opts.friendsRank) {
+    if (friends) {
       const global = document.createElement("td");
       global.className = "num muted";
       global.textContent = "#" + entry.rank;
