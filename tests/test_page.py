@@ -71,6 +71,14 @@ def _submit(api: httpx.Client, player: str, score: int, match: str) -> None:
     assert response.status_code == 200, response.text
 
 
+def _open(browser: Browser, url: str, errors: list[str]) -> Page:
+    """A new page at ``url`` whose script errors are added to ``errors``."""
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    return page
+
+
 def _top_players(page: Page) -> list[str]:
     rows = page.locator("#top tbody tr")
     return [rows.nth(i).get_attribute("data-player") or "" for i in range(rows.count())]
@@ -202,10 +210,8 @@ def test_the_page_shows_tiers_and_counts_down_to_the_period_end(
             assert api.post("/v1/boards/tiered/scores", json=body, headers=AUTH).is_success
         daily = api.get("/v1/boards/tiered/top", params={"window": "daily"}).json()
 
-    page = browser.new_page(viewport={"width": 1000, "height": 700})
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(server.url + "/#board=tiered&window=daily&player=p:cy")
+    page = _open(browser, server.url + "/#board=tiered&window=daily&player=p:cy", errors)
     top = page.locator("#top tbody tr")
     expect(top).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
     tiers = [top.nth(i).locator(".tier") for i in range(4)]
@@ -229,9 +235,7 @@ def test_the_page_shows_tiers_and_counts_down_to_the_period_end(
     end_ms = datetime.fromisoformat(daily["period_ends_at"].replace("Z", "+00:00")).timestamp()
     assert abs(shown - (end_ms - now_ms / 1000)) <= 2
 
-    forever = browser.new_page(viewport={"width": 1000, "height": 700})
-    forever.on("pageerror", lambda exc: errors.append(str(exc)))
-    forever.goto(server.url + "/#board=tiered&window=all_time")
+    forever = _open(browser, server.url + "/#board=tiered&window=all_time", errors)
     expect(forever.locator("#top tbody tr")).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
     expect(forever.locator("#ends")).to_be_hidden()
     assert errors == []
@@ -250,16 +254,12 @@ def test_the_page_shows_the_watched_players_movement(server: Server, browser: Br
         me = api.get(f"/v1/boards/moving/players/p:{NAMES[0]}").json()
     assert (me["previous_rank"], me["rank"], me["best_rank"]) == (4, 2, 1)
 
-    page = browser.new_page(viewport={"width": 1000, "height": 700})
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(server.url + f"/#board=moving&player=p:{NAMES[0]}")
+    page = _open(browser, server.url + f"/#board=moving&player=p:{NAMES[0]}", errors)
     move = page.locator("#me-move")
     expect(move).to_have_text("▲ 2 since #4 · best #1", timeout=LIVE_TIMEOUT_MS)
     assert move.get_attribute("data-direction") == "up"
-    other = browser.new_page(viewport={"width": 1000, "height": 700})
-    other.on("pageerror", lambda exc: errors.append(str(exc)))
-    other.goto(server.url + f"/#board=moving&player=p:{NAMES[3]}")
+    other = _open(browser, server.url + f"/#board=moving&player=p:{NAMES[3]}", errors)
     expect(other.locator("#me-move")).to_have_text("new entry · best #1", timeout=LIVE_TIMEOUT_MS)
     assert errors == []
 
@@ -278,10 +278,8 @@ def test_the_page_shows_subscores_and_dense_ranks(server: Server, browser: Brows
         me = api.get(f"/v1/boards/timed/players/p:{NAMES[2]}").json()
     assert (me["rank"], me["dense_rank"], me["subscore"]) == (3, 2, 12)
 
-    page = browser.new_page(viewport={"width": 1000, "height": 700})
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(server.url + f"/#board=timed&player=p:{NAMES[2]}")
+    page = _open(browser, server.url + f"/#board=timed&player=p:{NAMES[2]}", errors)
     top = page.locator("#top tbody tr")
     expect(top).to_have_count(3, timeout=LIVE_TIMEOUT_MS)
     assert _top_players(page) == [f"p:{NAMES[0]}", f"p:{NAMES[1]}", f"p:{NAMES[2]}"]
