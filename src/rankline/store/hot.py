@@ -274,10 +274,10 @@ async def in_sqlite_thread(
     """``work`` on the sqlite3 connection under ``conn``, in one call to aiosqlite's thread
     (its ``_execute``, as SQLAlchemy's own aiosqlite adapter also reaches into aiosqlite)."""
     driver: Any = (await conn.get_raw_connection()).driver_connection
+    db: sqlite3.Connection = driver._conn
     try:
-        db: sqlite3.Connection = driver._conn
         return cast(_T, await driver._execute(work, db))
-    except (sqlite3.Error, ValueError) as exc:  # aiosqlite: ValueError on a closed connection
+    except sqlite3.Error as exc:
         raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
 
 
