@@ -550,6 +550,133 @@ async def test_a_sqlite_store_keeps_its_log_in_itself_until_what_it_holds_is_app
         log_for(settings)
 
 
+async def test_a_store_log_a_live_process_takes_submissions_through_stays_the_log(
+    tmp_path: Path,
+) -> None:
+    """Processes on one SQLite store after an upgrade: one that started while the store kept
+    the log is still a live consumer there, so a process starting now keeps the log in the
+    store too, with every record applied (their appends and tokens stay in one log). Once
+    no consumer is live there, the log moves to its own file."""
+    from rankline.log.factory import log_for
+
+    settings = Settings(data_dir=tmp_path, log_name="legacy")
+    store, own = tmp_path / "rankline.db", tmp_path / "rankline-log.db"
+    await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")
+    early = open_log("", settings.database, LogOptions(name="legacy", lease_seconds=30))
+    await early.start()
+    try:
+        positions = await early.append(_records("b", 2))
+        consumer = early.consumer("early")
+        partition = early.partition_of("b")
+        assert partition in await consumer.claim()
+        await consumer.commit(partition, positions[-1])  # all applied
+        assert log_for(settings).engine.url.database == store.as_posix()
+        await consumer.release()
+    finally:
+        await early.close()
+    assert log_for(settings).engine.url.database == own.as_posix()
+
+
+def _rows_of(store: Path, log_name: str) -> int:
+    with contextlib.closing(sqlite3.connect(store)) as conn:
+        (n,) = conn.execute(
+            "SELECT count(*) FROM rl_log WHERE log_name = ?", (log_name,)
+        ).fetchone()
+    return int(n)
+
+
+async def test_the_log_a_store_kept_before_it_moved_expires_until_none_is_left(
+    tmp_path: Path,
+) -> None:
+    """Once the log has moved to its own file, nothing applies the store's old one: its
+    records go as they pass retention, each partition up to its committed position (an
+    unapplied record stays however old), until none is left; another log's records stay."""
+    from rankline.log.factory import options_from, retired_log
+
+    settings = Settings(
+        data_dir=tmp_path,
+        log_name="legacy",
+        log_retention_seconds=0.2,
+        log_dedup_window_seconds=0.2,
+    )
+    store = tmp_path / "rankline.db"
+    assert retired_log(settings) is None  # no store yet
+    await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")
+    assert retired_log(settings) is None  # the store never kept a log of that name
+    other = open_log("", settings.database, LogOptions(name="other"))
+    kept = open_log("", settings.database, options_from(settings))
+    await other.start()
+    await kept.start()
+    try:
+        await other.append(_records("b", 2, prefix="x"))
+        positions = await kept.append(_records("b", 3))
+        consumer = kept.consumer("old")
+        partition = kept.partition_of("b")
+        assert partition in await consumer.claim()
+        await consumer.commit(partition, positions[1])
+        await consumer.release()
+        assert retired_log(settings) is None  # one record is not applied: the log stays
+        await asyncio.sleep(0.4)
+        assert await kept.expire_applied() == (2, False)  # not the unapplied one
+        assert _rows_of(store, "legacy") == 1
+        consumer = kept.consumer("old")
+        assert partition in await consumer.claim()
+        await consumer.commit(partition, positions[2])
+        await consumer.release()
+    finally:
+        await kept.close()
+        await other.close()
+    retired = retired_log(settings)
+    assert retired is not None
+    assert retired.engine.url.database == store.as_posix()
+    try:
+        await asyncio.sleep(0.4)
+        assert await retired.expire_applied() == (1, True)
+        assert await retired.expire_applied() == (0, True)
+    finally:
+        await retired.close()
+    assert _rows_of(store, "legacy") == 0
+    assert _rows_of(store, "other") == 2
+
+
+async def test_a_server_discards_the_log_its_store_kept_once_it_moved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server on a data dir whose store kept the log (an earlier version did), every record
+    applied: the log moves to its own file, and the server's applier discards the store's
+    old records as they expire."""
+    import rankline.ingest
+    from rankline.log.factory import options_from
+    from rankline.service import Rankline
+
+    monkeypatch.setattr(rankline.ingest, "_EXPIRE_SECONDS", 0.05)
+    settings = Settings(data_dir=tmp_path, log_retention_seconds=0.2, log_dedup_window_seconds=0.2)
+    store = tmp_path / "rankline.db"
+    await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")
+    old = open_log("", settings.database, options_from(settings))
+    await old.start()
+    try:
+        positions = await old.append(_records("b", 3))
+        consumer = old.consumer("old")
+        partition = old.partition_of("b")
+        assert partition in await consumer.claim()
+        await consumer.commit(partition, positions[-1])
+        await consumer.release()
+    finally:
+        await old.close()
+    service = Rankline(settings)
+    await service.start(wait_ready=True)
+    try:
+        assert (tmp_path / "rankline-log.db").exists()
+        for _ in range(300):  # the applier looks every 0.05 s here; up to 15 s
+            if not _rows_of(store, settings.log_name):
+                break
+            await asyncio.sleep(0.05)
+        assert _rows_of(store, settings.log_name) == 0
+    finally:
+        await service.close()
+
+
 def test_a_sqlite_store_that_cannot_be_read_is_no_reason_to_move_the_log(tmp_path: Path) -> None:
     from rankline.log.factory import log_for
 

@@ -35,7 +35,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -83,6 +83,14 @@ _POLL_SECONDS = 0.02
 _OWNED_POLL_SECONDS = 0.25
 """How often it looks at one this process's applier moves (and wakes it for each step):
 only in case the partition passed to another process meanwhile."""
+
+
+class RetiredLog(Protocol):
+    """A log nothing appends to or applies any more (``rankline.log.sql.SqlLog``)."""
+
+    async def expire_applied(self) -> tuple[int, bool]: ...
+
+    async def close(self) -> None: ...
 
 
 class Payload(msgspec.Struct, array_like=True, frozen=True):
@@ -158,8 +166,12 @@ class AsyncIngest:
         *,
         owner: str | None = None,
         matches: MatchApplier | None = None,
+        retired: RetiredLog | None = None,
     ) -> None:
         self._log = log
+        self._retired = retired
+        """The log a SQLite store kept in itself before it moved to a file of its own, whose
+        applied records go as they expire, until none is left (``rankline.log.factory``)."""
         self._matches = matches
         """Applies the match records of rating boards (``rankline.rated``), in log order."""
         self._writer = writer
@@ -201,6 +213,8 @@ class AsyncIngest:
         if self._consumer is not None:
             with contextlib.suppress(RanklineError):
                 await self._consumer.release()
+        if self._retired is not None:
+            await self._retired.close()
         await self._log.close()
 
     # --- taking ----------------------------------------------------------------------------
@@ -401,6 +415,13 @@ class AsyncIngest:
             applied = self._applied.get(partition)
             if applied:
                 expired += await self._log.expire(partition, applied)
+        if self._retired is not None:
+            discarded, emptied = await self._retired.expire_applied()
+            expired += discarded
+            if emptied:
+                log.info("the ingestion log the store kept before it moved is empty now")
+                retired, self._retired = self._retired, None
+                await retired.close()
         return expired
 
     def _board(self, board_id: str) -> Board | None:

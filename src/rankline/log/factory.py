@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from sqlalchemy.engine import make_url
@@ -16,6 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from rankline.errors import LogUnavailable
 from rankline.log.base import IngestLog, LogOptions, Position
 from rankline.settings import Settings
+
+if TYPE_CHECKING:
+    from rankline.log.sql import SqlLog
 
 log = logging.getLogger("rankline.log")
 
@@ -111,6 +116,28 @@ def log_for(
     )
 
 
+def retired_log(
+    settings: Settings, *, store_engines: tuple[AsyncEngine, AsyncEngine] | None = None
+) -> SqlLog | None:
+    """The ingestion log a SQLite store kept in itself before its log moved to a file of
+    its own (``embedded_log``), when the store still holds that log's tables: nothing
+    appends to it or applies it any more, and its applied records are discarded as they
+    expire (``SqlLog.expire_applied``). None when the log has not moved or never was in
+    the store."""
+    if settings.log_url:
+        return None
+    beside = embedded_log(settings.database, settings.log_name, warn=False)
+    if beside is None or not beside[1]:
+        return None
+    from rankline.log.sql import SqlLog
+
+    options = options_from(settings)
+    if store_engines is not None:
+        reads, writes = store_engines
+        return SqlLog(reads, options, writes=writes)
+    return SqlLog(settings.database, options)
+
+
 def embedded_log(
     database_url: str, log_name: str, *, warn: bool = True
 ) -> tuple[str, dict[int, Position]] | None:
@@ -121,16 +148,17 @@ def embedded_log(
     the store's own log reached, which a partition created in the file numbers on from.
 
     A store that kept its log in itself (an earlier version did) keeps it there while any
-    of its records is not applied yet, so that none is left behind. Once the file exists
-    it is the log, and unapplied records in the store then stop the start: they would
-    never be applied."""
+    of its records is not applied yet, so that none is left behind, and while a process
+    that started on it is still a live consumer there (its appends go on there, and the
+    tokens it gave name the store's positions). Once the file exists it is the log, and
+    unapplied records in the store then stop the start: they would never be applied."""
     url = make_url(database_url)
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None
     store = Path(url.database)
     own = store.with_name(f"{store.stem}-log{store.suffix or '.db'}")
     beside = url.set(drivername="sqlite+aiosqlite", database=str(own))
-    unapplied, heads = _store_log(store, log_name)
+    unapplied, live, heads = _store_log(store, log_name)
     if unapplied and own.exists():
         raise LogUnavailable(
             f"{store} holds {unapplied} record(s) of the ingestion log {log_name!r} that are "
@@ -147,17 +175,26 @@ def embedded_log(
             unapplied,
             own,
         )
-    if unapplied:
+    if live and not own.exists() and warn:
+        log.warning(
+            "%d process(es) take submissions through the ingestion log in %s: the log stays "
+            "there until a start finds none, then moves to %s",
+            live,
+            store,
+            own,
+        )
+    if unapplied or (live and not own.exists()):
         return None
     return beside.render_as_string(hide_password=False), heads
 
 
-def _store_log(store: Path, log_name: str) -> tuple[int, dict[int, Position]]:
+def _store_log(store: Path, log_name: str) -> tuple[int, int, dict[int, Position]]:
     """Of the ingestion log ``log_name`` kept in a SQLite store: how many of its records are
-    not applied yet, and each partition's last position (none without log tables). A store
-    that cannot be read is an error here, not a no: its records would be left unapplied."""
+    not applied yet, how many consumers are live on it (their membership not expired), and
+    each partition's last position (none without log tables). A store that cannot be read
+    is an error here, not a no: its records would be left unapplied."""
     if not store.exists():
-        return 0, {}
+        return 0, 0, {}
     try:
         conn = sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
         try:
@@ -165,11 +202,15 @@ def _store_log(store: Path, log_name: str) -> tuple[int, dict[int, Position]]:
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rl_log_partitions'"
             ).fetchone()
             if found is None:  # a store from before the log, or not migrated yet
-                return 0, {}
+                return 0, 0, {}
             rows = conn.execute(
                 "SELECT part, next_seq - 1, committed FROM rl_log_partitions WHERE log_name = ?",
                 (log_name,),
             ).fetchall()
+            (live,) = conn.execute(
+                "SELECT count(*) FROM rl_log_members WHERE log_name = ? AND seen_until >= ?",
+                (log_name, time.time_ns() // 1000),
+            ).fetchone()
         finally:
             conn.close()
     except sqlite3.Error as exc:
@@ -177,4 +218,4 @@ def _store_log(store: Path, log_name: str) -> tuple[int, dict[int, Position]]:
             f"cannot read {store} to tell whether it holds ingestion log records: {exc}"
         ) from exc
     unapplied = sum(max(0, int(last) - int(committed)) for _, last, committed in rows)
-    return unapplied, {int(part): int(last) for part, last, _ in rows}
+    return unapplied, int(live), {int(part): int(last) for part, last, _ in rows}

@@ -276,6 +276,9 @@ class SqlLog:
 
     async def expire(self, partition: int, committed: Position) -> int:
         check_partition(partition, self.partitions)
+        return await self._expire(partition, committed)
+
+    async def _expire(self, partition: int, committed: Position) -> int:
         keep = max(self.options.retention_seconds, self.options.dedup_window_seconds)
         cutoff = _now() - int(keep * 1_000_000)
         r = t.log_records
@@ -294,6 +297,24 @@ class SqlLog:
                 delete(r).where(old, *([] if last is None else [r.c.seq <= last]))
             )
         return int(done.rowcount or 0)
+
+    async def expire_applied(self) -> tuple[int, bool]:
+        """One step of ``expire`` over every partition of this log name that has a row
+        (however many the settings name now), each up to its committed position. Returns
+        the records discarded and whether none is left: what a log that another took over
+        from needs, as nothing applies it any more."""
+        p, r = t.log_partitions, t.log_records
+        name = self.options.name
+        async with _mapped(), self._engine.connect() as conn:
+            marks = (
+                await conn.execute(select(p.c.part, p.c.committed).where(p.c.log_name == name))
+            ).all()
+        expired = 0
+        for part, committed in marks:
+            expired += await self._expire(int(part), int(committed))
+        async with _mapped(), self._engine.connect() as conn:
+            left = await conn.scalar(select(r.c.seq).where(r.c.log_name == name).limit(1))
+        return expired, left is None
 
     def consumer(self, owner: str) -> SqlLogConsumer:
         return SqlLogConsumer(self, owner)
