@@ -550,6 +550,20 @@ async def test_a_sqlite_store_keeps_its_log_in_itself_until_what_it_holds_is_app
         log_for(settings)
 
 
+async def _applied(
+    log: IngestLog, board: str, position: int, *, release: bool = True
+) -> LogConsumer:
+    """Mark ``board``'s partition applied up to ``position``, as a consumer that then leaves
+    (``release``) or stays live."""
+    consumer = log.consumer("applier")
+    partition = log.partition_of(board)
+    assert partition in await consumer.claim()
+    await consumer.commit(partition, position)
+    if release:
+        await consumer.release()
+    return consumer
+
+
 async def test_a_store_log_a_live_process_takes_submissions_through_stays_the_log(
     tmp_path: Path,
 ) -> None:
@@ -566,10 +580,7 @@ async def test_a_store_log_a_live_process_takes_submissions_through_stays_the_lo
     await early.start()
     try:
         positions = await early.append(_records("b", 2))
-        consumer = early.consumer("early")
-        partition = early.partition_of("b")
-        assert partition in await consumer.claim()
-        await consumer.commit(partition, positions[-1])  # all applied
+        consumer = await _applied(early, "b", positions[-1], release=False)  # all applied
         assert log_for(settings).engine.url.database == store.as_posix()
         await consumer.release()
     finally:
@@ -610,19 +621,12 @@ async def test_the_log_a_store_kept_before_it_moved_expires_until_none_is_left(
     try:
         await other.append(_records("b", 2, prefix="x"))
         positions = await kept.append(_records("b", 3))
-        consumer = kept.consumer("old")
-        partition = kept.partition_of("b")
-        assert partition in await consumer.claim()
-        await consumer.commit(partition, positions[1])
-        await consumer.release()
+        await _applied(kept, "b", positions[1])
         assert retired_log(settings) is None  # one record is not applied: the log stays
         await asyncio.sleep(0.4)
         assert await kept.expire_applied() == (2, False)  # not the unapplied one
         assert _rows_of(store, "legacy") == 1
-        consumer = kept.consumer("old")
-        assert partition in await consumer.claim()
-        await consumer.commit(partition, positions[2])
-        await consumer.release()
+        await _applied(kept, "b", positions[2])
     finally:
         await kept.close()
         await other.close()
@@ -656,12 +660,7 @@ async def test_a_server_discards_the_log_its_store_kept_once_it_moved(
     old = open_log("", settings.database, options_from(settings))
     await old.start()
     try:
-        positions = await old.append(_records("b", 3))
-        consumer = old.consumer("old")
-        partition = old.partition_of("b")
-        assert partition in await consumer.claim()
-        await consumer.commit(partition, positions[-1])
-        await consumer.release()
+        await _applied(old, "b", (await old.append(_records("b", 3)))[-1])
     finally:
         await old.close()
     service = Rankline(settings)
