@@ -631,6 +631,10 @@ return {read_stamp(KEYS[3], 't'), total}
 """
 )
 
+# KEYS: moves. ARGV: player. Returns the player's ``previous:best`` record, or nil. A script
+# (not a plain HGET) so that it goes with the grouped reads (``index.pipelining``).
+MOVEMENT = "return redis.call('HGET', KEYS[1], ARGV[1])"
+
 # KEYS: entries, meta, stamps, built marker. Returns the change stamp, or DAMAGED or LOST.
 CHANGE_STAMP = (
     PRELUDE
