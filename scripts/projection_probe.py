@@ -11,8 +11,8 @@ own tables:
 - key: one B-tree keyed (board, window, period, scope, player), WITHOUT ROWID: the least a
   projection that finds a player's standing can be;
 - key+rank: the same with the rank index (board, window, period, scope, score, achieved_at,
-  player), which the SQL fallback reads ranks from while the ranking index cannot answer,
-  and which closing a period and `rankline verify` read in rank order;
+  player), which the SQL fallback counts ranks in while the ranking index cannot answer,
+  and which closing a period, `rankline verify` and `rankline rebuild` read in rank order;
 - standings: rankline's `rl_standings` (a rowid table, its primary key, rank and player
   indexes), created from rankline's schema;
 - store: `rl_standings` and `rl_score_events` (each submission also inserts its event, under
@@ -25,12 +25,15 @@ sorted by key (an applier coalescing and ordering a batch), each player's standi
 by a new score, for --seconds. The connection is set up as the server's group commit
 (WAL, synchronous=FULL, its cache size, a passive checkpoint every few thousand changed
 rows). Prints events/s and the CPU per event of this process, which runs SQLite itself.
-The files are kept in --data-dir (default: a temporary directory) and reused when present.
+The files are kept in --data-dir (default: a temporary directory) and reused when present;
+a reused file holds what earlier rounds wrote (the store layout's events grow by each
+round's), so rounds on one file are alike, not identical.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sqlite3
 import statistics
@@ -46,6 +49,8 @@ from rankline.store import schema
 from rankline.store.sql import _CHECKPOINT_ROWS
 
 LAYOUTS = ("key", "key+rank", "standings", "store")
+_FILLED = 1
+"""The file's ``user_version`` once its fill (and, for key+rank, its rank index) is done."""
 _KEY = "board_id, window, period, scope, player_id"
 _RANK = "board_id, window, period, scope, score, achieved_at, player_id"
 
@@ -100,15 +105,27 @@ def _open(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _filled(path: Path) -> bool:
+    """Whether ``path`` is a file this probe finished filling (an interrupted fill leaves a
+    file without the mark, which is made again)."""
+    if not path.exists():
+        return False
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return bool(db.execute("PRAGMA user_version").fetchone()[0] == _FILLED)
+
+
 def measure(path: Path, layout: str, n: int, batch: int, seconds: float) -> dict[str, float]:
-    fresh = not path.exists()
-    if fresh:
+    if not _filled(path):
+        for leftover in path.parent.glob(f"{path.name}*"):  # the file, its WAL and index
+            leftover.unlink()
         _create(path, layout)
-    db = _open(path)
-    if fresh:
+        db = _open(path)
         started = time.perf_counter()
         _fill(db, layout, n)
+        db.execute(f"PRAGMA user_version = {_FILLED}")
         print(f"  {layout}: filled {n:,} in {time.perf_counter() - started:.0f} s", flush=True)
+    else:
+        db = _open(path)
     upsert = (
         "INSERT INTO rl_standings VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL) ON CONFLICT"
         f" ({_KEY}) DO UPDATE SET score = excluded.score, achieved_at = excluded.achieved_at,"

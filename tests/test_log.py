@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import sqlite3
@@ -565,12 +566,13 @@ async def _applied(
 
 
 async def test_a_store_log_a_live_process_takes_submissions_through_stays_the_log(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Processes on one SQLite store after an upgrade: one that started while the store kept
     the log is still a live consumer there, so a process starting now keeps the log in the
     store too, with every record applied (their appends and tokens stay in one log). Once
-    no consumer is live there, the log moves to its own file."""
+    no consumer is live there, the log moves to its own file. Should the file be the log
+    already while one is live there, a start says so."""
     from rankline.log.factory import log_for
 
     settings = Settings(data_dir=tmp_path, log_name="legacy")
@@ -582,6 +584,12 @@ async def test_a_store_log_a_live_process_takes_submissions_through_stays_the_lo
         positions = await early.append(_records("b", 2))
         consumer = await _applied(early, "b", positions[-1], release=False)  # all applied
         assert log_for(settings).engine.url.database == store.as_posix()
+        assert not own.exists()
+        with caplog.at_level(logging.WARNING, logger="rankline.log"):
+            sqlite3.connect(own).close()  # made meanwhile: the file is the log, said loudly
+            assert log_for(settings).engine.url.database == own.as_posix()
+        assert "restart them" in caplog.text
+        own.unlink()
         await consumer.release()
     finally:
         await early.close()
@@ -602,7 +610,7 @@ async def test_the_log_a_store_kept_before_it_moved_expires_until_none_is_left(
     """Once the log has moved to its own file, nothing applies the store's old one: its
     records go as they pass retention, each partition up to its committed position (an
     unapplied record stays however old), until none is left; another log's records stay."""
-    from rankline.log.factory import options_from, retired_log
+    from rankline.log.factory import logs_for, options_from
 
     settings = Settings(
         data_dir=tmp_path,
@@ -611,9 +619,9 @@ async def test_the_log_a_store_kept_before_it_moved_expires_until_none_is_left(
         log_dedup_window_seconds=0.2,
     )
     store = tmp_path / "rankline.db"
-    assert retired_log(settings) is None  # no store yet
+    assert logs_for(settings)[1] is None  # no store yet
     await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")
-    assert retired_log(settings) is None  # the store never kept a log of that name
+    assert logs_for(settings)[1] is None  # the store never kept a log of that name
     other = open_log("", settings.database, LogOptions(name="other"))
     kept = open_log("", settings.database, options_from(settings))
     await other.start()
@@ -622,7 +630,7 @@ async def test_the_log_a_store_kept_before_it_moved_expires_until_none_is_left(
         await other.append(_records("b", 2, prefix="x"))
         positions = await kept.append(_records("b", 3))
         await _applied(kept, "b", positions[1])
-        assert retired_log(settings) is None  # one record is not applied: the log stays
+        assert logs_for(settings)[1] is None  # one record is not applied: the log stays
         await asyncio.sleep(0.4)
         assert await kept.expire_applied() == (2, False)  # not the unapplied one
         assert _rows_of(store, "legacy") == 1
@@ -630,7 +638,7 @@ async def test_the_log_a_store_kept_before_it_moved_expires_until_none_is_left(
     finally:
         await kept.close()
         await other.close()
-    retired = retired_log(settings)
+    retired = logs_for(settings)[1]
     assert retired is not None
     assert retired.engine.url.database == store.as_posix()
     try:

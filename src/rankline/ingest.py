@@ -419,7 +419,8 @@ class AsyncIngest:
             discarded, emptied = await self._retired.expire_applied()
             expired += discarded
             if emptied:
-                log.info("the ingestion log the store kept before it moved is empty now")
+                if discarded:  # not at every start once it is empty
+                    log.info("the ingestion log the store kept before it moved is empty now")
                 retired, self._retired = self._retired, None
                 await retired.close()
         return expired

@@ -38,7 +38,7 @@ from rankline.index.sharded import ShardedIndex
 from rankline.indexing import IndexHealth, IndexKeeper
 from rankline.ingest import AsyncIngest
 from rankline.lifecycle import Lifecycle
-from rankline.log.factory import log_for, retired_log
+from rankline.log.factory import logs_for
 from rankline.matches import Matches
 from rankline.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.players import Players
@@ -166,14 +166,15 @@ class Rankline:
             feed=self.feed,
             handoff=handoff,
         )
+        ingestion_log, retired_log = logs_for(settings, store_engines=store.log_engines())
         self.ingest = AsyncIngest(
-            log_for(settings, store_engines=store.log_engines()),
+            ingestion_log,
             writer,
             boards,
             self.dead_letters,
             clock,
             matches=rater,
-            retired=retired_log(settings, store_engines=store.log_engines()),
+            retired=retired_log,
         )
         """Submissions taken asynchronously: the ingestion log and this process's applier
         (which also rates the matches of rating boards, in log order)."""

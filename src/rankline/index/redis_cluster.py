@@ -67,7 +67,7 @@ _BUILT_FROM_ARGV = "local BUILT = ARGV[#ARGV]\nARGV[#ARGV] = nil\n"
 """A key of another slot may not be declared, only touched: the read scripts on a cluster
 take the node's copy of the built marker as their last argument instead of ``KEYS[4]``."""
 _READ_SCRIPTS = scripts.CHECKED_READS
-_OTHER_READS = frozenset({scripts.UNMAPPED, scripts.DISTINCT_BEFORE, board_versions.CHECK})
+_OTHER_READS = scripts.UNCHECKED_READS | {board_versions.CHECK}
 """Scripts that only read but name no built marker (the board versions' check goes with
 every request): sent without WAIT, over the lean channel."""
 _READ_COMMANDS = frozenset(

@@ -791,3 +791,8 @@ CHECKED_READS = frozenset(
 """The read scripts, called with ``Names.checked``: their ``KEYS[4]`` is the built marker
 (on a Redis Cluster, the node's copy: ``index.redis_cluster``). A new read script that
 checks the marker belongs here."""
+
+UNCHECKED_READS = frozenset({UNMAPPED, DISTINCT_BEFORE, MOVEMENT})
+"""The scripts that only read but check no built marker. A Redis Cluster sends the scripts
+of both sets as reads (over its lean channel, without waiting for replicas); a new script
+that only reads belongs in one of them."""

@@ -103,10 +103,25 @@ def log_for(
     store_engines: tuple[AsyncEngine, AsyncEngine] | None = None,
 ) -> IngestLog:
     """The log the settings describe (``store_engines``: see ``open_log``)."""
+    return logs_for(settings, name, store_engines=store_engines)[0]
+
+
+def logs_for(
+    settings: Settings,
+    name: str | None = None,
+    *,
+    store_engines: tuple[AsyncEngine, AsyncEngine] | None = None,
+) -> tuple[IngestLog, SqlLog | None]:
+    """The log the settings describe, and, decided at the same look at the store, the log a
+    SQLite store kept in itself before it moved to a file of its own (``embedded_log``)
+    when the store still holds that log's tables: nothing appends to that one or applies it
+    any more, and its applied records are discarded as they expire
+    (``SqlLog.expire_applied``). None when the log has not moved or never was in the
+    store."""
     options = options_from(settings, name)
     beside = None if settings.log_url else embedded_log(settings.database, options.name)
     log_url, first_positions = beside if beside is not None else (settings.log_url, None)
-    return open_log(
+    log = open_log(
         log_url,
         settings.database,
         options,
@@ -114,28 +129,14 @@ def log_for(
         sqlite_synchronous=settings.sqlite_synchronous,
         first_positions=first_positions,
     )
-
-
-def retired_log(
-    settings: Settings, *, store_engines: tuple[AsyncEngine, AsyncEngine] | None = None
-) -> SqlLog | None:
-    """The ingestion log a SQLite store kept in itself before its log moved to a file of
-    its own (``embedded_log``), when the store still holds that log's tables: nothing
-    appends to it or applies it any more, and its applied records are discarded as they
-    expire (``SqlLog.expire_applied``). None when the log has not moved or never was in
-    the store."""
-    if settings.log_url:
-        return None
-    beside = embedded_log(settings.database, settings.log_name, warn=False)
-    if beside is None or not beside[1]:
-        return None
+    if not first_positions:  # not moved, or the store never kept this log
+        return log, None
     from rankline.log.sql import SqlLog
 
-    options = options_from(settings)
     if store_engines is not None:
         reads, writes = store_engines
-        return SqlLog(reads, options, writes=writes)
-    return SqlLog(settings.database, options)
+        return log, SqlLog(reads, options, writes=writes)
+    return log, SqlLog(settings.database, options)
 
 
 def embedded_log(
@@ -173,6 +174,14 @@ def embedded_log(
             "store until a start finds them all applied, then moves to %s",
             store,
             unapplied,
+            own,
+        )
+    if live and own.exists() and warn:
+        log.warning(
+            "%d process(es) still take submissions through the ingestion log in %s, but the "
+            "log is %s now: restart them so that every process uses one log",
+            live,
+            store,
             own,
         )
     if live and not own.exists() and warn:
