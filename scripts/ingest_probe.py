@@ -59,7 +59,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.bench import servers
-from rankline.ingest import make_token, parse_token
+from rankline.writing.ingest import make_token, parse_token
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"

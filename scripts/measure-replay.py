@@ -3,7 +3,7 @@
 Makes a throwaway store (a temporary directory unless --data-dir), one ``best`` board with
 the windows and scope given, and N events spread over P players and D days, written
 straight into ``rl_score_events`` as the writer would have recorded them (``applied`` set
-as the policy decided). Then times ``rankline.replay.replay`` over them and prints events/s.
+as the policy decided). Then times ``rankline.writing.replay.replay`` over them and prints events/s.
 
     .venv/bin/python scripts/measure-replay.py --events 1000000
 """
@@ -20,11 +20,11 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
-from rankline import replay
 from rankline.boards import Board, BoardSpec
 from rankline.store import migrate
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
+from rankline.writing import replay
 
 DAY = 86_400_000_000
 START = 1_795_000_000_000_000  # 2026-11-18 (a Wednesday)

@@ -41,13 +41,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from rankline import indexing
 from rankline.bench import load
 from rankline.clock import SystemClock
 from rankline.http.app import GC_THRESHOLDS
-from rankline.index import redis_fill
-from rankline.index.redis import RedisIndex
-from rankline.indexing import IndexKeeper
+from rankline.index import keeper as indexing
+from rankline.index.keeper import IndexKeeper
+from rankline.index.redis import fill as redis_fill
+from rankline.index.redis.index import RedisIndex
 from rankline.store.sql import SqlStore
 
 DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_fill_probe"

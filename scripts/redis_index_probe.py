@@ -29,8 +29,8 @@ from collections.abc import AsyncIterator, Iterator
 
 from rankline.bench import load as bench_load
 from rankline.clock import SystemClock
-from rankline.index.redis import RedisIndex
-from rankline.indexing import IndexKeeper
+from rankline.index.keeper import IndexKeeper
+from rankline.index.redis.index import RedisIndex
 from rankline.ordering import encode
 from rankline.store.sql import SqlStore
 from rankline.types import LeaderboardId, PlayerId, SortKey

@@ -22,8 +22,8 @@ from redis.cluster import ClusterNode, RedisCluster
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.bench.cluster import LocalCluster
-from rankline.index.redis import RedisIndex
-from rankline.index.redis_cluster import cluster_seeds
+from rankline.index.redis.cluster import cluster_seeds
+from rankline.index.redis.index import RedisIndex
 from rankline.store import migrate
 from rankline.store.schema import metadata
 

@@ -25,8 +25,8 @@ from helpers_api import (
     submit,
 )
 from rankline import ManualClock
+from rankline.index.maintenance import verify
 from rankline.index.sql import SqlIndex
-from rankline.maintenance import verify
 from rankline.ordering import score_prefix
 from rankline.settings import Settings
 from rankline.types import LeaderboardId

@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 
 from helpers_api import AUTH, assert_problem, get_json, put_board, ranking, utc
 from rankline import ManualClock
-from rankline.rerate import verify
+from rankline.ratings.rerate import verify
 from rating_reference import Glicko2Reference, displayed, elo_update, glicko_update
 
 MATCHES = 10_000

@@ -27,9 +27,9 @@ from helpers_api import (
     put_board,
     utc,
 )
-from rankline import ManualClock, Settings, maintenance
-from rankline.index import keys as k
-from rankline.index import sharding
+from rankline import ManualClock, Settings
+from rankline.index import maintenance, sharding
+from rankline.index.redis import keys as k
 from rankline.ordering import SCORE_MAX, SCORE_MIN
 from rankline.service import Rankline
 from rankline.types import LeaderboardId

@@ -33,12 +33,14 @@ from helpers_api import (
     top,
     utc,
 )
-from rankline import ManualClock, Rankline, Settings, maintenance, replay
-from rankline.importing import import_file
+from rankline import ManualClock, Rankline, Settings
+from rankline.index import maintenance
 from rankline.index.sql import SqlIndex
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
 from rankline.types import LeaderboardId, Order
+from rankline.writing import replay
+from rankline.writing.importing import import_file
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
 SCORES = (-5, 0, 10, 10, 2**53 + 1)

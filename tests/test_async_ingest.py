@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from helpers_api import AUTH, assert_problem, get_json, put_board, serve, submit
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings
-from rankline import ingest as ingest_module
+from rankline.writing import ingest as ingest_module
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
 

@@ -29,9 +29,9 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock, Settings
-from rankline import players as players_module
 from rankline.errors import IndexUnavailable
 from rankline.ordering import encode
+from rankline.players import accounts as players_module
 from rankline.service import Rankline
 from rankline.store import schema
 from rankline.types import IndexChange, LeaderboardId

@@ -19,9 +19,9 @@ from redis import asyncio as aioredis
 from backends import ALL, Backend, selected
 from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, submit
 from rankline import ManualClock, Rankline, Settings
-from rankline.gateway import CheckedVersions
-from rankline.index.board_versions import RedisBoardVersions
-from rankline.index.pipelining import GroupedReads
+from rankline.index.gateway import CheckedVersions
+from rankline.index.redis.board_versions import RedisBoardVersions
+from rankline.index.redis.pipelining import GroupedReads
 
 BOARD = "shared"
 

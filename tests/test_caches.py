@@ -1,4 +1,4 @@
-"""The read caches (rankline.cache) on every backend: the top cache is never stale after a
+"""The read caches (rankline.reading.cache) on every backend: the top cache is never stale after a
 write into the top range, a quiet top costs no index read, top pages carry ETags, and many
 concurrent readers of one hot player share a couple of index reads."""
 
@@ -15,7 +15,7 @@ import httpx
 
 from helpers_api import AUTH, open_app, open_client, put_board, submit, top, utc
 from rankline import ManualClock, Settings
-from rankline.cache import StampReads
+from rankline.reading.cache import StampReads
 from rankline.service import Rankline
 from rankline.types import GLOBAL_SCOPE, LeaderboardId
 

@@ -27,11 +27,12 @@ from asgi_lifespan import LifespanManager
 
 from backends import PG_URL, empty_database, prepare_database
 from helpers_api import SERVER_KEY
-from rankline import Settings, maintenance
+from rankline import Settings
 from rankline.bench.cluster import LocalCluster
 from rankline.http import create_app
-from rankline.index import keys as k
-from rankline.index.redis_cluster import slot_of
+from rankline.index import maintenance
+from rankline.index.redis import keys as k
+from rankline.index.redis.cluster import slot_of
 from rankline.types import LeaderboardId
 
 BOARD = "failover"

@@ -6,9 +6,9 @@ from __future__ import annotations
 from redis.commands.core import AsyncScript
 
 import backends
-from rankline.index import keys as k
 from rankline.index import sharding
-from rankline.index.redis_cluster import RedisClusterIndex, slot_of
+from rankline.index.redis import keys as k
+from rankline.index.redis.cluster import RedisClusterIndex, slot_of
 from rankline.types import LeaderboardId
 
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from procs import HOST, REPO, cli_env, free_port
-from rankline.demo import XP_CAP
+from rankline.demo.game import XP_CAP
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -11,8 +11,8 @@ import httpx
 
 from helpers_api import AUTH, SERVER_KEY, open_app, open_client
 from rankline import ManualClock, Settings
-from rankline.demo_tournament import Receiver, podium
-from rankline.webhooks import signature
+from rankline.demo.tournament import Receiver, podium
+from rankline.tournaments.webhooks import signature
 
 
 async def test_the_demo_receiver_prints_each_edition_once(

@@ -1,4 +1,4 @@
-"""Grouped Redis reads (rankline.index.pipelining): concurrent reads share pipelines, each
+"""Grouped Redis reads (rankline.index.redis.pipelining): concurrent reads share pipelines, each
 gets its own answer, writes acknowledged before a read are seen, and errors reach every
 caller."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from backends import open_redis_index
 from rankline.errors import IndexUnavailable
-from rankline.index.redis import RedisIndex
+from rankline.index.redis.index import RedisIndex
 from rankline.ordering import encode
 from rankline.types import IndexChange, LeaderboardId
 

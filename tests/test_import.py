@@ -21,7 +21,8 @@ from procs import HOST, cli_env, free_port, run_cli, serving
 from rankline import Board, BoardSpec, ManualClock, Settings
 from rankline.clock import parse_time
 from rankline.errors import Conflict, NotFound
-from rankline.importing import (
+from rankline.store.sql import SqlStore
+from rankline.writing.importing import (
     ImportRefused,
     Rejected,
     Row,
@@ -31,7 +32,6 @@ from rankline.importing import (
     format_of,
     import_file,
 )
-from rankline.store.sql import SqlStore
 
 NOW = parse_time("2026-11-21T12:00:00Z")  # the conftest clock's start
 ARENA = {"windows": ["all_time", "daily"], "scopes": ["region"], "policy": "best"}

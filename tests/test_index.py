@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from backends import REDIS_URL
 from rankline.index import MemoryIndex, memory
 from rankline.index.base import RankingIndex
-from rankline.index.redis import RedisIndex
+from rankline.index.redis.index import RedisIndex
 from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of, score_prefix
 from rankline.types import (
     TOP_WINDOW,

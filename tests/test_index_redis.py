@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 import pytest
 
 from backends import REDIS_URL, open_redis_index
-from rankline.index import keys as k
-from rankline.index import redis as redis_index
-from rankline.index.redis import RedisIndex
-from rankline.index.scripts import BUCKET_LOAD
+from rankline.index.redis import index as redis_index
+from rankline.index.redis import keys as k
+from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.scripts import BUCKET_LOAD
 from rankline.ordering import encode
 from rankline.types import TOP_WINDOW, IndexChange, LeaderboardId, Position, SortKey
 

@@ -9,11 +9,11 @@ import pytest
 
 from backends import open_redis_index
 from rankline.errors import IndexDamaged
-from rankline.index import keys as k
-from rankline.index import redis_fill
-from rankline.index.redis import RedisIndex
-from rankline.index.redis_common import Names
-from rankline.index.redis_fill import _Fill
+from rankline.index.redis import fill as redis_fill
+from rankline.index.redis import keys as k
+from rankline.index.redis.common import Names
+from rankline.index.redis.fill import _Fill
+from rankline.index.redis.index import RedisIndex
 from rankline.types import IndexChange, LeaderboardId, PlayerId, SortKey
 from test_index_redis import key, layout, put, standings
 

@@ -1,7 +1,7 @@
 """A Redis index that loses a key never answers wrong, and is repaired.
 
 On the real Redis, through the whole app: a leaderboard of 60 players (with ties) loses one
-of its keys (``rankline.index.keys``: the sorted set, the layout hash, the stamps, one
+of its keys (``rankline.index.redis.keys``: the sorted set, the layout hash, the stamps, one
 bucket of the player map; or its board's registry of leaderboards), as eviction, a failover
 or an operator's mistake would. Every read then answers right, flagged ``degraded`` where
 the index could not vouch for it, and the leaderboard is repaired without a restart. With
@@ -24,8 +24,9 @@ from starlette.applications import Starlette
 from backends import ALL, Backend, flush_redis, redis_client, selected
 from helpers_api import AUTH, open_app, open_client, put_board
 from procs import cli_env, run_cli
-from rankline import ManualClock, Settings, maintenance
-from rankline.index import keys as k
+from rankline import ManualClock, Settings
+from rankline.index import maintenance
+from rankline.index.redis import keys as k
 from rankline.service import Rankline
 from rankline.types import LeaderboardId
 

@@ -22,10 +22,10 @@ from redis.crc import key_slot
 
 from backends import REDIS_URL, open_redis_index
 from rankline.errors import IndexDamaged
-from rankline.index import keys as k
 from rankline.index import sharding
 from rankline.index.base import RankingIndex
 from rankline.index.memory import MemoryIndex
+from rankline.index.redis import keys as k
 from rankline.index.sharded import ShardedIndex
 from rankline.ordering import SCORE_MAX, SCORE_MIN, encode, player_of
 from rankline.types import IndexChange, LeaderboardId, Order, Position, SortKey

@@ -29,7 +29,7 @@ from helpers_lifecycle import archived, live, period_rows, states
 from procs import cli_env, run_cli
 from rankline import ManualClock, Rankline, Settings
 from rankline.clock import to_micros
-from rankline.lifecycle import LEASE_SECONDS, Lifecycle
+from rankline.lifecycle.closing import LEASE_SECONDS, Lifecycle
 from rankline.store import archive as store_archive
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore

@@ -657,11 +657,11 @@ async def test_a_server_discards_the_log_its_store_kept_once_it_moved(
     """A server on a data dir whose store kept the log (an earlier version did), every record
     applied: the log moves to its own file, and the server's applier discards the store's
     old records as they expire."""
-    import rankline.ingest
+    import rankline.writing.ingest
     from rankline.log.factory import options_from
     from rankline.service import Rankline
 
-    monkeypatch.setattr(rankline.ingest, "_EXPIRE_SECONDS", 0.05)
+    monkeypatch.setattr(rankline.writing.ingest, "_EXPIRE_SECONDS", 0.05)
     settings = Settings(data_dir=tmp_path, log_retention_seconds=0.2, log_dedup_window_seconds=0.2)
     store = tmp_path / "rankline.db"
     await _migrate(f"sqlite+aiosqlite:///{store.as_posix()}")

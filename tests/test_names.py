@@ -1,10 +1,10 @@
-"""Display names for reads (rankline.names): the in-memory replica follows changes made by
+"""Display names for reads (rankline.reading.names): the in-memory replica follows changes made by
 other workers, and beyond its limit names are looked up per read, with the same answers."""
 
 from __future__ import annotations
 
 from rankline import ManualClock, Settings
-from rankline.names import NameDirectory
+from rankline.reading.names import NameDirectory
 from rankline.service import Rankline
 from rankline.store.players import PlayerStore, Profile
 

@@ -21,7 +21,7 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock
-from rankline.names import NameDirectory
+from rankline.reading.names import NameDirectory
 
 
 def _at(minute: int) -> str:
@@ -235,7 +235,7 @@ async def test_display_names_cost_one_lookup_per_read_at_most(
         body = await top(client, "arena", limit=1000)
         return {e["player_id"]: e["display_name"] for e in body["entries"] if "display_name" in e}
 
-    # Few names: all of them are held in memory (rankline.names), no read asks SQL.
+    # Few names: all of them are held in memory (rankline.reading.names), no read asks SQL.
     assert await named() == expected
     assert lookups == []
 

@@ -7,7 +7,7 @@ import httpx
 from starlette.applications import Starlette
 
 from rankline.client import AsyncClient
-from rankline.rated_arena import BLITZ, RAPID, RatedArena
+from rankline.demo.rated_arena import BLITZ, RAPID, RatedArena
 
 
 async def test_ratings_converge_to_the_hidden_strengths(app: Starlette) -> None:

@@ -28,7 +28,7 @@ from sqlalchemy import select, update
 
 from procs import Server, cli_env, run_cli
 from rankline.boards import Board, BoardSpec
-from rankline.rerate import verify
+from rankline.ratings.rerate import verify
 from rankline.settings import Settings
 from rankline.store import schema
 from rankline.store.ratings import RatingStore

@@ -11,16 +11,16 @@ import pytest
 
 from fakes import FakeStore
 from rankline.boards import Board, BoardSpec
-from rankline.cache import HotReads, TopCache
 from rankline.clock import ManualClock, format_time, to_micros
 from rankline.errors import IndexDamaged, IndexUnavailable, InvalidInput, NotFound
-from rankline.gateway import Flags, IndexGateway
 from rankline.index.base import IndexReader
+from rankline.index.gateway import Flags, IndexGateway
+from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.memory import MemoryIndex
-from rankline.indexing import IndexHealth, IndexKeeper
+from rankline.lifecycle.registry import Boards
 from rankline.ordering import encode
-from rankline.reads import Query, Reads
-from rankline.registry import Boards
+from rankline.reading.cache import HotReads, TopCache
+from rankline.reading.reads import Query, Reads
 from rankline.types import IndexChange, LeaderboardId
 
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))

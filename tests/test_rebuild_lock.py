@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import LockNotOwnedError
 
 from backends import REDIS_URL, flush_redis
-from rankline.indexing import _Renewal
+from rankline.index.keeper import _Renewal
 
 
 @pytest.fixture

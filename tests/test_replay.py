@@ -21,13 +21,15 @@ from sqlalchemy import delete, select
 from backends import ALL, Backend, flush_redis, selected
 from helpers_api import AUTH, iso, open_app, open_client, put_board, submit, unmoved
 from procs import cli_env, run_cli
-from rankline import ManualClock, Settings, maintenance, replay
+from rankline import ManualClock, Settings
 from rankline.clock import from_micros
 from rankline.errors import NotFound
+from rankline.index import maintenance
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
-from rankline.writer import Outcome, Submission
+from rankline.writing import replay
+from rankline.writing.writer import Outcome, Submission
 
 KEEP = {"daily": 3650, "weekly": 3650}
 """Retention long enough that the CLI (on the machine's clock) sees every period live."""

@@ -25,7 +25,7 @@ from rankline.boards import Board, BoardSpec
 from rankline.errors import Conflict, InvalidInput
 from rankline.index.base import RankingIndex
 from rankline.index.memory import MemoryIndex
-from rankline.index.redis_cluster import RedisClusterIndex
+from rankline.index.redis.cluster import RedisClusterIndex
 from rankline.index.sharded import ShardedIndex
 from rankline.ordering import SCORE_MAX, SCORE_MIN, SUB_HEAD_BYTES, Keys, encode
 from rankline.policies import Entry, combine

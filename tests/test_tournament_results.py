@@ -17,10 +17,10 @@ import pytest
 
 from helpers_api import AUTH, get_json, iso, open_app, open_client, utc
 from rankline import ManualClock, Rankline, Settings
-from rankline.competition import RewardSpec, reward_for
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
-from rankline.webhooks import Webhooks, backoff_seconds, signature
+from rankline.tournaments.competition import RewardSpec, reward_for
+from rankline.tournaments.webhooks import Webhooks, backoff_seconds, signature
 from webhook_receiver import receiver
 
 STARTS, ENDS = utc(2026, 11, 21, 12, 10), utc(2026, 11, 21, 12, 20)

@@ -26,7 +26,7 @@ from rankline.errors import (
 from rankline.index.memory import MemoryIndex
 from rankline.ordering import decode, encode
 from rankline.types import LeaderboardId
-from rankline.writer import GroupCommitWriter, Outcome, Submission
+from rankline.writing.writer import GroupCommitWriter, Outcome, Submission
 
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))
 ALL = LeaderboardId("arena", "all_time", "all", "global")

@@ -109,7 +109,7 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     with ``shards`` above 1."""
     cohort_size: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
     """Players per cohort: a player's first submission in a period of the board's first
-    window puts them in the newest cohort with room (``rankline.cohorts``)."""
+    window puts them in the newest cohort with room (``rankline.writing.cohorts``)."""
     schedule: ScheduleSpec | None = None
     """Numbered editions as the ``season`` window's periods (what backs a tournament)."""
     subscore: Order | None = None
@@ -320,7 +320,7 @@ class Board:
     def check_scopes(self, scopes: dict[str, str]) -> None:
         for name in scopes:
             if name == COHORT_SCOPE and self.spec.cohort_size is not None:
-                continue  # set by the service (``rankline.cohorts``), never by the caller
+                continue  # set by the service (``rankline.writing.cohorts``), never by the caller
             if name not in self.spec.scopes:
                 raise InvalidInput.at(
                     ["body", "scopes", name], f"the board declares no scope {name!r}"

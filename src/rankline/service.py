@@ -26,26 +26,23 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
-from rankline.cache import HotReads, TopCache
 from rankline.clock import SystemClock
-from rankline.cohorts import Cohorts
 from rankline.errors import RanklineError
-from rankline.feed import make_feed
-from rankline.gateway import CheckedVersions, IndexGateway
 from rankline.index.base import RankingIndex
+from rankline.index.gateway import CheckedVersions, IndexGateway
+from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.memory import MemoryIndex
 from rankline.index.sharded import ShardedIndex
-from rankline.indexing import IndexHealth, IndexKeeper
-from rankline.ingest import AsyncIngest
-from rankline.lifecycle import Lifecycle
+from rankline.lifecycle.closing import Lifecycle
+from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.log.factory import logs_for
-from rankline.matches import Matches
-from rankline.names import NAME_TTL_SECONDS, NameDirectory
-from rankline.players import Players
-from rankline.rated import Handoff, MatchApplier
-from rankline.reads import Reads
-from rankline.registry import BoardChanges, Boards
-from rankline.scores import Scores
+from rankline.players.accounts import Players
+from rankline.ratings.matches import Matches
+from rankline.ratings.rated import Handoff, MatchApplier
+from rankline.reading.cache import HotReads, TopCache
+from rankline.reading.feed import make_feed
+from rankline.reading.names import NAME_TTL_SECONDS, NameDirectory
+from rankline.reading.reads import Reads
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
@@ -56,10 +53,13 @@ from rankline.store.players import PlayerStore
 from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
-from rankline.tournaments import Tournaments
+from rankline.tournaments.editions import Tournaments
+from rankline.tournaments.webhooks import Webhooks
 from rankline.types import Clock, LeaderboardId
-from rankline.webhooks import Webhooks
-from rankline.writer import GroupCommitWriter
+from rankline.writing.cohorts import Cohorts
+from rankline.writing.ingest import AsyncIngest
+from rankline.writing.scores import Scores
+from rankline.writing.writer import GroupCommitWriter
 
 log = logging.getLogger("rankline")
 _BOARD_REFRESH_SECONDS = 2.0
@@ -88,8 +88,8 @@ def make_index(settings: Settings) -> RankingIndex:
     """The index backend the settings ask for: Redis (or a Redis Cluster) when
     RANKLINE_REDIS_URL is set."""
     if settings.redis_url:
-        from rankline.index.redis import RedisIndex
-        from rankline.index.redis_cluster import RedisClusterIndex, cluster_seeds
+        from rankline.index.redis.cluster import RedisClusterIndex, cluster_seeds
+        from rankline.index.redis.index import RedisIndex
 
         if cluster_seeds(settings.redis_url) is not None:
             return RedisClusterIndex(
@@ -193,7 +193,7 @@ class Rankline:
         self.board_changes = BoardChanges(boards, store, index, commit_lock, clock)
         self.lifecycle = lifecycle = Lifecycle(store, clock, boards)
         self.tops = tops = TopCache(NAME_TTL_SECONDS, coalesce=backend.shared)
-        """The first entries of each leaderboard as JSON bytes (see ``rankline.cache``)."""
+        """The first entries of each leaderboard as JSON bytes (see ``rankline.reading.cache``)."""
         self.hot = hot = HotReads(settings.hot_read_ttl_ms / 1000)
         """Single-flight for one player's reads, shared for a short TTL."""
         player_store = PlayerStore(store)

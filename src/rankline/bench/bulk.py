@@ -10,8 +10,8 @@ It exists to make benchmark data quickly (only the benchmark and its tests use i
 not check for existing events or standings, so load only new players into a board (a
 repeated player or match id fails on the unique keys). The ranking index is built from these
 rows afterwards, as at any start (``rankline serve``) or by ``rankline rebuild``. Standings a
-user brings (``rankline import``) go through the group commit instead (``rankline.importing``),
-which finds what is stored already and so can be run again.
+user brings (``rankline import``) go through the group commit instead
+(``rankline.writing.importing``), which finds what is stored already and so can be run again.
 """
 
 from __future__ import annotations

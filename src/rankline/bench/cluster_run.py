@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from rankline.bench import load, probes, servers
 from rankline.bench.cluster import LocalCluster
 from rankline.boards import Board
-from rankline.index.redis_cluster import slot_of
+from rankline.index.redis.cluster import slot_of
 
 if TYPE_CHECKING:
     from rankline.bench.run import Bench

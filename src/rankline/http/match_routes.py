@@ -20,7 +20,7 @@ from rankline.http import schemas as s
 from rankline.http.batch import answer_batch
 from rankline.http.body import decode_as, located, query_str, read_body
 from rankline.http.responses import json_response
-from rankline.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
+from rankline.ratings.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
 
 MAX_BATCH = 1000
 

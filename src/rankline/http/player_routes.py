@@ -11,7 +11,7 @@ from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.body import check_id, check_metadata, query, query_int, query_str
 from rankline.http.responses import json_response
-from rankline.players import Players, Profile
+from rankline.players.accounts import Players, Profile
 
 
 def _players(request: Request) -> Players:

@@ -28,7 +28,7 @@ from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
 from rankline.service import Rankline
-from rankline.writer import Submission
+from rankline.writing.writer import Submission
 
 # --- boards --------------------------------------------------------------------------
 

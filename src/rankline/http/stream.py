@@ -1,6 +1,6 @@
 """Live streams: Server-Sent Events of a leaderboard's top and of watched players.
 
-A stream subscribes to the change feed (``rankline.feed``) for its leaderboard. When a
+A stream subscribes to the change feed (``rankline.reading.feed``) for its leaderboard. When a
 batch changes it, the stream re-reads through ``Reads`` (so degraded and archived routing
 hold), at most once per ``MIN_INTERVAL`` seconds, and sends only what changed:
 ``top`` when the rendered entries differ, ``player`` when a watched player's score or rank
@@ -18,8 +18,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from rankline.answers import Entry, TopOut
 from rankline.errors import RanklineError
-from rankline.feed import LocalFeed
-from rankline.reads import Query, Reads
+from rankline.reading.feed import LocalFeed
+from rankline.reading.reads import Query, Reads
 from rankline.types import LeaderboardId
 
 MIN_INTERVAL = 0.25

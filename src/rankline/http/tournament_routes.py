@@ -16,15 +16,15 @@ from starlette.responses import Response
 from rankline.answers import AroundOut, PlayerOut, SubmitOut, TopOut
 from rankline.boards import COHORT_SCOPE, Score64
 from rankline.clock import parse_time
-from rankline.competition import TOURNAMENT_WINDOW, TournamentSpec
 from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
 from rankline.http.body import check_id, check_metadata, query_int, query_str
 from rankline.http.responses import JsonBody, json_response
 from rankline.http.schemas import MatchIdStr, PlayerIdStr
-from rankline.reads import Query
+from rankline.reading.reads import Query
 from rankline.service import Rankline
-from rankline.tournaments import EditionOut, JoinOut, ResultsOut
+from rankline.tournaments.competition import TOURNAMENT_WINDOW, TournamentSpec
+from rankline.tournaments.editions import EditionOut, JoinOut, ResultsOut
 
 
 class JoinIn(msgspec.Struct, forbid_unknown_fields=True):

@@ -6,7 +6,7 @@ of the SQL standings, rebuildable at any time.
 
 - ``IndexReader``: the reads every answer is made of. The live index, the SQL standings
   (``index.sql``, the degraded path) and the archive (``index.archive``) all implement it, so
-  a read runs unchanged on whichever the gateway (``rankline.gateway``) picks.
+  a read runs unchanged on whichever the gateway (``rankline.index.gateway``) picks.
 - ``IndexWriter``: the changes the write path, bans and rebuilds make.
 - ``RankingIndex``: the base class of the real backends (``index.memory``, ``index.redis``):
   both halves, plus the lifecycle of an index that several processes share (built marker,
@@ -99,7 +99,7 @@ class IndexReader(Protocol):
         """An opaque number that changes with every change of the leaderboard (apply,
         load, discard, drop, loss of the index), in O(1). Like ``top_stamp`` it never comes
         back to an earlier value, also across processes: answers computed after reading a
-        stamp stay valid while the stamp reads the same (``rankline.cache.HotReads``)."""
+        stamp stay valid while the stamp reads the same (``rankline.reading.cache.HotReads``)."""
         ...
 
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
@@ -117,7 +117,7 @@ class IndexWriter(Protocol):
 
 class BoardVersions(Protocol):
     """A version of the board definitions that every process reads, moved by every change
-    (``index.board_versions`` in Redis; see ``rankline.registry``)."""
+    (``index.board_versions`` in Redis; see ``rankline.lifecycle.registry``)."""
 
     async def check(self) -> tuple[bytes, bool]:
         """The current version, and whether a change is in flight."""

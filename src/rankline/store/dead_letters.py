@@ -1,5 +1,5 @@
 """The dead-letter table of one ``SqlStore``: submissions taken asynchronously that could not
-be applied, each with its reason (``rankline.ingest`` writes them, ``rankline dead-letters``
+be applied, each with its reason (``rankline.writing.ingest`` writes them, ``rankline dead-letters``
 lists them)."""
 
 from __future__ import annotations

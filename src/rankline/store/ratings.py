@@ -1,10 +1,10 @@
 """SQL for rating boards: matches in their serial order, their rating changes, rating states.
 
-The applier (``rankline.rated``) writes through ``RatingRows`` inside the transaction that also
-writes the standings, so a match, its players' new states and their leaderboard scores commit
-together or not at all. ``RatingStore`` answers what is read outside that transaction: a
-match's stored results (its answer, in any process), a player's rating history, and the
-matches of a board in order (a replay).
+The applier (``rankline.ratings.rated``) writes through ``RatingRows`` inside the transaction that
+also writes the standings, so a match, its players' new states and their leaderboard scores commit
+together or not at all. ``RatingStore`` answers what is read outside that transaction: a match's
+stored results (its answer, in any process), a player's rating history, and the matches of a board
+in order (a replay).
 """
 
 from __future__ import annotations

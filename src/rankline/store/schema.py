@@ -226,7 +226,7 @@ dead_letters = Table(
     Column("failed_at", BigInteger, nullable=False),
     **TABLE_OPTIONS,
 )
-"""Submissions taken asynchronously that the applier could not apply (``rankline.ingest``),
+"""Submissions taken asynchronously that the applier could not apply (``rankline.writing.ingest``),
 with the reason: kept for an operator (``rankline dead-letters``), never retried by
 themselves."""
 

@@ -1,0 +1,1 @@
+"""The demo: a server, a simulated game, a tournament and a rated arena."""

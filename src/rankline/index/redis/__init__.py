@@ -1,0 +1,1 @@
+"""The ranking index on Redis and Redis Cluster: keys, Lua scripts, channel and fills."""

@@ -1,0 +1,658 @@
+"""The Redis ranking index: per leaderboard, one byte-ordered sorted set and a player map
+spread over small hashes (``rankline.index.redis.keys`` draws the layout).
+
+Every member of the sorted set sits at score 0, so Redis orders members by their bytes,
+which are the ordering key (``rankline.ordering``): 64-bit scores stay exact, ties resolve
+by time then player id. The player map holds, per player, the 16-byte head of their key and
+the standing's revision, so an update finds the member to replace, and refuses an older
+revision, in the same script. It is split into buckets of a few dozen players by linear
+hashing: each bucket stays a listpack-encoded hash, about 30 bytes a player instead of ~80
+in one big hash, and the buckets split one at a time as the leaderboard grows.
+
+A bulk ``load`` sorts each batch by key (inserting in key order costs the sorted set about
+a third of random order) and sends it in scripts of 2,000 entries, the next prepared while
+Redis runs the last: per entry one HGET from the bucket computed here (and an HSET for a
+new or newer standing: a batch spreads over so many buckets that multi-field writes would
+group nothing), per script a few multi-member ZADDs; the newer revision wins. ``reserve``
+sizes the buckets of an empty leaderboard up front, so that a load of known size moves no
+entry between buckets.
+
+A rebuild goes through ``fill``, which takes an empty leaderboard much faster (Redis time
+per entry ~3x lower) and falls back to ``load`` when it must; that fast path lives in
+``rankline.index.redis.fill``, and what both modules share (key names, error mapping) in
+``rankline.index.redis.common``.
+
+Layout versions: ``keys.LAYOUT`` is stored beside the built marker. An index built with
+another layout (layout 1: one sorted set ``:z`` and one big hash ``:h`` per leaderboard)
+counts as not built, so the service rebuilds it as after a flush; the process that takes
+the rebuild lock first deletes the old layout's keys. Workers of two layouts must not share
+one Redis (stop the old ones first).
+
+Integrity (``rankline.index.redis.scripts`` explains the counts, the damage mark and the bucket
+sentinels): every read checks, in its own round trip, that the leaderboard's keys agree and
+that the index is built; otherwise it raises ``IndexDamaged`` (that leaderboard: the caller
+reads SQL and has it repaired with ``repair_begin``, a fill, ``repair_end``) or
+``IndexUnavailable`` (the index was lost). ``state`` and ``unmapped`` are what ``verify``
+checks besides the entries.
+
+redis-py errors never leave these modules: they become ``IndexUnavailable``
+(``redis_common.mapped``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from itertools import islice
+from operator import itemgetter
+from typing import Any
+
+from cachetools import LRUCache
+from redis import asyncio as aioredis
+from redis.asyncio.lock import Lock
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import LockError, RedisError
+
+from rankline.errors import IndexDamaged, IndexUnavailable
+from rankline.index.base import UNKNOWN, LeaderboardState, RankingIndex
+from rankline.index.redis import keys as k
+from rankline.index.redis import scripts
+from rankline.index.redis.board_versions import RedisBoardVersions
+from rankline.index.redis.common import ARG_CHUNK, Entry, Names, mapped
+from rankline.index.redis.fill import Filler
+from rankline.index.redis.pipelining import GroupedReads, raise_first, run_scripts
+from rankline.types import (
+    BoardId,
+    IndexChange,
+    LeaderboardId,
+    Movement,
+    PlayerId,
+    Position,
+    SortKey,
+)
+
+_LOCK_SECONDS = 30
+_LOAD_BATCH = 50_000
+"""Entries ``load`` sorts and groups at a time."""
+_LOAD_SCRIPT = 2_000
+"""Entries per LOAD script: each holds Redis for a few ms."""
+_GROW_SPLITS = 4096
+_GROW_MOVED = 4096
+"""Limits of one GROW call: splitting empty buckets is cheap, moving entries is not."""
+_BUCKET_CHUNK = 4096
+"""Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
+_LAYOUTS_HELD = 16_384
+"""Leaderboards whose bucket layout the reads remember (the least recently read goes to
+make room)."""
+_LOST = "the index was lost (Redis restarted or flushed)"
+
+
+_NO_LAYOUT = (0, 0)
+
+
+def _guess(layout: tuple[int, int], player: PlayerId) -> tuple[int, int]:
+    """The bucket ``layout`` puts ``player`` in, and its bucket hash: what the read scripts
+    try first (a wrong guess costs them one more HGET)."""
+    hashed = k.bucket_hash(player.encode())
+    return k.bucket_number(hashed, *layout), hashed
+
+
+def _checked(leaderboard: LeaderboardId, code: int) -> None:
+    """Raise for a read's DAMAGED or LOST answer."""
+    if code == scripts.DAMAGED:
+        raise IndexDamaged(leaderboard)
+    if code == scripts.LOST:
+        raise IndexUnavailable(_LOST)
+
+
+def _triples(
+    changes: Iterable[tuple[PlayerId, SortKey | None, int, bool]], head: int
+) -> list[bytes | int | str]:
+    """APPLY's triples; a restored entry's revision ends with ``r`` (see ``IndexChange``)."""
+    args: list[bytes | int | str] = []
+    for player, key, revision, restored in changes:
+        args += [
+            player,
+            b"" if key is None else key[:head],
+            f"{revision}r" if restored else revision,
+        ]
+    return args
+
+
+def _load_args(prefix: str, level: int, split: int, entries: list[Entry], head: int) -> list[Any]:
+    """ARGV of one LOAD script (see ``scripts.LOAD``) for entries in key order; the key's
+    tail (after its ``head`` bytes) is the player id."""
+    numbers = [k.bucket_number(k.bucket_hash(key[head:]), level, split) for _, key, _ in entries]
+    return [
+        level,
+        split,
+        prefix,
+        b"\xff".join([key for _, key, _ in entries]),
+        " ".join([str(revision) for _, _, revision in entries]),
+        " ".join(map(str, numbers)),
+        head,
+    ]
+
+
+async def _unless_stale(task: asyncio.Task[Any], part: list[Entry]) -> list[Entry]:
+    """The entries to send again: those of a LOAD script that found the layout changed."""
+    return part if int(await task) < 0 else []
+
+
+class RedisIndex(RankingIndex):
+    """``RankingIndex`` in Redis; shared by every worker process."""
+
+    shared = True
+
+    def __init__(self, url: str, *, client: aioredis.Redis | None = None) -> None:
+        self.url: str | None = url
+        self.client: aioredis.Redis = client or aioredis.Redis.from_url(
+            url,
+            decode_responses=False,
+            health_check_interval=10,
+            socket_timeout=5,
+            # After Redis restarts, every pooled connection fails its next command once
+            # ("Connection closed by server"); reconnect and retry that once instead of
+            # reporting the index unavailable (which made a recovered index flap back to
+            # degraded). Every command here is idempotent (updates are revision-guarded).
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        )
+        register = self.client.register_script
+        self._apply = register(scripts.APPLY)
+        self._grow = register(scripts.GROW)
+        self._load = register(scripts.LOAD)
+        self._around = register(scripts.AROUND)
+        self._positions = register(scripts.POSITIONS)
+        self._page = register(scripts.PAGE)
+        self._counts_before = register(scripts.COUNTS_BEFORE)
+        self._distinct_before = register(scripts.DISTINCT_BEFORE)
+        self._neighbours = register(scripts.NEIGHBOURS)
+        self._top_stamp = register(scripts.TOP_STAMP)
+        self._change_stamp = register(scripts.CHANGE_STAMP)
+        self._movement = register(scripts.MOVEMENT)
+        self._discard = register(scripts.DISCARD)
+        self._expire = register(scripts.EXPIRE)
+        self._expire_buckets = register(scripts.EXPIRE_BUCKETS)
+        self._drop = register(scripts.DROP)
+        self._state = register(scripts.STATE)
+        self._unmapped = register(scripts.UNMAPPED)
+        self._repair_begin = register(scripts.REPAIR_BEGIN)
+        self._repair_extend = register(scripts.REPAIR_EXTEND)
+        self._repair_end = register(scripts.REPAIR_END)
+        self._grouped = GroupedReads(self.client)
+        self._layouts: LRUCache[str, tuple[int, int]] = LRUCache(_LAYOUTS_HELD)
+        """The bucket layout last seen per leaderboard (by meta key), for the reads' guesses."""
+        self._filler = Filler(self)
+        self._lock: Lock | None = None
+
+    async def start(self) -> None:
+        async with mapped():
+            await self.client.ping()
+
+    async def close(self) -> None:
+        self._grouped.close()
+        await self.client.aclose()
+
+    async def ping(self) -> None:
+        async with mapped():
+            await self.client.ping()
+
+    # --- built marker, layout and the rebuild lock ------------------------------------------
+
+    async def is_built(self) -> bool:
+        """Built, and with this code's key layout."""
+        async with mapped():
+            built, layout = await self.client.mget(k.META_BUILT, k.META_LAYOUT)
+        return built is not None and layout == k.LAYOUT.encode()
+
+    async def mark_built(self) -> None:
+        async with mapped():
+            await self._retire_old_layout()
+            await self.client.set(k.META_BUILT, str(time.time()))
+
+    async def _retire_old_layout(self) -> None:
+        """Delete the keys of an older layout (their names differ from this one's, so this
+        is safe at any time) and record the current layout."""
+        if await self.client.get(k.META_LAYOUT) == k.LAYOUT.encode():
+            return
+        for pattern in k.LAYOUT_1_PATTERNS:
+            batch: list[bytes] = []
+            async for name in self.client.scan_iter(match=pattern, count=1000):
+                batch.append(name)
+                if len(batch) >= 1000:
+                    await self.client.unlink(*batch)
+                    batch = []
+            if batch:
+                await self.client.unlink(*batch)
+        await self.client.set(k.META_LAYOUT, k.LAYOUT)
+
+    @asynccontextmanager
+    async def rebuild_lock(self) -> AsyncIterator[bool]:
+        """Try to become the one process rebuilding; yields whether this one is."""
+        lock = self.client.lock(k.META_REBUILD_LOCK, timeout=_LOCK_SECONDS)
+        async with mapped():
+            mine = bool(await lock.acquire(blocking=False))
+            if mine:
+                await self._retire_old_layout()
+        self._lock = lock if mine else None
+        try:
+            yield mine
+        finally:
+            self._lock = None
+            if mine:
+                with contextlib.suppress(LockError, RedisError, OSError):
+                    await lock.release()
+
+    async def extend_rebuild_lock(self) -> None:
+        if self._lock is not None:
+            async with mapped():
+                await self._lock.extend(_LOCK_SECONDS, replace_ttl=True)
+
+    # --- writes -------------------------------------------------------------------------------
+
+    async def apply(self, changes: Sequence[IndexChange]) -> None:
+        grouped: dict[LeaderboardId, list[tuple[PlayerId, SortKey | None, int, bool]]] = {}
+        for leaderboard, player, key, revision, restored in changes:
+            grouped.setdefault(leaderboard, []).append((player, key, revision, restored))
+        calls: list[tuple[Any, ...]] = []
+        registry: list[tuple[Any, ...]] = []
+        for leaderboard, items in grouped.items():
+            names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
+            for player, key, *_ in items:
+                if key is not None:  # the change's own key says its head: no lookup to trust
+                    head = len(key) - len(player.encode())
+                    break
+            for start in range(0, len(items), ARG_CHUNK):
+                args = [names.buckets, *_triples(items[start : start + ARG_CHUNK], head), head]
+                keys = names.changes(self.dense(leaderboard))
+                calls.append((self._apply, tuple(keys), tuple(args)))
+            registry.append(("SADD", k.registry(leaderboard.board), k.tag(leaderboard)))
+        async with mapped():
+            # APPLY is revision-guarded, so sending it again after NOSCRIPT is harmless
+            raise_first(await run_scripts(self.client, calls, registry))
+
+    async def reserve(self, leaderboard: LeaderboardId, size: int) -> None:
+        """Make room for ``size`` entries before loading them: on an empty leaderboard this
+        only sets the layout, where growing during the load would move entries."""
+        async with mapped():
+            await self._grow_to(Names.of(leaderboard), size, 0)
+
+    async def _grow_to(self, names: Names, size: int, extra: int) -> tuple[int, int]:
+        """Split buckets until they fit max(size, entries held + extra); the layout."""
+        while True:
+            args: list[str | int] = [names.buckets, size, extra, _GROW_SPLITS, _GROW_MOVED]
+            level, split, more = await self._grow(keys=names.reads, args=args)
+            if not more:
+                return int(level), int(split)
+
+    async def load(
+        self, leaderboard: LeaderboardId, entries: Iterable[tuple[PlayerId, SortKey, int]]
+    ) -> None:
+        names = Names.of(leaderboard)
+        iterator = iter(entries)
+        async with mapped():
+            while batch := sorted(islice(iterator, _LOAD_BATCH), key=itemgetter(1)):
+                await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+                player, key, _ = batch[0]
+                head = len(key) - len(player.encode())  # the key less its player id
+                while batch:
+                    level, split = await self._grow_to(names, 0, len(batch))
+                    batch = await self._load_batch(
+                        names, level, split, batch, head, self.dense(leaderboard)
+                    )
+
+    async def _load_batch(
+        self,
+        names: Names,
+        level: int,
+        split: int,
+        batch: list[Entry],
+        head: int,
+        dense: bool,
+    ) -> list[Entry]:
+        """Send ``batch`` in LOAD scripts, the next one prepared while Redis runs the last;
+        returns the entries of the scripts that found the layout changed (to retry)."""
+        retry: list[Entry] = []
+        sent: list[tuple[asyncio.Task[Any], list[Entry]]] = []
+        try:
+            for start in range(0, len(batch), _LOAD_SCRIPT):
+                part = batch[start : start + _LOAD_SCRIPT]
+                args = _load_args(names.buckets, level, split, part, head)
+                keys = names.changes(dense)
+                sent.append((asyncio.create_task(self._load(keys=keys, args=args)), part))
+                await asyncio.sleep(0)  # let it pack and send before preparing the next
+                if len(sent) > 1:
+                    retry += await _unless_stale(*sent.pop(0))
+            while sent:
+                retry += await _unless_stale(*sent.pop(0))
+        finally:
+            for task, _ in sent:
+                task.cancel()
+            await asyncio.gather(*(task for task, _ in sent), return_exceptions=True)
+        return retry
+
+    def fill(
+        self,
+        leaderboard: LeaderboardId,
+        size: int,
+        chunks: AsyncIterable[list[tuple[PlayerId, SortKey, int]]],
+    ) -> AsyncIterator[int]:
+        """Load a leaderboard from ``chunks`` (about ``size`` entries, each player once);
+        yields each chunk's length as it takes it, for progress. An empty leaderboard is
+        claimed, sized up front (``reserve``) and filled by the fast path
+        (``rankline.index.redis.fill``), several times faster than ``load``; a leaderboard
+        that holds entries, has an expiry, or that another process changes meanwhile, is
+        loaded (or from then on) with ``load``'s revision checks, so the outcome is the
+        same either way. A leaderboard that keeps its distinct scores (dense ranks) is
+        always loaded with ``load``, whose scripts keep them."""
+        if self.dense(leaderboard):
+            return super().fill(leaderboard, size, chunks)
+        return self._filler.fill(leaderboard, size, chunks)
+
+    async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
+        names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
+        async with mapped():
+            for start in range(0, len(keys_), ARG_CHUNK):
+                args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
+                await self._discard(keys=names.changes(self.dense(leaderboard)), args=args)
+
+    async def drop(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        """Delete each leaderboard: its keys and first buckets in one script, so that a
+        write arriving meanwhile starts afresh, then the remaining buckets."""
+        if not leaderboards:
+            return
+        async with mapped():
+            async with self.client.pipeline(transaction=False) as pipe:
+                for leaderboard in leaderboards:
+                    names = Names.of(leaderboard)
+                    self._layouts.pop(names.meta, None)
+                    await self._drop(
+                        keys=names.every, args=[names.buckets, _BUCKET_CHUNK], client=pipe
+                    )
+                    pipe.srem(k.registry(leaderboard.board), k.tag(leaderboard))
+                replies = await pipe.execute()
+            async with self.client.pipeline(transaction=False) as pipe:
+                for leaderboard, buckets in zip(leaderboards, replies[::2], strict=True):
+                    prefix = k.bucket_prefix(leaderboard)
+                    for start in range(_BUCKET_CHUNK, int(buckets), _BUCKET_CHUNK):
+                        stop = min(int(buckets), start + _BUCKET_CHUNK)
+                        pipe.unlink(*(f"{prefix}{n}" for n in range(start, stop)))
+                await pipe.execute()
+
+    async def expire_in(self, leaderboard: LeaderboardId, micros: int) -> None:
+        """Let Redis drop a period's keys when its retention ends (relative, so that the
+        service's clock, not Redis's, decides). The time is recorded in the layout hash, so
+        buckets created later expire with the rest; setting the same time again is cheap."""
+        names = Names.of(leaderboard)
+        async with mapped():
+            at, buckets = await self._expire(
+                keys=names.every, args=[names.buckets, max(1, micros // 1000)]
+            )
+            async with self.client.pipeline(transaction=False) as pipe:
+                for start in range(0, int(buckets), _BUCKET_CHUNK):
+                    stop = min(int(buckets), start + _BUCKET_CHUNK)
+                    args = [names.buckets, at, start, stop]
+                    await self._expire_buckets(keys=[names.entries], args=args, client=pipe)
+                await pipe.execute()
+
+    # --- reads --------------------------------------------------------------------------------
+
+    async def position(self, leaderboard: LeaderboardId, player: PlayerId) -> Position | None:
+        found = await self._around_call(leaderboard, player, -1)
+        return None if found is None else found[0]
+
+    async def _around_call(
+        self, leaderboard: LeaderboardId, player: PlayerId, k_: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        names = Names.of(leaderboard)
+        layout = self._layout(names)
+        guess, hashed = _guess(layout, player)
+        async with mapped():
+            reply = await self._grouped.call(
+                self._around,
+                names.checked,
+                [names.buckets, player, k_, guess, hashed, self.heads_of(leaderboard.board)],
+            )
+        if reply[1] >= 0:
+            self._learn(names, layout, reply[1], reply[2])
+        if reply[0] < 0:
+            _checked(leaderboard, reply[0])
+            return None
+        position = Position(int(reply[0]), bytes(reply[3]), int(reply[4]), int(reply[5]))
+        if k_ < 0:
+            return position, position.offset, []
+        return position, int(reply[6]), [bytes(x) for x in reply[7:]]
+
+    def _layout(self, names: Names) -> tuple[int, int]:
+        """The leaderboard's bucket layout (level, split) last seen, for the reads' guesses:
+        one cache lookup per read, however many players it asks for."""
+        return self._layouts.get(names.meta, _NO_LAYOUT)
+
+    def _learn(self, names: Names, seen: tuple[int, int], level: int, split: int) -> None:
+        """Remember the layout a read's script reported, when it differs from the one the
+        read guessed with (which the lookup already marked as recently used)."""
+        if (level, split) != seen:
+            self._layouts[names.meta] = (level, split)
+
+    async def positions(
+        self, leaderboard: LeaderboardId, players: Sequence[PlayerId]
+    ) -> list[tuple[int, SortKey]]:
+        unique = list(dict.fromkeys(players))
+        if not unique:
+            return []
+        names = Names.of(leaderboard)
+        layout = self._layout(names)
+        args: list[Any] = []
+        for player in unique:
+            args += (player, *_guess(layout, player))
+        head = self.heads_of(leaderboard.board)
+        calls = [
+            (
+                self._positions,
+                tuple(names.checked),
+                (names.buckets, *args[i : i + 3 * ARG_CHUNK], head),
+            )
+            for i in range(0, len(args), 3 * ARG_CHUNK)
+        ]
+        async with mapped():
+            replies = raise_first(await self._grouped.run(calls))
+        found: list[tuple[int, SortKey]] = []
+        for reply in replies:
+            if len(reply) == 1:
+                _checked(leaderboard, reply[0])
+            if reply[-2] >= 0:
+                self._learn(names, layout, reply[-2], reply[-1])
+                layout = (reply[-2], reply[-1])
+            found += [(int(reply[i]), bytes(reply[i + 1])) for i in range(0, len(reply) - 2, 2)]
+        found.sort()
+        return found
+
+    async def page(
+        self, leaderboard: LeaderboardId, start: int, stop: int
+    ) -> tuple[int, list[SortKey]]:
+        return await self._page_call(leaderboard, start, stop, "")
+
+    async def _page_call(
+        self, leaderboard: LeaderboardId, start: int, stop: int, mode: str
+    ) -> tuple[int, list[SortKey]]:
+        async with mapped():
+            keys = Names.of(leaderboard).checked
+            reply = await self._page(keys=keys, args=[start, stop, mode])
+        if int(reply[0]) < 0:
+            _checked(leaderboard, int(reply[0]))
+        return int(reply[0]), [bytes(x) for x in reply[1:]]
+
+    async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
+        """The keys held, whatever the leaderboard's state (for ``verify``)."""
+        return (await self._page_call(leaderboard, start, stop, "raw"))[1]
+
+    async def around(
+        self, leaderboard: LeaderboardId, player: PlayerId, k: int
+    ) -> tuple[Position, int, list[SortKey]] | None:
+        return await self._around_call(leaderboard, player, k)
+
+    async def total(self, leaderboard: LeaderboardId) -> int:
+        return (await self.page(leaderboard, 0, 0))[0]
+
+    async def counts_before(
+        self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
+    ) -> tuple[int, list[int]]:
+        keys = Names.of(leaderboard).checked
+        return await self._counts(leaderboard, self._counts_before, keys, bounds)
+
+    async def _counts(
+        self,
+        leaderboard: LeaderboardId,
+        script: AsyncScript,
+        keys: Sequence[str],
+        bounds: Sequence[bytes],
+    ) -> tuple[int, list[int]]:
+        """COUNTS_BEFORE (or DISTINCT_BEFORE) on ``keys``, a chunk of bounds at a time."""
+        calls = [
+            (script, tuple(keys), tuple(bounds[i : i + ARG_CHUNK]))
+            for i in range(0, max(1, len(bounds)), ARG_CHUNK)
+        ]
+        async with mapped():
+            if len(calls) == 1:  # the usual case: grouped with the other small reads
+                replies = [await self._grouped.call(*calls[0])]
+            else:
+                replies = raise_first(await self._grouped.run(calls))
+        total, counts = 0, []
+        for reply in replies:
+            total = int(reply[0])
+            if total < 0:
+                _checked(leaderboard, total)
+            counts += [int(x) for x in reply[1:]]
+        return total, counts
+
+    async def distinct_before(
+        self, leaderboard: LeaderboardId, prefixes: Sequence[bytes]
+    ) -> list[int]:
+        names = Names.of(leaderboard)
+        keys = [*names.writes, names.distinct]
+        return (await self._counts(leaderboard, self._distinct_before, keys, prefixes))[1]
+
+    async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
+        async with mapped():  # grouped: through redis-py, an HGET cost more than the rank
+            found = await self._grouped.call(
+                self._movement, [Names.of(leaderboard).moves], [player]
+            )
+        if found is None:
+            return UNKNOWN
+        record = found.encode() if isinstance(found, str) else found
+        previous, _, best = record.partition(b":")
+        return Movement(int(previous) if previous else None, int(best) if best else None)
+
+    async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
+        async with mapped():
+            found = await self.client.zrange(Names.of(leaderboard).distinct, 0, -1)
+        return [x if isinstance(x, bytes) else str(x).encode() for x in found]
+
+    async def neighbours(
+        self, leaderboard: LeaderboardId, key: bytes, before: int, after: int
+    ) -> tuple[list[SortKey], list[SortKey]]:
+        keys = Names.of(leaderboard).checked
+        async with mapped():
+            reply = await self._grouped.call(
+                self._neighbours, keys, (key, max(0, before), max(0, after))
+            )
+        if int(reply[0]) < 0:
+            _checked(leaderboard, int(reply[0]))
+        found = [bytes(x) for x in reply[2:]]
+        split = int(reply[1])
+        return found[:split], found[split:]
+
+    async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
+        async with mapped():
+            keys = Names.of(leaderboard).checked
+            stamp, total = await self._grouped.call(self._top_stamp, keys, ())
+        if int(total) < 0:
+            _checked(leaderboard, int(total))
+        return int(stamp), int(total)
+
+    async def change_stamp(self, leaderboard: LeaderboardId) -> int:
+        async with mapped():
+            keys = Names.of(leaderboard).checked
+            stamp = int(await self._grouped.call(self._change_stamp, keys, ()))
+        if stamp < 0:
+            _checked(leaderboard, stamp)
+        return stamp
+
+    # --- integrity and repair -----------------------------------------------------------------
+
+    async def state(self, leaderboard: LeaderboardId) -> LeaderboardState | None:
+        async with mapped():
+            built, entries, meta, stamp, mark = await self._state(
+                keys=Names.of(leaderboard).checked, args=[]
+            )
+        return LeaderboardState(bool(built), int(entries), int(meta), int(stamp), mark or None)
+
+    async def unmapped(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> list[SortKey]:
+        """Those of ``keys_`` (keys of the sorted set) that the player map does not point at."""
+        names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
+        found: list[SortKey] = []
+        async with mapped():
+            for start in range(0, len(keys_), ARG_CHUNK):
+                args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
+                found += [bytes(x) for x in await self._unmapped(keys=names.reads, args=args)]
+        return found
+
+    async def register(self, leaderboards: Sequence[LeaderboardId]) -> None:
+        """Add the leaderboards to their boards' registries (a no-op for those there)."""
+        if not leaderboards:
+            return
+        async with mapped(), self.client.pipeline(transaction=False) as pipe:
+            for leaderboard in leaderboards:
+                pipe.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+            await pipe.execute()
+
+    async def registered(self, leaderboard: LeaderboardId) -> bool:
+        async with mapped():
+            return bool(
+                await self.client.sismember(k.registry(leaderboard.board), k.tag(leaderboard))
+            )
+
+    async def repair_begin(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
+        """Empty the leaderboard to fill it afresh, marked damaged (so that reads go
+        elsewhere) until ``repair_end``; False while another repair's lease runs."""
+        names = Names.of(leaderboard)
+        self._layouts.pop(names.meta, None)
+        async with mapped():
+            args: list[str | int] = [names.buckets, token, lease_ms]
+            began = await self._repair_begin(keys=names.every, args=args)
+            if began:
+                await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
+        return bool(began)
+
+    async def repair_extend(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
+        async with mapped():
+            args: list[str | int] = [token, lease_ms]
+            return bool(await self._repair_extend(keys=Names.of(leaderboard).writes, args=args))
+
+    async def repair_end(self, leaderboard: LeaderboardId, token: str) -> bool:
+        """Seal a repaired leaderboard: reads use it again. False if the repair was taken
+        over by another (whose own end will seal it)."""
+        async with mapped():
+            return bool(await self._repair_end(keys=Names.of(leaderboard).writes, args=[token]))
+
+    async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
+        async with mapped():
+            tags = sorted(await self.client.smembers(k.registry(board)))
+            found = [k.from_tag(t.decode() if isinstance(t, bytes) else t) for t in tags]
+            async with self.client.pipeline(transaction=False) as pipe:
+                for leaderboard in found:
+                    pipe.exists(k.entries(leaderboard))
+                alive = await pipe.execute()
+        return [lb for lb, exists in zip(found, alive, strict=True) if exists]
+
+    # --- board definitions --------------------------------------------------------------------
+
+    def board_versions(self) -> RedisBoardVersions:
+        """The board definitions' version, read in the same groups as the index's reads."""
+        return RedisBoardVersions(self.client, self._grouped)

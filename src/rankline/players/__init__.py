@@ -1,0 +1,1 @@
+"""Players: profiles, history, friends, bans and erasure."""

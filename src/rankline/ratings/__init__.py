@@ -1,0 +1,1 @@
+"""Rating boards: match results checked, rated in serial order, and verified."""

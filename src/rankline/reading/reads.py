@@ -1,0 +1,572 @@
+"""The read path: every leaderboard read, from a request's query to its typed answer.
+
+A read names a board and, optionally, a window, period and scope (``Query``); the edge builds
+it once. ``Reads`` resolves it against the board as current as the request (``Boards``), runs
+its index reads through the gateway (the live index, SQL when degraded, the archive for
+periods past retention), joins display names and returns an answer (``rankline.answers``)
+with its flags. Top pages come from the top cache as ready JSON bytes.
+
+    reads = Reads(boards, gateway, names, tops, hot, store, clock)
+    answer = await reads.player(Query("arena-solo", "daily"), "p:42")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
+from typing import NamedTuple, TypedDict, TypeVar
+
+import msgspec
+
+from rankline.answers import (
+    AroundOut,
+    Entry,
+    FriendEntry,
+    FriendPlayer,
+    FriendsOut,
+    PeriodOut,
+    PeriodsOut,
+    PlayerOut,
+    PlayerStanding,
+    RankOfOut,
+    RanksOut,
+    TopHead,
+)
+from rankline.boards import Board
+from rankline.clock import format_time
+from rankline.errors import InvalidInput, NotFound
+from rankline.index.base import IndexReader
+from rankline.index.gateway import Flags, IndexGateway
+from rankline.lifecycle.registry import Boards, Resolved
+from rankline.periods import Period, current_period, parse_period
+from rankline.reading.cache import HotReads, TopCache, join_entries
+from rankline.reading.names import NameDirectory
+from rankline.store import archive as store_archive
+from rankline.store.sql import SqlStore
+from rankline.types import (
+    GLOBAL_SCOPE,
+    Clock,
+    LeaderboardId,
+    Movement,
+    PlayerId,
+    Position,
+    SortKey,
+)
+
+T = TypeVar("T")
+_encoder = msgspec.json.Encoder()
+Names = dict[PlayerId, str | None]
+
+
+class HeadFields(TypedDict):
+    """The fields of ``answers.Head``, as keywords for any answer built on it."""
+
+    board: str
+    window: str
+    period: str
+    scope: str
+    total: int
+    as_of: str
+    period_ends_at: str | None
+    closes_at: str | None
+    degraded: bool
+    archived: bool
+
+
+class Query(NamedTuple):
+    """What a read asks for: a board and, where None, the default window (``all_time`` or
+    the board's first), the current period and the ``global`` scope."""
+
+    board: str
+    window: str | None = None
+    period: str | None = None
+    scope: str | None = None
+
+
+def top_etag(digest: str, offset: int, limit: int, total: int, flags: Flags) -> str:
+    """A weak validator of a top page: the entries it was cut from, the cut, the total and
+    the flags; not ``as_of``."""
+    marks = ("a" if flags.archived else "") + ("d" if flags.degraded else "")
+    return f'W/"{digest}.{offset}.{limit}.{total}{marks}"'
+
+
+class Reads:
+    """Every leaderboard read."""
+
+    def __init__(
+        self,
+        boards: Boards,
+        gateway: IndexGateway,
+        names: NameDirectory,
+        tops: TopCache,
+        hot: HotReads,
+        store: SqlStore,
+        clock: Clock,
+    ) -> None:
+        self._boards = boards
+        self._gateway = gateway
+        self._names = names
+        self._tops = tops
+        self._hot = hot
+        self._store = store
+        self._clock = clock
+
+    # --- running a read ----------------------------------------------------------------
+
+    async def _run(
+        self,
+        query: Query,
+        read: Callable[[Board, Resolved, IndexReader], Awaitable[T]],
+        hot: Hashable | None = None,
+    ) -> tuple[T, Resolved, Flags]:
+        """``read`` on the query's board and leaderboard, through the gateway; with ``hot``
+        (a key naming the read), concurrent and repeated identical reads of a live
+        leaderboard share one answer while it is unchanged (``cache.HotReads``)."""
+
+        async def on(board: Board) -> tuple[T, Resolved, Flags]:
+            resolved = self._boards.resolve(board, query.window, query.period, query.scope)
+            if resolved.expired:
+                answer, flags = await self._gateway.read(
+                    lambda index: read(board, resolved, index), board
+                )
+                return answer, resolved, flags
+            if hot is None:
+                answer, flags = await self._gateway.read(lambda index: read(board, resolved, index))
+            else:
+                key = (resolved.leaderboard, hot, board)
+                answer, flags = await self._gateway.read(
+                    lambda index: self._hot.get(
+                        key,
+                        lambda: index.change_stamp(resolved.leaderboard),
+                        lambda: read(board, resolved, index),
+                    )
+                )
+            return answer, resolved, flags
+
+        return await self._boards.current(query.board, on)
+
+    def _head(self, board: Board, resolved: Resolved, total: int, flags: Flags) -> HeadFields:
+        leaderboard, period = resolved.leaderboard, resolved.period
+        closes = period.closes_at(board.grace_seconds)
+        return {
+            "board": leaderboard.board,
+            "window": leaderboard.window,
+            "period": leaderboard.period,
+            "scope": leaderboard.scope,
+            "total": total,
+            "as_of": format_time(self._clock.now()),
+            "period_ends_at": None if period.ends_at is None else format_time(period.ends_at),
+            "closes_at": None if closes is None else format_time(closes),
+            "degraded": flags.degraded,
+            "archived": flags.archived,
+        }
+
+    async def _named(self, players: Iterable[PlayerId]) -> Names:
+        return await self._names.get(players)
+
+    # --- top -----------------------------------------------------------------------------
+
+    async def top(
+        self, query: Query, offset: int, limit: int, tier: str | None = None
+    ) -> tuple[bytes, str]:
+        """A top page as ready JSON bytes and its weak ETag, from the top cache when the
+        index can vouch for it (see ``rankline.reading.cache``). With ``tier``, the page is cut from
+        that tier's entries (``offset`` and ``limit`` count within it)."""
+
+        async def on(board: Board) -> tuple[bytes, str]:
+            resolved = self._boards.resolve(board, query.window, query.period, query.scope)
+            leaderboard = resolved.leaderboard
+            if tier is not None and tier not in {name for name, _, _ in board.tiers}:
+                raise InvalidInput.at(["query", "tier"], f"the board has no tier {tier!r}")
+
+            def context(total: int) -> Hashable:
+                if not board.tiers:
+                    return None
+                by_total = any(percent is not None for _, percent, _ in board.tiers)
+                return board.tiers, total if by_total else None
+
+            async def page(index: IndexReader) -> tuple[int, list[bytes], str, int, int, int]:
+                start, count, size = offset, limit, 0
+                if tier is not None:
+                    found = board.tier_range(tier, await index.total(leaderboard))
+                    assert found is not None
+                    first, last = found
+                    size = max(0, last - first + 1)
+                    start = first - 1 + offset
+                    count = min(limit, last - start)
+                    if count <= 0:
+                        total = await index.total(leaderboard)
+                        return total, [], "", start, 0, size
+                total, entries, digest = await self._tops.page(
+                    index,
+                    leaderboard,
+                    start,
+                    count,
+                    lambda keys, at, total: self._render(
+                        board, keys, at, total, index, leaderboard
+                    ),
+                    context,
+                )
+                return total, entries, digest, start, count, size
+
+            routed = board if resolved.expired else None
+            (total, entries, digest, start, count, size), flags = await self._gateway.read(
+                page, routed
+            )
+            head = TopHead(**self._head(board, resolved, total, flags))
+            if tier is not None:
+                head = msgspec.structs.replace(head, tier=tier, tier_total=size)
+            body = join_entries(_encoder.encode(head), entries)
+            etag = top_etag(digest, start, count, total, flags)
+            if tier is not None:
+                etag = etag[:-1] + f".{tier}.{size}" + '"'
+            return body, etag
+
+        return await self._boards.current(query.board, on)
+
+    async def _render(
+        self,
+        board: Board,
+        keys: Sequence[SortKey],
+        offset: int,
+        total: int,
+        index: IndexReader,
+        leaderboard: LeaderboardId,
+    ) -> list[bytes]:
+        """Keys read from ``offset`` as JSON entries, display names joined: what the top
+        cache keeps."""
+        names = await self._named(board.keys.player_of(key) for key in keys)
+        dense = await _dense_run(board, index, leaderboard, keys, offset)
+        return [
+            _encoder.encode(_entry(board, offset + i + 1, key, names, total, dense[i]))
+            for i, key in enumerate(keys)
+        ]
+
+    # --- one player ------------------------------------------------------------------------
+
+    async def player(self, query: Query, player: PlayerId) -> PlayerOut:
+        """One player's rank, competition rank and percentile; NotFound without an entry."""
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> PlayerOut:
+            position = await index.position(resolved.leaderboard, player)
+            if position is None:
+                raise NotFound(f"player {player!r} has no entry on this leaderboard")
+            score, subscore, at, _ = board.keys.decode(position.key)
+            total, offset = position.total, position.offset
+            (dense,) = await _dense_of(board, index, resolved.leaderboard, [position.key])
+            moved = await _movement(board, index, resolved.leaderboard, position)
+            return PlayerOut(
+                **self._head(board, resolved, total, _NONE),
+                player_id=player,
+                score=score,
+                rank=offset + 1,
+                competition_rank=position.better + 1,
+                percentile=round(100.0 * (total - offset - 1) / total, 4),
+                achieved_at=format_time(at),
+                display_name=await self._names.name(player),
+                tier=board.tier_of(offset + 1, total) if board.tiers else None,
+                dense_rank=dense,
+                previous_rank=moved.previous,
+                best_rank=moved.best,
+                subscore=subscore,
+            )
+
+        answer, _, flags = await self._run(query, read, ("player", player))
+        return _flagged(answer, flags)
+
+    async def around(self, query: Query, player: PlayerId, k: int) -> AroundOut:
+        """Up to ``k`` entries above the player, the player, and up to ``k`` below."""
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> AroundOut:
+            found = await index.around(resolved.leaderboard, player, k)
+            if found is None:
+                raise NotFound(f"player {player!r} has no entry on this leaderboard")
+            position, first, keys = found
+            names = await self._named(board.keys.player_of(key) for key in keys)
+            dense = await _dense_run(board, index, resolved.leaderboard, keys, first)
+            me = position.offset - first
+            moved = await _movement(board, index, resolved.leaderboard, position)
+            return AroundOut(
+                **self._head(board, resolved, position.total, _NONE),
+                player=_standing(
+                    board, position, names, moved, dense[me] if me < len(dense) else None
+                ),
+                entries=[
+                    _entry(board, first + i + 1, key, names, position.total, dense[i])
+                    for i, key in enumerate(keys)
+                ],
+            )
+
+        answer, _, flags = await self._run(query, read, ("around", player, k))
+        return _flagged(answer, flags)
+
+    async def rank_of(self, query: Query, score: int, subscore: int | None = None) -> RankOfOut:
+        """The rank, competition rank and percentile an entry with ``score`` (and
+        ``subscore``, on a board with one) would get if it were submitted now (it would
+        come after every entry that reached that value up to now, and before any that
+        reaches it later); ``total`` is the leaderboard's as it is.
+        """
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> RankOfOut:
+            board.check_score(score, ["query", "score"])
+            board.check_subscore(subscore, ["query", "subscore"])
+            now = self._clock.now()
+            keys = board.keys
+            bounds = [keys.head_of(score, subscore, now + 1), keys.value_prefix(score, subscore)]
+            total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
+            dense: int | None = None
+            if board.dense:
+                prefix = keys.value_prefix(score, subscore)
+                dense = (await index.distinct_before(resolved.leaderboard, [prefix]))[0] + 1
+            return RankOfOut(
+                **self._head(board, resolved, total, _NONE),
+                score=score,
+                rank=before + 1,
+                competition_rank=better + 1,
+                percentile=round(100.0 * (total - before) / (total + 1), 4),
+                tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
+                dense_rank=dense,
+                subscore=subscore,
+            )
+
+        answer, _, flags = await self._run(query, read)
+        return _flagged(answer, flags)
+
+    # --- many players ------------------------------------------------------------------------
+
+    async def friends(
+        self, query: Query, player: PlayerId, friends: Sequence[PlayerId], k: int | None
+    ) -> FriendsOut:
+        """The leaderboard among the player and those friends who have an entry.
+
+        With ``k``, only up to k friends above and below the player (the first 2k+1 when the
+        player has no entry); without it, all of them."""
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> FriendsOut:
+            leaderboard = resolved.leaderboard
+            ranked = await index.positions(leaderboard, [player, *friends])
+            total = await index.total(leaderboard)
+            player_of = board.keys.player_of
+            names = await self._named(player_of(key) for _, key in ranked)
+            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
+            me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
+            entries = [
+                _friend_entry(_entry(board, at + 1, key, names, total, dense[i]), i + 1)
+                for i, (at, key) in enumerate(ranked)
+            ]
+            me_out: FriendPlayer | None = None
+            if me is None:
+                shown = entries if k is None else entries[: 2 * k + 1]
+            else:
+                position = await index.position(leaderboard, player)
+                if position is None:
+                    raise NotFound(f"player {player!r} has no entry on this leaderboard")
+                (mine,) = await _dense_of(board, index, leaderboard, [position.key])
+                moved = await _movement(board, index, leaderboard, position)
+                standing = _standing(board, position, names, moved, mine)
+                me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
+                shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
+            return FriendsOut(
+                **self._head(board, resolved, total, _NONE),
+                player=me_out,
+                friends_total=len(ranked),
+                entries=shown,
+            )
+
+        answer, _, flags = await self._run(query, read)
+        return _flagged(answer, flags)
+
+    async def ranks(self, query: Query, players: Sequence[PlayerId]) -> RanksOut:
+        """The entries of those ``players`` that are ranked, in rank order."""
+
+        async def read(board: Board, resolved: Resolved, index: IndexReader) -> RanksOut:
+            leaderboard = resolved.leaderboard
+            ranked = await index.positions(leaderboard, players)
+            total = await index.total(leaderboard)
+            names = await self._named(board.keys.player_of(key) for _, key in ranked)
+            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
+            return RanksOut(
+                **self._head(board, resolved, total, _NONE),
+                entries=[
+                    _entry(board, at + 1, key, names, total, dense[i])
+                    for i, (at, key) in enumerate(ranked)
+                ],
+            )
+
+        answer, _, flags = await self._run(query, read)
+        return _flagged(answer, flags)
+
+    # --- periods -----------------------------------------------------------------------------
+
+    async def periods(self, board_id: str, window: str | None) -> PeriodsOut:
+        """The known periods of a window (or of every window), newest first."""
+
+        async def on(board: Board) -> PeriodsOut:
+            answer, flags = await self._gateway.read(
+                lambda index: self._periods(board, window, index), board
+            )
+            return _flagged(answer, flags)
+
+        return await self._boards.current(board_id, on)
+
+    async def _periods(self, board: Board, window: str | None, index: IndexReader) -> PeriodsOut:
+        if window is not None and window not in board.windows:
+            raise InvalidInput.at(["query", "window"], f"the board has no {window!r} window")
+        now = self._clock.now()
+        known: dict[tuple[str, str], Period] = {}
+        for name, period_name, _, _ in await self._store.list_periods(board.id, window):
+            try:
+                known[name, period_name] = parse_period(name, period_name, board.seasons)
+            except ValueError:
+                continue
+        for name in [window] if window else board.windows:
+            current = current_period(name, now, board.seasons)
+            if current is not None:
+                known.setdefault((name, current.name), current)
+        live = {(lb.window, lb.period) for lb in await index.leaderboards(board.id)}
+        states = await store_archive.period_states(self._store, board.id, window)
+        items = []
+        ordered = sorted(known.items(), key=lambda kv: (kv[0][0], -(kv[1].starts_at or 0)))
+        for (name, period_name), period in ordered:
+            leaderboard = LeaderboardId(board.id, name, period_name, GLOBAL_SCOPE)
+            state, archived_total = states.get((name, period_name), ("open", None))
+            closed = period.is_closed(now, board.grace_seconds)
+            expires = board.expires_at(period)
+            if state == "archived" and expires is not None and now >= expires:
+                total = archived_total or 0
+            elif (name, period_name) in live or not closed:
+                total = await index.total(leaderboard)
+            else:
+                total = await self._store.count_leaderboard(leaderboard)
+            items.append(
+                PeriodOut(
+                    window=name,
+                    period=period_name,
+                    starts_at=None if period.starts_at is None else format_time(period.starts_at),
+                    ends_at=None if period.ends_at is None else format_time(period.ends_at),
+                    state="archived" if state == "archived" else "closed" if closed else "open",
+                    total=total,
+                )
+            )
+        return PeriodsOut(board=board.id, as_of=format_time(now), periods=items)
+
+
+_NONE = Flags()
+_Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, RankOfOut, PeriodsOut)
+
+
+def _flagged(answer: _Flagged, flags: Flags) -> _Flagged:
+    """The answer with the flags of how it was read (a shared answer stays as it was)."""
+    if flags == _NONE:
+        return answer
+    return msgspec.structs.replace(answer, degraded=flags.degraded, archived=flags.archived)
+
+
+def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
+    return FriendEntry(
+        rank=entry.rank,
+        player_id=entry.player_id,
+        score=entry.score,
+        achieved_at=entry.achieved_at,
+        display_name=entry.display_name,
+        tier=entry.tier,
+        dense_rank=entry.dense_rank,
+        subscore=entry.subscore,
+        friends_rank=friends_rank,
+    )
+
+
+async def _movement(
+    board: Board, index: IndexReader, leaderboard: LeaderboardId, position: Position
+) -> Movement:
+    """The player's movement as an answer shows it: the best rank counts the rank now."""
+    moved = await index.movement(leaderboard, board.keys.player_of(position.key))
+    if moved.best is None:
+        return moved
+    return moved._replace(best=min(moved.best, position.offset + 1))
+
+
+async def _dense_of(
+    board: Board, index: IndexReader, leaderboard: LeaderboardId, keys: Sequence[SortKey]
+) -> list[int | None]:
+    """The dense rank of each of ``keys`` (all None on a board without dense ranks): one
+    more than the count of distinct better values (the score, and the subscore on a board
+    with one: the keys' first ``board.keys.prefix`` bytes)."""
+    if not board.dense or not keys:
+        return [None] * len(keys)
+    size = board.keys.prefix
+    before = await index.distinct_before(leaderboard, [key[:size] for key in keys])
+    return [count + 1 for count in before]
+
+
+async def _dense_run(
+    board: Board,
+    index: IndexReader,
+    leaderboard: LeaderboardId,
+    keys: Sequence[SortKey],
+    offset: int,
+) -> list[int | None]:
+    """The dense ranks of consecutive ``keys`` read from ``offset``: one count for the
+    first (none from the top), then one more at each new value (``_dense_of``)."""
+    if not board.dense or not keys:
+        return [None] * len(keys)
+    size = board.keys.prefix
+    dense = 0
+    if offset > 0:
+        (dense,) = await index.distinct_before(leaderboard, [keys[0][:size]])
+    ranks: list[int | None] = []
+    last = None
+    for key in keys:
+        prefix = key[:size]
+        if prefix != last:
+            dense, last = dense + 1, prefix
+        ranks.append(dense)
+    return ranks
+
+
+def _entry(
+    board: Board,
+    rank: int,
+    key: SortKey,
+    names: Names,
+    total: int,
+    dense: int | None = None,
+) -> Entry:
+    score, subscore, at, player = board.keys.decode(key)
+    return Entry(
+        rank=rank,
+        player_id=player,
+        score=score,
+        achieved_at=format_time(at),
+        display_name=names.get(player),
+        tier=board.tier_of(rank, total) if board.tiers else None,
+        dense_rank=dense,
+        subscore=subscore,
+    )
+
+
+def _standing(
+    board: Board,
+    position: Position,
+    names: Names,
+    moved: Movement,
+    dense: int | None = None,
+) -> PlayerStanding:
+    score, subscore, at, player = board.keys.decode(position.key)
+    total = position.total
+    return PlayerStanding(
+        player_id=player,
+        score=score,
+        rank=position.offset + 1,
+        competition_rank=position.better + 1,
+        percentile=round(100.0 * (total - position.offset - 1) / total, 4),
+        achieved_at=format_time(at),
+        display_name=names.get(player),
+        tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
+        dense_rank=dense,
+        previous_rank=moved.previous,
+        best_rank=moved.best,
+        subscore=subscore,
+    )
+
+
+__all__ = ["Query", "Reads", "top_etag"]

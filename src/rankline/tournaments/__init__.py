@@ -1,0 +1,1 @@
+"""Tournaments: definitions, editions, entry, results and their webhooks."""

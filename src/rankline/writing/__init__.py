@@ -1,0 +1,1 @@
+"""The write path: submissions checked, group-committed, taken into the log and applied."""

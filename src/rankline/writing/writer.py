@@ -1,0 +1,512 @@
+"""The write path: group commit of score submissions.
+
+Requests queue up while a commit is in flight; the writer takes every queued request (up to
+``max_batch`` submissions) and writes them in one transaction: the score events (unique on
+board, player, match_id) and the standings the policies produce. Only after the commit are
+the index updated and the callers answered, so an acknowledged submission is durable, and a
+retried one is recognised as a duplicate, also after a restart.
+
+A batch of a thousand submissions is planned in a few bulk reads (which events exist, the
+current standings) and written in a few bulk statements (``rankline.store.hot``); the
+per-submission work in between is plain Python on small objects, so keep it lean.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+from cachetools import LRUCache
+
+from rankline.boards import Board, BoardSpec, Target
+from rankline.clock import format_time
+from rankline.errors import (
+    Conflict,
+    InvalidInput,
+    KeyReused,
+    NotFound,
+    RanklineError,
+    TooManyRequests,
+    Unavailable,
+    WriteConflict,
+)
+from rankline.fanout import FanOut
+from rankline.index.base import IndexWriter
+from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
+from rankline.policies import Entry, combine
+from rankline.store.sql import SqlStore
+from rankline.types import (
+    GLOBAL_SCOPE,
+    BoardId,
+    Clock,
+    IndexChange,
+    LeaderboardId,
+    MatchId,
+    Micros,
+    PlayerId,
+    Score,
+    ScoreEvent,
+    StandingRow,
+    StoreTransaction,
+)
+
+log = logging.getLogger("rankline.writing.writer")
+
+_RETRIES = 5
+_DEFINITIONS = 1000
+"""Board definitions kept decoded (by their stored text)."""
+_StandingKey = tuple[LeaderboardId, PlayerId]
+_EventKey = tuple[BoardId, PlayerId, MatchId]
+
+
+@dataclass(slots=True)
+class Submission:
+    board: Board
+    player: PlayerId
+    match_id: MatchId
+    score: Score
+    at: Micros
+    received_at: Micros
+    scopes: dict[str, str] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    at_given: bool = True
+    """Whether the client gave ``at`` (else it is the receive time, which a retry can't repeat)."""
+    subscore: Score | None = None
+    """Given exactly on boards with a subscore."""
+
+    @property
+    def event_key(self) -> _EventKey:
+        return (self.board.id, self.player, self.match_id)
+
+    def reuses(
+        self, score: Score, at: Micros, scopes: Any, metadata: Any, subscore: Score | None = None
+    ) -> bool:
+        """Whether this submission's key, already taken by a submission with this payload,
+        is reused with another one: not a retry. An ``at`` left out matches any."""
+        return (
+            self.score != score
+            or self.subscore != subscore
+            or (self.at_given and self.at != at)
+            or self.scopes != scopes
+            or self.metadata != metadata
+        )
+
+
+@dataclass(slots=True)
+class StandingOutcome:
+    target: Target
+    applied: bool
+    reason: str | None
+    entry: Entry | None
+    previous: Entry | None
+
+
+@dataclass(slots=True)
+class Outcome:
+    submission: Submission
+    duplicate: bool
+    standings: list[StandingOutcome]
+
+    @property
+    def primary(self) -> StandingOutcome | None:
+        window = self.submission.board.primary_window
+        for standing in self.standings:
+            leaderboard = standing.target.leaderboard
+            if leaderboard.window == window and leaderboard.scope == GLOBAL_SCOPE:
+                return standing
+        return None
+
+
+@dataclass(slots=True)
+class _Pending:
+    """One caller's submissions (a request), answered together."""
+
+    submissions: list[Submission]
+    future: asyncio.Future[list[Outcome | RanklineError]]
+
+
+@dataclass(slots=True)
+class _Plan:
+    outcomes: list[Outcome | RanklineError]
+    changes: list[IndexChange]
+    periods: set[tuple[BoardId, str, str]]
+
+
+class Changes(Protocol):
+    """Where a committed batch's changes go: the ranking index (``IndexWriter``), or the
+    change feed (``feed``), told which leaderboards moved."""
+
+    def publish(self, changed: set[LeaderboardId]) -> None: ...
+
+
+class GroupCommitWriter:
+    """Gathers concurrent submissions into shared transactions."""
+
+    def __init__(
+        self,
+        store: SqlStore,
+        index: IndexWriter,
+        clock: Clock,
+        *,
+        feed: Changes | None = None,
+        commit_lock: asyncio.Lock | None = None,
+        max_batch: int = 2000,
+        linger_seconds: float = 0.0,
+        max_queued: int | None = None,
+    ) -> None:
+        self._store = store
+        self._index = index
+        """Takes each committed batch's changes; it must not fail a committed batch (the
+        gateway keeps what the index could not take for the keeper to reload)."""
+        self._clock = clock
+        self._feed = feed
+        """Told which leaderboards each committed batch moved (live streams)."""
+        self._definitions: LRUCache[str, Board] = LRUCache(_DEFINITIONS)
+        self._max_batch = max_batch
+        self._linger = linger_seconds
+        self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
+        self._max_queued = max_queued
+        """Submissions that may wait for a batch; a request beyond it is refused (429)."""
+        self._queued = 0
+        """Submissions queued and not yet in a batch."""
+        self._held: _Pending | None = None
+        """A request taken from the queue that did not fit the last batch: the next one's."""
+        self._task: asyncio.Task[None] | None = None
+        self._known_periods: set[tuple[BoardId, str, str]] = set()
+        self._fanout = FanOut()
+        self.commit_lock = commit_lock or asyncio.Lock()
+        """Held while a batch commits; board changes, bans and erasure take it too, so that
+        none interleaves with a batch of this process."""
+        self.batches = 0
+        self.committed = 0
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="rankline-writer")
+
+    async def close(self) -> None:
+        if self._task is not None:
+            await self._queue.join()
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def forget_periods(self) -> None:
+        """Board definitions changed (a board may have been deleted and made again): record
+        periods in SQL again as they take their first standing (an idempotent insert)."""
+        self._known_periods = set()
+
+    async def submit(self, submissions: Sequence[Submission]) -> list[Outcome | RanklineError]:
+        """Queue submissions and wait until their batch is durable; one result each.
+
+        TooManyRequests (nothing recorded) while ``max_queued`` submissions wait already:
+        under overload callers are told to come back instead of waiting ever longer."""
+        if not submissions:
+            return []
+        if self._max_queued is not None and self._queued >= self._max_queued:
+            THROTTLED.labels("queue").inc()
+            raise TooManyRequests(
+                f"the write queue is full ({self._queued} submissions waiting); "
+                "nothing was recorded, retry shortly"
+            )
+        self._queued += len(submissions)
+        future: asyncio.Future[list[Outcome | RanklineError]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._queue.put_nowait(_Pending(list(submissions), future))
+        return await future
+
+    async def _next_batch(self) -> list[_Pending]:
+        """Queued requests of up to ``max_batch`` submissions together (a larger request
+        goes alone: its submissions are never split over transactions)."""
+        first = self._held or await self._queue.get()
+        self._held = None
+        if self._linger:
+            await asyncio.sleep(self._linger)
+        batch, size = [first], len(first.submissions)
+        while size < self._max_batch and not self._queue.empty():
+            item = self._queue.get_nowait()
+            if size + len(item.submissions) > self._max_batch:
+                self._held = item
+                break
+            batch.append(item)
+            size += len(item.submissions)
+        return batch
+
+    async def _run(self) -> None:
+        while True:
+            batch = await self._next_batch()
+            self._queued -= sum(len(item.submissions) for item in batch)
+            try:
+                await self._commit(batch)
+            except Exception as exc:  # never let the writer die with callers waiting
+                log.exception("group commit failed")
+                _fail(batch, RanklineError(f"the write failed unexpectedly ({type(exc).__name__})"))
+            finally:
+                for _ in batch:
+                    self._queue.task_done()
+
+    async def _commit(self, batch: list[_Pending]) -> None:
+        started = time.perf_counter()
+        submissions = [sub for item in batch for sub in item.submissions]
+        BATCH_SIZE.observe(len(submissions))
+        async with self.commit_lock:
+            for attempt in range(_RETRIES):
+                now = self._clock.now()
+                try:
+                    async with self._store.transaction() as tx:
+                        plan = await self._plan(tx, submissions, now, optimistic=attempt == 0)
+                    break
+                except WriteConflict:
+                    if attempt == _RETRIES - 1:
+                        _fail(batch, Unavailable("too many concurrent writers; retry"))
+                        return
+                    if attempt > 0:
+                        await asyncio.sleep(0.005 * attempt)
+                except Unavailable as exc:
+                    _fail(batch, exc)
+                    return
+            # Committed to SQL, so the writes stand; the index catches up if it must.
+            await self._index.apply(plan.changes)
+            if self._feed is not None and plan.changes:
+                self._feed.publish({change.leaderboard for change in plan.changes})
+        COMMIT_SECONDS.observe(time.perf_counter() - started)
+        self._known_periods |= plan.periods
+        self.batches += 1
+        self.committed += len(submissions)
+        start = 0
+        for item in batch:
+            stop = start + len(item.submissions)
+            if not item.future.done():
+                item.future.set_result(plan.outcomes[start:stop])
+            start = stop
+
+    def _board(self, definition: str) -> Board:
+        board = self._definitions.get(definition)
+        if board is None:
+            board = Board(msgspec.json.decode(definition, type=BoardSpec))
+            self._definitions[definition] = board
+        return board
+
+    async def _live(
+        self, tx: StoreTransaction, submissions: list[Submission]
+    ) -> list[Submission | RanklineError]:
+        """Each submission on its board as stored now, or why it cannot be written.
+
+        Board definitions are read in the transaction (and share-locked until it ends):
+        another worker may have frozen, changed or deleted a board since this one validated
+        the submission, and a change waits for the batches that read the old definition."""
+        definitions = await tx.board_definitions(list({sub.board.id for sub in submissions}))
+        boards = {board_id: self._board(text) for board_id, text in definitions.items()}
+        checked: list[Submission | RanklineError] = []
+        for sub in submissions:
+            board = boards.get(sub.board.id)
+            if board is None:
+                checked.append(NotFound(f"no board {sub.board.id!r}"))
+            elif board.frozen:
+                checked.append(Conflict(f"board {board.id!r} is frozen"))
+            elif board.policy == "rating":
+                checked.append(Conflict("a rating board takes match results, not scores"))
+            else:
+                try:
+                    board.check_score(sub.score)
+                    board.check_subscore(sub.subscore)
+                    board.check_scopes(sub.scopes)
+                except InvalidInput as exc:
+                    checked.append(exc)
+                    continue
+                sub.board = board
+                checked.append(sub)
+        return checked
+
+    async def _plan(
+        self, tx: StoreTransaction, submissions: list[Submission], now: Micros, *, optimistic: bool
+    ) -> _Plan:
+        """Read, decide and write one batch in ``tx``.
+
+        ``optimistic`` skips looking for events already stored: inserting one of them again
+        breaks the events' unique key, a ``WriteConflict``, and the batch is planned again
+        with the look-up (a resubmission is rare; the look-up costs every batch)."""
+        checked = await self._live(tx, submissions)
+        live = [s for s in checked if isinstance(s, Submission)]
+        existing = {} if optimistic else await tx.existing_events(list({s.event_key for s in live}))
+        fanout = self._fanout
+        targets = [fanout.targets(s.board, s.at, s.scopes, now) for s in live]
+        wanted = {
+            (t.leaderboard, s.player) for s, ts in zip(live, targets, strict=True) for t in ts
+        }
+        stored = await tx.read_standings(list(wanted))
+        state = {k: Entry(v[2], v[3], v[5]) for k, v in stored.items()}
+        changed: set[_StandingKey] = set()
+        seen: dict[_EventKey, Submission] = {}
+        events: list[ScoreEvent] = []
+        opened: dict[int, Target] = {}
+        outcomes: list[Outcome | RanklineError] = []
+        next_targets = iter(targets)
+        for item in checked:
+            if isinstance(item, RanklineError):
+                outcomes.append(item)
+                continue
+            sub, subtargets = item, next(next_targets)
+            key = (sub.board.id, sub.player, sub.match_id)
+            reused = _reused(sub, existing.get(key), seen.get(key))
+            if reused is not None:
+                outcomes.append(reused)
+                continue
+            duplicate = key in existing or key in seen
+            try:
+                standings = _evaluate(sub, subtargets, state, duplicate)
+            except InvalidInput as exc:
+                outcomes.append(exc)
+                continue
+            outcome = Outcome(sub, duplicate, standings)
+            outcomes.append(outcome)
+            if duplicate:
+                continue
+            seen[key] = sub
+            for standing in standings:
+                if standing.applied and standing.entry is not None:
+                    target = standing.target
+                    state[target.leaderboard, sub.player] = standing.entry
+                    changed.add((target.leaderboard, sub.player))
+                    opened[id(target)] = target
+            applied = _applied(outcome.primary, standings)
+            events.append(
+                ScoreEvent(
+                    *key,
+                    sub.score,
+                    sub.at,
+                    sub.received_at,
+                    applied,
+                    sub.scopes,
+                    sub.metadata,
+                    sub.subscore,
+                )
+            )
+        await tx.insert_events(events)
+        rows = _standings(changed, state, stored)
+        await tx.write_standings(rows)
+        periods = self._new_periods(opened.values())
+        if periods:
+            await tx.add_periods([(*key, *bounds) for key, bounds in sorted(periods.items())])
+        changes = await self._changes(tx, rows, live)
+        return _Plan(outcomes, changes, set(periods))
+
+    def _new_periods(
+        self, targets: Iterable[Target]
+    ) -> dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]]:
+        """Periods that took their first standing in this process: recorded in SQL."""
+        found = {}
+        for target in targets:
+            lb, period = target.leaderboard, target.period
+            key = (lb.board, lb.window, lb.period)
+            if key not in self._known_periods:
+                found[key] = (period.starts_at, period.ends_at)
+        return found
+
+    async def _changes(
+        self, tx: StoreTransaction, rows: list[StandingRow], live: list[Submission]
+    ) -> list[IndexChange]:
+        # A banned player's submissions are recorded, but they stay off every leaderboard.
+        if not rows:
+            return []
+        banned = await tx.banned_players([s.player for s in live])
+        keys = {s.board.id: s.board.keys for s in live}
+        return [
+            IndexChange(lb, player, keys[lb.board].encode(score, sub, at, player), revision)
+            for lb, player, score, at, revision, sub in rows
+            if player not in banned
+        ]
+
+
+def _reused(
+    sub: Submission, stored: ScoreEvent | None, earlier: Submission | None
+) -> KeyReused | None:
+    """The conflict when ``sub`` takes the key of a stored submission, or of an earlier one
+    in its batch (the first wins), with a different payload."""
+    first = stored or earlier
+    if first is None or not sub.reuses(
+        first.score, first.at, first.scopes, first.metadata, first.subscore
+    ):
+        return None
+    board = first.board if isinstance(first, ScoreEvent) else first.board.id
+    return KeyReused(
+        f"match_id {sub.match_id!r} of player {sub.player!r} was already submitted with a "
+        "different payload; a retry must repeat it exactly, and a new match needs a new "
+        "match_id",
+        {
+            "board": board,
+            "player_id": sub.player,
+            "match_id": sub.match_id,
+            "score": first.score,
+            **({} if first.subscore is None else {"subscore": first.subscore}),
+            "at": format_time(first.at),
+            "scopes": first.scopes,
+            "metadata": first.metadata,
+        },
+    )
+
+
+def _evaluate(
+    sub: Submission,
+    targets: list[Target],
+    state: dict[_StandingKey, Entry],
+    duplicate: bool,
+) -> list[StandingOutcome]:
+    """What one submission does to each of its leaderboards, without committing it.
+
+    An applied standing's ``entry`` is the new entry; the caller stores it in ``state``
+    once every target was evaluated (one submission never lands twice on a leaderboard)."""
+    standings: list[StandingOutcome] = []
+    board = sub.board
+    for target in targets:
+        current = state.get((target.leaderboard, sub.player))
+        if duplicate:
+            standings.append(StandingOutcome(target, False, "duplicate", current, current))
+        elif target.closed:
+            standings.append(StandingOutcome(target, False, "closed", current, current))
+        else:
+            new = combine(
+                board.policy, board.order, current, sub.score, sub.at, sub.subscore, board.sub_order
+            )
+            if new is None:
+                standings.append(StandingOutcome(target, False, "policy", current, current))
+            else:
+                standings.append(StandingOutcome(target, True, None, new, current))
+    return standings
+
+
+def _standings(
+    changed: set[_StandingKey],
+    state: dict[_StandingKey, Entry],
+    stored: dict[_StandingKey, StandingRow],
+) -> list[StandingRow]:
+    """The standings to write: each changed one at the revision after the stored one, in key
+    order (concurrent writers then lock rows in the same order)."""
+    rows = []
+    for key in sorted(changed):
+        (score, at, subscore), before = state[key], stored.get(key)
+        revision = 1 if before is None else before[4] + 1
+        rows.append((key[0], key[1], score, at, revision, subscore))
+    return rows
+
+
+def _applied(primary: StandingOutcome | None, standings: list[StandingOutcome]) -> bool:
+    return any(s.applied for s in standings) if primary is None else primary.applied
+
+
+def _fail(batch: list[_Pending], error: RanklineError) -> None:
+    for item in batch:
+        if not item.future.done():
+            item.future.set_result([error] * len(item.submissions))
