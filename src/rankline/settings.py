@@ -1,7 +1,7 @@
 """Settings, declared once. Each is read from a ``RANKLINE_*`` environment variable.
 
-``rankline --help``, the README and ``docs/configuration.md`` list them; a test fails when
-one of them is not documented in the README.
+``rankline settings`` and the README list them; a test fails when one of them is not
+documented in the README.
 """
 
 from __future__ import annotations
