@@ -30,8 +30,8 @@ from rankline.lifecycle.registry import Boards
 from rankline.periods import Period
 from rankline.settings import Settings
 from rankline.store import archive as store_archive
-from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod, PeriodKey
+from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore
 from rankline.types import Clock, Micros, PlayerId
 
@@ -155,12 +155,7 @@ async def archive_now(settings: Settings) -> list[ArchivedPeriod]:
     """``rankline archive``: one step on the durable store the settings name, with the system
     clock (the embedded SQLite is migrated first, as ``serve`` does)."""
     clock = SystemClock()
-    store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
-    try:
-        await store.start()
-        await migrate.ensure_current(store.engine, upgrade_if_behind=settings.is_embedded)
+    async with open_store(settings) as store:
         boards = Boards(store, clock)
         await boards.reload()
         return await Lifecycle(store, clock, boards).step()
-    finally:
-        await store.close()
