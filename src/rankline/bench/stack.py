@@ -21,10 +21,11 @@ from pathlib import Path
 import httpx
 
 from rankline.bench import load, probes, servers
+from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 
 KEY = "soak-server-key"
-PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak"
-REDIS_URL = "redis://127.0.0.1:6379/6"
+PG_URL = SOAK_DATABASE_URL
+REDIS_URL = SOAK_REDIS_URL
 BACKENDS = ("memory", "redis")
 
 
