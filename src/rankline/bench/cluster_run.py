@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rankline.bench import load, probes, servers
 from rankline.bench.cluster import LocalCluster
+from rankline.bench.harness import Harness
 from rankline.boards import Board
 from rankline.index.redis.cluster import slot_of
-
-if TYPE_CHECKING:
-    from rankline.bench.run import Bench
 
 SHARDED_BOARD = "bench-sharded"
 SHARDS = 3
@@ -46,7 +44,7 @@ def _memory(cluster: LocalCluster) -> dict[str, dict[str, int]]:
     return found
 
 
-def measure(bench: Bench, url: str) -> dict[str, Any]:
+def measure(bench: Harness, url: str) -> dict[str, Any]:
     """The cluster run, with ``url`` the PostgreSQL database to recreate and fill."""
     o = bench.o
     section: dict[str, Any] = {"shards": SHARDS, "boards": {}, "memory": {}, "ready_seconds": {}}
@@ -66,7 +64,7 @@ def measure(bench: Bench, url: str) -> dict[str, Any]:
 
 
 def _one_board(
-    bench: Bench, url: str, cluster: LocalCluster, board: Board, section: dict[str, Any]
+    bench: Harness, url: str, cluster: LocalCluster, board: Board, section: dict[str, Any]
 ) -> None:
     """Load ``board`` alone into an empty store and an empty cluster, serve it, measure its
     memory and its reads. One board at a time, so the cluster holds N entries, not 2N: the

@@ -56,6 +56,7 @@ from rich.progress import (
 
 from rankline import __version__
 from rankline.bench import cluster_run, dense_run, load, probes, report, servers, wrk
+from rankline.bench.harness import Backend
 from rankline.bench.load import Dataset
 from rankline.boards import Board
 from rankline.clock import SystemClock
@@ -120,15 +121,6 @@ ENDPOINTS = (
         rated=True,
     ),
 )
-
-
-@dataclass(frozen=True)
-class Backend:
-    name: str
-    label: str
-    database_url: str | None
-    redis_url: str | None
-    workers: int
 
 
 @dataclass(frozen=True)
