@@ -4,7 +4,7 @@ A period closes when its end plus the board's ``grace_seconds`` has passed (the 
 answers ``"reason": "closed"``). The scheduler (``Lifecycle.run``, a task in every server
 process) then archives it: ``step`` finds every period past its close that is not archived,
 however old (so it catches up after downtime), claims each with a conditional update of its
-``rl_periods`` row (``open`` → ``closed``, with a lease in ``claimed_until``), and copies its
+``rl_periods`` row (``open`` → archiving, with a lease in ``claimed_until``), and copies its
 final standings, every scope with its final rank, to ``rl_archive`` in one transaction that
 ends with the state ``archived``. Several workers may run it at once: the claim makes one of
 them do each period; a crashed worker's claim expires and another takes the period over,
