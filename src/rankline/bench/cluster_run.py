@@ -26,6 +26,7 @@ from rankline.bench.cluster import LocalCluster
 from rankline.bench.harness import Harness
 from rankline.boards import Board
 from rankline.index.redis.cluster import slot_of
+from rankline.store import admin
 
 SHARDED_BOARD = "bench-sharded"
 SHARDS = 3
@@ -59,7 +60,7 @@ def measure(bench: Harness, url: str) -> dict[str, Any]:
         node = cluster.primary_of(slot_of(probes.SCRATCH_KEY.encode()))
         bench.step("redis-benchmark ZREVRANK on one primary")
         section["redis_benchmark"] = probes.redis_benchmark(f"redis://{node.address}/0", o.n)
-    asyncio.run(load.drop_database(url))
+    asyncio.run(admin.drop_database(url))
     return section
 
 
@@ -71,7 +72,7 @@ def _one_board(
     largest N this machine runs is twice what two boards side by side would allow."""
     o = bench.o
     bench.step(f"{board.id}: preparing the durable store")
-    asyncio.run(load.recreate_database(url))
+    asyncio.run(admin.recreate_database(url))
     asyncio.run(load.prepare(url, bench.now, [board]))
     started = time.perf_counter()
     with bench.bar(f"bulk load into SQL: {board.id}", o.n) as update:

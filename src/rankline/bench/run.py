@@ -62,6 +62,7 @@ from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.server import SERVERS
 from rankline.settings import Settings
+from rankline.store import admin
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench"
 CLUSTER_PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench_cluster"
@@ -332,7 +333,7 @@ class Bench:
         env = servers.bench_env(**settings)
         self.step("preparing the durable store")
         if plan.database_url:
-            asyncio.run(load.recreate_database(plan.database_url))
+            asyncio.run(admin.recreate_database(plan.database_url))
         asyncio.run(load.prepare(url, self.now, boards))
         rss_empty = 0
         if plan.redis_url:

@@ -8,7 +8,9 @@
 - ``"any"``: as it is (``rankline migrate`` brings it to the current revision itself);
 - ``"current"``: at the current revision, or ``NotMigrated`` asks for ``rankline migrate``;
 - ``"embedded"``: the embedded SQLite is migrated when behind, as a server start does; a
-  PostgreSQL or MariaDB database must be current (it is migrated once, by an operator).
+  PostgreSQL or MariaDB database must be current (it is migrated once, by an operator);
+- ``"upgraded"``: migrated when behind, whatever the database (``rankline migrate``, and
+  the benchmark's scratch databases).
 
 Every failure on the way is one of rankline's errors (``rankline.errors``): a database that
 does not exist or cannot be reached is ``StoreUnavailable``, with the driver's error as its
@@ -28,7 +30,7 @@ from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.sql import SqlStore
 
-Schema = Literal["any", "current", "embedded"]
+Schema = Literal["any", "current", "embedded", "upgraded"]
 
 
 @asynccontextmanager
@@ -38,10 +40,8 @@ async def open_store(settings: Settings, *, schema: Schema = "embedded") -> Asyn
     try:
         await store.start()
         if schema != "any":
-            await migrate.ensure_current(
-                store.engine,
-                upgrade_if_behind=schema == "embedded" and settings.is_embedded,
-            )
+            upgrade = schema == "upgraded" or (schema == "embedded" and settings.is_embedded)
+            await migrate.ensure_current(store.engine, upgrade_if_behind=upgrade)
         yield store
     finally:
         await store.close()
@@ -62,8 +62,7 @@ def store_settings(url: str) -> Settings:
 
 async def migrated(settings: Settings) -> str | None:
     """``rankline migrate``: bring the store to the current revision; the revision it is at."""
-    async with open_store(settings, schema="any") as store:
-        await migrate.upgrade(store.engine)
+    async with open_store(settings, schema="upgraded") as store:
         return await migrate.current_revision(store.engine)
 
 
