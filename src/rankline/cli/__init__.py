@@ -7,11 +7,11 @@ directory's lock)."""
 from __future__ import annotations
 
 from rankline.cli import about, data, measure, operate, serve
-from rankline.cli.app import Group, app
+from rankline.cli.app import RootGroup, app
 
 # The order `rankline --help` lists them in: the server, then the operator's tools, then the
 # measurements.
-Group.ORDER = [
+RootGroup.ORDER = [
     "serve",
     "migrate",
     "rebuild",

@@ -53,17 +53,19 @@ class _Command(typer.core.TyperCommand):
 
 
 class Group(typer.core.TyperGroup):
-    """A group whose commands are listed in ``ORDER`` first (the order a newcomer meets
-    them), then in the order they were added."""
-
-    ORDER: ClassVar[list[str]] = []
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.help = _unwrapped(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _untyped_flags(super().get_params(ctx))
+
+
+class RootGroup(Group):
+    """``rankline`` itself: its commands listed in ``ORDER`` (the order a newcomer meets
+    them), whether typer registered them as commands or as groups (which it lists last)."""
+
+    ORDER: ClassVar[list[str]] = []
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = super().list_commands(ctx)
@@ -81,7 +83,7 @@ class Typer(typer.Typer):
 
 
 app = Typer(
-    cls=Group,
+    cls=RootGroup,
     name="rankline",
     help="rankline: real-time leaderboards for games.\n\n"
     "Every setting is an environment variable; run `rankline settings` to list them.",

@@ -9,8 +9,10 @@ import typer
 
 from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 from rankline.cli.app import Group, Typer, run_measure
+from rankline.cli.probes import probe_app
 
 bench_app = Typer(cls=Group, add_completion=False)
+bench_app.add_typer(probe_app, name="probe")
 
 
 @bench_app.callback(invoke_without_command=True)

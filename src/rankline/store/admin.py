@@ -51,3 +51,30 @@ async def vacuum_analyze(url: str, tables: tuple[Table, ...]) -> None:
                 await conn.execute(text(f'VACUUM ANALYZE "{table.name}"'))
     finally:
         await engine.dispose()
+
+
+async def ensure_database(url: str, *, fresh: bool = False) -> None:
+    """Create the server database named in ``url`` if it does not exist (PostgreSQL,
+    MariaDB); with ``fresh``, drop it first. Nothing for SQLite (the file is made on use)."""
+    parsed = make_url(url)
+    dialect = parsed.get_backend_name()
+    name = parsed.database
+    if dialect == "sqlite" or not name:
+        return
+    server = parsed.set(database="postgres" if dialect == "postgresql" else "mysql")
+    engine = create_async_engine(server, isolation_level="AUTOCOMMIT")
+    quoted = f'"{name}"' if dialect == "postgresql" else f"`{name}`"
+    try:
+        async with mapped_errors(), engine.connect() as conn:
+            if fresh:
+                await conn.execute(text(f"DROP DATABASE IF EXISTS {quoted}"))
+            if dialect == "postgresql":
+                found = await conn.scalar(
+                    text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
+                )
+                if not found:
+                    await conn.execute(text(f"CREATE DATABASE {quoted}"))
+            else:
+                await conn.execute(text(f"CREATE DATABASE IF NOT EXISTS {quoted}"))
+    finally:
+        await engine.dispose()
