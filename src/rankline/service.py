@@ -23,7 +23,8 @@ import asyncio
 import gc
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from rankline.clock import SystemClock
@@ -118,11 +119,7 @@ class Rankline:
         self._auto_migrate = settings.is_embedded if auto_migrate is None else auto_migrate
         self.clock: Clock = clock or SystemClock()
         clock = self.clock
-        self.store = store = SqlStore(
-            settings.database,
-            sqlite_synchronous=settings.sqlite_synchronous,
-            sqlite_cache_mb=settings.sqlite_cache_mb,
-        )
+        self.store = store = SqlStore.from_settings(settings)
         backend = index or make_index(settings)
         self._data_dir_lock = embedded_lock(settings.data_dir, settings.database, backend.shared)
         """Held while started: one server per data directory on the embedded store."""
@@ -282,6 +279,22 @@ class Rankline:
             self._tasks.append(asyncio.create_task(self._refresh_boards(), name="rankline-boards"))
         if wait_ready:
             await self.wait_ready()
+
+    @asynccontextmanager
+    async def maintaining(self) -> AsyncIterator[Rankline]:
+        """The store (migrated), the boards and the index open, and nothing running: what an
+        operator's ``rankline rebuild``, ``verify`` and ``replay`` work with, beside servers."""
+        await self.store.start()
+        try:
+            await migrate.ensure_current(self.store.engine, upgrade_if_behind=False)
+            await self.boards.reload()
+            await self.index.start()
+            try:
+                yield self
+            finally:
+                await self.index.close()
+        finally:
+            await self.store.close()
 
     async def _build(self) -> None:
         while not self.health.stopping:

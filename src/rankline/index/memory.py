@@ -8,7 +8,7 @@ Memory is what limits an in-process index, so an entry is one object, its sort k
 bytes), plus a pointer in the sorted list. The player → key map keeps no player ids of its
 own: a key ends with its player's id, so ``_PlayerKeys`` files the keys themselves in a
 hash table by that tail (~25 bytes per entry, where a dict of player id → key costs a str
-per player and a slot, ~95). ``scripts/index_probe.py`` measures ~105 bytes per entry for
+per player and a slot, ~95). ``rankline bench --memory-only`` measures ~105 bytes per entry for
 the whole index, against ~175 with the dict.
 
 Each leaderboard also keeps two stamps from one process-wide counter: ``changed`` moves with
