@@ -182,7 +182,7 @@ async def test_a_board_change_that_cannot_be_announced_changes_nothing(
     await put_board(a, BOARD, windows=["all_time"])
     a_service: Rankline = a._transport.app.state.service  # type: ignore[attr-defined]
     lost = aioredis.Redis.from_url("redis://127.0.0.1:1/0")  # nothing listens there
-    grouped = GroupedReads(lost)
+    grouped = GroupedReads(lost, None)
     kept, a_service.boards._versions = (
         a_service.boards._versions,
         CheckedVersions(RedisBoardVersions(lost, grouped), a_service.health),

@@ -66,8 +66,6 @@ class Channel:
     def for_client(cls, client: Redis) -> Channel | None:
         """A channel to the server the client talks to, with its database, credentials and
         timeouts; None when the client does not use plain TCP."""
-        if getattr(client, "spans_cluster", False):  # its commands go to many nodes
-            return None
         pool = client.connection_pool
         if pool.connection_class is not Connection:  # TLS, a Unix socket, or a custom class
             return None

@@ -51,11 +51,13 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from rankline.errors import IndexUnavailable
+from rankline.index.base import BoardShapes
 from rankline.index.redis import board_versions, scripts
 from rankline.index.redis import keys as k
 from rankline.index.redis.channel import Channel
 from rankline.index.redis.common import mapped
-from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.lifecycle import RedisLifecycle
+from rankline.index.redis.link import RedisLink
 
 SLOTS = 16384
 _REPLICAS_SECONDS = 1.0
@@ -144,8 +146,6 @@ class NotReplicated(RedisConnectionError):
 class ClusterRedis(aioredis.Redis):
     """A redis-py client spanning a Redis Cluster: commands and pipelines (scripts
     included) go to the primary of their first key's slot. See the module's docstring."""
-
-    spans_cluster = True
 
     def __init__(
         self,
@@ -458,8 +458,11 @@ def node_marker(ranges: tuple[tuple[int, int], ...]) -> str:
     raise IndexUnavailable("a Redis Cluster node serves no slot")
 
 
-class RedisClusterIndex(RedisIndex):
-    """``RedisIndex`` on a Redis Cluster (see the module's docstring)."""
+class ClusterLink(RedisLink):
+    """``RedisLink`` to a Redis Cluster (see the module's docstring); its grouped reads go
+    through ``ClusterRedis``, which sends them over a lean channel per node."""
+
+    name = "rediscluster"
 
     def __init__(self, url: str, *, wait_replicas: int = 1, wait_ms: int = 1000) -> None:
         seeds = cluster_seeds(url)
@@ -473,7 +476,7 @@ class RedisClusterIndex(RedisIndex):
             wait_replicas=wait_replicas,
             wait_ms=wait_ms,
         )
-        super().__init__(url, client=self.cluster)
+        super().__init__(url, client=self.cluster, channel=None)
 
     async def start(self) -> None:
         async with mapped():
@@ -485,6 +488,17 @@ class RedisClusterIndex(RedisIndex):
             await self.cluster.refresh()
             for address in self.cluster.primaries:
                 await self.cluster.node(address).ping()
+
+    def shared_index(self, shapes: BoardShapes) -> ClusterLifecycle:
+        return ClusterLifecycle(self, shapes)
+
+
+class ClusterLifecycle(RedisLifecycle):
+    """``RedisLifecycle`` on a Redis Cluster: the built marker has a copy on every primary."""
+
+    def __init__(self, link: ClusterLink, shapes: BoardShapes) -> None:
+        super().__init__(link, shapes)
+        self.cluster = link.cluster
 
     async def is_built(self) -> bool:
         """Every primary holds its copy of the built marker, and the layout is this code's."""
@@ -512,4 +526,4 @@ class RedisClusterIndex(RedisIndex):
         await self.client.set(k.META_LAYOUT, k.LAYOUT)
 
 
-__all__ = ["ClusterRedis", "NotReplicated", "RedisClusterIndex", "cluster_seeds"]
+__all__ = ["ClusterLifecycle", "ClusterLink", "ClusterRedis", "NotReplicated", "cluster_seeds"]

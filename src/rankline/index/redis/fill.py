@@ -20,7 +20,7 @@ import contextlib
 import hashlib
 import secrets
 import struct
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from operator import itemgetter
 from typing import Any, Protocol
 
@@ -28,11 +28,12 @@ from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from rankline.errors import IndexUnavailable
+from rankline.index.base import BoardShapes
 from rankline.index.redis import fill_scripts
 from rankline.index.redis import keys as k
 from rankline.index.redis.common import ARG_CHUNK, Entry, Names, mapped
 from rankline.ordering import HEAD_BYTES
-from rankline.types import BoardId, LeaderboardId, PlayerId, SortKey
+from rankline.types import LeaderboardId, PlayerId, SortKey
 
 _FILL_KEYS = 3_000
 """Keys per FILL_KEYS script."""
@@ -52,7 +53,7 @@ class FillTarget(Protocol):
     """What the fill uses of its ``RedisIndex``."""
 
     client: aioredis.Redis
-    heads_of: Callable[[BoardId], int]
+    shapes: BoardShapes
 
     async def _grow_to(self, names: Names, size: int, extra: int) -> tuple[int, int]: ...
 
@@ -124,7 +125,7 @@ class Filler:
         (half entries) first."""
         await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
         for _ in range(2):
-            fill = _Fill(self, names, 0, 0, self.index.heads_of(leaderboard.board))
+            fill = _Fill(self, names, 0, 0, self.index.shapes.head_of(leaderboard.board))
             state = await fill.begin()
             if state == "dirty":
                 await self.index.drop([leaderboard])

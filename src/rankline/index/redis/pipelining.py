@@ -33,10 +33,10 @@ _Read = tuple[AsyncScript, tuple[Any, ...], tuple[Any, ...]]
 
 
 class GroupedReads:
-    def __init__(self, client: Redis) -> None:
+    def __init__(self, client: Redis, channel: Channel | None) -> None:
         self._client = client
-        self.channel = Channel.for_client(client)
-        """Where the groups go (``redis_channel``); None: through redis-py's pipelines."""
+        self.channel = channel
+        """Where the groups go (``channel``); None: through redis-py's pipelines."""
         self._queue: dict[_Read, list[asyncio.Future[Any]]] = {}
         """The next group: each read with its callers' futures (one each, so that a caller's
         cancellation leaves the others waiting)."""
