@@ -52,8 +52,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from rankline.errors import IndexUnavailable
 from rankline.index.base import BoardShapes
-from rankline.index.redis import board_versions, scripts
 from rankline.index.redis import keys as k
+from rankline.index.redis import lua
 from rankline.index.redis.channel import Channel
 from rankline.index.redis.common import mapped
 from rankline.index.redis.lifecycle import RedisLifecycle
@@ -64,14 +64,6 @@ _REPLICAS_SECONDS = 1.0
 SCHEME = "redis+cluster"
 Address = tuple[str, int]
 _Command = tuple[tuple[Any, ...], dict[str, Any]]
-_READ_FLAGS = "#!lua flags=no-writes,allow-cross-slot-keys\n"
-_BUILT_FROM_ARGV = "local BUILT = ARGV[#ARGV]\nARGV[#ARGV] = nil\n"
-"""A key of another slot may not be declared, only touched: the read scripts on a cluster
-take the node's copy of the built marker as their last argument instead of ``KEYS[4]``."""
-_READ_SCRIPTS = scripts.CHECKED_READS
-_OTHER_READS = scripts.UNCHECKED_READS | {board_versions.CHECK}
-"""Scripts that only read but name no built marker (the board versions' check goes with
-every request): sent without WAIT, over the lean channel."""
 _READ_COMMANDS = frozenset(
     {
         b"GET",
@@ -246,15 +238,20 @@ class ClusterRedis(aioredis.Redis):
 
     # --- commands --------------------------------------------------------------------------
 
-    def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
-        text = script.decode() if isinstance(script, bytes) else str(script)
-        read = text in _READ_SCRIPTS
-        if read:
-            text = _READ_FLAGS + _BUILT_FROM_ARGV + text.replace("KEYS[4]", "BUILT")
-        registered = AsyncScript(self, text)
+    def register(self, script: lua.Script) -> AsyncScript:
+        """One of the index's scripts, loaded for a cluster (its read scripts take the
+        node's copy of the built marker as their last argument: ``lua/built.cluster.lua``);
+        a read is sent without WAIT, over the lean channel."""
+        registered = AsyncScript(self, script.text)
         self._known[registered.sha] = registered
-        if read or text in _OTHER_READS:
+        if script.mode == "read":
             self._reads.add(registered.sha)
+        return registered
+
+    def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
+        """A script of redis-py's own (its lock's): a write."""
+        registered = AsyncScript(self, script)
+        self._known[registered.sha] = registered
         return registered
 
     async def script_load(self, script: Any) -> str:
@@ -332,7 +329,7 @@ class ClusterRedis(aioredis.Redis):
             keys = args[3 : 3 + count]
             if count == 4 and _as_bytes(keys[3]) == _BUILT:  # a read: see _BUILT_FROM_ARGV
                 if _as_bytes(args[1]).decode() not in self._reads:
-                    raise ResponseError("a script naming the built marker is not in CHECKED_READS")
+                    raise ResponseError("a script naming the built marker is not a read")
                 marker = self.marker_of(address)
                 return address, (*args[:2], 3, *keys[:3], *args[3 + count :], marker)
             return address, args
@@ -491,6 +488,9 @@ class ClusterLink(RedisLink):
 
     def shared_index(self, shapes: BoardShapes) -> ClusterLifecycle:
         return ClusterLifecycle(self, shapes)
+
+    def script(self, name: str) -> AsyncScript:
+        return self.cluster.register(lua.load(name, "cluster"))
 
 
 class ClusterLifecycle(RedisLifecycle):

@@ -106,7 +106,7 @@ def _triples(
 
 
 def _load_args(prefix: str, level: int, split: int, entries: list[Entry], head: int) -> list[Any]:
-    """ARGV of one LOAD script (see ``scripts.LOAD``) for entries in key order; the key's
+    """ARGV of one LOAD script (see ``lua/load.lua``) for entries in key order; the key's
     tail (after its ``head`` bytes) is the player id."""
     numbers = [k.bucket_number(k.bucket_hash(key[head:]), level, split) for _, key, _ in entries]
     return [
@@ -132,23 +132,23 @@ class RedisIndex(RankingIndex):
         super().__init__(shapes)
         self.link = link
         self.client: aioredis.Redis = link.client
-        register = self.client.register_script
-        self._apply = register(scripts.APPLY)
-        self._grow = register(scripts.GROW)
-        self._load = register(scripts.LOAD)
-        self._around = register(scripts.AROUND)
-        self._positions = register(scripts.POSITIONS)
-        self._page = register(scripts.PAGE)
-        self._counts_before = register(scripts.COUNTS_BEFORE)
-        self._distinct_before = register(scripts.DISTINCT_BEFORE)
-        self._neighbours = register(scripts.NEIGHBOURS)
-        self._top_stamp = register(scripts.TOP_STAMP)
-        self._change_stamp = register(scripts.CHANGE_STAMP)
-        self._movement = register(scripts.MOVEMENT)
-        self._discard = register(scripts.DISCARD)
-        self._expire = register(scripts.EXPIRE)
-        self._expire_buckets = register(scripts.EXPIRE_BUCKETS)
-        self._drop = register(scripts.DROP)
+        script = link.script
+        self._apply = script("apply")
+        self._grow = script("grow")
+        self._load = script("load")
+        self._around = script("around")
+        self._positions = script("positions")
+        self._page = script("page")
+        self._counts_before = script("counts_before")
+        self._distinct_before = script("distinct_before")
+        self._neighbours = script("neighbours")
+        self._top_stamp = script("top_stamp")
+        self._change_stamp = script("change_stamp")
+        self._movement = script("movement")
+        self._discard = script("discard")
+        self._expire = script("expire")
+        self._expire_buckets = script("expire_buckets")
+        self._drop = script("drop")
         self._grouped = link.grouped
         self._layouts = link.layouts
         self._filler = Filler(self)

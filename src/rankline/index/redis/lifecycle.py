@@ -22,7 +22,6 @@ from redis.exceptions import LockError, RedisError
 
 from rankline.index.base import BoardShapes, LeaderboardState, SharedIndex
 from rankline.index.redis import keys as k
-from rankline.index.redis import scripts
 from rankline.index.redis.board_versions import RedisBoardVersions
 from rankline.index.redis.common import ARG_CHUNK, Names, mapped
 from rankline.types import LeaderboardId, SortKey
@@ -41,12 +40,12 @@ class RedisLifecycle(SharedIndex):
         self.url = link.url
         self.client = link.client
         self._shapes = shapes
-        register = self.client.register_script
-        self._state = register(scripts.STATE)
-        self._unmapped = register(scripts.UNMAPPED)
-        self._repair_begin = register(scripts.REPAIR_BEGIN)
-        self._repair_extend = register(scripts.REPAIR_EXTEND)
-        self._repair_end = register(scripts.REPAIR_END)
+        script = link.script
+        self._state = script("state")
+        self._unmapped = script("unmapped")
+        self._repair_begin = script("repair_begin")
+        self._repair_extend = script("repair_extend")
+        self._repair_end = script("repair_end")
         self._lock: Lock | None = None
 
     async def ping(self) -> None:

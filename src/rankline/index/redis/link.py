@@ -9,9 +9,11 @@ from cachetools import LRUCache
 from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from rankline.index.base import BoardShapes
+from rankline.index.redis import lua
 from rankline.index.redis.board_versions import RedisBoardVersions
 from rankline.index.redis.channel import Channel
 from rankline.index.redis.common import mapped
@@ -69,7 +71,11 @@ class RedisLink:
 
     def board_versions(self) -> RedisBoardVersions:
         """The board definitions' version, read in the same groups as the index's reads."""
-        return RedisBoardVersions(self.client, self.grouped)
+        return RedisBoardVersions(self.script, self.grouped)
+
+    def script(self, name: str) -> AsyncScript:
+        """The index's script ``name`` (``lua/<name>.lua``), registered on the client."""
+        return self.client.register_script(lua.load(name).text)
 
     def shared_index(self, shapes: BoardShapes) -> RedisLifecycle:
         """The lifecycle of the index this Redis holds (``lifecycle``)."""
