@@ -10,7 +10,7 @@ finished (``lua/fill_begin.lua``); a claim a dead process left makes the next fi
 afresh.
 
 This module does not import ``rankline.index.redis.index``: ``Filler`` is handed its
-``RedisIndex`` (as ``FillTarget``), and what both share lives in ``redis_common``.
+``RedisIndex`` (as ``FillTarget``), and what both share lives in ``common``.
 """
 
 from __future__ import annotations

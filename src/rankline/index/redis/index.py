@@ -29,7 +29,7 @@ reads SQL and has it repaired: ``lifecycle.RedisLifecycle``) or ``IndexUnavailab
 index was lost). The built marker, the rebuild lock and the repairs are the lifecycle's.
 
 redis-py errors never leave these modules: they become ``IndexUnavailable``
-(``redis_common.mapped``).
+(``common.mapped``).
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from rankline.index.base import BoardShapes
 from rankline.index.redis import lua
 from rankline.index.redis.board_versions import RedisBoardVersions
-from rankline.index.redis.channel import Channel
 from rankline.index.redis.common import mapped
 from rankline.index.redis.lifecycle import RedisLifecycle
 from rankline.index.redis.pipelining import GroupedReads
+from rankline.index.redis.seam import Channel
 
 _LAYOUTS_HELD = 16_384
 """Leaderboards whose bucket layout the reads remember (the least recently read goes to

@@ -8,7 +8,7 @@ reads started in this turn go with it); while one is in flight, reads wait and g
 in the next. Under load one round trip answers many requests; a lone request waits one loop
 turn.
 
-Groups go over ``redis_channel.Channel`` (one connection of its own, hiredis packing and
+Groups go over ``seam.Channel`` (one connection of its own, hiredis packing and
 parsing) where the client uses plain TCP, which costs a fraction of redis-py's pipeline per
 round trip and almost nothing per further command; else through redis-py.
 
@@ -27,7 +27,7 @@ from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
-from rankline.index.redis.channel import Channel
+from rankline.index.redis.seam import Channel
 
 _Read = tuple[AsyncScript, tuple[Any, ...], tuple[Any, ...]]
 
