@@ -48,6 +48,7 @@ from rankline.index import keeper as indexing
 from rankline.index.keeper import IndexKeeper
 from rankline.index.redis import fill as redis_fill
 from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.link import RedisLink
 from rankline.store.sql import SqlStore
 
 DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_fill_probe"
@@ -87,7 +88,7 @@ async def _redis(index: RedisIndex) -> tuple[float, float, int]:
 
 async def rebuild(args: argparse.Namespace) -> dict[str, float]:
     """One rebuild of the bench board into the emptied Redis database."""
-    index = RedisIndex(args.redis_url)
+    index = RedisIndex(RedisLink(args.redis_url))
     await index.start()
     store = SqlStore(args.database_url)
     board = load.bench_board()

@@ -31,6 +31,7 @@ from rankline.bench import load as bench_load
 from rankline.clock import SystemClock
 from rankline.index.keeper import IndexKeeper
 from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.link import RedisLink
 from rankline.ordering import encode
 from rankline.store.sql import SqlStore
 from rankline.types import LeaderboardId, PlayerId, SortKey
@@ -92,7 +93,7 @@ async def raw_zadd_rate(index: RedisIndex, n: int) -> float:
 
 
 async def probe(url: str, n: int, keep: bool, path: str) -> dict[str, float]:
-    index = RedisIndex(url)
+    index = RedisIndex(RedisLink(url))
     await index.start()
     try:
         await index.client.flushdb(asynchronous=True)
@@ -141,7 +142,7 @@ async def probe_sql(url: str, sql: str, n: int, path: str) -> dict[str, object]:
     database holds the benchmark's board (``rankline.bench.load``; filled with N players
     first when it has no standings)."""
     store = SqlStore(sql)
-    index = RedisIndex(url)
+    index = RedisIndex(RedisLink(url))
     try:
         total = await store.count_standings()
         if total == 0:
