@@ -11,8 +11,9 @@ of the SQL standings, rebuildable at any time.
 - ``RankingIndex``: the base class of the real backends (``index.memory``, ``index.redis``):
   both halves, told each board's key shapes (``BoardShapes``) at construction.
 - ``SharedIndex``: the lifecycle of an index that several processes share (built marker,
-  rebuild lock, repairs, board versions), a seam of its own that only ``index.redis``
-  implements; the embedded in-process index has none.
+  rebuild lock, repairs, registries), a seam of its own that only ``index.redis``
+  implements; the embedded in-process index has none. ``BoardVersions``: the board
+  definitions' version such an index's server keeps for every process.
 """
 
 from __future__ import annotations
@@ -341,11 +342,12 @@ class RankingIndex(abc.ABC):
 class SharedIndex(abc.ABC):
     """The lifecycle of a ranking index that several processes share and that outlives
     them (``index.redis``): built once and marked so, rebuilt by one process at a time,
-    repaired in place, and the board definitions' version every process reads. An index
-    one process owns (``index.memory``) has none: it starts empty and is built at start.
+    repaired in place, its registries of leaderboards kept whole. An index one process owns
+    (``index.memory``) has none: it starts empty and is built at start.
 
-    The service hands it to whoever needs it (the keeper, maintenance, the board registry's
-    versions) beside the ``RankingIndex`` it goes with."""
+    The service hands it to whoever needs it (the keeper, maintenance) beside the
+    ``RankingIndex`` it goes with; the same server's ``BoardVersions`` go to the board
+    registry."""
 
     url: str
     """Where the shared index lives (its change feed uses the same server)."""
@@ -402,10 +404,6 @@ class SharedIndex(abc.ABC):
     @abc.abstractmethod
     async def unmapped(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> list[SortKey]:
         """Those of ``keys`` (entries of the leaderboard) its player map does not point at."""
-
-    @abc.abstractmethod
-    def board_versions(self) -> BoardVersions:
-        """The board definitions' version every process reads."""
 
 
 __all__ = [

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 
-from rankline.index.base import BoardVersions, LeaderboardState, RankingIndex, SharedIndex
+from rankline.index.base import LeaderboardState, RankingIndex, SharedIndex
 from rankline.index.sharding import shards_of, split_keys
 from rankline.types import BoardId, LeaderboardId, SortKey
 
@@ -95,9 +95,6 @@ class ShardedShared(SharedIndex):
             *(self.inner.unmapped(n, p) for n, p in zip(names, parts, strict=True) if p)
         )
         return sorted(key for part in found for key in part)
-
-    def board_versions(self) -> BoardVersions:
-        return self.inner.board_versions()
 
 
 __all__ = ["ShardedShared"]

@@ -22,7 +22,6 @@ from redis.exceptions import LockError, RedisError
 
 from rankline.index.base import BoardShapes, LeaderboardState, SharedIndex
 from rankline.index.redis import keys as k
-from rankline.index.redis.board_versions import RedisBoardVersions
 from rankline.index.redis.common import ARG_CHUNK, Names, mapped
 from rankline.types import LeaderboardId, SortKey
 
@@ -160,9 +159,6 @@ class RedisLifecycle(SharedIndex):
         over by another (whose own end will seal it)."""
         async with mapped():
             return bool(await self._repair_end(keys=Names.of(leaderboard).writes, args=[token]))
-
-    def board_versions(self) -> RedisBoardVersions:
-        return self.link.board_versions()
 
 
 __all__ = ["RedisLifecycle"]

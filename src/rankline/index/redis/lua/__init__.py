@@ -8,11 +8,12 @@ Each file starts with a header of ``--`` comment lines:
   writes, or is a part that scripts include;
 - ``-- include: name ...`` (optional): the snippets put before the body, in order, each
   once however many includers name it (a snippet may include others);
-- ``-- flags: ...`` (optional): the script's Redis flags, made its ``#!lua flags=`` line.
+- ``-- cluster-flags: ...`` (optional): the script's Redis flags on a Redis Cluster, made
+  its ``#!lua flags=`` line there (a single Redis runs it without flags, as it always has).
 
 A target may replace a snippet with one of its own: loading for ``cluster``, an include of
-``built`` takes ``built.cluster.lua`` where it exists. That is the only difference between a
-script on a single Redis and on a cluster; nothing is rewritten.
+``built`` takes ``built.cluster.lua`` where it exists. That and the cluster flags are the only
+differences between a script on a single Redis and on a cluster; nothing is rewritten.
 
     script = load("around", "cluster")
     script.mode, script.text
@@ -41,7 +42,7 @@ class Script:
 class _File:
     mode: str
     includes: tuple[str, ...]
-    flags: str | None
+    cluster_flags: str | None
     body: str
 
 
@@ -65,7 +66,8 @@ def load(name: str, target: str = "single") -> Script:
         raise ValueError(f"{name}.lua is a snippet, not a script")
     parts: list[str] = []
     _compose(name, target, parts, set())
-    flags = "" if found.flags is None else f"#!lua flags={found.flags}\n"
+    wanted = found.cluster_flags if target == "cluster" else None
+    flags = "" if wanted is None else f"#!lua flags={wanted}\n"
     return Script(name, found.mode, flags + "".join(parts))
 
 
@@ -90,7 +92,7 @@ def _read(name: str) -> _File:
     lines = text.splitlines(keepends=True)
     while lines and lines[0].startswith("-- "):
         key, colon, value = lines[0][3:].partition(":")
-        if not colon or key.strip() not in ("mode", "include", "flags"):
+        if not colon or key.strip() not in ("mode", "include", "cluster-flags"):
             break  # a plain comment: the body starts here
         header[key.strip()] = value.strip()
         lines.pop(0)
@@ -98,7 +100,7 @@ def _read(name: str) -> _File:
     if mode not in MODES:
         raise ValueError(f"{name}.lua declares no mode (-- mode: read, write or snippet)")
     includes = tuple(header.get("include", "").split())
-    return _File(mode, includes, header.get("flags"), "".join(lines))
+    return _File(mode, includes, header.get("cluster-flags"), "".join(lines))
 
 
 __all__ = ["MODES", "TARGETS", "Script", "load", "names"]

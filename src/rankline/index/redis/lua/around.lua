@@ -1,6 +1,6 @@
 -- mode: read
 -- include: locate
--- flags: no-writes,allow-cross-slot-keys
+-- cluster-flags: no-writes,allow-cross-slot-keys
 -- KEYS: entries, meta, stamps, built marker. ARGV: bucket prefix, player, k, guessed
 -- bucket, bucket hash, H. Returns {offset, level, split, key, total, better, first, keys...}:
 -- the player's 0-based offset (-1 and nothing after the layout when it has no entry; DAMAGED

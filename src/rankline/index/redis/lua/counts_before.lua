@@ -1,6 +1,6 @@
 -- mode: read
 -- include: checked
--- flags: no-writes,allow-cross-slot-keys
+-- cluster-flags: no-writes,allow-cross-slot-keys
 -- KEYS: entries, meta, stamps, built marker. ARGV: bounds (keys or key prefixes). Returns
 -- {total, count...}: per bound, how many members sort strictly before it (a ZLEXCOUNT, so
 -- O(log N)); or {DAMAGED} or {LOST}. A shard's part of a sharded leaderboard's ranks.

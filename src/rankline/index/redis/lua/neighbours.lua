@@ -1,6 +1,6 @@
 -- mode: read
 -- include: checked
--- flags: no-writes,allow-cross-slot-keys
+-- cluster-flags: no-writes,allow-cross-slot-keys
 -- KEYS: entries, meta, stamps, built marker. ARGV: key, before, after. Returns {total, n,
 -- keys...}: up to ``before`` members strictly before the key (the n first, in rank order)
 -- and up to ``after`` members from the key on; or {DAMAGED} or {LOST}. O(log N + k): the

@@ -1,6 +1,6 @@
 -- mode: read
 -- include: checked
--- flags: no-writes,allow-cross-slot-keys
+-- cluster-flags: no-writes,allow-cross-slot-keys
 -- KEYS: entries, meta, stamps, built marker. ARGV: start, stop (exclusive), and "raw" to
 -- skip the state check (verify reads what is there). Returns {total, keys...}, or {DAMAGED}
 -- or {LOST}.

@@ -1,6 +1,6 @@
 -- mode: read
 -- include: locate
--- flags: no-writes,allow-cross-slot-keys
+-- cluster-flags: no-writes,allow-cross-slot-keys
 -- KEYS: entries, meta, stamps, built marker. ARGV: bucket prefix, then (player, guessed
 -- bucket, bucket hash) for each player, then H. Returns {offset, key, offset, key, ..., level,
 -- split}: the players with an entry, then the layout read (-1, -1 when every guess was

@@ -1,6 +1,6 @@
 -- mode: read
 -- include: built
--- flags: no-writes,allow-cross-slot-keys
+-- cluster-flags: no-writes,allow-cross-slot-keys
 -- KEYS: entries, meta, stamps, built marker. Returns {built (0/1), entries, count in meta,
 -- count in stamps, damaged flag or false}: what ``verify`` checks besides the entries.
 local s = redis.call('HMGET', KEYS[3], 'n', 'd')

@@ -1,6 +1,6 @@
 -- mode: read
 -- include: prelude checked
--- flags: no-writes,allow-cross-slot-keys
+-- cluster-flags: no-writes,allow-cross-slot-keys
 -- KEYS: entries, meta, stamps, built marker. Returns {top stamp, total}; the total is
 -- DAMAGED or LOST instead when the leaderboard cannot vouch for its top.
 local total = state()
