@@ -97,10 +97,16 @@ async def test_scripts_are_evalsha_through_the_client_and_known_to_the_router() 
     assert router.sent[-1][0] == ("EVALSHA", script.sha, 1, "k", 1)
 
 
-def test_redis_pys_lock_registers_its_scripts_as_writes() -> None:
+async def test_redis_pys_lock_goes_through_the_router_as_writes() -> None:
+    """The rebuild lock is redis-py's: its commands and scripts (registered once per class,
+    on whichever client came first) reach the router as writes."""
     router = Recorder()
-    RoutedRedis(router).lock("a-lock", timeout=1)
-    assert router.scripts and not any(read for _, read in router.scripts.values())
+    lock = RoutedRedis(router).lock("a-lock", timeout=1)
+    assert await lock.acquire(blocking=False)
+    await lock.release()
+    sent = [args for args, _ in router.sent]
+    assert sent[0][:2] == ("SET", "a-lock") and sent[-1][0] == "EVALSHA"
+    assert not any(read for _, read in router.scripts.values())
 
 
 def test_the_channel_reads_the_clients_connection_settings() -> None:
