@@ -24,8 +24,11 @@ from redis.cluster import ClusterNode, RedisCluster
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.bench.cluster import LocalCluster
-from rankline.index.redis.cluster import cluster_seeds
+from rankline.index.base import PLAIN, BoardShapes
+from rankline.index.redis.cluster import ClusterLink, cluster_seeds
 from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.lifecycle import RedisLifecycle
+from rankline.index.redis.link import RedisLink
 from rankline.store import migrate
 from rankline.store.schema import metadata
 
@@ -178,14 +181,27 @@ async def empty_database(url: str) -> None:
         await emptier.dispose()
 
 
+def redis_index(url: str = REDIS_URL, shapes: BoardShapes = PLAIN) -> RedisIndex:
+    """A ``RedisIndex`` (not started) on a single Redis, or on a Redis Cluster."""
+    link = ClusterLink(url) if cluster_seeds(url) is not None else RedisLink(url)
+    return RedisIndex(link, shapes)
+
+
+def shared(index: RedisIndex) -> RedisLifecycle:
+    """The lifecycle of the shared index ``index`` is (built marker, repairs, ...)."""
+    return index.link.shared_index(index.shapes)
+
+
 @asynccontextmanager
-async def open_redis_index(url: str = REDIS_URL) -> AsyncIterator[RedisIndex]:
+async def open_redis_index(
+    url: str = REDIS_URL, shapes: BoardShapes = PLAIN
+) -> AsyncIterator[RedisIndex]:
     """A started ``RedisIndex`` on the machine's real Redis (the test slot's database,
     flushed before and after)."""
-    opened = RedisIndex(url)
+    opened = redis_index(url, shapes)
     await opened.start()
     await opened.client.flushdb()
-    await opened.mark_built()  # reads check the built marker, as on a served index
+    await shared(opened).mark_built()  # reads check the built marker, as on a served index
     try:
         yield opened
     finally:

@@ -45,9 +45,11 @@ from rankline.bench.scratch import REBUILD_DATABASE_URL, REBUILD_REDIS_URL
 from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.app import GC_THRESHOLDS
+from rankline.index.base import PLAIN
 from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.redis import fill as redis_fill
 from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.link import RedisLink
 from rankline.store import admin, scan
 from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
@@ -112,12 +114,16 @@ async def _redis(index: RedisIndex) -> tuple[float, float, int]:
 
 async def rebuild(args: Options) -> dict[str, float]:
     """One rebuild of the bench board into the emptied Redis database."""
-    index = RedisIndex(args.redis_url)
+    link = RedisLink(args.redis_url)
+    index = RedisIndex(link)
+    shared = link.shared_index(PLAIN)
     await index.start()
     store = SqlStore.from_settings(store_settings(args.database_url))
     board = load.bench_board()
     clock = SystemClock()
-    keeper = IndexKeeper(index, IndexHealth("redis", clock), store, clock, _Boards(board))
+    keeper = IndexKeeper(
+        index, IndexHealth("redis", clock), store, clock, _Boards(board), shared=shared
+    )
     marks: dict[str, float] = {}
     scan_rows = scan.scan_rows
 
@@ -147,7 +153,7 @@ async def rebuild(args: Options) -> dict[str, float]:
         redis_after, evalsha_usec, calls = await _redis(index)
         evalsha_usec, calls = evalsha_usec - usec_before, calls - calls_before
         sql = sum(map(_process_cpu, pids)) - sql_before
-        await index.mark_built()  # as the keeper does once a build is done: reads answer
+        await shared.mark_built()  # as the keeper does once a build is done: reads answer
         total = await index.total(next(iter(await index.leaderboards(load.BOARD_ID))))
         assert total == done == args.n, (total, done, args.n)
         if profiler is not None:
