@@ -92,12 +92,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         params = item.callspec.params if hasattr(item, "callspec") else {}
         code = [item.function, *_module_fixtures(item)]
         marks = marks_for(params, item.fixturenames, code, item.module)
+        if _only_on_servers(item):
+            marks.add("services")
         # a long CLI command (a soak) is marked slow by hand: the hook cannot see its length
         if "alone" in marks or item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.xdist_group("alone"))
         for name in sorted(marks - {"alone"}):
             if item.get_closest_marker(name) is None:
                 item.add_marker(name)
+
+
+def _only_on_servers(item: pytest.Function) -> bool:
+    """True for a test whose ``stack`` list lost every stack to RANKLINE_TEST_BACKENDS: it
+    runs on server stacks only (pytest collects it as a skip with an empty parameter set), so
+    it is a services test, which the fast lane deselects rather than reports skipped."""
+    return any(
+        "empty parameter set" in str(mark.kwargs.get("reason", ""))
+        for mark in item.iter_markers("skip")
+    )
 
 
 sys.addaudithook(GUARD.audit)
