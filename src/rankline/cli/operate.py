@@ -45,8 +45,9 @@ def _maintain(label: str, task: Callable[[Rankline, Progress], Awaitable[Report]
 
     async def run() -> Report:
         # A rebuild allocates a few objects per entry, 50,000 rows at a time: at Python's
-        # default threshold the collector walked each chunk again and again (~1.5 µs per
-        # entry at 10M). Servers, which rebuild at start, run with these thresholds too.
+        # default threshold the collector walked each chunk again and again (its cost per
+        # entry is in docs/performance.md). Servers, which rebuild at start, run with these
+        # thresholds too.
         gc.set_threshold(*GC_THRESHOLDS)
         service = Rankline(settings, auto_migrate=False)
         async with service.maintaining():

@@ -1,13 +1,13 @@
 """Bulk reads of the standings, for (re)building a ranking index.
 
-A build reads every live standing once, so the cost per row decides its rate. Row by row
-through SQLAlchemy's async result SQLite gives ~40,000 rows/s; this module reads ~1M/s. It
-reads one leaderboard at a time, in the order of the standings' rank index (so SQL sorts
-nothing), only the columns the index needs (no row repeats its leaderboard's names), in
-chunks of ``CHUNK`` rows, through the driver's own connection where it is aiosqlite (its
-``fetchmany`` runs in aiosqlite's thread) or asyncpg (a cursor), which skips SQLAlchemy's
-work per row (half of the time on PostgreSQL), or else a server-side cursor.
-Banned players are left out, as everywhere the index is concerned.
+A build reads every live standing once, so the cost per row decides its rate: row by row through
+SQLAlchemy's async result is many times slower than this module (docs/performance.md, "Figures
+behind the code's shape"). It reads one leaderboard at a time, in the order of the standings' rank
+index (so SQL sorts nothing), only the columns the index needs (no row repeats its leaderboard's
+names), in chunks of ``CHUNK`` rows, through the driver's own connection where it is aiosqlite (its
+``fetchmany`` runs in aiosqlite's thread) or asyncpg (a cursor), which skips SQLAlchemy's work per
+row (half of the time on PostgreSQL), or else a server-side cursor. Banned players are left out, as
+everywhere the index is concerned.
 
 On PostgreSQL ``scan_rows`` reads the table rather than the rank index, and sorts: a scan
 of the rank index visits the heap in rank order, one page per row, and once the heap

@@ -34,7 +34,7 @@ class Names(NamedTuple):
 
     @staticmethod
     def of(leaderboard: LeaderboardId) -> Names:
-        """The leaderboard's key names (made once: every read needs them, 2 µs to make)."""
+        """The leaderboard's key names (made once and cached: every read needs them)."""
         return _names(leaderboard)
 
     @property
@@ -81,8 +81,8 @@ def _names(leaderboard: LeaderboardId) -> Names:
 
 class _Mapped:
     """Turns a redis-py (or socket) error into ``IndexUnavailable``. A class, not a
-    generator-based context manager: every Redis read passes through it, and this costs a
-    tenth of the 2 µs that ``@asynccontextmanager`` does."""
+    generator-based context manager: every Redis read passes through it, and a class costs
+    a small fraction of what ``@asynccontextmanager`` does."""
 
     async def __aenter__(self) -> None:
         return None

@@ -1,12 +1,12 @@
 """Grouped reads: the small index reads of concurrent requests share one Redis pipeline.
 
-A read through redis-py's asyncio client costs 60 to 100 µs of Python per call here (pool,
-retry, timeout, event and observability layers, one socket write), several times what the
-rest of a rank read costs. ``GroupedReads`` is group commit for reads: a read joins a queue;
-when no pipeline is in flight it is sent at once (on the next turn of the event loop, so the
-reads started in this turn go with it); while one is in flight, reads wait and go together
-in the next. Under load one round trip answers many requests; a lone request waits one loop
-turn.
+A read through redis-py's asyncio client passes its pool, retry, timeout, event and observability
+layers and one socket write per call: several times what the rest of a rank read costs
+(docs/performance.md, "Figures behind the code's shape"). ``GroupedReads`` is group commit for
+reads: a read joins a queue; when no pipeline is in flight it is sent at once (on the next turn of
+the event loop, so the reads started in this turn go with it); while one is in flight, reads wait
+and go together in the next. Under load one round trip answers many requests; a lone request waits
+one loop turn.
 
 Groups go over ``seam.Channel`` (one connection of its own, hiredis packing and
 parsing) where the client uses plain TCP, which costs a fraction of redis-py's pipeline per

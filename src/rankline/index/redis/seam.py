@@ -5,12 +5,12 @@ pipeline). Both are pinned to redis-py's minor version in pyproject.toml, and
 ``tests/test_redis_seam.py`` checks every redis-py internal used here, so that an upgrade
 that changes one fails there first.
 
-**The channel.** Measured here with uvloop, one EVALSHA per round trip: redis-py's asyncio
-pipeline costs about 90 µs of CPU (pool, pipeline object, timeouts and observability per
-command, the stream layer), a dedicated redis-py connection about 47 µs, and this channel
-about 33 µs, most of it the socket itself; each further command in the same round trip
-costs about 10 µs through redis-py and 0.5 µs here. Under load the reads of many requests
-share one round trip, so the per-command cost decides what a read costs. The channel is one
+**The channel.** A round trip through redis-py's asyncio pipeline carries a pool, a pipeline
+object, timeouts and observability per command and its stream layer; this channel carries
+little more than the socket, and each further command in the same round trip costs a
+fraction of what it costs through redis-py (docs/performance.md, "Figures behind the code's
+shape"). Under load the reads of many requests share one round trip, so the per-command cost
+decides what a read costs. The channel is one
 TCP connection of its own, commands packed and replies parsed by hiredis (``pack_command``
 and ``Reader``), replies matched to callers in order. It connects on first use (AUTH and
 SELECT from the client's settings) and serves plain TCP only; for TLS or a Unix socket
