@@ -168,7 +168,7 @@ class RanklineApp(Starlette):
         request = Request(scope, receive, send)
         try:
             if self.limits is not None:
-                self.limits.check(scope, endpoint.auth != "read")
+                await self.limits.check(scope, endpoint.auth != "read")
             scope[KEY_SCOPE] = self.keys.authorize(request, endpoint.auth)
             if scope["query_string"]:
                 known = self.fast_routes.query_names.get(endpoint)
