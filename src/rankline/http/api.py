@@ -1,5 +1,6 @@
-"""The v1 API as one ASGI app, mounted at ``/v1`` among the app's other routes, so that every
-request passes the same middleware stack (``rankline.http.app.create_app``).
+"""The v1 API as one ASGI app, routed to among the app's other routes (``ApiRoute``: every
+path under ``/v1/``), so that every request passes the same middleware stack
+(``rankline.http.app.create_app``).
 
 Inside, the endpoint table is dispatched on a tree of path segments (``route_tree.Routes``)
 rather than Starlette's router, which would try each v1 route's regular expression in turn,
@@ -10,9 +11,11 @@ auth, the query parameters it takes; errors rendered as problem+json.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from starlette.datastructures import URLPath
 from starlette.requests import Request
+from starlette.routing import BaseRoute, Match, NoMatchFound
 from starlette.types import Receive, Scope, Send
 
 from rankline.errors import MethodNotAllowed, NotFound
@@ -107,3 +110,23 @@ class Api:
         scope["endpoint"] = self.not_found
         error = NotFound(f"no route {scope['path']}")
         await error_response(error, scope["method"], scope["path"])(scope, receive, send)
+
+
+class ApiRoute(BaseRoute):
+    """The route to the v1 API: every path under ``/v1/``, found by a string test rather than
+    a ``Mount``'s regular expression and child scope (measured: about half of what the
+    framework adds to a read)."""
+
+    def __init__(self, api: Api) -> None:
+        self.app = api
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            return Match.FULL, {}
+        return Match.NONE, {}
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)

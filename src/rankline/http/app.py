@@ -1,4 +1,4 @@
-"""The ASGI application, composed in one place: the v1 API mounted at ``/v1`` beside the page,
+"""The ASGI application, composed in one place: the v1 API routed to beside the page,
 docs, health and metrics, every request through one middleware stack; lifespan and the one
 error handler."""
 
@@ -19,13 +19,13 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rankline import metrics
 from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
-from rankline.http.api import Api
+from rankline.http.api import Api, ApiRoute
 from rankline.http.auth import Keys
 from rankline.http.guard import RateLimits
 from rankline.http.openapi import DOCS_HTML, build_openapi
@@ -178,8 +178,8 @@ def create_app(
         keys=Keys.from_settings(settings),
         limits=RateLimits.from_settings(settings),
     )
-    routes: list[Route | Mount] = [
-        Mount("/v1", app=api, name="v1"),  # first: the one route most requests take
+    routes: list[BaseRoute] = [
+        ApiRoute(api),  # first: the one route most requests take
         Route("/", _home, methods=["GET"]),
         Route("/healthz", _healthz, methods=["GET"]),
         Route("/readyz", _readyz, methods=["GET"]),
