@@ -4,6 +4,7 @@ answer 429 with Retry-After, record nothing, and are counted in the metrics."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httpx
@@ -138,7 +139,7 @@ def test_rate_limit_settings_are_checked() -> None:
     assert Settings(rate_limit_key_reads="").rate_limit_key_reads == ""
 
 
-def test_a_large_limit_is_counted_in_chunks_and_still_holds() -> None:
+async def test_a_large_limit_is_counted_in_chunks_and_still_holds() -> None:
     """1,000 an hour goes to the library ten requests at a time: a client gets at most a
     chunk less one past the limit, then is refused until the window resets."""
     limits = RateLimits(address_reads="1000/hour")
@@ -146,41 +147,51 @@ def test_a_large_limit_is_counted_in_chunks_and_still_holds() -> None:
     passed = 0
     with pytest.raises(TooManyRequests) as refused:
         for _ in range(2_000):
-            limits.check(client, False)
+            await limits.check(client, False)
             passed += 1
     assert 1_000 <= passed < 1_010
     assert 3_000 < refused.value.retry_after <= 3_600
     for _ in range(50):  # refused from then on
         with pytest.raises(TooManyRequests):
-            limits.check(client, False)
-    limits.check({"client": ("10.0.0.2", 1), "headers": []}, False)  # others are not
-    limits.check(client, True)  # nor are its writes
+            await limits.check(client, False)
+    await limits.check({"client": ("10.0.0.2", 1), "headers": []}, False)  # others are not
+    await limits.check(client, True)  # nor are its writes
 
 
-def test_counting_starts_no_thread_and_expired_counters_go(
+async def test_reads_and_writes_count_apart_under_equal_limits() -> None:
+    """Equal limits for reads and writes are still two counts: a client's reads do not use
+    up its writes."""
+    limits = RateLimits(address_reads="2/hour", address_writes="2/hour")
+    client = {"client": ("10.0.0.3", 1), "headers": []}
+    for _ in range(2):
+        await limits.check(client, False)
+    with pytest.raises(TooManyRequests):
+        await limits.check(client, False)
+    for _ in range(2):
+        await limits.check(client, True)
+    with pytest.raises(TooManyRequests):
+        await limits.check(client, True)
+
+
+async def test_counting_starts_no_thread_and_expired_counters_go(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The library's in-memory storage would start a timer thread every 10 ms under load
-    (each start stalls the event loop); the limits count without one, and drop expired
-    counters themselves at most once per sweep interval."""
+    """The library's thread-based in-memory storage would start a timer thread every 10 ms
+    under load (each start stalls the event loop); the limits count on its asyncio storage,
+    which drops expired counters in a task of the event loop instead."""
     import threading
 
-    from rankline.http import guard
+    import limits.aio.storage.memory as memory
 
     limits = RateLimits(address_reads="10/second")
     before = threading.active_count()
     for n in range(200):
-        limits.check({"client": (f"10.0.1.{n}", 1), "headers": []}, False)
+        await limits.check({"client": (f"10.0.1.{n}", 1), "headers": []}, False)
     assert threading.active_count() == before
-    storage = limits._limiter.storage
-    assert isinstance(storage, guard._LoopStorage)
-    assert len(storage.expirations) == 200
-    monkeypatch.setattr(guard, "_SWEEP_SECONDS", 0.0)
-    later = guard.time.time() + 2
-    monkeypatch.setattr(guard.time, "time", lambda: later)
-    import limits.storage.memory as memory
-
+    later = time.time() + 2
     monkeypatch.setattr(memory.time, "time", lambda: later)
-    limits.check({"client": ("10.0.2.1", 1), "headers": []}, False)
-    assert len(storage.expirations) == 1  # only the new client's counter is left
+    await limits.check({"client": ("10.0.2.1", 1), "headers": []}, False)
+    await asyncio.sleep(0)  # the storage's expiry task runs
+    # only the new client's counter is left (``reset`` answers how many it held)
+    assert await limits.storage.reset() == 1
     assert threading.active_count() == before

@@ -11,6 +11,7 @@ from starlette.routing import Route
 
 from helpers_api import SERVER_KEY, open_app, open_client
 from rankline import ManualClock, Settings
+from rankline.http.api import Api, ApiRoute
 from rankline.http.endpoint import Endpoint
 from rankline.http.openapi import build_openapi
 from rankline.http.routes import ENDPOINTS
@@ -89,8 +90,10 @@ async def test_the_table_is_the_only_dispatcher_of_the_v1_routes(
     async with open_app(settings, clock) as app:
         starlette_paths = [r.path for r in app.routes if isinstance(r, Route)]
         assert not [p for p in starlette_paths if p.startswith("/v1/")]
+        (api,) = [r.app for r in app.routes if isinstance(r, ApiRoute)]
+        assert isinstance(api, Api)
         for endpoint in ENDPOINTS:
-            found = app.fast_routes.match(endpoint.method, _path(endpoint))  # type: ignore[attr-defined]
+            found = api.routes.match(endpoint.method, _path(endpoint))
             assert found is not None and found[0] is endpoint
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import os
 import signal
 import sqlite3
 import sys
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -754,3 +757,20 @@ async def test_an_append_to_a_partition_without_its_row_is_log_unavailable(
         assert await log.append(_records(_board_in(0, 2), 2, "n")) == [1, 2]
     finally:
         await log.close()
+
+
+async def test_what_the_sqlite_append_relies_on_in_aiosqlite_is_there(tmp_path: Path) -> None:
+    """The SQLite append runs as one call in aiosqlite's thread
+    (``rankline.store.hot.in_sqlite_thread``) through two private members of its connection:
+    the sqlite3 connection (``_conn``) and the call into its thread (``_execute``). aiosqlite
+    is pinned to its minor version for them; an upgrade that changes either fails here."""
+    assert isinstance(inspect.getattr_static(aiosqlite.Connection, "_conn"), property)
+    execute = aiosqlite.Connection._execute
+    assert inspect.iscoroutinefunction(execute)
+    assert list(inspect.signature(execute).parameters) == ["self", "fn", "args", "kwargs"]
+    async with aiosqlite.connect(tmp_path / "x.db") as conn:
+        db = conn._conn
+        assert isinstance(db, sqlite3.Connection)
+        thread = await conn._execute(threading.get_ident)
+        assert thread != threading.get_ident()
+        assert await conn._execute(lambda c: c.execute("SELECT 7").fetchone()[0], db) == 7

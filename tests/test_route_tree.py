@@ -1,4 +1,4 @@
-"""The short path's route tree (``rankline.http.fast.Routes``) finds what Starlette's router
+"""The short path's route tree (``rankline.http.route_tree.Routes``) finds what Starlette's router
 finds: the same handler and path parameters, and nothing where Starlette has no match."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Match, Route, Router
 
 from rankline.http.endpoint import Endpoint
-from rankline.http.fast import Routes
+from rankline.http.route_tree import Routes
 from rankline.http.routes import ENDPOINTS
 
 _SEGMENT = st.sampled_from(

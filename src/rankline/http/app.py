@@ -1,4 +1,6 @@
-"""The ASGI application: routes, lifespan and the one error handler."""
+"""The ASGI application, composed in one place: the v1 API routed to beside the page,
+docs, health and metrics, every request through one middleware stack; lifespan and the one
+error handler."""
 
 from __future__ import annotations
 
@@ -6,24 +8,25 @@ import gc
 import logging
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rankline import metrics
 from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
+from rankline.http.api import Api, ApiRoute
 from rankline.http.auth import Keys
-from rankline.http.fast import RanklineApp, Routes, count
 from rankline.http.guard import RateLimits
 from rankline.http.openapi import DOCS_HTML, build_openapi
 from rankline.http.responses import error_response, json_response, problem_response
@@ -75,9 +78,26 @@ async def _count_entries(service: Rankline) -> None:
                 return
 
 
+_children: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+
+def count(route: str, status: int, seconds: float) -> None:
+    """Count a request in the metrics (by route and status), with the labelled children
+    looked up once per route and status."""
+    found = _children.get((route, status))
+    if found is None:
+        label = str(status)
+        found = _children[route, status] = (
+            metrics.REQUESTS.labels(route, label),
+            metrics.LATENCY.labels(route, label),
+        )
+    found[0].inc()
+    found[1].observe(seconds)
+
+
 class _Measured:
-    """Counts requests and times them by route (the endpoint's name) and status, as the v1
-    request wrapper does (``rankline.http.fast.count``)."""
+    """Counts requests and times them by route (the endpoint's name; ``unmatched`` for a path
+    no route has) and status."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -99,7 +119,10 @@ class _Measured:
             await self.app(scope, receive, sending)
         finally:
             endpoint = scope.get("endpoint")
-            route = getattr(endpoint, "__name__", None) or type(endpoint).__name__
+            if endpoint is None:
+                route = "unmatched"
+            else:
+                route = getattr(endpoint, "__name__", None) or type(endpoint).__name__
             count(route, status, time.perf_counter() - started)
 
 
@@ -132,8 +155,11 @@ def create_app(
     *,
     service: Rankline | None = None,
     clock: Clock | None = None,
+    middleware: Sequence[Middleware] = (),
 ) -> Starlette:
-    """The rankline ASGI app. The service starts and stops with the app's lifespan."""
+    """The rankline ASGI app. The service starts and stops with the app's lifespan.
+    ``middleware`` wraps every request, the v1 API's as much as any other, inside the
+    metrics' timing."""
     settings = settings or (service.settings if service else Settings())
     service = service or Rankline(settings, clock=clock)
 
@@ -145,9 +171,15 @@ def create_app(
         finally:
             await service.close()
 
-    # The v1 routes are answered by ``app.fast_routes`` (one dispatcher, one request wrapper);
-    # Starlette answers the rest.
-    routes: list[Route | Mount] = [
+    api = Api(
+        ENDPOINTS,
+        service=service,
+        settings=settings,
+        keys=Keys.from_settings(settings),
+        limits=RateLimits.from_settings(settings),
+    )
+    routes: list[BaseRoute] = [
+        ApiRoute(api),  # first: the one route most requests take
         Route("/", _home, methods=["GET"]),
         Route("/healthz", _healthz, methods=["GET"]),
         Route("/readyz", _readyz, methods=["GET"]),
@@ -157,21 +189,17 @@ def create_app(
         Mount("/docs/static", StaticFiles(directory=DOCS_STATIC_DIR), name="docs-static"),
         Mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static"),
     ]
-    app = RanklineApp(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(_Measured)],
+        middleware=[Middleware(_Measured), *middleware],
         exception_handlers={
             RanklineError: _on_error,
             HTTPException: _on_error,
             Exception: _on_error,
         },
     )
-    app.fast_routes = Routes(ENDPOINTS)
-    app.service = app.state.service = service
-    app.settings = app.state.settings = settings
-    app.keys = app.state.keys = Keys.from_settings(settings)
-    app.limits = RateLimits.from_settings(settings)
+    app.state.service = service
     app.state.openapi = build_openapi()
     return app
 

@@ -2,7 +2,7 @@
 and the request helpers every handler uses.
 
 An ``Endpoint`` names one operation: its method and path, its handler, who may call it
-(``auth``, applied before the handler by the request wrapper in ``http.fast``) and what the
+(``auth``, applied before the handler by the request wrapper in ``http.api``) and what the
 OpenAPI document says of it.
 """
 
@@ -37,6 +37,9 @@ BOARD_ID = re.compile(BOARD_ID_PATTERN)
 PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 KEY_SCOPE = "rankline.key_scope"
 """Where the request scope keeps the boards the caller's server key is limited to."""
+API_SCOPE = "rankline.api"
+"""Where the v1 API (``rankline.http.api.Api``) puts itself in a request's scope: handlers
+reach the service, settings and keys through it."""
 
 
 @dataclass(frozen=True)
@@ -77,17 +80,17 @@ class Endpoint:
 
 
 def service_of(request: Request) -> Rankline:
-    service: Rankline = request.scope["app"].service  # RanklineApp's attributes
+    service: Rankline = request.scope[API_SCOPE].service
     return service
 
 
 def settings_of(request: Request) -> Settings:
-    settings: Settings = request.scope["app"].settings
+    settings: Settings = request.scope[API_SCOPE].settings
     return settings
 
 
 def keys_of(request: Request) -> Keys:
-    keys: Keys = request.scope["app"].keys
+    keys: Keys = request.scope[API_SCOPE].keys
     return keys
 
 

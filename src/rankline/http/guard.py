@@ -1,14 +1,21 @@
 """Rate limits per key and per client address, for writes and reads.
 
-Each server process counts in memory (the ``limits`` library's fixed windows), once per
-request before its handler runs; a request over a limit answers 429 with ``Retry-After``
-and records nothing. With several workers, each applies the limits to what it serves.
+Each server process counts in memory, once per request before its handler runs; a request
+over a limit answers 429 with ``Retry-After`` and records nothing. With several workers, each
+applies the limits to what it serves.
 
-A call into the library costs about 13 µs (its key strings, locks and expiry timer), as much
-as a third of a whole rank read. So the requests of one client are passed to it in chunks of
-up to 1% of the limit (at most ``_CHUNK_MAX``; one at a time for small limits), each chunk one
-``hit`` with that cost, and a client found over a limit is refused locally until its window
-resets. A client can exceed a limit by less than one chunk per window.
+The counting is the ``limits`` library's fixed windows on its asyncio in-memory storage,
+through their public API. A call into the library costs several microseconds (its key
+strings, error wrapping and expiry task), as much as a tenth of a whole rank read; so the
+requests of one client are passed to it in chunks of up to 1% of the limit (at most
+``_CHUNK_MAX``; one at a time for small limits), each chunk one ``hit`` of that cost, and a
+client found over a limit is refused here until its window resets. A client can exceed a
+limit by less than one chunk per window.
+
+The library's storage has no thread (its thread-based one starts a timer thread every 10 ms
+under load, and each start stalls the event loop); its expiry task walks every live counter
+once per turn of the event loop that passed a chunk, so thousands of distinct clients under a
+small limit (one request a chunk) make that walk the main cost of a check.
 """
 
 from __future__ import annotations
@@ -17,46 +24,52 @@ import math
 import time
 from typing import Any
 
-from cachetools import Cache
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage
-from limits.strategies import FixedWindowRateLimiter
+from limits.aio.storage import MemoryStorage
+from limits.aio.strategies import FixedWindowRateLimiter
 from starlette.types import Scope
 
 from rankline.errors import TooManyRequests
 from rankline.metrics import THROTTLED
 from rankline.settings import Settings
 
-_Limits = tuple[RateLimitItem, ...]
 _CHUNK_MAX = 32
-_SWEEP_SECONDS = 1.0
 _CLIENTS = 65_536
-"""Clients whose uncounted requests (fewer than a chunk each) or refusal are remembered; a
-client pushed out loses at most one chunk's count."""
+"""Clients whose uncounted requests (fewer than a chunk each) or refusal are remembered, per
+kind of limit; when full, one is forgotten, and loses at most one chunk's count."""
 
 
-class _LoopStorage(MemoryStorage):
-    """The library's in-memory counters without its expiry thread.
+class _Counter:
+    """One limit, and the requests of each client not yet passed to the library."""
 
-    ``MemoryStorage`` starts a ``threading.Timer`` to drop expired counters whenever its last
-    one has finished (every 10 ms under load), and each start blocks the event loop until
-    the new thread runs: measured as a tenth of a read's time on a busy server. A counter's
-    expiry is checked on every read of it anyway, so nothing depends on the thread; the
-    expired counters are dropped here, at most once per ``_SWEEP_SECONDS``, instead."""
+    __slots__ = ("chunk", "item", "waiting")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._swept = time.monotonic()
-
-    def _MemoryStorage__schedule_expiry(self) -> None:  # the library's hook, name-mangled
-        now = time.monotonic()
-        if now - self._swept >= _SWEEP_SECONDS:
-            self._swept = now
-            self._MemoryStorage__expire_events()  # type: ignore[attr-defined]
+    def __init__(self, item: RateLimitItem) -> None:
+        self.item = item
+        self.chunk = max(1, min(_CHUNK_MAX, item.amount // 100))
+        self.waiting: dict[str, int] = {}
 
 
-def _parse(value: str) -> _Limits:
-    return tuple(parse_many(value)) if value else ()
+class _Kind:
+    """The limits of one kind (per key or per address) for reads or for writes, and the
+    clients refused until their window resets."""
+
+    __slots__ = ("counted", "counters", "kind", "name", "refused")
+
+    def __init__(self, kind: str, direction: str, items: list[RateLimitItem]) -> None:
+        self.kind = kind
+        self.name = f"{kind}-{direction}"
+        """The library's identifier of these counters: reads and writes count apart even
+        when their limits are written alike."""
+        self.counters = tuple(_Counter(item) for item in items)
+        self.refused: dict[str, tuple[float, RateLimitItem]] = {}
+        """Who → until when it is refused, and by which limit."""
+        self.counted: Any = THROTTLED.labels(kind)
+
+
+def _kind(kind: str, direction: str, value: str) -> _Kind | None:
+    items = parse_many(value) if value else []
+    return _Kind(kind, direction, items) if items else None
 
 
 class RateLimits:
@@ -70,64 +83,92 @@ class RateLimits:
         address_writes: str = "",
         address_reads: str = "",
     ) -> None:
-        self._limiter = FixedWindowRateLimiter(_LoopStorage())
-        self._writes = (_parse(key_writes), _parse(address_writes))
-        self._reads = (_parse(key_reads), _parse(address_reads))
-        self._counted: dict[str, Any] = {r: THROTTLED.labels(r) for r in ("key", "address")}
-        every = (*self._writes[0], *self._writes[1], *self._reads[0], *self._reads[1])
-        self._chunk = [max(1, min(_CHUNK_MAX, limit.amount // 100)) for limit in every]
-        self._number = {id(limit): n for n, limit in enumerate(every)}
-        """A limit's place in ``_chunk``: a RateLimitItem hashes slowly (in Python)."""
-        self._clients: Cache[tuple[int, str, str], tuple[int, float]] = Cache(_CLIENTS)
-        """(limit's number, kind, who) → (requests not yet passed to the limiter, refused
-        until); when full, an arbitrary client is forgotten."""
+        self.storage = MemoryStorage()
+        self._limiter = FixedWindowRateLimiter(self.storage)
+        self._writes = (
+            _kind("key", "writes", key_writes),
+            _kind("address", "writes", address_writes),
+        )
+        self._reads = (_kind("key", "reads", key_reads), _kind("address", "reads", address_reads))
+
+    @property
+    def empty(self) -> bool:
+        return not any((*self._writes, *self._reads))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RateLimits | None:
         """The configured limits, or None when they are off or all empty."""
+        if not settings.rate_limits:
+            return None
         limits = cls(
             key_writes=settings.rate_limit_key_writes,
             key_reads=settings.rate_limit_key_reads,
             address_writes=settings.rate_limit_address_writes,
             address_reads=settings.rate_limit_address_reads,
         )
-        if not settings.rate_limits or not any((*limits._writes, *limits._reads)):
-            return None
-        return limits
+        return None if limits.empty else limits
 
-    def check(self, scope: Scope, write: bool) -> None:
+    async def check(self, scope: Scope, write: bool) -> None:
         per_key, per_address = self._writes if write else self._reads
-        if per_address:
+        if per_address is not None:
             client = scope.get("client")
-            self._hit(per_address, "address", client[0] if client else "")
-        if per_key:
+            who = client[0] if client else ""
+            due = self._tally(per_address, who)
+            if due is not None:
+                await self._pass(per_address, who, due)
+        if per_key is not None:
             for name, value in scope["headers"]:
                 if name == b"authorization":
-                    self._hit(per_key, "key", value.decode("latin-1"))
+                    who = value.decode("latin-1")
+                    due = self._tally(per_key, who)
+                    if due is not None:
+                        await self._pass(per_key, who, due)
                     break
 
-    def _hit(self, limits: _Limits, kind: str, who: str) -> None:
-        for limit in limits:
-            number = self._number[id(limit)]
-            key = (number, kind, who)
-            waiting, refused_until = self._clients.get(key, (0, 0.0))
-            now = time.time()
-            if refused_until > now:
-                self._refuse(limit, kind, refused_until - now)
-            waiting += 1
-            if waiting < self._chunk[number]:
-                self._clients[key] = (waiting, 0.0)
+    def _tally(self, kind: _Kind, who: str) -> list[tuple[_Counter, int]] | None:
+        """Count one request of ``who`` here; the chunks (limit, requests) now due to the
+        library, None when none is."""
+        if kind.refused:
+            refused = kind.refused.get(who)
+            if refused is not None:
+                until, item = refused
+                now = time.time()
+                if until > now:
+                    self._refuse(kind, item, until - now)
+                del kind.refused[who]
+        due = None
+        for counter in kind.counters:
+            waiting = counter.waiting
+            count = waiting.get(who)
+            if count is None:
+                if len(waiting) >= _CLIENTS:
+                    waiting.popitem()
+                count = 0
+            count += 1
+            if count < counter.chunk:
+                waiting[who] = count
                 continue
-            if self._limiter.hit(limit, kind, who, cost=waiting):
-                self._clients[key] = (0, 0.0)
-                continue
-            reset = self._limiter.get_window_stats(limit, kind, who).reset_time
-            self._clients[key] = (0, reset)
-            self._refuse(limit, kind, reset - now)
+            waiting[who] = 0
+            if due is None:
+                due = []
+            due.append((counter, count))
+        return due
 
-    def _refuse(self, limit: RateLimitItem, kind: str, seconds: float) -> None:
-        self._counted[kind].inc()
+    async def _pass(self, kind: _Kind, who: str, due: list[tuple[_Counter, int]]) -> None:
+        for counter, count in due:
+            item = counter.item
+            if await self._limiter.hit(item, kind.name, who, cost=count):
+                continue
+            reset = (await self._limiter.get_window_stats(item, kind.name, who)).reset_time
+            if len(kind.refused) >= _CLIENTS:
+                kind.refused.popitem()
+            kind.refused[who] = (reset, item)
+            self._refuse(kind, item, reset - time.time())
+
+    @staticmethod
+    def _refuse(kind: _Kind, item: RateLimitItem, seconds: float) -> None:
+        kind.counted.inc()
         raise TooManyRequests(
-            f"the rate limit per {kind} ({limit}) was reached; nothing was recorded",
-            retry_after=math.ceil(seconds),
+            f"the rate limit per {kind.kind} ({item}) was reached; nothing was recorded",
+            retry_after=max(1, math.ceil(seconds)),
         )

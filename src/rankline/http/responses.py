@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -18,18 +19,19 @@ _JSON = (b"content-type", b"application/json")
 
 
 class JsonBody(Response):
-    """A JSON answer with its raw headers made directly: Starlette's ``init_headers`` walks,
-    lowercases and encodes them for every response, a measurable share of a fast read."""
+    """A JSON answer with its raw headers made directly (``init_headers``, the hook Starlette's
+    ``Response.__init__`` calls): Starlette's own walks, lowercases and encodes them for every
+    response, a measurable share of a fast read."""
 
     media_type = "application/json"
 
     def __init__(
         self, body: bytes, status: int = 200, headers: dict[str, str] | None = None
     ) -> None:
-        self.status_code = status
-        self.background = None
-        self.body = body
-        raw = [(b"content-length", b"%d" % len(body)), _JSON]
+        super().__init__(body, status, headers)
+
+    def init_headers(self, headers: Mapping[str, str] | None = None) -> None:
+        raw = [(b"content-length", b"%d" % len(self.body)), _JSON]
         if headers:
             raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
         self.raw_headers = raw

@@ -17,9 +17,7 @@ commit by a consumer whose lease was taken over ``NotOwner``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -29,7 +27,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log.base import (
@@ -41,16 +39,13 @@ from rankline.log.base import (
     fair_share,
     partition_of,
 )
+from rankline.log.sql_append import Append
+from rankline.log.sql_statistics import Statistics
 from rankline.metrics import BACKEND_ERRORS
 from rankline.store import schema as t
 from rankline.store.hot import in_sqlite_thread
 
 log = logging.getLogger("rankline.log")
-_ANALYZE_FIRST = 1000
-_ANALYZE_MAX = 1_000_000
-
-_CHUNK = 500
-
 
 _FILE_VERSION = 1
 """The layout of a log in a SQLite file of its own (``PRAGMA user_version``)."""
@@ -112,11 +107,11 @@ class SqlLog:
                     created_writes = True
         else:
             self._engine = database
-        self._statistics = _Statistics(self._engine)
+        self._statistics = Statistics(self._engine)
         self._sqlite = self._engine.dialect.name == "sqlite"
         """On SQLite an append runs as one call in the write connection's thread: through
         SQLAlchemy's adapter each of its statements (five a partition) would take several
-        trips to that thread and back, most of an append's time (``_Append.on_sqlite``)."""
+        trips to that thread and back, most of an append's time (``Append.on_sqlite``)."""
         self._owns_writes = created_writes
         self._writes = writes or self._engine
         """Where the log's writes run. SQLite has one writer at a time per file: a second
@@ -210,7 +205,7 @@ class SqlLog:
         positions: list[Position] = [0] * len(records)
         now = _now()
         since = now - int(self.options.dedup_window_seconds * 1_000_000)
-        append = _Append(self.options.name, records, by_partition, positions, now, since)
+        append = Append(self.options.name, records, by_partition, positions, now, since)
         async with _mapped(), self._writes.begin() as conn:
             if self._sqlite:
                 appended = await in_sqlite_thread(conn, "append", append.on_sqlite)
@@ -318,174 +313,6 @@ class SqlLog:
 
     def consumer(self, owner: str) -> SqlLogConsumer:
         return SqlLogConsumer(self, owner)
-
-
-class _Statistics:
-    """Keeps PostgreSQL's statistics of the log table fresh while it grows.
-
-    The dedup lookup (``_known_keys``) names the partition and the keys. Planned from the
-    statistics of a table that was empty (a new deployment, or one whose log was trimmed)
-    it walks the partition by its primary key and filters every record, instead of probing
-    the dedup index once a key: appends slowed from 25 ms to 150 ms a thousand records
-    within seconds, and autovacuum analyses a table a minute at the earliest. So the log
-    analyses its table itself, in the background, after the first ``_ANALYZE_FIRST``
-    records this process appended, then after twice as many as the time before (at most
-    ``_ANALYZE_MAX``). It needs to own the table (PostgreSQL only warns, and analyses
-    nothing, otherwise). Other engines plan the lookup from the index itself."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
-        self._on = engine.dialect.name == "postgresql"
-        self._count = 0
-        self._next = _ANALYZE_FIRST
-        self._task: asyncio.Task[None] | None = None
-        self.runs = 0
-
-    def appended(self, n: int) -> None:
-        if not self._on or not n:
-            return
-        self._count += n
-        if self._count < self._next or (self._task is not None and not self._task.done()):
-            return
-        self._count = 0
-        self._next = min(2 * self._next, _ANALYZE_MAX)
-        self._task = asyncio.get_running_loop().create_task(self._analyze())
-
-    async def _analyze(self) -> None:
-        try:
-            async with self._engine.connect() as conn:
-                await conn.exec_driver_sql(f"ANALYZE {t.log_records.name}")
-                await conn.commit()
-            self.runs += 1
-        except Exception as exc:  # only the plans suffer: the next one retries
-            log.warning("could not analyse the log table: %s", exc)
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-
-_COLUMNS = ("log_name", "part", "seq", "board_id", "dedup_key", "appended_at", "payload")
-
-
-class _Append:
-    """One append, partition by partition in partition order: take the partition's row
-    (appenders of one partition take turns there), read its next position, look up which
-    keys it holds within the dedup window, insert the other records, store the next
-    position. ``through`` runs it on any engine; ``on_sqlite`` on the sqlite3 connection
-    under the append's transaction, in one call to its thread (through SQLAlchemy's adapter
-    each statement takes several trips to that thread and back: most of an append's time)."""
-
-    _P, _R = t.log_partitions.name, t.log_records.name
-    _TAKE = f'UPDATE "{_P}" SET next_seq = next_seq WHERE log_name = ? AND part = ?'
-    _NEXT = f'SELECT next_seq FROM "{_P}" WHERE log_name = ? AND part = ?'
-    _SET_NEXT = f'UPDATE "{_P}" SET next_seq = ? WHERE log_name = ? AND part = ?'
-    _INSERT = (
-        f'INSERT INTO "{_R}" ({", ".join(_COLUMNS)}) VALUES ({", ".join("?" * len(_COLUMNS))})'
-    )
-
-    def __init__(
-        self,
-        name: str,
-        records: Sequence[LogRecord],
-        by_partition: Mapping[int, list[int]],
-        positions: list[Position],
-        now: int,
-        since: int,
-    ) -> None:
-        self._name = name
-        self._records = records
-        self._by_partition = by_partition
-        self._positions = positions
-        """Filled in: each record's position (an earlier one's, for a key already held)."""
-        self._now = now
-        self._since = since
-
-    def _rows(
-        self, part: int, next_seq: int, known: Mapping[str, Position]
-    ) -> tuple[list[tuple[Any, ...]], int]:
-        """The partition's new rows, numbered from ``next_seq``; and the next position."""
-        rows: list[tuple[Any, ...]] = []
-        for i in self._by_partition[part]:
-            record = self._records[i]
-            earlier = known.get(record.key)
-            if earlier is not None:
-                self._positions[i] = earlier
-                continue
-            self._positions[i] = next_seq
-            row = (self._name, part, next_seq, record.board, record.key, self._now, record.payload)
-            rows.append(row)
-            next_seq += 1
-        return rows, next_seq
-
-    def _keys(self, part: int) -> list[str]:
-        return [self._records[i].key for i in self._by_partition[part]]
-
-    async def through(self, conn: AsyncConnection) -> int:
-        """Append on ``conn``; the records newly written."""
-        r, p = t.log_records, t.log_partitions
-        appended = 0
-        for part in sorted(self._by_partition):
-            head = and_(p.c.log_name == self._name, p.c.part == part)
-            await conn.execute(update(p).where(head).values(next_seq=p.c.next_seq))
-            next_seq = int((await conn.execute(select(p.c.next_seq).where(head))).scalar_one())
-            known = await _known_keys(conn, self._name, part, self._keys(part), self._since)
-            rows, next_seq = self._rows(part, next_seq, known)
-            if rows:
-                await conn.execute(
-                    insert(r), [dict(zip(_COLUMNS, row, strict=True)) for row in rows]
-                )
-                await conn.execute(update(p).where(head).values(next_seq=next_seq))
-                appended += len(rows)
-        return appended
-
-    def on_sqlite(self, db: sqlite3.Connection) -> int:
-        """Append on the sqlite3 connection ``db``; the records newly written."""
-        appended = 0
-        for part in sorted(self._by_partition):
-            db.execute(self._TAKE, (self._name, part))
-            head = db.execute(self._NEXT, (self._name, part)).fetchone()
-            if head is None:  # as ``scalar_one`` fails on other engines: LogUnavailable
-                raise sqlite3.OperationalError(f"the log has no partition {part}")
-            (next_seq,) = head
-            known: dict[str, Position] = {}
-            keys = self._keys(part)
-            for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start : start + _CHUNK]
-                query = (
-                    f'SELECT dedup_key, seq FROM "{self._R}" WHERE log_name = ? AND part = ? '
-                    f"AND dedup_key IN ({', '.join('?' * len(chunk))}) AND appended_at >= ?"
-                )
-                for key, seq in db.execute(query, (self._name, part, *chunk, self._since)):
-                    known.setdefault(key, int(seq))
-            rows, next_seq = self._rows(part, int(next_seq), known)
-            if rows:
-                db.executemany(self._INSERT, rows)
-                db.execute(self._SET_NEXT, (next_seq, self._name, part))
-                appended += len(rows)
-        return appended
-
-
-async def _known_keys(
-    conn: AsyncConnection, name: str, part: int, keys: list[str], since: int
-) -> dict[str, Position]:
-    """Of these keys, the ones appended to the partition within the dedup window."""
-    r = t.log_records
-    known: dict[str, Position] = {}
-    for start in range(0, len(keys), _CHUNK):
-        rows = await conn.execute(
-            select(r.c.dedup_key, r.c.seq).where(
-                r.c.log_name == name,
-                r.c.part == part,
-                r.c.dedup_key.in_(keys[start : start + _CHUNK]),
-                r.c.appended_at >= since,
-            )
-        )
-        for key, seq in rows:
-            known.setdefault(key, int(seq))
-    return known
 
 
 class SqlLogConsumer:
