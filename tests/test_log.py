@@ -491,7 +491,10 @@ def test_the_settings_choose_the_engine(tmp_path: Path) -> None:
     # the embedded store keeps its log in a file of its own beside it
     assert embedded.engine.url.database == (tmp_path / "rankline-log.db").as_posix()
     in_store = log_for(base.model_copy(update={"database_url": PG_URL}))
-    assert isinstance(in_store, SqlLog) and in_store.engine.url.database == "rankline_log_test"
+    assert (
+        isinstance(in_store, SqlLog)
+        and in_store.engine.url.database == f"rankline_log_test_{_SLOT}"
+    )
     assert isinstance(log_for(base.model_copy(update={"log_url": NATS_URL})), NatsLog)
     kafka = log_for(base.model_copy(update={"log_url": "kafka://a:9092,b:9092"}))
     assert isinstance(kafka, KafkaLog) and kafka.bootstrap == "a:9092,b:9092"
