@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test bench fmt clean
+.PHONY: all run install install-dev install-bench venv services tools check test bench fmt clean lock
 
 PYTHON = python3
 VENV = .venv
@@ -68,6 +68,15 @@ install-bench: venv
 bench: install install-bench services
 	@bash scripts/ensure-tools.sh wrk
 	$(BIN)/rankline bench --quick $(ARGS)
+
+# requirements.lock: pyproject's runtime dependencies pinned with their hashes; the container
+# image installs exactly these. Run it after changing the dependencies: it keeps every pin it
+# can (`make lock ARGS=--upgrade` moves them all to the newest allowed). A test checks that
+# the lock still matches pyproject.toml.
+lock: install-dev
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes \
+		--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links \
+		--output-file requirements.lock $(ARGS) pyproject.toml
 
 fmt: install-dev
 	$(BIN)/ruff format .
