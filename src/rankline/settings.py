@@ -130,6 +130,12 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Log level of the server."
     )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="Format of the server's log lines on stderr: text, or json (one JSON "
+        "object per line: time, level, logger, message, request_id; and one line per "
+        "request with its board, status and duration).",
+    )
     server: Literal["uvicorn", "granian"] = Field(
         "uvicorn",
         description="The HTTP server `rankline serve` runs: uvicorn (uvloop, httptools) or "

@@ -11,7 +11,7 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn, TypeVar
 
 import typer
 import typer.core
@@ -89,10 +89,10 @@ app = _Typer(
 )
 
 
-def _setup_logging(level: str) -> None:
-    from rankline.http.app import configure_logging  # as in the workers a server starts
+def _setup_logging(level: str, log_format: Literal["text", "json"] = "text") -> None:
+    from rankline.observability import configure_logging  # as in the workers a server starts
 
-    configure_logging(level)
+    configure_logging(level, log_format)
 
 
 @app.command()
@@ -124,7 +124,7 @@ def serve(
         _fail(f"--server must be one of {', '.join(serving.SERVERS)}, not {chosen!r}")
     host = host or settings.host
     port = settings.port if port is None else port
-    _setup_logging(settings.log_level)
+    _setup_logging(settings.log_level, settings.log_format)
     if workers > 1 and not settings.redis_url:
         _fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:
@@ -149,16 +149,20 @@ def serve(
     if settings.redis_url:
         cluster = settings.redis_url.startswith("redis+cluster://")
         index = "redis cluster" if cluster else "redis"
-    console.print(f"rankline {__version__} serving on http://{host}:{port}  (docs: /docs)")
-    console.print(key_note)
-    console.print(f"durable store: {_redact(settings.database)}; ranking index: {index}")
-    console.print(f"HTTP server: {chosen}, {workers} worker(s)")
+    # With JSON logs, the banner is log lines too: stderr stays one JSON object per line.
+    note = console.print if settings.log_format == "text" else logging.getLogger(__name__).info
+    note(f"rankline {__version__} serving on http://{host}:{port}  (docs: /docs)")
+    note(key_note)
+    note(f"durable store: {_redact(settings.database)}; ranking index: {index}")
+    note(f"HTTP server: {chosen}, {workers} worker(s)")
     app_object = None
     if workers > 1:
         from rankline.metrics import prepare_multiprocess
 
         prepare_multiprocess(settings.data_dir)
-    elif chosen == "uvicorn":
+    elif chosen == "uvicorn" and settings.log_format == "text":
+        # With JSON logs uvicorn makes the app itself (app_from_env), once it has configured
+        # its logging, so that its loggers' lines go through the JSON handler too.
         from rankline.http.app import serving_app
 
         app_object = serving_app(settings)
