@@ -69,14 +69,14 @@ bench: install install-bench services
 	@bash scripts/ensure-tools.sh wrk
 	$(BIN)/rankline bench --quick $(ARGS)
 
-# requirements.lock: pyproject's runtime dependencies pinned with their hashes; the container
-# image installs exactly these. Run it after changing the dependencies: it keeps every pin it
+# requirements.lock: pyproject's runtime dependencies and the otel extra's, pinned with their
+# hashes; the container image installs exactly these. Run it after changing the dependencies: it keeps every pin it
 # can (`make lock ARGS=--upgrade` moves them all to the newest allowed). A test checks that
 # the lock still matches pyproject.toml.
 lock: install-dev
 	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes \
 		--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links \
-		--output-file requirements.lock $(ARGS) pyproject.toml
+		--extra otel --output-file requirements.lock $(ARGS) pyproject.toml
 
 fmt: install-dev
 	$(BIN)/ruff format .

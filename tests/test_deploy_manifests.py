@@ -37,8 +37,10 @@ def _pins() -> dict[str, str]:
 
 
 def _dependencies() -> list[Requirement]:
+    """The runtime dependencies and the otel extra's: what the image installs."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return [Requirement(line) for line in project["dependencies"]]
+    lines = project["dependencies"] + project["optional-dependencies"]["otel"]
+    return [Requirement(line) for line in lines]
 
 
 def _closure(requirements: list[Requirement], *, markers: bool = True) -> set[str]:

@@ -223,6 +223,8 @@ def test_a_first_session_inside_the_image(
     image: dict[str, Any], root: Path, tmp_path: Path
 ) -> None:
     config = image["Config"]
+    tracing = ["python", "-c", "import opentelemetry.sdk, opentelemetry.exporter.otlp"]
+    assert subprocess.run(_in_image(root, config, tracing), check=False).returncode == 0
     port = free_port()
     url = f"http://{HOST}:{port}"
     with _serving(root, image, port, tmp_path / "first.log"):
