@@ -15,6 +15,7 @@ needs root (chroot, mounts), as the suite's machines run it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -22,14 +23,20 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import redis
+import sqlalchemy as sa
+import yaml
+from sqlalchemy.ext.asyncio import create_async_engine
 
+from backends import PG_ADMIN, REDIS_URL
+from brokers import NATS_URL, drop_nats_log
 from procs import HOST, REPO, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -168,13 +175,13 @@ def root(image: dict[str, Any]) -> Iterator[Path]:
     path = Path(_run("podman", "mount", container).strip())
     mounted: list[Path] = []
     try:
-        for source, target, kind in (("proc", "proc", "proc"), ("/dev", "dev", None)):
-            where = path / target
-            if kind:
-                _run("mount", "-t", kind, source, str(where))
-            else:
-                _run("mount", "--bind", source, str(where))
-            mounted.append(where)
+        binds = [("/dev", "dev"), ("/dev/shm", "dev/shm")]  # shm: the workers' semaphores
+        _run("mount", "-t", "proc", "proc", str(path / "proc"))
+        mounted.append(path / "proc")
+        for source, target in binds:
+            if Path(source).is_dir():
+                _run("mount", "--bind", source, str(path / target))
+                mounted.append(path / target)
         yield path
     finally:
         for where in reversed(mounted):
@@ -254,27 +261,31 @@ def _top(client: httpx.Client) -> list[tuple[int, str, int]]:
 
 
 @contextmanager
-def _serving(root: Path, image: dict[str, Any], port: int, log_path: Path) -> Iterator[None]:
+def _serving(
+    root: Path, image: dict[str, Any], port: int, log_path: Path, **env: str
+) -> Iterator[None]:
     """The image's entrypoint and command, ready and passing the image's HEALTHCHECK; then
     stopped as ``docker stop`` stops it: SIGTERM (its STOPSIGNAL), and it shuts down cleanly."""
     config = image["Config"]
     command = [*config["Entrypoint"], *config["Cmd"]]
     with log_path.open("wb") as log:
         server = subprocess.Popen(
-            _in_image(root, config, command, RANKLINE_PORT=str(port)),
+            _in_image(root, config, command, **{**env, "RANKLINE_PORT": str(port)}),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     try:
         _wait_ready(f"http://{HOST}:{port}", server, log_path)
-        check = subprocess.run(
-            _in_image(root, config, image["Healthcheck"]["Test"][1:], RANKLINE_PORT=str(port)),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
+        health = _in_image(
+            root, config, image["Healthcheck"]["Test"][1:], **{**env, "RANKLINE_PORT": str(port)}
         )
+        # As Docker runs it: until it passes (a second worker may still be building its index).
+        for _ in range(30):
+            check = subprocess.run(health, capture_output=True, text=True, timeout=60, check=False)
+            if check.returncode == 0:
+                break
+            time.sleep(1)
         assert check.returncode == 0, f"the image's HEALTHCHECK failed: {check.stderr}"
         yield
         server.send_signal(signal.Signals[config["StopSignal"]])
@@ -298,3 +309,101 @@ def _wait_ready(url: str, server: subprocess.Popen[bytes], log_path: Path) -> No
             pass
         time.sleep(0.2)
     pytest.fail(f"the server in the image never got ready:\n{log_path.read_text(errors='replace')}")
+
+
+@pytest.mark.services
+def test_the_compose_stacks_rankline_inside_the_image_on_this_machines_stores(
+    image: dict[str, Any], root: Path, tmp_path: Path
+) -> None:
+    """deploy/compose.yaml's `migrate` then `rankline` (two workers, secrets as files), run
+    inside the image as compose would run them, on this machine's PostgreSQL, Redis and NATS
+    JetStream instead of the stack's own containers (which no registry here can provide)."""
+    compose = yaml.safe_load((REPO / "deploy/compose.yaml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    database = f"rankline_image_{SLOT}"
+    log_name = f"image_{SLOT}"
+    env = dict(services["rankline"]["environment"])
+    assert env["RANKLINE_LOG_URL"].startswith("nats://")
+    env |= {  # the stack's addresses, moved to this machine's services
+        "RANKLINE_DATABASE_URL": f"postgresql+asyncpg://postgres@127.0.0.1:5432/{database}",
+        "RANKLINE_REDIS_URL": REDIS_URL,
+        "RANKLINE_LOG_URL": NATS_URL,
+        "RANKLINE_LOG_NAME": log_name,
+    }
+    key = "rk_compose-secret-key"
+    secrets = root / "run" / "secrets"
+    secrets.mkdir(parents=True, exist_ok=True)
+    (secrets / "server_keys").write_text(key + "\n")
+    (secrets / "db_password").write_text("unused-by-trust-auth\n")
+    for path in secrets.iterdir():
+        path.chmod(0o644)
+    assert {p.name for p in secrets.iterdir()} == set(services["rankline"]["secrets"])
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    asyncio.run(_recreate(database))
+    asyncio.run(drop_nats_log(log_name))
+    try:
+        config = {**image["Config"]}
+        migrate = subprocess.run(
+            _in_image(root, config, ["rankline", *services["migrate"]["command"]], **env),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert migrate.returncode == 0, migrate.stdout + migrate.stderr
+        config["Cmd"] = services["rankline"]["command"]  # serve --workers 2
+        port = free_port()
+        env["RANKLINE_PORT"] = str(port)
+        url = f"http://{HOST}:{port}"
+        log_path = tmp_path / "stack.log"
+        with (
+            _serving(root, {**image, "Config": config}, port, log_path, **env),
+            httpx.Client(base_url=url, timeout=30) as client,
+        ):
+            auth = {"Authorization": f"Bearer {key}"}
+            assert client.put("/v1/boards/arena-solo", headers=auth, json={}).status_code in (
+                200,
+                201,
+            )
+            wrong = client.put(
+                "/v1/boards/other", headers={"Authorization": "Bearer rk_x"}, json={}
+            )
+            assert wrong.status_code == 403  # only the secret's key writes
+            score = client.post(
+                "/v1/boards/arena-solo/scores",
+                headers={**auth, "Prefer": "respond-async"},  # through the NATS log
+                json={"player_id": "p:42", "score": 4500, "match_id": "m:9981"},
+            )
+            assert score.status_code == 202, score.text
+            _wait_for(lambda: _top(client) == [(1, "p:42", 4500)])
+        started = log_path.read_text(errors="replace").count("Started server process")
+        assert started >= 2, "serve --workers 2 started fewer worker processes"
+    finally:
+        asyncio.run(drop_nats_log(log_name))
+        asyncio.run(_drop(database))
+
+
+async def _recreate(database: str) -> None:
+    await _drop(database)
+    engine = create_async_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(sa.text(f'CREATE DATABASE "{database}"'))
+    finally:
+        await engine.dispose()
+
+
+async def _drop(database: str) -> None:
+    engine = create_async_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+    finally:
+        await engine.dispose()
+
+
+def _wait_for(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "not seen within a minute"
+        time.sleep(0.2)
