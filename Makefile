@@ -1,12 +1,15 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test bench fmt clean lock
+.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock
 
 PYTHON = python3
 VENV = .venv
 BIN = $(VENV)/bin
 ARGS =
+# pytest-xdist workers, and extra pytest arguments for `make test` (`PYTEST_ARGS=--durations=25`).
+WORKERS = 2
+PYTEST_ARGS =
 
 all: check
 
@@ -49,10 +52,17 @@ check: install-dev
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check-import-cycles.py
 
-# pytest exits 5 when no test ran: that is nonzero, so it fails the build.
+# pytest exits 5 when no test ran: that is nonzero, so it fails the build. The slow tests run
+# one after the other on one worker, the rest is shared out (tests/conftest.py groups them).
 test: install-dev services tools
 	@$(MAKE) check
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+# The fast lane: the pure and in-process tests on the embedded default (memory-sqlite); no
+# database, Redis or broker needed, no server process started. A few minutes.
+test-fast: install-dev
+	RANKLINE_TEST_BACKENDS=memory-sqlite $(BIN)/pytest -n $(WORKERS) --dist loadgroup \
+		-m "not services and not slow" $(PYTEST_ARGS)
 
 # The benchmark's extra (matplotlib, py-spy); a dev install has it too.
 install-bench: venv

@@ -1,17 +1,27 @@
 """Shared fixtures: a manual clock, settings for each backend, a started service, the ASGI
-app and a client for it.
+app and a client for it; and the hooks that mark and group the tests.
 
 ``settings`` is parametrized over the backend matrix of ``backends.py``, so every test that
 uses it (directly or through ``service``, ``app`` or ``client``) runs on the in-process and
-the Redis index, and on SQLite, PostgreSQL and MariaDB.
+the Redis index, and on SQLite, PostgreSQL and MariaDB. A test marked ``edge`` (it checks the
+HTTP edge, not what differs per stack) runs on one stack, memory-sqlite.
+
+Every test is marked ``services`` and ``slow`` by what it uses (helpers_marks.py), never by
+hand, and a test without ``services`` that connects to a service's port fails
+(``service_guard``). Under pytest-xdist the tests that start servers, a browser or the
+benchmark share one worker, one after the other (they time processes and would disturb each
+other). Each worker has its own test slot
+(backends.py) and starts its own Redis Cluster when a test needs one (about 8 s).
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import shutil
-from collections.abc import AsyncIterator, Iterator
-from concurrent.futures import ThreadPoolExecutor
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,24 +33,90 @@ from starlette.applications import Starlette
 
 from backends import (
     ALL,
+    EDGE_STACK,
     Backend,
-    empty_database,
+    Emptier,
     flush_redis,
     prepare_database,
     real_url,
     selected,
 )
 from helpers_api import SERVER_KEY
+from helpers_marks import GUARD, marks_for
 from rankline import ManualClock, Rankline, Settings
 from rankline.http import create_app
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
 
+_loop = asyncio.new_event_loop()
+threading.Thread(target=_loop.run_forever, name="conftest-loop", daemon=True).start()
+
+
 def _run(coroutine: Any) -> Any:
-    """Run a coroutine on its own event loop, apart from the tests' loops."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+    """Run a coroutine on the session's own event loop (in a thread of its own), apart from
+    the tests' loops: the session's engines live there."""
+    return asyncio.run_coroutine_threadsafe(coroutine, _loop).result()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """An ``edge`` test runs on one stack: its ``stack`` is parametrized here, before the
+    fixture's own parameters would be (a parametrize mark takes precedence over them)."""
+    if "stack" not in metafunc.fixturenames or not metafunc.definition.get_closest_marker("edge"):
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        if "stack" in str(mark.args[0]):
+            return  # the test names its stacks itself
+    names = [EDGE_STACK] if EDGE_STACK in selected() else selected()[:1]
+    metafunc.definition.add_marker(pytest.mark.parametrize("stack", names, indirect=True))
+
+
+def _module_fixtures(item: pytest.Function) -> list[Callable[..., Any]]:
+    """The functions of the fixtures ``item`` uses that its own module defines."""
+    found = []
+    for name in item.fixturenames:
+        fixture = getattr(item.module, name, None)
+        function = inspect.unwrap(fixture) if fixture is not None else None
+        if function is not fixture and inspect.isfunction(function):
+            found.append(function)
+    return found
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test ``services`` and ``slow`` by what it uses; those that should not run
+    beside each other share one xdist group (one worker runs them, one after the other)."""
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        code = [item.function, *_module_fixtures(item)]
+        marks = marks_for(params, item.fixturenames, code, item.module)
+        # a long CLI command (a soak) is marked slow by hand: the hook cannot see its length
+        if "alone" in marks or item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.xdist_group("alone"))
+        for name in sorted(marks - {"alone"}):
+            if item.get_closest_marker(name) is None:
+                item.add_marker(name)
+
+
+sys.addaudithook(GUARD.audit)
+
+
+@pytest.fixture(autouse=True)
+def service_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test not marked ``services`` fails when it connects to a service's port (or hands a
+    service's address to a process): the marks stay true, and the fast lane needs no server."""
+    if request.node.get_closest_marker("services"):
+        yield
+        return
+    with GUARD.watching() as reached:
+        yield
+    if reached:
+        pytest.fail(
+            f"not marked services, yet reached {', '.join(sorted(set(reached)))}: "
+            "tell helpers_marks.py how this test reaches it"
+        )
 
 
 @pytest.fixture
@@ -49,9 +125,13 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture(scope="session")
-def prepared_databases() -> Iterator[set[str]]:
-    """Server databases created and migrated so far in this session."""
-    yield set()
+def prepared_databases() -> Iterator[dict[str, Emptier]]:
+    """Server databases created and migrated so far in this session, each with its emptier
+    (one engine for the session)."""
+    found: dict[str, Emptier] = {}
+    yield found
+    for emptier in found.values():
+        _run(emptier.dispose())
 
 
 @pytest.fixture(scope="session")
@@ -81,16 +161,17 @@ def settings(
     stack: Backend,
     tmp_path: Path,
     migrated_template: Path,
-    prepared_databases: set[str],
+    request: pytest.FixtureRequest,
 ) -> Settings:
     data_dir = tmp_path / "data"
     if stack.database_url is None:
         shutil.copytree(migrated_template, data_dir)
     else:
-        if stack.database_url not in prepared_databases:
+        prepared: dict[str, Emptier] = request.getfixturevalue("prepared_databases")
+        if stack.database_url not in prepared:
             _run(prepare_database(stack.database_url))
-            prepared_databases.add(stack.database_url)
-        _run(empty_database(stack.database_url))
+            prepared[stack.database_url] = Emptier(stack.database_url)
+        _run(prepared[stack.database_url].empty())
     redis_url = real_url(stack.redis_url)
     if redis_url is not None:
         flush_redis(redis_url)

@@ -212,6 +212,7 @@ INVALID: list[tuple[str, dict[str, Any], list[str | int]]] = [
 ]
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize(
     ("spec", "loc"), [(s, loc) for _, s, loc in INVALID], ids=[n for n, _, _ in INVALID]
 )
@@ -223,6 +224,7 @@ async def test_invalid_definition_is_422_with_loc(
     assert_problem(await client.get("/v1/boards/arena"), 404)
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize(
     "retention", [{"daily": -1}, {"hourly": 1}, {"daily": 1.5}, {"weekly": 36501}]
 )
@@ -237,6 +239,7 @@ async def test_invalid_retention_days_is_422(
     assert_problem(await client.get("/v1/boards/arena"), 404)
 
 
+@pytest.mark.edge
 async def test_unknown_field_is_422(client: httpx.AsyncClient) -> None:
     response = await client.put("/v1/boards/arena", json={"colour": "red"}, headers=AUTH)
     locs = error_locs(response)
@@ -244,6 +247,7 @@ async def test_unknown_field_is_422(client: httpx.AsyncClient) -> None:
     assert "colour" in response.json()["detail"]
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize("board_id", ["Arena", "-arena", "a" * 65, "ar ena", "arena!"])
 async def test_invalid_board_id_is_422(client: httpx.AsyncClient, board_id: str) -> None:
     response = await client.put(f"/v1/boards/{board_id}", json={}, headers=AUTH)

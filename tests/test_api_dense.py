@@ -365,6 +365,7 @@ def test_dense_rank_matches_the_model_under_random_changes(
     asyncio.run(_run_ops(settings, clock, order, ops))
 
 
+@pytest.mark.edge
 async def test_the_openapi_document_describes_the_fields(client: httpx.AsyncClient) -> None:
     schemas = (await get_json(client, "/openapi.json"))["components"]["schemas"]
     for name in ("Entry", "FriendEntry", "PlayerOut", "PlayerStanding", "RankOfOut"):

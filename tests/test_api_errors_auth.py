@@ -27,6 +27,9 @@ from rankline import ManualClock, Settings
 from rankline.errors import Forbidden
 from rankline.http.auth import Keys
 
+# The HTTP edge (auth, error rendering, limits, OpenAPI and the docs page): one stack is enough.
+pytestmark = pytest.mark.edge
+
 SCORE = {"player_id": "p1", "score": 10, "match_id": "m1"}
 WRITES: list[tuple[str, str, Any]] = [
     ("PUT", "/v1/boards/arena", {"title": "x"}),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 
 from helpers_api import (
@@ -363,6 +364,7 @@ BAD_TIERS: list[Any] = [
 ]
 
 
+@pytest.mark.edge
 async def test_bad_tiers_are_422(client: httpx.AsyncClient) -> None:
     for tiers in BAD_TIERS:
         response = await client.put("/v1/boards/arena", json={"tiers": tiers}, headers=AUTH)

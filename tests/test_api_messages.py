@@ -14,6 +14,9 @@ from rankline import ManualClock
 from rankline.http.endpoint import Endpoint
 from rankline.http.routes import ENDPOINTS
 
+# The HTTP edge (the words of validation messages): one stack is enough.
+pytestmark = pytest.mark.edge
+
 PLAYER_WORDS = "1 to 64 characters: letters, digits and _ . : @ -"
 BOARD_WORDS = "1 to 64 characters: lowercase letters, digits and _ . -"
 MATCH_WORDS = "1 to 128 printable ASCII characters, without spaces"

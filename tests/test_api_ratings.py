@@ -10,6 +10,7 @@ import random
 from typing import Any
 
 import httpx
+import pytest
 from openskill.models import PlackettLuce
 from starlette.applications import Starlette
 
@@ -196,6 +197,7 @@ async def test_a_retry_is_a_duplicate_and_another_payload_is_409(client: httpx.A
     assert (await _rating(client, "elo", "a"))["rating"] == first["results"][0]["rating"]
 
 
+@pytest.mark.edge
 async def test_bad_matches_are_refused(client: httpx.AsyncClient) -> None:
     await put_board(client, "elo", policy="rating", rating={"system": "elo"})
     await put_board(client, "plain")

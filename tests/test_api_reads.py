@@ -197,6 +197,7 @@ async def test_top_of_empty_board(client: httpx.AsyncClient) -> None:
     assert await top(client, "arena") == {**HEAD, "total": 0, "entries": []}
 
 
+@pytest.mark.edge
 async def test_top_bad_limit_or_offset_is_422(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena")
     bad = [("limit", v) for v in ("0", "1001", "-1", "ten", "1.5", "")] + [
@@ -476,6 +477,7 @@ HEADS: list[tuple[dict[str, str], dict[str, str | None]]] = [
 ]
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize(("method", "path", "body"), READS, ids=READ_IDS)
 async def test_every_read_answers_its_head(
     client: httpx.AsyncClient, method: str, path: str, body: dict[str, Any] | None
@@ -514,6 +516,7 @@ BAD_PARAMS = [
 ]
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize(("method", "path", "body"), READS, ids=READ_IDS)
 async def test_bad_window_period_or_scope_is_422(
     client: httpx.AsyncClient, method: str, path: str, body: dict[str, Any] | None

@@ -431,6 +431,7 @@ REJECTED_JSON: list[tuple[str, bytes, list[str | int]]] = [
 ]
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize(
     ("raw", "loc"), [(r, loc) for _, r, loc in REJECTED_JSON], ids=[n for n, _, _ in REJECTED_JSON]
 )
@@ -467,6 +468,7 @@ REJECTED: list[tuple[str, dict[str, Any], list[str | int]]] = [
 ]
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize(
     ("change", "loc"), [(c, loc) for _, c, loc in REJECTED], ids=[n for n, _, _ in REJECTED]
 )
@@ -501,6 +503,7 @@ async def test_boundary_values_are_accepted(client: httpx.AsyncClient) -> None:
     assert (await _player(client, "arena", "skew"))["achieved_at"] == "2026-11-21T12:00:30.000Z"
 
 
+@pytest.mark.edge
 async def test_unknown_board_is_404(client: httpx.AsyncClient) -> None:
     response = await post_score(client, "nope", OK)
     assert_problem(response, 404)
@@ -660,6 +663,7 @@ async def test_batch_over_1000_is_422_and_records_nothing(client: httpx.AsyncCli
     assert (await top(client, "arena"))["total"] == 0
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize("body", [{}, {"scores": "x"}, {"scores": [], "extra": 1}, [1]])
 async def test_batch_with_bad_envelope_is_422(client: httpx.AsyncClient, body: Any) -> None:
     response = await client.post("/v1/scores/batch", json=body, headers=AUTH)

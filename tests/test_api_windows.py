@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 
 from helpers_api import (
@@ -126,6 +127,7 @@ async def test_iso_week_across_the_year_boundary(
     ]
 
 
+@pytest.mark.edge
 async def test_week_names_that_do_not_exist_are_422(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena", windows=["weekly", "monthly"])
     assert (await top(client, "arena", window="weekly", period="2026-W53"))["total"] == 0

@@ -35,7 +35,7 @@ from brokers import NATS_URL, drop_nats_log, tansu_broker
 from chaos_helpers import migrate, pg_database
 from procs import Server, cli_env
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+pytestmark = pytest.mark.timeout(180)
 
 KEY = "k"
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -77,6 +77,7 @@ async def test_overload_answers_429_and_loses_nothing_acknowledged(
         assert retry.status_code == 200, retry.text
 
 
+@pytest.mark.edge
 async def test_rate_limit_per_key_for_writes(settings: Settings, clock: ManualClock) -> None:
     limited = _with(
         settings, rate_limit_key_writes="3/hour", server_keys=f"{settings.server_keys},other"
@@ -103,6 +104,7 @@ async def test_rate_limit_per_key_for_writes(settings: Settings, clock: ManualCl
         assert {e["player_id"] for e in top.json()["entries"]} == {"p0", "p1", "p8"}
 
 
+@pytest.mark.edge
 async def test_rate_limit_per_address_for_reads(settings: Settings, clock: ManualClock) -> None:
     limited = _with(settings, rate_limit_address_reads="2/hour")
     async with open_app(limited, clock) as app:
@@ -122,6 +124,7 @@ async def test_rate_limit_per_address_for_reads(settings: Settings, clock: Manua
             assert (await c.get("/v1/boards/arena/top")).status_code == 200
 
 
+@pytest.mark.edge
 async def test_rate_limits_can_be_turned_off(settings: Settings, clock: ManualClock) -> None:
     off = _with(settings, rate_limits=False, rate_limit_address_reads="1/hour")
     async with open_app(off, clock) as app, open_client(app) as client:

@@ -135,7 +135,7 @@ def _force_degraded(app: Starlette, monkeypatch: pytest.MonkeyPatch) -> Callable
         raise IndexUnavailable("Redis is unreachable (test)")
 
     # the watcher pings before it brings the index back
-    monkeypatch.setattr(service.index, "ping", unreachable)
+    monkeypatch.setattr(service.keeper.shared, "ping", unreachable)
     return lambda: monkeypatch.undo()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -18,8 +19,9 @@ from rich.console import Console
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from backends import REDIS_URL
+from backends import PG_URL, REDIS_URL
 from helpers_api import AUTH, serve
+from procs import run_cli
 from rankline import ManualClock, Settings
 from rankline.bench import ceiling, lean, load, probes, report, run, servers, wrk
 from rankline.bench.bulk import load_first_scores
@@ -800,3 +802,92 @@ def test_the_dense_run_measures_a_plain_and_a_dense_rank_board(tmp_path: Path) -
     redis = dense["backends"]["redis"]
     assert redis["dense_rank"]["keys"] == redis["plain"]["keys"] + 1  # the distinct scores
     assert redis["dense_rank"]["keys_bytes_per_entry"] > redis["plain"]["keys_bytes_per_entry"]
+
+
+# --- the probes: a tiny run of each ---------------------------------------------------------
+
+
+def _probe(*args: str, timeout: float = 240) -> str:
+    """``rankline bench probe ARGS``: it exits 0 without a traceback; its output."""
+    done = run_cli("bench", "probe", *args, timeout=timeout)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "Traceback" not in output, output
+    return output
+
+
+def _rate(pattern: str, output: str) -> float:
+    """The figure ``pattern`` captures (digits with thousands commas), which must be > 0."""
+    found = re.search(pattern, output)
+    assert found, output
+    value = float(found.group(1).replace(",", ""))
+    assert value > 0, output
+    return value
+
+
+def test_the_reads_probe_times_every_read_endpoint_in_process(tmp_path: Path) -> None:
+    out = _probe("reads", "--n", "300", "--count", "20", "--data-dir", str(tmp_path))
+    for endpoint in ("rank", "around", "top", "deep", "friends"):
+        _rate(rf"{endpoint} +([\d.]+) µs CPU/request  \(n=300, 20 requests", out)
+    assert (tmp_path / "rankline.db").is_file()  # kept for the next run
+
+
+def test_the_reads_probe_refuses_an_endpoint_it_does_not_know() -> None:
+    done = run_cli("bench", "probe", "reads", "--endpoints", "rank,nope")
+    assert done.returncode == 2 and "--endpoints takes some of" in done.stderr, done.stderr
+
+
+def test_the_server_probe_gives_the_cpu_per_request_beside_the_ceiling(tmp_path: Path) -> None:
+    if shutil.which("wrk") is None:
+        pytest.fail("wrk is not installed: run `make tools` (apt-get install wrk)")
+    _probe(
+        "reads", "--n", "300", "--count", "10", "--endpoints", "rank", "--data-dir", str(tmp_path)
+    )
+    out = _probe(
+        "server", "--n", "300", "--data-dir", str(tmp_path), "--seconds", "1",
+        "--connections", "4", "rank",
+    )  # fmt: skip
+    _rate(r"ceiling +[\d,]+ req/s  CPU per request: server +([\d.]+) µs", out)
+    _rate(r"rank +([\d,]+) req/s  CPU per request: server", out)
+
+
+def test_the_ingest_probe_times_durable_batches_on_the_embedded_default() -> None:
+    out = _probe(
+        "ingest", "--events", "300", "--warmup", "20", "--batch", "100", "--players", "50",
+    )  # fmt: skip
+    _rate(r"batch: 300 submissions in [\d.]+ s = ([\d,]+)/s", out)
+
+
+def test_the_ratings_probe_rates_matches_through_the_api() -> None:
+    out = _probe("ratings", "--matches", "100", "--players", "20", "--batch", "25")
+    _rate(r"100 elo matches, batch 25, 2 clients: ([\d,]+) matches/s", out)
+
+
+def test_the_log_probe_times_appends_to_the_embedded_log() -> None:
+    out = _probe("log", "--batches", "3", "--batch", "40")
+    _rate(r"sqlite: 120 records in 3 batches of 40 .*: ([\d,]+) rows/s", out)
+
+
+def test_the_projection_probe_times_each_layout(tmp_path: Path) -> None:
+    out = _probe(
+        "projection", "--players", "1000", "--batch", "100", "--seconds", "0.2",
+        "--layouts", "key,standings", "--data-dir", str(tmp_path),
+    )  # fmt: skip
+    _rate(r"key: +([\d,]+) events/s", out)
+    _rate(r"standings: +([\d,]+) events/s", out)
+
+
+def test_the_replay_probe_replays_the_events_it_wrote() -> None:
+    out = _probe("replay", "--events", "1000", "--players", "30", "--days", "2")
+    assert "1,000 events of 30 players over 2 days" in out
+    _rate(r"replayed 1,000 events into [\d,]+ standings .*: ([\d,]+) events/s", out)
+    assert "(unexplained: 0)" in out
+
+
+def test_the_rebuild_probe_rebuilds_a_redis_index_from_postgresql() -> None:
+    database = PG_URL + "_rebuild_probe"
+    out = _probe(
+        "rebuild", "--n", "1000", "--database-url", database, "--redis-url", REDIS_URL, "--drop",
+    )  # fmt: skip
+    assert "loaded 1,000 players" in out
+    _rate(r"run 1: +([\d,]+) entries/s \([\d.]+ s, n=1,000\)", out)

@@ -14,14 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
-from redis import asyncio as aioredis
 
 from backends import ALL, Backend, selected
 from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, submit
 from rankline import ManualClock, Rankline, Settings
 from rankline.index.gateway import CheckedVersions
-from rankline.index.redis.board_versions import RedisBoardVersions
-from rankline.index.redis.pipelining import GroupedReads
+from rankline.index.redis.link import RedisLink
 
 BOARD = "shared"
 
@@ -181,11 +179,10 @@ async def test_a_board_change_that_cannot_be_announced_changes_nothing(
     a, b = pair
     await put_board(a, BOARD, windows=["all_time"])
     a_service: Rankline = a._transport.app.state.service  # type: ignore[attr-defined]
-    lost = aioredis.Redis.from_url("redis://127.0.0.1:1/0")  # nothing listens there
-    grouped = GroupedReads(lost)
+    lost = RedisLink("redis://127.0.0.1:1/0")  # nothing listens there
     kept, a_service.boards._versions = (
         a_service.boards._versions,
-        CheckedVersions(RedisBoardVersions(lost, grouped), a_service.health),
+        CheckedVersions(lost.board_versions(), a_service.health),
     )
     try:
         response = await a.put(f"/v1/boards/{BOARD}", json={"status": "frozen"}, headers=AUTH)
@@ -194,8 +191,7 @@ async def test_a_board_change_that_cannot_be_announced_changes_nothing(
         assert_problem(response, 503)
     finally:
         a_service.boards._versions = kept
-        grouped.close()
-        await lost.aclose()
+        await lost.close()
     assert (await _board(b))["status"] == "active"
     assert (await _board(a))["status"] == "active"
     await submit(b, BOARD, "p1", 10)

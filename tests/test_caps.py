@@ -6,9 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from helpers_api import AUTH, JSON, error_locs, open_app, open_client, put_board
 from rankline import ManualClock, Settings
+
+# The HTTP edge (request size caps): one stack is enough.
+pytestmark = pytest.mark.edge
 
 
 def _with(settings: Settings, **changes: Any) -> Settings:

@@ -110,7 +110,10 @@ def _commands() -> list[str]:
 
     from rankline.cli import app
 
-    return sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    root = typer.main.get_command(app)
+    commands = sorted(root.commands)  # type: ignore[attr-defined]
+    probes = root.commands["bench"].commands["probe"].commands  # type: ignore[attr-defined]
+    return [*commands, "bench probe", *(f"bench probe {name}" for name in sorted(probes))]
 
 
 def _cut_short(help_text: str, width: int) -> list[str]:
@@ -146,7 +149,7 @@ def _cut_short(help_text: str, width: int) -> list[str]:
 def test_help_reads_as_written(command: str, width: int) -> None:
     env = cli_env()
     env["COLUMNS"] = str(width)
-    done = run_cli(*([command] if command else []), "--help", env=env)
+    done = run_cli(*command.split(), "--help", env=env)
     assert done.returncode == 0, done.stderr
     help_text = done.stdout
     assert "--help" in help_text

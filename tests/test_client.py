@@ -151,7 +151,6 @@ def test_reads_use_the_read_key_and_writes_the_server_key() -> None:
     assert [r.headers["authorization"] for r in seen] == ["Bearer r", "Bearer s"]
 
 
-@pytest.mark.slow
 def test_sync_client_against_a_real_server(tmp_path: Path) -> None:
     with (
         serving(tmp_path / "data", tmp_path / "log", server_keys="real") as server,

@@ -3,13 +3,12 @@ primaries (their hash tags are salted into evenly spread slot ranges), whatever 
 
 from __future__ import annotations
 
-from redis.commands.core import AsyncScript
-
 import backends
 from rankline.index import sharding
 from rankline.index.redis import keys as k
-from rankline.index.redis.cluster import RedisClusterIndex, slot_of
-from rankline.types import LeaderboardId
+from rankline.index.redis import lua, scripts
+from rankline.index.redis.cluster import ClusterLink, slot_of
+from rankline.types import TOP_WINDOW, LeaderboardId
 
 
 def test_the_shards_of_a_leaderboard_spread_over_every_primary() -> None:
@@ -30,36 +29,66 @@ def test_the_shards_of_a_leaderboard_spread_over_every_primary() -> None:
 def test_every_script_the_index_reads_with_is_a_read_on_a_cluster() -> None:
     """A read script the cluster client does not know as one goes through redis-py's
     pipeline and is followed by a WAIT for replicas, which a lagging replica turns into an
-    unavailable index. Every script the index registers is named here as a read or a write,
-    so that a new one is classified. Built without connecting."""
+    unavailable index. Every script there is is named here as a read or a write, so that a
+    new one is classified: its header (``-- mode:``) must say the same, and the cluster
+    client must send exactly the reads as reads. Built without connecting."""
     reads = {
-        "_around",
-        "_positions",
-        "_page",
-        "_counts_before",
-        "_distinct_before",
-        "_neighbours",
-        "_top_stamp",
-        "_change_stamp",
-        "_state",
-        "_unmapped",
-        "_movement",
+        "around",
+        "positions",
+        "page",
+        "counts_before",
+        "distinct_before",
+        "neighbours",
+        "top_stamp",
+        "change_stamp",
+        "state",
+        "unmapped",
+        "movement",
+        "board_check",
     }
     writes = {
-        "_apply",
-        "_grow",
-        "_load",
-        "_discard",
-        "_expire",
-        "_expire_buckets",
-        "_drop",
-        "_repair_begin",
-        "_repair_extend",
-        "_repair_end",
+        "apply",
+        "grow",
+        "load",
+        "discard",
+        "expire",
+        "expire_buckets",
+        "drop",
+        "repair_begin",
+        "repair_extend",
+        "repair_end",
+        "fill_begin",
+        "fill_keys",
+        "fill_buckets",
+        "fill_end",
+        "fill_undo",
+        "board_begin",
+        "board_end",
     }
-    index = RedisClusterIndex("redis+cluster://127.0.0.1:1")
-    registered = {
-        name: value.sha for name, value in vars(index).items() if isinstance(value, AsyncScript)
-    }
-    assert set(registered) == reads | writes
-    assert {name for name, sha in registered.items() if sha in index.cluster._reads} == reads
+    assert set(lua.names()) == reads | writes
+    assert {name for name in lua.names() if lua.load(name).mode == "read"} == reads
+    link = ClusterLink("redis+cluster://127.0.0.1:1")
+    shas = {name: link.script(name).sha for name in lua.names()}
+    assert {name for name, sha in shas.items() if sha in link.cluster._reads} == reads
+
+
+def test_the_read_scripts_name_the_built_marker_by_target() -> None:
+    """A read script that checks the built marker takes it as KEYS[4] on a single Redis and
+    as its last argument on a cluster (where it runs with the cross-slot flag); otherwise
+    the two targets send the same text."""
+    for name in lua.names():
+        single, cluster = lua.load(name), lua.load(name, "cluster")
+        checks = "local BUILT = KEYS[4]" in single.text
+        assert checks == ("local BUILT = ARGV[#ARGV]" in cluster.text), name
+        assert (single.text == cluster.text) is not checks, name
+        if checks:
+            assert single.mode == "read", name
+            assert cluster.text.startswith("#!lua flags=no-writes,allow-cross-slot-keys\n"), name
+
+
+def test_the_lua_constants_are_the_pythons() -> None:
+    text = lua.load("apply").text  # every constant is in ``constants.lua``, which it includes
+    assert f"local TOP_WINDOW = {TOP_WINDOW}\n" in text
+    assert f"local BUCKET_LOAD = {scripts.BUCKET_LOAD}\n" in text
+    assert f"local GROW_SPLITS = {scripts.GROW_SPLITS}\n" in text
+    assert f"local DAMAGED, LOST = {scripts.DAMAGED}, {scripts.LOST}\n" in text

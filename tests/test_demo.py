@@ -13,7 +13,7 @@ import pytest
 from procs import HOST, REPO, cli_env, free_port
 from rankline.demo.game import XP_CAP
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.timeout(120)
 
 
 def test_demo_fills_the_boards(tmp_path: Path) -> None:

@@ -69,7 +69,6 @@ def _block(after_heading: str, language: str) -> str:
     return match.group(1)
 
 
-@pytest.mark.slow
 def test_the_readme_first_session_then_python_examples_run(tmp_path: Path) -> None:
     """A newcomer's path: `make run`, the curl session, then the Python client, in that
     order, against a fresh embedded server whose key it generated."""

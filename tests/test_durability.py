@@ -25,7 +25,7 @@ import pytest
 
 from procs import Server
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
+pytestmark = pytest.mark.timeout(150)
 
 KEY = "k"
 AUTH = {"Authorization": f"Bearer {KEY}"}

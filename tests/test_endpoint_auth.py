@@ -15,6 +15,9 @@ from rankline.http.endpoint import Endpoint
 from rankline.http.openapi import build_openapi
 from rankline.http.routes import ENDPOINTS
 
+# The HTTP edge (the endpoint table's auth and methods): one stack is enough.
+pytestmark = pytest.mark.edge
+
 READ_KEY = "read-key-1"
 SCOPED_KEY = "scoped-key"
 KEYS = {

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from backends import open_redis_index
+from backends import open_redis_index, redis_index
 from rankline.errors import IndexUnavailable
 from rankline.index.redis.index import RedisIndex
 from rankline.ordering import encode
@@ -118,7 +118,7 @@ async def test_an_unreachable_redis_fails_every_grouped_read() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    index = RedisIndex(f"redis://127.0.0.1:{port}/0")  # nothing listens there: never started
+    index = redis_index(f"redis://127.0.0.1:{port}/0")  # nothing listens there: never started
     try:
         results = await asyncio.gather(
             *(index.position(ARENA, f"p{i}") for i in range(30)),

@@ -144,7 +144,6 @@ def test_a_whole_top_page_without_an_acknowledged_player_is_stale() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.services
 @pytest.mark.timeout(240)
 def test_a_short_recording_on_both_backends_across_a_crash_has_no_violation(
     tmp_path: Path,

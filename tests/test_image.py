@@ -311,7 +311,6 @@ def _wait_ready(url: str, server: subprocess.Popen[bytes], log_path: Path) -> No
     pytest.fail(f"the server in the image never got ready:\n{log_path.read_text(errors='replace')}")
 
 
-@pytest.mark.services
 def test_the_compose_stacks_rankline_inside_the_image_on_this_machines_stores(
     image: dict[str, Any], root: Path, tmp_path: Path
 ) -> None:

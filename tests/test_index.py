@@ -13,10 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends import REDIS_URL
+from backends import REDIS_URL, open_redis_index
 from rankline.index import MemoryIndex, memory
-from rankline.index.base import RankingIndex
-from rankline.index.redis.index import RedisIndex
+from rankline.index.base import RankingIndex, Shapes
 from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of, score_prefix
 from rankline.types import (
     TOP_WINDOW,
@@ -41,8 +40,7 @@ def dense_board(board: BoardId) -> bool:
 
 @asynccontextmanager
 async def memory_backend() -> AsyncIterator[RankingIndex]:
-    index = MemoryIndex()
-    index.keep_distinct(dense_board)
+    index = MemoryIndex(Shapes(dense_of=dense_board))
     await index.start()
     try:
         yield index
@@ -53,16 +51,8 @@ async def memory_backend() -> AsyncIterator[RankingIndex]:
 @asynccontextmanager
 async def redis_backend() -> AsyncIterator[RankingIndex]:
     """The machine's real Redis (database 9, flushed before and after)."""
-    index = RedisIndex(REDIS_URL)
-    index.keep_distinct(dense_board)
-    await index.start()
-    await index.client.flushdb()
-    await index.mark_built()  # reads check the built marker, as on a served index
-    try:
+    async with open_redis_index(REDIS_URL, Shapes(dense_of=dense_board)) as index:
         yield index
-    finally:
-        await index.client.flushdb()
-        await index.close()
 
 
 # Every backend opens a fresh, empty index per call.

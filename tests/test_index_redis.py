@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from backends import REDIS_URL, open_redis_index
-from rankline.index.redis import index as redis_index
+from backends import open_redis_index, redis_index, shared
+from rankline.index.redis import index as index_module
 from rankline.index.redis import keys as k
 from rankline.index.redis.index import RedisIndex
 from rankline.index.redis.scripts import BUCKET_LOAD
@@ -100,7 +100,7 @@ async def test_reads_find_players_whatever_layout_they_last_saw(index: RedisInde
     """A reader's remembered layout may be behind (another process grew it) or ahead (the
     leaderboard was dropped and rebuilt smaller): its guessed bucket then misses, and the
     script finds the entry through the current layout and hands that back."""
-    reader = RedisIndex(REDIS_URL)
+    reader = redis_index()
     meta = k.meta(ARENA)
 
     async def check_all(n: int) -> None:
@@ -139,7 +139,7 @@ async def test_an_entry_left_in_an_old_bucket_does_not_hide_a_player(index: Redi
     """A drop that did not finish leaves buckets of the old layout behind. A reader whose
     guess comes from that layout finds the player's old entry there; the sorted set does
     not know its key, so the script looks where the current layout says."""
-    reader = RedisIndex(REDIS_URL)
+    reader = redis_index()
     meta = k.meta(ARENA)
     try:
         await index.load(ARENA, standings(3000))
@@ -256,8 +256,8 @@ async def test_load_retries_when_the_layout_changed_meanwhile(
 async def test_a_big_load_goes_in_several_scripts(
     index: RedisIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(redis_index, "_LOAD_SCRIPT", 64)
-    monkeypatch.setattr(redis_index, "_LOAD_BATCH", 1000)
+    monkeypatch.setattr(index_module, "_LOAD_SCRIPT", 64)
+    monkeypatch.setattr(index_module, "_LOAD_BATCH", 1000)
     await index.load(ARENA, iter(standings(2500)))
     assert await index.total(ARENA) == 2500
     assert await index.slice(ARENA, 0, 3) == [s[1] for s in standings(2500)[:3]]
@@ -327,7 +327,7 @@ async def test_top_stamp_never_repeats_after_a_flush(index: RedisIndex) -> None:
     assert len(seen) == 50
     before = max(seen)
     await index.client.flushdb()
-    await index.mark_built()  # as the service's rebuild does
+    await shared(index).mark_built()  # as the service's rebuild does
     after, total = await index.top_stamp(ARENA)
     assert total == 0 and after > before
     await index.load(ARENA, standings(3))
@@ -335,7 +335,7 @@ async def test_top_stamp_never_repeats_after_a_flush(index: RedisIndex) -> None:
 
 
 async def test_processes_sharing_redis_see_one_stamp(index: RedisIndex) -> None:
-    other = RedisIndex(REDIS_URL)
+    other = redis_index()
     try:
         await index.apply([put("a", 1)])
         assert await other.top_stamp(ARENA) == await index.top_stamp(ARENA)
@@ -371,7 +371,7 @@ async def test_expire_in_reaches_every_key_also_buckets_made_later(index: RedisI
 async def test_drop_deletes_every_bucket(
     index: RedisIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(redis_index, "_BUCKET_CHUNK", 8)
+    monkeypatch.setattr(index_module, "_BUCKET_CHUNK", 8)
     await index.load(ARENA, standings(2000))
     await index.load(DAILY, standings(50))
     assert len(await bucket_names(index)) > 8
@@ -392,16 +392,16 @@ async def test_an_index_of_the_old_layout_counts_as_not_built(index: RedisIndex)
     await index.client.hset(old_h, "a", key("a", 1)[:16] + b"1")
     await index.client.set(k.META_BUILT, "1")
     await index.client.delete(k.META_LAYOUT)
-    assert not await index.is_built()
-    async with index.rebuild_lock() as mine:
+    assert not await shared(index).is_built()
+    async with shared(index).rebuild_lock() as mine:
         assert mine
         assert await index.client.exists(old_z, old_h) == 0
         await index.load(ARENA, standings(3))
-        await index.mark_built()
-    assert await index.is_built()
+        await shared(index).mark_built()
+    assert await shared(index).is_built()
     assert await index.total(ARENA) == 3
     await index.client.flushdb()
-    assert not await index.is_built()
+    assert not await shared(index).is_built()
 
 
 async def test_change_stamp_moves_with_every_change_and_only_then(index: RedisIndex) -> None:
@@ -421,5 +421,5 @@ async def test_change_stamp_moves_with_every_change_and_only_then(index: RedisIn
     assert await index.change_stamp(ARENA) > below
     latest = await index.change_stamp(ARENA)
     await index.client.flushdb()
-    await index.mark_built()  # as the service's rebuild does
+    await shared(index).mark_built()  # as the service's rebuild does
     assert await index.change_stamp(ARENA) > latest

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from backends import open_redis_index
+from backends import open_redis_index, redis_index
 from rankline.errors import IndexDamaged
 from rankline.index.redis import fill as redis_fill
 from rankline.index.redis import keys as k
@@ -196,7 +196,7 @@ async def test_an_unfinished_fill_is_dropped_and_done_again(index: RedisIndex) -
 
 
 async def test_two_fills_of_one_leaderboard_end_consistent(index: RedisIndex) -> None:
-    other = RedisIndex(index.url)
+    other = redis_index(index.link.url)
     try:
         first = standings(2000)
         second = [(p, key(p, 3 * i), 2) for i, (p, _, _) in enumerate(first)]

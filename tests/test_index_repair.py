@@ -201,8 +201,8 @@ async def test_a_repair_waiting_on_another_worker_ends_with_the_server(
     async with open_app(slow, clock) as app, open_client(app) as client:
         service: Rankline = app.state.service
         await _seed(client)
-        index: Any = service.index
-        assert await index.repair_begin(LB, "another-worker", 60_000)  # its lease runs
+        assert service.shared is not None
+        assert await service.shared.repair_begin(LB, "another-worker", 60_000)  # its lease runs
         body = await _get(client, "/top")
         assert body.get("degraded") is True  # and this worker waits to repair it
         repairs = service.keeper.repairs

@@ -20,13 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis.crc import key_slot
 
-from backends import REDIS_URL, open_redis_index
+from backends import REDIS_URL, open_redis_index, shared
 from rankline.errors import IndexDamaged
 from rankline.index import sharding
 from rankline.index.base import RankingIndex
 from rankline.index.memory import MemoryIndex
 from rankline.index.redis import keys as k
 from rankline.index.sharded import ShardedIndex
+from rankline.index.sharded_shared import ShardedShared
 from rankline.ordering import SCORE_MAX, SCORE_MIN, encode, player_of
 from rankline.types import IndexChange, LeaderboardId, Order, Position, SortKey
 from test_index import Op, operations, run_workload
@@ -255,11 +256,12 @@ def test_shard_names_spread_over_the_slot_space_and_unsharded_names_stay() -> No
 async def test_a_damaged_shard_is_its_leaderboards_damage_on_redis() -> None:
     async with open_redis_index(REDIS_URL) as inner:
         index = _sharded(inner, 3)
+        lifecycle = ShardedShared(shared(inner), inner, lambda _: 3)
         await index.apply([IndexChange(LB, p, encode(5, 0, p, "desc"), 1) for p in POOL])
-        assert await index.intact(LB)
+        assert await lifecycle.intact(LB)
         victim = sharding.shard(LB, 1, 3)
         await inner.client.delete(k.entries(victim))
-        assert not await index.intact(LB)
+        assert not await lifecycle.intact(LB)
         for read in (
             index.position(LB, POOL[0]),
             index.page(LB, 0, 10),
@@ -271,11 +273,11 @@ async def test_a_damaged_shard_is_its_leaderboards_damage_on_redis() -> None:
                 await read
             assert raised.value.leaderboard == LB
         # what a repair does: claim every shard, fill, seal
-        assert await index.repair_begin(LB, "t", 60_000)
-        assert not await index.repair_begin(LB, "other", 60_000)
+        assert await lifecycle.repair_begin(LB, "t", 60_000)
+        assert not await lifecycle.repair_begin(LB, "other", 60_000)
         await index.load(LB, [(p, encode(5, 0, p, "desc"), 1) for p in POOL])
-        assert await index.repair_end(LB, "t")
-        assert await index.intact(LB)
+        assert await lifecycle.repair_end(LB, "t")
+        assert await lifecycle.intact(LB)
         assert await index.total(LB) == len(POOL)
         # the shards and nothing else go with a drop
         await index.drop([LB])

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from backends import prepare_database
+from backends import _SLOT, prepare_database
 from brokers import NATS_URL, drop_nats_log, tansu_broker
 from procs import free_port
 from rankline.errors import LogUnavailable, NotOwner
@@ -36,10 +36,8 @@ from rankline.log.base import partition_of
 from rankline.settings import Settings
 from rankline.store import migrate
 
-pytestmark = pytest.mark.services
-
-PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_log_test"
-MARIADB_URL = "mysql+asyncmy://root@127.0.0.1:3306/rankline_log_test"
+PG_URL = f"postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_log_test_{_SLOT}"
+MARIADB_URL = f"mysql+asyncmy://root@127.0.0.1:3306/rankline_log_test_{_SLOT}"
 ENGINES = ["sqlite", "sqlite-file", "postgresql", "mariadb", "nats", "kafka"]
 OWNER_SCRIPT = Path(__file__).with_name("log_owner.py")
 SRC = Path(__file__).resolve().parents[1] / "src"

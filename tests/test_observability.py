@@ -73,7 +73,6 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
-@pytest.mark.slow
 def test_json_logs_give_every_request_one_object_with_its_id(tmp_path: Path) -> None:
     log_path = tmp_path / "server.log"
     with (

@@ -38,7 +38,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-@pytest.mark.slow
 def test_every_operation_conforms(server: Server) -> None:
     # schemathesis's own pytest plugin does not run under pytest 9, so each operation gets
     # a hypothesis run here; a failure names the operation and the failing case.

@@ -25,7 +25,7 @@ from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
 from procs import REPO, Server, serving
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.timeout(120)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, expect
 from procs import Server
 from test_page import AUTH, LIVE_TIMEOUT_MS, browser, server
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.timeout(120)
 __all__ = ["browser", "server"]
 
 

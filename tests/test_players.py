@@ -76,6 +76,7 @@ async def test_put_creates_then_replaces_a_profile(client: httpx.AsyncClient) ->
     assert (await get_json(client, "/v1/players/p:42"))["display_name"] == "Ada L."
 
 
+@pytest.mark.edge
 async def test_profile_validation(client: httpx.AsyncClient) -> None:
     longest = {"display_name": "x" * 100, "avatar_url": "u" * 500, "country": "ABCDEFGH"}
     await _profile(client, "p1", **longest)
@@ -306,6 +307,7 @@ async def test_history_newest_first_with_pages(client: httpx.AsyncClient) -> Non
     }
 
 
+@pytest.mark.edge
 async def test_history_bad_parameters(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena")
     await submit(client, "arena", "p1", 1)
@@ -356,6 +358,7 @@ async def test_stored_friends_answer_like_the_posted_list(client: httpx.AsyncCli
     assert await get_json(client, "/v1/players/p3/friends") == {"player_id": "p3", "friends": []}
 
 
+@pytest.mark.edge
 async def test_stored_friends_validation(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena")
     url = "/v1/players/p1/friends"
@@ -371,6 +374,7 @@ async def test_stored_friends_validation(client: httpx.AsyncClient) -> None:
     assert_problem(await client.get("/v1/boards/ghost/players/p1/friends"), 404)
 
 
+@pytest.mark.edge
 async def test_openapi_documents_the_player_endpoints(client: httpx.AsyncClient) -> None:
     paths = (await get_json(client, "/openapi.json"))["paths"]
     assert set(paths["/v1/players/{player_id}"]) == {"put", "get", "delete"}

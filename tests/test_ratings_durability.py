@@ -34,7 +34,7 @@ from rankline.store import schema
 from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+pytestmark = pytest.mark.timeout(180)
 
 KEY = "k"
 AUTH = {"Authorization": f"Bearer {KEY}"}

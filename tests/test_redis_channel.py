@@ -1,4 +1,4 @@
-"""The grouped reads' lean Redis connection (rankline.index.redis.channel): replies in order,
+"""The grouped reads' lean Redis connection (rankline.index.redis.seam): replies in order,
 the server's errors returned, AUTH and SELECT from the client's settings, a Redis restart
 survived, and an unreachable or silent server reported as redis-py would."""
 
@@ -18,7 +18,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from backends import REDIS_URL
 from chaos_helpers import RedisServer
-from rankline.index.redis.channel import Channel
+from rankline.index.redis.seam import Channel
 
 
 @pytest.fixture

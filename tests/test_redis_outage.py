@@ -43,7 +43,7 @@ from chaos_helpers import (
     run_cli,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.timeout(150)]
+pytestmark = pytest.mark.timeout(150)
 
 KEY = "outage-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -11,6 +11,9 @@ from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
 from rankline import ManualClock, Settings
 from rankline.http import auth
 
+# The HTTP edge (what a scoped key may do): one stack is enough.
+pytestmark = pytest.mark.edge
+
 GAME_A = "key-game-a"
 A_AUTH = {"Authorization": f"Bearer {GAME_A}"}
 

@@ -51,7 +51,6 @@ def test_figures_per_row_and_the_verdicts() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.services
 @pytest.mark.timeout(240)
 def test_a_short_soak_on_both_backends(tmp_path: Path) -> None:
     figures = tmp_path / "soak.json"

@@ -40,7 +40,7 @@ from chaos_helpers import (
     run_cli,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.timeout(170)]
+pytestmark = pytest.mark.timeout(170)
 
 KEY = "sql-outage-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}

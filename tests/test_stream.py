@@ -224,6 +224,7 @@ async def test_disconnected_streams_are_cleaned_up(
     await _until(lambda: feed.subscribers == 0)
 
 
+@pytest.mark.edge
 async def test_bad_requests_are_refused_before_streaming(
     app: Starlette, client: httpx.AsyncClient
 ) -> None:

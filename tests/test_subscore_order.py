@@ -20,13 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends import REDIS_URL, cluster_url, flush_redis, open_redis_index
+from backends import REDIS_URL, cluster_url, flush_redis, open_redis_index, redis_index, shared
 from rankline.boards import Board, BoardSpec
 from rankline.errors import Conflict, InvalidInput
-from rankline.index.base import RankingIndex
+from rankline.index.base import RankingIndex, Shapes, SharedIndex
 from rankline.index.memory import MemoryIndex
-from rankline.index.redis.cluster import RedisClusterIndex
 from rankline.index.sharded import ShardedIndex
+from rankline.index.sharded_shared import ShardedShared
 from rankline.ordering import SCORE_MAX, SCORE_MIN, SUB_HEAD_BYTES, Keys, encode
 from rankline.policies import Entry, combine
 from rankline.types import IndexChange, LeaderboardId, Order, SortKey
@@ -146,34 +146,31 @@ def test_a_board_declares_a_subscore_and_keeps_it_once_it_has_entries() -> None:
 
 # --- every index backend ----------------------------------------------------------------------
 
-Opener = Callable[[], AbstractAsyncContextManager[RankingIndex]]
-
-
-def _subscored(index: RankingIndex) -> RankingIndex:
-    index.heads_of = lambda board: SUB_HEAD_BYTES
-    return index
+Opened = tuple[RankingIndex, SharedIndex | None]
+Opener = Callable[[], AbstractAsyncContextManager[Opened]]
+SUBSCORED = Shapes(head_of=lambda board: SUB_HEAD_BYTES)
 
 
 @asynccontextmanager
-async def _memory() -> AsyncIterator[RankingIndex]:
-    yield _subscored(MemoryIndex())
+async def _memory() -> AsyncIterator[Opened]:
+    yield MemoryIndex(SUBSCORED), None
 
 
 @asynccontextmanager
-async def _redis() -> AsyncIterator[RankingIndex]:
-    async with open_redis_index(REDIS_URL) as index:
-        yield _subscored(index)
+async def _redis() -> AsyncIterator[Opened]:
+    async with open_redis_index(REDIS_URL, SUBSCORED) as index:
+        yield index, shared(index)
 
 
 @asynccontextmanager
-async def _cluster() -> AsyncIterator[RankingIndex]:
+async def _cluster() -> AsyncIterator[Opened]:
     url = cluster_url()
     flush_redis(url)
-    index = RedisClusterIndex(url)
+    index = redis_index(url, SUBSCORED)
     await index.start()
-    await index.mark_built()
+    await shared(index).mark_built()
     try:
-        yield _subscored(index)
+        yield index, shared(index)
     finally:
         await index.close()
         flush_redis(url)
@@ -181,10 +178,11 @@ async def _cluster() -> AsyncIterator[RankingIndex]:
 
 def _sharded(opener: Opener) -> Opener:
     @asynccontextmanager
-    async def opened() -> AsyncIterator[RankingIndex]:
-        async with opener() as inner:
+    async def opened() -> AsyncIterator[Opened]:
+        async with opener() as (inner, lifecycle):
             # every page takes the deep path, with merge chunks of one key
-            yield ShardedIndex(inner, lambda _: 3, direct_until=0, first_chunk=1)
+            index = ShardedIndex(inner, lambda _: 3, direct_until=0, first_chunk=1)
+            yield index, None if lifecycle is None else ShardedShared(lifecycle, inner, lambda _: 3)
 
     return opened
 
@@ -244,7 +242,7 @@ async def _workload(
         key = None if value is None else keys.encode(value[0], value[1], value[2], player)
         return IndexChange(LB, player, key, revision)
 
-    async with opener() as index:
+    async with opener() as (index, lifecycle):
         entries = dict(first)
         await index.apply([change(p, v, 1) for p, v in first.items()])
         await _check(index, keys, entries)
@@ -260,7 +258,8 @@ async def _workload(
         await index.drop([LB])
         await index.load(LB, loaded)
         await _check(index, keys, entries)
-        assert await index.unmapped(LB, [k for _, k, _ in loaded]) == []
+        if lifecycle is not None:
+            assert await lifecycle.unmapped(LB, [k for _, k, _ in loaded]) == []
 
 
 @settings(max_examples=25, deadline=None)
@@ -291,7 +290,7 @@ def test_a_fast_fill_splits_subscore_keys_where_their_heads_end() -> None:
         entries: dict[str, Value] = {
             p: (7, u, at) for p, u, at in (("a", -1, -1), ("b", SCORE_MAX, 0), ("c", -1, 0))
         }
-        async with _redis() as index:
+        async with _redis() as (index, _):
             rows: list[tuple[str, SortKey, int]] = [
                 (p, keys.encode(s, u, at, p), 1) for p, (s, u, at) in entries.items()
             ]

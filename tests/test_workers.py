@@ -40,7 +40,7 @@ from chaos_helpers import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.timeout(150)]
+pytestmark = pytest.mark.timeout(150)
 
 KEY = "workers-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -23,16 +23,18 @@ import asyncio
 import gc
 import logging
 import time
-from collections.abc import Awaitable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 from rankline.clock import SystemClock
 from rankline.errors import RanklineError
-from rankline.index.base import RankingIndex
+from rankline.index.base import BoardShapes, RankingIndex, SharedIndex
 from rankline.index.gateway import CheckedVersions, IndexGateway
 from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.memory import MemoryIndex
 from rankline.index.sharded import ShardedIndex
+from rankline.index.sharded_shared import ShardedShared
 from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.log.factory import logs_for
@@ -61,6 +63,9 @@ from rankline.writing.ingest import AsyncIngest
 from rankline.writing.scores import Scores
 from rankline.writing.writer import GroupCommitWriter
 
+if TYPE_CHECKING:
+    from rankline.index.redis.link import RedisLink
+
 log = logging.getLogger("rankline")
 _BOARD_REFRESH_SECONDS = 2.0
 _CLOSE_SECONDS = 10.0
@@ -84,20 +89,29 @@ async def _bounded(step: str, work: Awaitable[Any], seconds: float = _CLOSE_SECO
         log.warning("closing the %s took %.1f s", step, elapsed)
 
 
-def make_index(settings: Settings) -> RankingIndex:
-    """The index backend the settings ask for: Redis (or a Redis Cluster) when
-    RANKLINE_REDIS_URL is set."""
-    if settings.redis_url:
-        from rankline.index.redis.cluster import RedisClusterIndex, cluster_seeds
-        from rankline.index.redis.index import RedisIndex
+def make_link(settings: Settings) -> RedisLink | None:
+    """The Redis (or Redis Cluster) that holds the index when RANKLINE_REDIS_URL is set;
+    None for the in-process index."""
+    if not settings.redis_url:
+        return None
+    from rankline.index.redis.cluster import ClusterLink, cluster_seeds
+    from rankline.index.redis.link import RedisLink
 
-        if cluster_seeds(settings.redis_url) is not None:
-            return RedisClusterIndex(
-                settings.redis_url, wait_replicas=settings.redis_cluster_wait_replicas
-            )
+    if cluster_seeds(settings.redis_url) is not None:
+        return ClusterLink(settings.redis_url, wait_replicas=settings.redis_cluster_wait_replicas)
+    return RedisLink(settings.redis_url)
 
-        return RedisIndex(settings.redis_url)
-    return MemoryIndex()
+
+def make_index(
+    link: RedisLink | None, shapes: BoardShapes
+) -> tuple[RankingIndex, SharedIndex | None]:
+    """The index backend on ``link`` with the lifecycle of a shared one, or the in-process
+    index (which has none)."""
+    if link is None:
+        return MemoryIndex(shapes), None
+    from rankline.index.redis.index import RedisIndex
+
+    return RedisIndex(link, shapes), link.shared_index(shapes)
 
 
 class Rankline:
@@ -108,7 +122,6 @@ class Rankline:
         settings: Settings,
         *,
         clock: Clock | None = None,
-        index: RankingIndex | None = None,
         auto_migrate: bool | None = None,
         freeze_gc: bool = False,
     ) -> None:
@@ -118,31 +131,32 @@ class Rankline:
         self._auto_migrate = settings.is_embedded if auto_migrate is None else auto_migrate
         self.clock: Clock = clock or SystemClock()
         clock = self.clock
-        self.store = store = SqlStore(
-            settings.database,
-            sqlite_synchronous=settings.sqlite_synchronous,
-            sqlite_cache_mb=settings.sqlite_cache_mb,
+        self.store = store = SqlStore.from_settings(settings)
+        link = make_link(settings)
+        self._data_dir_lock = embedded_lock(
+            settings.data_dir, settings.database, shared_index=link is not None
         )
-        backend = index or make_index(settings)
-        self._data_dir_lock = embedded_lock(settings.data_dir, settings.database, backend.shared)
         """Held while started: one server per data directory on the embedded store."""
 
-        self.health = health = IndexHealth(
-            type(backend).__name__.removesuffix("Index").lower(), clock
-        )
-        versions = backend.board_versions()
-        self.boards = boards = Boards(
-            store, clock, None if versions is None else CheckedVersions(versions, health)
-        )
-        backend.heads_of = boards.head_of
+        self.health = health = IndexHealth("memory" if link is None else link.name, clock)
+        versions = None if link is None else CheckedVersions(link.board_versions(), health)
+        self.boards = boards = Boards(store, clock, versions)
+        backend, shared = make_index(link, boards)
         self.index = index = ShardedIndex(backend, boards.shards_of)
-        index.keep_distinct(boards.dense_of)
         """The backend, with each board's leaderboards split over its ``shards``."""
+        self.shared = None if shared is None else ShardedShared(shared, backend, boards.shards_of)
+        """The lifecycle of a shared index (Redis), shards included; None in-process."""
         self.keeper = keeper = IndexKeeper(
-            index, health, store, clock, boards, check_seconds=settings.index_check_seconds
+            index,
+            health,
+            store,
+            clock,
+            boards,
+            shared=self.shared,
+            check_seconds=settings.index_check_seconds,
         )
         self.gateway = gateway = IndexGateway(keeper, store, boards.keys_of, clock)
-        self.feed = make_feed(index.url if index.shared else None)
+        self.feed = make_feed(None if link is None else link.url)
         """Which leaderboards changed, for live streams (in-process or Redis pub/sub)."""
         commit_lock = asyncio.Lock()
         self.writer = writer = GroupCommitWriter(
@@ -192,7 +206,7 @@ class Rankline:
         """Match results on rating boards, and the ratings they give."""
         self.board_changes = BoardChanges(boards, store, index, commit_lock, clock)
         self.lifecycle = lifecycle = Lifecycle(store, clock, boards)
-        self.tops = tops = TopCache(NAME_TTL_SECONDS, coalesce=backend.shared)
+        self.tops = tops = TopCache(NAME_TTL_SECONDS, coalesce=shared is not None)
         """The first entries of each leaderboard as JSON bytes (see ``rankline.reading.cache``)."""
         self.hot = hot = HotReads(settings.hot_read_ttl_ms / 1000)
         """Single-flight for one player's reads, shared for a short TTL."""
@@ -253,7 +267,7 @@ class Rankline:
             await self.index.start()
         await self.boards.start()
         await self.ingest.start()
-        if self.index.shared:
+        if self.shared is not None:
             # Writes go to SQL and a shared index guards by revision, so they need not
             # wait for the build; reads are served from SQL until it is done.
             self.writer.start()
@@ -277,11 +291,27 @@ class Rankline:
                 name="rankline-tournaments",
             )
         )
-        if self.index.shared:
+        if self.shared is not None:
             self._tasks.append(asyncio.create_task(self.keeper.watch(), name="rankline-watch"))
             self._tasks.append(asyncio.create_task(self._refresh_boards(), name="rankline-boards"))
         if wait_ready:
             await self.wait_ready()
+
+    @asynccontextmanager
+    async def maintaining(self) -> AsyncIterator[Rankline]:
+        """The store (migrated), the boards and the index open, and nothing running: what an
+        operator's ``rankline rebuild``, ``verify`` and ``replay`` work with, beside servers."""
+        await self.store.start()
+        try:
+            await migrate.ensure_current(self.store.engine, upgrade_if_behind=False)
+            await self.boards.reload()
+            await self.index.start()
+            try:
+                yield self
+            finally:
+                await self.index.close()
+        finally:
+            await self.store.close()
 
     async def _build(self) -> None:
         while not self.health.stopping:
@@ -358,4 +388,4 @@ class Rankline:
         return await self.lifecycle.step()
 
 
-__all__ = ["Rankline", "make_index"]
+__all__ = ["Rankline", "make_index", "make_link"]

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rankline.bench import load, probes, servers
 from rankline.bench.cluster import LocalCluster
+from rankline.bench.harness import Harness
 from rankline.boards import Board
 from rankline.index.redis.cluster import slot_of
-
-if TYPE_CHECKING:
-    from rankline.bench.run import Bench
+from rankline.store import admin
 
 SHARDED_BOARD = "bench-sharded"
 SHARDS = 3
@@ -46,7 +45,7 @@ def _memory(cluster: LocalCluster) -> dict[str, dict[str, int]]:
     return found
 
 
-def measure(bench: Bench, url: str) -> dict[str, Any]:
+def measure(bench: Harness, url: str) -> dict[str, Any]:
     """The cluster run, with ``url`` the PostgreSQL database to recreate and fill."""
     o = bench.o
     section: dict[str, Any] = {"shards": SHARDS, "boards": {}, "memory": {}, "ready_seconds": {}}
@@ -61,19 +60,19 @@ def measure(bench: Bench, url: str) -> dict[str, Any]:
         node = cluster.primary_of(slot_of(probes.SCRATCH_KEY.encode()))
         bench.step("redis-benchmark ZREVRANK on one primary")
         section["redis_benchmark"] = probes.redis_benchmark(f"redis://{node.address}/0", o.n)
-    asyncio.run(load.drop_database(url))
+    asyncio.run(admin.drop_database(url))
     return section
 
 
 def _one_board(
-    bench: Bench, url: str, cluster: LocalCluster, board: Board, section: dict[str, Any]
+    bench: Harness, url: str, cluster: LocalCluster, board: Board, section: dict[str, Any]
 ) -> None:
     """Load ``board`` alone into an empty store and an empty cluster, serve it, measure its
     memory and its reads. One board at a time, so the cluster holds N entries, not 2N: the
     largest N this machine runs is twice what two boards side by side would allow."""
     o = bench.o
     bench.step(f"{board.id}: preparing the durable store")
-    asyncio.run(load.recreate_database(url))
+    asyncio.run(admin.recreate_database(url))
     asyncio.run(load.prepare(url, bench.now, [board]))
     started = time.perf_counter()
     with bench.bar(f"bulk load into SQL: {board.id}", o.n) as update:

@@ -15,18 +15,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rankline.bench import load
-
-if TYPE_CHECKING:
-    from rankline.bench.run import Backend, Bench
+from rankline.bench.harness import Backend, Harness
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench_dense"
 REDIS_URL = "redis://127.0.0.1:6379/5"
 
 
-def measure(bench: Bench, plans: list[Backend]) -> dict[str, Any]:
+def measure(bench: Harness, plans: list[Backend]) -> dict[str, Any]:
     """Memory per entry of a plain and a dense-rank board of N players, on each of ``plans``."""
     o = bench.o
     section: dict[str, Any] = {"entries": o.n, "backends": {}}

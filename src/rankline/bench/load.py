@@ -11,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-import sqlalchemy as sa
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
-
 from rankline.bench.bulk import BulkRow, load_first_scores
 from rankline.boards import Board, BoardSpec
-from rankline.store import migrate
 from rankline.store import schema as t
+from rankline.store.admin import vacuum_analyze
+from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
 from rankline.types import Micros, Order
 
@@ -98,44 +95,12 @@ class Dataset:
         return 1 + sum(1 for j in range(self.n) if self.score(j) > mine)
 
 
-async def recreate_database(url: str) -> None:
-    """Drop and create the (PostgreSQL) database of ``url``: a clean slate per run."""
-    await _database(url, create=True)
-
-
-async def drop_database(url: str) -> None:
-    """Drop the (PostgreSQL) database of ``url``, if it exists."""
-    await _database(url, create=False)
-
-
-async def _database(url: str, *, create: bool) -> None:
-    parsed = make_url(url)
-    name = parsed.database
-    if parsed.get_backend_name() != "postgresql" or not name:
-        raise ValueError(f"this needs a PostgreSQL URL, not {url!r}")
-    admin = create_async_engine(
-        parsed.set(database="postgres").render_as_string(hide_password=False),
-        isolation_level="AUTOCOMMIT",
-    )
-    try:
-        async with admin.connect() as conn:
-            await conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            if create:
-                await conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    finally:
-        await admin.dispose()
-
-
 async def prepare(url: str, now: Micros, boards: Sequence[Board] = ()) -> None:
     """Migrate the store and define the bench board and the rated one, or ``boards``
     (no entries)."""
-    store = SqlStore(url)
-    try:
-        await migrate.upgrade(store.engine)
+    async with open_store(store_settings(url), schema="upgraded") as store:
         for board in boards or [bench_board(), rated_board()]:
             await store.save_board(board.id, board.to_json(), now)
-    finally:
-        await store.close()
 
 
 async def load(
@@ -149,7 +114,7 @@ async def load(
 ) -> int:
     """Bulk-load the players of ``data`` (those from ``first`` to ``end - 1``; default all)
     into the prepared store, on the bench board or ``board``."""
-    store = SqlStore(url)
+    store = SqlStore.from_settings(store_settings(url))
     board = board or bench_board()
     try:
         return await load_first_scores(
@@ -168,12 +133,4 @@ async def load(
 async def settle(url: str) -> None:
     """After a PostgreSQL load: VACUUM ANALYZE, as autovacuum would soon do, so the naive
     SQL rank is measured with fresh statistics and a visibility map (index-only scans)."""
-    if make_url(url).get_backend_name() != "postgresql":
-        return
-    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as conn:
-            for table in (t.standings, t.score_events):
-                await conn.execute(sa.text(f'VACUUM ANALYZE "{table.name}"'))
-    finally:
-        await engine.dispose()
+    await vacuum_analyze(url, (t.standings, t.score_events))

@@ -21,12 +21,11 @@ from typing import Any
 import httpx
 import redis
 from sqlalchemy import func, select, text
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.bench.load import BOARD_ID, Dataset, bench_board
 from rankline.policies import Entry, combine
-from rankline.settings import Settings
 from rankline.store import schema as t
+from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, ScoreEvent, StandingRow
 
@@ -182,21 +181,19 @@ async def count_matches(url: str) -> int:
 
 
 async def _count(url: str, table: Any) -> int:
-    engine = create_async_engine(url)
-    try:
-        async with engine.connect() as conn:
-            return int((await conn.execute(select(func.count()).select_from(table))).scalar_one())
-    finally:
-        await engine.dispose()
+    async with (
+        open_store(store_settings(url), schema="any") as store,
+        store.engine.connect() as conn,
+    ):
+        return int((await conn.execute(select(func.count()).select_from(table))).scalar_one())
 
 
 async def postgres_version(url: str) -> str:
-    engine = create_async_engine(url)
-    try:
-        async with engine.connect() as conn:
-            return str((await conn.execute(text("SHOW server_version"))).scalar_one()).split()[0]
-    finally:
-        await engine.dispose()
+    async with (
+        open_store(store_settings(url), schema="any") as store,
+        store.engine.connect() as conn,
+    ):
+        return str((await conn.execute(text("SHOW server_version"))).scalar_one()).split()[0]
 
 
 async def naive_sql_rank(url: str, data: Dataset, samples: int = 7) -> dict[str, Any]:
@@ -204,25 +201,24 @@ async def naive_sql_rank(url: str, data: Dataset, samples: int = 7) -> dict[str,
     (median of ``samples`` random players; index-only scan over the rank index)."""
     s = t.standings
     rng = random.Random(11)
-    engine = create_async_engine(url)
     times: list[float] = []
-    try:
-        async with engine.connect() as conn:
-            for _ in range(samples):
-                score = data.score(rng.randrange(data.n))
-                query = select(func.count()).where(
-                    s.c.board_id == BOARD_ID,
-                    s.c.window == "all_time",
-                    s.c.period == "all",
-                    s.c.scope == GLOBAL_SCOPE,
-                    s.c.score > score,
-                )
-                started = time.perf_counter()
-                (await conn.execute(query)).scalar_one()
-                times.append(time.perf_counter() - started)
-            version = (await conn.execute(select(func.version()))).scalar_one()
-    finally:
-        await engine.dispose()
+    async with (
+        open_store(store_settings(url), schema="any") as store,
+        store.engine.connect() as conn,
+    ):
+        for _ in range(samples):
+            score = data.score(rng.randrange(data.n))
+            query = select(func.count()).where(
+                s.c.board_id == BOARD_ID,
+                s.c.window == "all_time",
+                s.c.period == "all",
+                s.c.scope == GLOBAL_SCOPE,
+                s.c.score > score,
+            )
+            started = time.perf_counter()
+            (await conn.execute(query)).scalar_one()
+            times.append(time.perf_counter() - started)
+        version = (await conn.execute(select(func.version()))).scalar_one()
     return {
         "median_ms": statistics.median(times) * 1000,
         "samples": samples,
@@ -246,13 +242,9 @@ async def write_floor(
     writes draw them (about half beat the stored best). The store's settings are the
     server's defaults, as the bench's servers run with (not this process's environment).
     It writes to the board, so it runs once the server has stopped."""
-    defaults = Settings.model_construct()  # the defaults, without RANKLINE_* variables
+    defaults = store_settings(url)  # the defaults, without RANKLINE_* variables
     batch = batch or defaults.commit_max_batch
-    store = SqlStore(
-        url,
-        sqlite_synchronous=defaults.sqlite_synchronous,
-        sqlite_cache_mb=defaults.sqlite_cache_mb,
-    )
+    store = SqlStore.from_settings(defaults)
     board = bench_board()
     leaderboard = LeaderboardId(BOARD_ID, "all_time", "all", GLOBAL_SCOPE)
     rng = random.Random(seed)

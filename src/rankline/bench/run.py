@@ -56,11 +56,13 @@ from rich.progress import (
 
 from rankline import __version__
 from rankline.bench import cluster_run, dense_run, load, probes, report, servers, wrk
+from rankline.bench.harness import Backend
 from rankline.bench.load import Dataset
 from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.server import SERVERS
 from rankline.settings import Settings
+from rankline.store import admin
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench"
 CLUSTER_PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench_cluster"
@@ -120,15 +122,6 @@ ENDPOINTS = (
         rated=True,
     ),
 )
-
-
-@dataclass(frozen=True)
-class Backend:
-    name: str
-    label: str
-    database_url: str | None
-    redis_url: str | None
-    workers: int
 
 
 @dataclass(frozen=True)
@@ -340,7 +333,7 @@ class Bench:
         env = servers.bench_env(**settings)
         self.step("preparing the durable store")
         if plan.database_url:
-            asyncio.run(load.recreate_database(plan.database_url))
+            asyncio.run(admin.recreate_database(plan.database_url))
         asyncio.run(load.prepare(url, self.now, boards))
         rss_empty = 0
         if plan.redis_url:

@@ -20,11 +20,13 @@ from pathlib import Path
 
 import httpx
 
-from rankline.bench import load, probes, servers
+from rankline.bench import probes, servers
+from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
+from rankline.store import admin
 
 KEY = "soak-server-key"
-PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak"
-REDIS_URL = "redis://127.0.0.1:6379/6"
+PG_URL = SOAK_DATABASE_URL
+REDIS_URL = SOAK_REDIS_URL
 BACKENDS = ("memory", "redis")
 
 
@@ -84,7 +86,7 @@ class Stack:
 
     def start(self, timeout: float = 120.0) -> None:
         if self.plan.database_url:
-            asyncio.run(load.recreate_database(self.plan.database_url))
+            asyncio.run(admin.recreate_database(self.plan.database_url))
         if self.plan.redis_url:
             probes.flush_db(self.plan.redis_url)
         if self.plan.database_url:
@@ -97,7 +99,7 @@ class Stack:
         self.server.stop()
         if self.plan.database_url:
             with suppress(Exception):
-                asyncio.run(load.drop_database(self.plan.database_url))
+                asyncio.run(admin.drop_database(self.plan.database_url))
         if self.plan.redis_url:
             with suppress(Exception):
                 probes.flush_db(self.plan.redis_url)

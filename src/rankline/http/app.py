@@ -194,12 +194,17 @@ def app_from_env() -> ASGIApp:
     each builds its own from the environment, and logs as ``rankline serve`` does."""
     settings = Settings()
     configure_logging(settings.log_level)
-    return serving_app(settings)
+    return observed_app(settings)
 
 
-def serving_app(settings: Settings) -> ASGIApp:
-    """The app of a serving process: garbage collection tuned for it (see GC_THRESHOLDS),
-    request ids and the log format (``rankline.observability``)."""
+def serving_app(settings: Settings) -> Starlette:
+    """The app of a serving process: garbage collection tuned for it (see GC_THRESHOLDS)."""
     gc.set_threshold(*GC_THRESHOLDS)
-    app = create_app(settings, service=Rankline(settings, freeze_gc=True))
+    return create_app(settings, service=Rankline(settings, freeze_gc=True))
+
+
+def observed_app(settings: Settings) -> ASGIApp:
+    """``serving_app`` with request ids, the log format and traces (rankline.observability):
+    what a server serves."""
+    app = serving_app(settings)
     return observe(app, log_level=settings.log_level, log_format=settings.log_format)

@@ -9,15 +9,19 @@ of the SQL standings, rebuildable at any time.
   a read runs unchanged on whichever the gateway (``rankline.index.gateway``) picks.
 - ``IndexWriter``: the changes the write path, bans and rebuilds make.
 - ``RankingIndex``: the base class of the real backends (``index.memory``, ``index.redis``):
-  both halves, plus the lifecycle of an index that several processes share (built marker,
-  rebuild lock, repairs, board versions), with the defaults of an index one process owns.
+  both halves, told each board's key shapes (``BoardShapes``) at construction.
+- ``SharedIndex``: the lifecycle of an index that several processes share (built marker,
+  rebuild lock, repairs, registries), a seam of its own that only ``index.redis``
+  implements; the embedded in-process index has none. ``BoardVersions``: the board
+  definitions' version such an index's server keeps for every process.
 """
 
 from __future__ import annotations
 
 import abc
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from rankline.ordering import plain_heads
@@ -82,7 +86,7 @@ class IndexReader(Protocol):
         """For each value prefix (``Keys.value_prefix``: the score, and the subscore on a
         board with one; ``Keys.prefix`` bytes), how many distinct values held sort strictly
         before it: a dense rank less one. Only leaderboards of boards that keep
-        dense ranks answer it (``RankingIndex.keep_distinct``)."""
+        dense ranks answer it (``BoardShapes.dense_of``)."""
         ...
 
     async def top_stamp(self, leaderboard: LeaderboardId) -> tuple[int, int]:
@@ -133,7 +137,7 @@ class BoardVersions(Protocol):
 
 
 class LeaderboardState(NamedTuple):
-    """What a shared index knows of one leaderboard's integrity (``RankingIndex.state``)."""
+    """What a shared index knows of one leaderboard's integrity (``SharedIndex.state``)."""
 
     built: bool
     entries: int
@@ -150,28 +154,60 @@ class LeaderboardState(NamedTuple):
         return self.mark is None and counts == (self.entries, self.entries)
 
 
+class BoardShapes(Protocol):
+    """What an index needs to know of each board's keys, asked at every change and read."""
+
+    def head_of(self, board: BoardId) -> int:
+        """How long the head of the board's keys is (``ordering.head_bytes``): the player
+        id follows it, and the bytes before the head's last 8 (the time) are the value that
+        ``Position.better`` counts."""
+        ...
+
+    def dense_of(self, board: BoardId) -> bool:
+        """Whether the index keeps, beside each leaderboard of the board, its distinct
+        values, changed in the same step as the entries (dense ranks in O(log N)). A board
+        keeps it from its first entry on: ``dense_rank`` cannot change once it has one."""
+        ...
+
+
+def _never(board: BoardId) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Shapes:
+    """``BoardShapes`` from two functions; by default plain heads and no dense ranks (the
+    service passes its board registry instead)."""
+
+    head_of: Callable[[BoardId], int] = plain_heads
+    dense_of: Callable[[BoardId], bool] = _never
+
+
+PLAIN = Shapes()
+
+
 class RankingIndex(abc.ABC):
-    """A live ranking index (in-process or Redis): reads, writes and its lifecycle.
+    """A live ranking index (in-process or Redis): its reads and its writes.
 
-    The lifecycle methods have the defaults of an index one process owns and builds at
-    start; ``index.redis`` overrides them for an index that outlives the process."""
+    What an index that several processes share needs besides (built marker, rebuild lock,
+    repairs, board versions) is a ``SharedIndex`` of its own, which only the shared backends
+    implement."""
 
-    shared: bool = False
-    """Several processes use it (and it survives them): built once, repaired in place."""
-    url: str | None = None
-    """Where a shared index lives (its change feed uses the same server)."""
     loads_whole: bool = False
     """A leaderboard is best loaded in one piece from its keys (``load_keys``)."""
-    heads_of: Callable[[BoardId], int] = staticmethod(plain_heads)
-    """How long the head of a board's keys is (``ordering.head_bytes``): the player id
-    follows it, and the bytes before the head's last 8 (the time) are the value that
-    ``Position.better`` counts. The service sets it from the board registry."""
+
+    def __init__(self, shapes: BoardShapes = PLAIN) -> None:
+        self.shapes = shapes
 
     async def start(self) -> None:
         return None
 
     async def close(self) -> None:
         return None
+
+    def dense(self, leaderboard: LeaderboardId) -> bool:
+        """Whether the index keeps the leaderboard's distinct scores (``BoardShapes.dense_of``)."""
+        return self.shapes.dense_of(leaderboard.board)
 
     # --- reads (IndexReader) ---------------------------------------------------------------
 
@@ -192,7 +228,8 @@ class RankingIndex(abc.ABC):
         """The leaderboard's total and the keys from ``start`` to ``stop``."""
 
     async def slice(self, leaderboard: LeaderboardId, start: int, stop: int) -> list[SortKey]:
-        """Keys at positions ``start`` (inclusive) to ``stop`` (exclusive)."""
+        """Keys at positions ``start`` (inclusive) to ``stop`` (exclusive), whatever the
+        leaderboard's state (what ``verify`` reads)."""
         return (await self.page(leaderboard, start, stop))[1]
 
     @abc.abstractmethod
@@ -234,17 +271,6 @@ class RankingIndex(abc.ABC):
         """The distinct score prefixes the index keeps beside the leaderboard, as it holds
         them, in order (what ``verify`` compares with the entries' own)."""
         return []
-
-    def keep_distinct(self, dense_of: Callable[[BoardId], bool]) -> None:
-        """Keep, beside each leaderboard of the boards ``dense_of`` names, its distinct
-        scores, changed in the same step as the entries (dense ranks in O(log N)). A board
-        keeps it from its first entry on: ``dense_rank`` cannot change once it has one."""
-        self._dense_of = dense_of
-
-    def dense(self, leaderboard: LeaderboardId) -> bool:
-        """Whether the index keeps the leaderboard's distinct scores."""
-        dense_of = getattr(self, "_dense_of", None)
-        return dense_of is not None and dense_of(leaderboard.board)
 
     async def count_before(self, leaderboard: LeaderboardId, bound: bytes) -> int:
         """How many keys sort strictly before ``bound``."""
@@ -312,72 +338,84 @@ class RankingIndex(abc.ABC):
         retention ends; one that cannot relies on the service's sweep."""
         return None
 
-    # --- the lifecycle of a shared index -------------------------------------------------
 
+class SharedIndex(abc.ABC):
+    """The lifecycle of a ranking index that several processes share and that outlives
+    them (``index.redis``): built once and marked so, rebuilt by one process at a time,
+    repaired in place, its registries of leaderboards kept whole. An index one process owns
+    (``index.memory``) has none: it starts empty and is built at start.
+
+    The service hands it to whoever needs it (the keeper, maintenance) beside the
+    ``RankingIndex`` it goes with; the same server's ``BoardVersions`` go to the board
+    registry."""
+
+    url: str
+    """Where the shared index lives (its change feed uses the same server)."""
+
+    @abc.abstractmethod
     async def ping(self) -> None:
         """Raise ``IndexUnavailable`` when the index cannot be reached."""
-        return None
 
+    @abc.abstractmethod
     async def is_built(self) -> bool:
-        """Whether the index holds every standing (a process-local one starts empty)."""
-        return False
+        """Whether the index holds every standing."""
 
-    async def mark_built(self) -> None:
-        return None
+    @abc.abstractmethod
+    async def mark_built(self) -> None: ...
 
-    @asynccontextmanager
-    async def rebuild_lock(self) -> AsyncIterator[bool]:
+    @abc.abstractmethod
+    def rebuild_lock(self) -> AbstractAsyncContextManager[bool]:
         """Try to become the one process rebuilding; yields whether this one is."""
-        yield True
 
-    async def extend_rebuild_lock(self) -> None:
-        return None
+    @abc.abstractmethod
+    async def extend_rebuild_lock(self) -> None: ...
 
+    @abc.abstractmethod
     async def register(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        """Make sure ``leaderboards`` are listed by ``leaderboards`` (a shared index keeps a
-        registry that could be lost)."""
-        return None
+        """Make sure ``leaderboards`` are listed by ``RankingIndex.leaderboards`` (the index
+        keeps a registry that could be lost)."""
 
+    @abc.abstractmethod
+    async def registered(self, leaderboard: LeaderboardId) -> bool:
+        """Whether the registry lists the leaderboard (see ``register``)."""
+
+    @abc.abstractmethod
     async def repair_begin(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
         """Claim the repair of a damaged leaderboard and empty it; False when another
         process holds the claim."""
-        await self.drop([leaderboard])
-        return True
 
-    async def repair_extend(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
-        return True
+    @abc.abstractmethod
+    async def repair_extend(
+        self, leaderboard: LeaderboardId, token: str, lease_ms: int
+    ) -> bool: ...
 
-    async def repair_end(self, leaderboard: LeaderboardId, token: str) -> bool:
-        return True
+    @abc.abstractmethod
+    async def repair_end(self, leaderboard: LeaderboardId, token: str) -> bool: ...
 
+    @abc.abstractmethod
     async def state(self, leaderboard: LeaderboardId) -> LeaderboardState | None:
         """The leaderboard's integrity as the index keeps it (None: nothing to inspect)."""
-        return None
 
     async def intact(self, leaderboard: LeaderboardId) -> bool:
         """Whether the leaderboard is whole (no key lost, no repair under way)."""
         state = await self.state(leaderboard)
         return state is None or state.intact
 
-    async def registered(self, leaderboard: LeaderboardId) -> bool:
-        """Whether ``leaderboards`` lists the leaderboard (see ``register``)."""
-        return True
-
+    @abc.abstractmethod
     async def unmapped(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> list[SortKey]:
         """Those of ``keys`` (entries of the leaderboard) its player map does not point at."""
-        return []
-
-    def board_versions(self) -> BoardVersions | None:
-        """The board definitions' version every process reads (a shared index only)."""
-        return None
 
 
 __all__ = [
+    "PLAIN",
     "UNKNOWN",
+    "BoardShapes",
     "BoardVersions",
     "Entry",
     "IndexReader",
     "IndexWriter",
     "LeaderboardState",
     "RankingIndex",
+    "Shapes",
+    "SharedIndex",
 ]

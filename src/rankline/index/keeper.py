@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import IndexDamaged, IndexUnavailable, RanklineError, Unavailable
-from rankline.index.base import RankingIndex
+from rankline.index.base import RankingIndex, SharedIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
 from rankline.ordering import Keys
 from rankline.store import scan
@@ -128,15 +128,17 @@ class IndexKeeper:
         clock: Clock,
         boards: BoardList,
         *,
+        shared: SharedIndex | None = None,
         check_seconds: float = 0.5,
     ) -> None:
         self.index = index
+        self.shared = shared
+        """The lifecycle of a shared index; None for one this process owns."""
         self.health = health
         self._store = store
         self.clock = clock
         self._boards = boards
         self._check_seconds = check_seconds
-        self.shared = index.shared
         self._missed: set[LeaderboardId] = set()
         self._missed_removals: set[tuple[LeaderboardId, PlayerId]] = set()
         """Players to take off leaderboards (bans, erasures) once the index is back: a
@@ -178,19 +180,23 @@ class IndexKeeper:
             await asyncio.sleep(self._check_seconds)
 
     async def repair(self, leaderboard: LeaderboardId) -> bool:
-        """Rebuild one leaderboard of a shared index from SQL: empty it (marked damaged, so
+        """Rebuild one leaderboard from SQL: empty it (on a shared index marked damaged, so
         that every worker reads it from SQL meanwhile), fill it, seal it. Writes meanwhile
         are kept by revision. False when another worker is repairing it."""
-        index = self.index
+        shared = self.shared
         token = secrets.token_hex(8)
-        if not await index.repair_begin(leaderboard, token, _REPAIR_LEASE_MS):
+        if shared is None:
+            await self.index.drop([leaderboard])
+        elif not await shared.repair_begin(leaderboard, token, _REPAIR_LEASE_MS):
             return False
         log.warning("the index of %s is damaged; rebuilding it from SQL", "/".join(leaderboard))
         board = next((b for b in self._boards.boards() if b.id == leaderboard.board), None)
         if board is not None:
             async for _ in self._load_board(board, self.clock.now(), {leaderboard}):
-                await index.repair_extend(leaderboard, token, _REPAIR_LEASE_MS)
-        await index.repair_end(leaderboard, token)
+                if shared is not None:
+                    await shared.repair_extend(leaderboard, token, _REPAIR_LEASE_MS)
+        if shared is not None:
+            await shared.repair_end(leaderboard, token)
         log.info("repaired the index of %s", "/".join(leaderboard))
         return True
 
@@ -205,14 +211,13 @@ class IndexKeeper:
     async def build(self) -> None:
         """Make the index answerable at start: reuse a shared index that is already built,
         otherwise load every live standing (one worker does it; the others wait)."""
-        if self.shared:
-            await self._rebuild_shared()
+        if self.shared is not None:
+            await self._rebuild_shared(self.shared)
         else:
             await self.load_all()
         self.health.built_now()
 
-    async def _rebuild_shared(self) -> None:
-        index = self.index
+    async def _rebuild_shared(self, index: SharedIndex) -> None:
         while not self.health.stopping:
             if await index.is_built():
                 return
@@ -302,7 +307,9 @@ class IndexKeeper:
 
     async def watch(self) -> None:
         """Notice a lost or unreachable shared index and bring it back (runs forever)."""
-        index = self.index
+        index = self.shared
+        if index is None:
+            return
         while not self.health.stopping:
             await asyncio.sleep(self._check_seconds)
             if not self.health.built:
@@ -314,7 +321,7 @@ class IndexKeeper:
                     continue
                 await index.ping()
                 if not await index.is_built():
-                    await self._rebuild_shared()
+                    await self._rebuild_shared(index)
                 elif self._missed:
                     await self._reload_missed()
                 self._missed.clear()
@@ -344,9 +351,9 @@ class IndexKeeper:
         now = self.clock.now()
         dropped: list[LeaderboardId] = []
         for board in self._boards.boards():
-            if self.shared:
+            if self.shared is not None:
                 live = await scan.leaderboard_ids(self._store, board.id)
-                await self.index.register([lb for lb in live if not board.expired(lb, now)])
+                await self.shared.register([lb for lb in live if not board.expired(lb, now)])
             for leaderboard in await self.index.leaderboards(board.id):
                 expires = board.retention_ends(leaderboard)
                 if expires is None:

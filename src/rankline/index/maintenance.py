@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from rankline.boards import Board
-from rankline.index.base import RankingIndex
+from rankline.index.base import RankingIndex, SharedIndex
 from rankline.index.keeper import IndexKeeper
 from rankline.index.sql import SqlIndex
 from rankline.store import scan
@@ -98,8 +98,8 @@ async def _leaderboards(
 
 
 async def _built(keeper: IndexKeeper) -> bool:
-    if keeper.index.shared:
-        return await keeper.index.is_built()
+    if keeper.shared is not None:
+        return await keeper.shared.is_built()
     return keeper.health.built
 
 
@@ -139,10 +139,10 @@ async def _verify_one(
     total: int,
 ) -> int:
     """Add one leaderboard's differences to ``report``; returns how many it has."""
-    index = keeper.index
+    index, shared = keeper.index, keeper.shared
     found = report.count
     report.leaderboards += 1
-    state = await index.state(lb)
+    state = None if shared is None else await shared.state(lb)
     if state is not None and not state.intact:
         marked = ", marked damaged" if state.mark is not None else ""
         counts = f"counts {state.meta_count} and {state.stamp_count}"
@@ -171,24 +171,24 @@ async def _verify_one(
             extra.append(b)
             b = await _next(idx)
         else:
-            if state is not None and a is not None:
+            if shared is not None and a is not None:
                 matched.append(a)
                 if len(matched) >= _MAPPED_CHUNK:
-                    await _check_mapped(index, board, lb, matched, report, limit)
+                    await _check_mapped(shared, board, lb, matched, report, limit)
             a, b = await _next(sql), await _next(idx)
             report.entries += 1
             held += 1
         if progress is not None and report.entries % _PAGE == 0:
             progress(report.entries, total)
-    if matched:
-        await _check_mapped(index, board, lb, matched, report, limit)
+    if matched and shared is not None:
+        await _check_mapped(shared, board, lb, matched, report, limit)
     if board.dense:
         kept = await index.distinct_scores(lb)
         if kept != distinct:
             wrong = len(set(kept).symmetric_difference(distinct))
             detail = f"{len(kept)} distinct scores kept, {len(distinct)} held; {wrong} differ"
             _note_state(report, lb, "distinct", detail, limit)
-    if state is not None and (held or missing) and not await index.registered(lb):
+    if shared is not None and (held or missing) and not await shared.registered(lb):
         _note_state(report, lb, "unregistered", "not in the board's list of leaderboards", limit)
     if fix and extra:
         await index.discard(lb, extra)
@@ -198,7 +198,7 @@ async def _verify_one(
 
 
 async def _check_mapped(
-    index: RankingIndex,
+    index: SharedIndex,
     board: Board,
     lb: LeaderboardId,
     matched: list[SortKey],
@@ -238,7 +238,6 @@ async def rebuild(
     mark the index built. Safe while servers run: writes meanwhile are kept by revision.
     ``count`` is what differed, ``fixed`` what no longer does, ``differences`` what still
     does (``remaining``)."""
-    index = keeper.index
     after = Report()
     now = keeper.clock.now()
     found = fixed = 0
@@ -255,9 +254,9 @@ async def rebuild(
             fixed += max(0, before - left)
             if progress is not None:
                 progress(after.entries, total)
-    if index.shared:
+    if keeper.shared is not None:
         unbuilt = not await _built(keeper)
-        await index.mark_built()
+        await keeper.shared.mark_built()
         fixed += int(unbuilt)
     after.fixed, after.remaining, after.count = fixed, after.count, found
     return after
@@ -283,8 +282,8 @@ async def reload(
             done += await scan.count_rows(store, lb)
             if progress is not None:
                 progress(done, total)
-    if keeper.index.shared:
-        await keeper.index.mark_built()
+    if keeper.shared is not None:
+        await keeper.shared.mark_built()
     return await verify(keeper, store, boards)
 
 
@@ -292,5 +291,5 @@ async def _repair(keeper: IndexKeeper, lb: LeaderboardId) -> None:
     """Repair one leaderboard, waiting while a server repairs it (its lease bounds that)."""
     while not await keeper.repair(lb):
         await asyncio.sleep(_REPAIR_WAIT_SECONDS)
-        if await keeper.index.intact(lb):
+        if keeper.shared is None or await keeper.shared.intact(lb):
             return

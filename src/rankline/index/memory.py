@@ -8,7 +8,7 @@ Memory is what limits an in-process index, so an entry is one object, its sort k
 bytes), plus a pointer in the sorted list. The player → key map keeps no player ids of its
 own: a key ends with its player's id, so ``_PlayerKeys`` files the keys themselves in a
 hash table by that tail (~25 bytes per entry, where a dict of player id → key costs a str
-per player and a slot, ~95). ``scripts/index_probe.py`` measures ~105 bytes per entry for
+per player and a slot, ~95). ``rankline bench --memory-only`` measures ~105 bytes per entry for
 the whole index, against ~175 with the dict.
 
 Each leaderboard also keeps two stamps from one process-wide counter: ``changed`` moves with
@@ -24,7 +24,7 @@ from itertools import count
 
 from sortedcontainers import SortedList
 
-from rankline.index.base import UNKNOWN, RankingIndex
+from rankline.index.base import PLAIN, UNKNOWN, BoardShapes, RankingIndex
 from rankline.index.sharding import is_shard
 from rankline.ordering import HEAD_BYTES, value_bytes
 from rankline.types import (
@@ -326,7 +326,8 @@ class MemoryIndex(RankingIndex):
 
     loads_whole = True
 
-    def __init__(self) -> None:
+    def __init__(self, shapes: BoardShapes = PLAIN) -> None:
+        super().__init__(shapes)
         self._boards: dict[BoardId, dict[LeaderboardId, _Leaderboard]] = {}
 
     def _get(self, leaderboard: LeaderboardId) -> _Leaderboard | None:
@@ -376,7 +377,7 @@ class MemoryIndex(RankingIndex):
 
         A big leaderboard is built in a thread: it takes ~1 s per million entries, which
         the event loop spends answering (``/readyz``, say) instead of waiting."""
-        head = self.heads_of(leaderboard.board)
+        head = self.shapes.head_of(leaderboard.board)
         if self._get(leaderboard) is None and keys:
             dense, moves = self.dense(leaderboard), not is_shard(leaderboard)
             if len(keys) < _THREAD_FROM:

@@ -48,12 +48,12 @@ from collections.abc import (
     Iterator,
     Sequence,
 )
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from rankline.errors import IndexDamaged
-from rankline.index.base import UNKNOWN, BoardVersions, Entry, LeaderboardState, RankingIndex
-from rankline.index.sharding import player_shard, shard, shards_of, unsharded
+from rankline.index.base import UNKNOWN, Entry, RankingIndex
+from rankline.index.sharding import player_shard, shard, shards_of, split_keys, unsharded
 from rankline.ordering import value_bytes
 from rankline.types import (
     BoardId,
@@ -85,13 +85,6 @@ def _whole(leaderboard: LeaderboardId) -> Iterator[None]:
         raise
 
 
-def _split_keys(keys: Iterable[SortKey], shards: int, head: int) -> list[list[SortKey]]:
-    parts: list[list[SortKey]] = [[] for _ in range(shards)]
-    for key in keys:
-        parts[player_shard(key[head:], shards)].append(key)
-    return parts
-
-
 class ShardedIndex(RankingIndex):
     """A ``RankingIndex`` whose leaderboards are split over ``shards_of(board)`` shards of
     ``inner``'s (see the module's doc)."""
@@ -104,12 +97,11 @@ class ShardedIndex(RankingIndex):
         direct_until: int = _DIRECT_UNTIL,
         first_chunk: int = _FIRST_CHUNK,
     ) -> None:
+        super().__init__(inner.shapes)
         self.inner = inner
         self._shards_of = shards_of
         self._direct_until = direct_until
         self._first_chunk = first_chunk
-        self.shared = inner.shared
-        self.url = inner.url
         self.loads_whole = inner.loads_whole
 
     def shards(self, leaderboard: LeaderboardId) -> list[LeaderboardId]:
@@ -217,7 +209,7 @@ class ShardedIndex(RankingIndex):
             if found is None:
                 return None
             key = found.key
-            bounds = [key, key[: value_bytes(inner.heads_of(leaderboard.board))]]
+            bounds = [key, key[: value_bytes(self.shapes.head_of(leaderboard.board))]]
             others = [n for i, n in enumerate(names) if i != home]
             reads: list[Coroutine[Any, Any, Any]] = [inner.counts_before(n, bounds) for n in others]
             if k >= 0:
@@ -425,7 +417,7 @@ class ShardedIndex(RankingIndex):
         parts: list[list[SortKey]] = [[] for _ in names]
         hashed: list[list[int]] = [[] for _ in names]
         given = iter(hashes) if hashes is not None else None
-        head = self.inner.heads_of(leaderboard.board)
+        head = self.shapes.head_of(leaderboard.board)
         for key in keys:
             number = player_shard(key[head:], shards)
             parts[number].append(key)
@@ -440,7 +432,7 @@ class ShardedIndex(RankingIndex):
         if len(names) == 1:
             await self.inner.discard(leaderboard, keys)
             return
-        parts = _split_keys(keys, len(names), self.inner.heads_of(leaderboard.board))
+        parts = split_keys(keys, len(names), self.shapes.head_of(leaderboard.board))
         await asyncio.gather(
             *(self.inner.discard(n, p) for n, p in zip(names, parts, strict=True) if p)
         )
@@ -466,81 +458,6 @@ class ShardedIndex(RankingIndex):
         names = self.shards(leaderboard)
         await asyncio.gather(*(self.inner.expire_in(n, micros) for n in names))
 
-    # --- the lifecycle of a shared index ----------------------------------------------------
-
-    async def ping(self) -> None:
-        await self.inner.ping()
-
-    async def is_built(self) -> bool:
-        return await self.inner.is_built()
-
-    async def mark_built(self) -> None:
-        await self.inner.mark_built()
-
-    @asynccontextmanager
-    async def rebuild_lock(self) -> AsyncIterator[bool]:
-        async with self.inner.rebuild_lock() as mine:
-            yield mine
-
-    async def extend_rebuild_lock(self) -> None:
-        await self.inner.extend_rebuild_lock()
-
-    async def register(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        await self.inner.register([name for lb in leaderboards for name in self.shards(lb)])
-
-    async def repair_begin(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
-        """Claim every shard, in shard order (a worker that finds one claimed stops there,
-        so no two hold parts of one repair), and empty each."""
-        for name in self.shards(leaderboard):
-            if not await self.inner.repair_begin(name, token, lease_ms):
-                return False
-        return True
-
-    async def repair_extend(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
-        names = self.shards(leaderboard)
-        held = await asyncio.gather(*(self.inner.repair_extend(n, token, lease_ms) for n in names))
-        return all(held)
-
-    async def repair_end(self, leaderboard: LeaderboardId, token: str) -> bool:
-        names = self.shards(leaderboard)
-        ended = await asyncio.gather(*(self.inner.repair_end(n, token) for n in names))
-        return all(ended)
-
-    async def state(self, leaderboard: LeaderboardId) -> LeaderboardState | None:
-        names = self.shards(leaderboard)
-        if len(names) == 1:
-            return await self.inner.state(leaderboard)
-        states = await asyncio.gather(*(self.inner.state(n) for n in names))
-        if any(s is None for s in states):
-            return None
-        held = [s for s in states if s is not None]
-        built = all(s.built for s in held)
-        broken = next((s for s in held if not s.intact), None)
-        if broken is not None:  # that shard's counts and mark show what is wrong
-            return broken._replace(built=built)
-        entries = sum(s.entries for s in held)
-        return LeaderboardState(built, entries, entries, entries, None)
-
-    async def registered(self, leaderboard: LeaderboardId) -> bool:
-        """Every shard that holds entries is listed."""
-        for name in self.shards(leaderboard):
-            if not await self.inner.registered(name) and await self.inner.slice(name, 0, 1):
-                return False
-        return True
-
-    async def unmapped(self, leaderboard: LeaderboardId, keys: Sequence[SortKey]) -> list[SortKey]:
-        names = self.shards(leaderboard)
-        if len(names) == 1:
-            return await self.inner.unmapped(leaderboard, keys)
-        parts = _split_keys(keys, len(names), self.inner.heads_of(leaderboard.board))
-        found = await asyncio.gather(
-            *(self.inner.unmapped(n, p) for n, p in zip(names, parts, strict=True) if p)
-        )
-        return sorted(key for part in found for key in part)
-
-    def board_versions(self) -> BoardVersions | None:
-        return self.inner.board_versions()
-
     async def movement(self, leaderboard: LeaderboardId, player: PlayerId) -> Movement:
         """Kept for a board of one shard only: a shard's ranks are not the leaderboard's."""
         if self._shards_of(leaderboard.board) == 1:
@@ -558,12 +475,6 @@ class ShardedIndex(RankingIndex):
 
     async def distinct_scores(self, leaderboard: LeaderboardId) -> list[bytes]:
         return await self.inner.distinct_scores(leaderboard)
-
-    def keep_distinct(self, dense_of: Callable[[BoardId], bool]) -> None:
-        self.inner.keep_distinct(dense_of)
-
-    def dense(self, leaderboard: LeaderboardId) -> bool:
-        return self.inner.dense(leaderboard)
 
 
 def _combined(stamps: Sequence[int]) -> int:

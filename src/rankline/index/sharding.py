@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import functools
 import zlib
+from collections.abc import Iterable
 
-from rankline.types import LeaderboardId, PlayerId
+from rankline.types import LeaderboardId, PlayerId, SortKey
 
 MARK = "#"
 """Separates a shard's number from the scope it splits (no identifier contains it)."""
@@ -72,4 +73,12 @@ def player_shard(player: PlayerId | bytes, shards: int) -> int:
     return zlib.crc32(data) % shards
 
 
-__all__ = ["MARK", "parse", "player_shard", "shard", "shards_of", "unsharded"]
+def split_keys(keys: Iterable[SortKey], shards: int, head: int) -> list[list[SortKey]]:
+    """``keys`` (of ``head``-byte heads, each followed by its player id) by player shard."""
+    parts: list[list[SortKey]] = [[] for _ in range(shards)]
+    for key in keys:
+        parts[player_shard(key[head:], shards)].append(key)
+    return parts
+
+
+__all__ = ["MARK", "parse", "player_shard", "shard", "shards_of", "split_keys", "unsharded"]

@@ -4,7 +4,7 @@ A period closes when its end plus the board's ``grace_seconds`` has passed (the 
 answers ``"reason": "closed"``). The scheduler (``Lifecycle.run``, a task in every server
 process) then archives it: ``step`` finds every period past its close that is not archived,
 however old (so it catches up after downtime), claims each with a conditional update of its
-``rl_periods`` row (``open`` → ``closed``, with a lease in ``claimed_until``), and copies its
+``rl_periods`` row (``open`` → archiving, with a lease in ``claimed_until``), and copies its
 final standings, every scope with its final rank, to ``rl_archive`` in one transaction that
 ends with the state ``archived``. Several workers may run it at once: the claim makes one of
 them do each period; a crashed worker's claim expires and another takes the period over,
@@ -30,8 +30,8 @@ from rankline.lifecycle.registry import Boards
 from rankline.periods import Period
 from rankline.settings import Settings
 from rankline.store import archive as store_archive
-from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod, PeriodKey
+from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore
 from rankline.types import Clock, Micros, PlayerId
 
@@ -155,12 +155,7 @@ async def archive_now(settings: Settings) -> list[ArchivedPeriod]:
     """``rankline archive``: one step on the durable store the settings name, with the system
     clock (the embedded SQLite is migrated first, as ``serve`` does)."""
     clock = SystemClock()
-    store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
-    try:
-        await store.start()
-        await migrate.ensure_current(store.engine, upgrade_if_behind=settings.is_embedded)
+    async with open_store(settings) as store:
         boards = Boards(store, clock)
         await boards.reload()
         return await Lifecycle(store, clock, boards).step()
-    finally:
-        await store.close()

@@ -21,7 +21,9 @@ from rankline.boards import Board
 from rankline.errors import InvalidInput
 from rankline.rating import RatingState, system_of
 from rankline.ratings.rated import MatchPayload, MatchPlayer, rate_match, state_text
+from rankline.settings import Settings
 from rankline.store.definitions import stored_boards
+from rankline.store.opening import open_store
 from rankline.store.ratings import RatingStore, StateKey
 from rankline.store.sql import SqlStore
 
@@ -84,4 +86,13 @@ async def verify_boards(
     return [await verify(ratings, board) for board in sorted(chosen, key=lambda b: b.id)]
 
 
-__all__ = ["VerifyReport", "recompute", "verify", "verify_boards"]
+async def verify_store(
+    settings: Settings, board_ids: Sequence[str] | None = None
+) -> list[VerifyReport]:
+    """``rankline ratings verify``: ``verify_boards`` on the durable store the settings name,
+    which must be migrated (this only reads)."""
+    async with open_store(settings, schema="current") as store:
+        return await verify_boards(store, board_ids)
+
+
+__all__ = ["VerifyReport", "recompute", "verify", "verify_boards", "verify_store"]

@@ -1,8 +1,11 @@
 """SQL for the period lifecycle: period states, claims and the archived final standings.
 
 ``rl_periods`` holds one row per (board, window, period) that ever had an entry, with its
-``state``: ``open``, then ``closed`` once a worker claims it for archiving (``claimed_until``
-is the claim's lease), then ``archived`` (with ``total`` and ``archived_at``). ``rl_archive``
+``state``: ``OPEN``, then ``ARCHIVING`` once a worker claims it for archiving
+(``claimed_until`` is the claim's lease), then ``ARCHIVED`` (with ``total`` and
+``archived_at``). A period *closes* to writes when its end plus its grace has passed, which
+is a matter of time, not of this row: a closed period is ``OPEN`` here until a worker claims
+it. ``rl_archive``
 holds every entry of every scope of an archived period with its final rank (1..N per scope,
 no gaps), copied from ``rl_standings`` without banned players.
 """
@@ -21,7 +24,10 @@ from rankline.store import schema as t
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import BoardId, Micros, PlayerId
 
-OPEN, CLOSED, ARCHIVED = "open", "closed", "archived"
+OPEN, ARCHIVING, ARCHIVED = "open", "closed", "archived"
+"""The stored states. ``ARCHIVING`` (claimed by the worker archiving it) is stored as
+``"closed"``, the word earlier versions wrote: renaming the stored value would rewrite rows
+that running servers of the older version still compare against."""
 _INSERT_CHUNK = 2000
 _READ_CHUNK = 10_000
 
@@ -94,7 +100,7 @@ async def claim(store: SqlStore, key: PeriodKey, now: Micros, until: Micros) -> 
             _p.c.state != ARCHIVED,
             or_(_p.c.claimed_until.is_(None), _p.c.claimed_until < now),
         )
-        .values(state=CLOSED, claimed_until=until)
+        .values(state=ARCHIVING, claimed_until=until)
     )
     async with mapped_errors(), store.engine.begin() as conn:
         return (await conn.execute(query)).rowcount == 1
@@ -104,7 +110,7 @@ async def release(store: SqlStore, key: PeriodKey, until: Micros) -> None:
     """Give up a claim (after a failed archiving), so that the next step retries at once."""
     query = (
         update(_p)
-        .where(_is(key), _p.c.state == CLOSED, _p.c.claimed_until == until)
+        .where(_is(key), _p.c.state == ARCHIVING, _p.c.claimed_until == until)
         .values(claimed_until=None)
     )
     async with mapped_errors(), store.engine.begin() as conn:
@@ -121,7 +127,7 @@ async def archive_period(
     guard = (
         _p.c.state == ARCHIVED
         if claimed is None
-        else and_(_p.c.state == CLOSED, _p.c.claimed_until == claimed)
+        else and_(_p.c.state == ARCHIVING, _p.c.claimed_until == claimed)
     )
     async with mapped_errors(), store.engine.connect() as conn:
         if store.dialect == "mysql":

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, insert, select
 
 from rankline.settings import Settings
-from rankline.store import migrate
 from rankline.store import schema as t
+from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import BoardId, MatchId, Micros, PlayerId
 
@@ -84,14 +84,9 @@ async def listed(
 ) -> tuple[int, list[DeadLetter]]:
     """``rankline dead-letters``: how many there are in all, and the newest ``limit`` (of
     ``board``), from the durable store the settings name."""
-    store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
-    try:
-        await store.start()
-        await migrate.ensure_current(store.engine, upgrade_if_behind=settings.is_embedded)
+    async with open_store(settings) as store:
         letters = DeadLetters(store)
         return await letters.count(), await letters.newest(limit, board)
-    finally:
-        await store.close()
 
 
 __all__ = ["DeadLetter", "DeadLetters", "listed"]

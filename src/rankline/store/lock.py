@@ -15,7 +15,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from rankline.errors import RanklineError
+from rankline.errors import RanklineError, StoreUnavailable
 
 LOCK_FILE = "server.lock"
 
@@ -35,16 +35,18 @@ class DataDirLock:
 
     def acquire(self) -> None:
         """Take the lock, or raise ``DataDirInUse`` naming the process that holds it."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
             self._lock.acquire()
-        except Timeout:
+        except Timeout:  # an OSError too: first
             holder = self.holder()
             who = "another process" if holder is None else f"process {holder}"
             raise DataDirInUse(
                 f"the data directory {self.data_dir} is in use by {who} (lock {self.path}); "
                 "stop it or set RANKLINE_DATA_DIR to another directory"
             ) from None
+        except OSError as exc:  # the data directory cannot be made or opened
+            raise StoreUnavailable(f"cannot use the data directory {self.data_dir}") from exc
         # Another descriptor on the same file: the flock belongs to the lock's own.
         self.path.write_text(f"{os.getpid()}\n")
 

@@ -9,6 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -16,6 +17,17 @@ from rankline.errors import RanklineError
 from rankline.store.sql import mapped_errors
 
 logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+class NotMigrated(RanklineError):
+    title, slug = "Database not migrated", "not-migrated"
+
+
+class MigrationFailed(RanklineError):
+    """Alembic refused: the database is at a revision this version does not know (a newer
+    rankline migrated it), say."""
+
+    title, slug = "Migration failed", "migration-failed"
 
 
 def _config(connection: Connection | None = None) -> Config:
@@ -43,16 +55,15 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
     def run(conn: Connection) -> None:
         command.upgrade(_config(conn), revision)
 
-    async with mapped_errors(), engine.begin() as conn:
-        await conn.run_sync(run)
+    try:
+        async with mapped_errors(), engine.begin() as conn:
+            await conn.run_sync(run)
+    except CommandError as exc:
+        raise MigrationFailed(f"cannot migrate the database: {exc}") from exc
 
 
 async def is_current(engine: AsyncEngine) -> bool:
     return await current_revision(engine) == head_revision()
-
-
-class NotMigrated(RanklineError):
-    title, slug = "Database not migrated", "not-migrated"
 
 
 async def ensure_current(engine: AsyncEngine, *, upgrade_if_behind: bool) -> None:
@@ -61,7 +72,8 @@ async def ensure_current(engine: AsyncEngine, *, upgrade_if_behind: bool) -> Non
     if await is_current(engine):
         return
     if not upgrade_if_behind:
+        shown = engine.url.render_as_string(hide_password=True)
         raise NotMigrated(
-            "the database schema is not at the current revision; run `rankline migrate`"
+            f"{shown} is not migrated to revision {head_revision()}: run `rankline migrate` first"
         )
     await upgrade(engine)

@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from sqlalchemy import (
@@ -44,6 +44,9 @@ from rankline.types import (
     ScoreEvent,
     StandingRow,
 )
+
+if TYPE_CHECKING:
+    from rankline.settings import Settings
 
 log = logging.getLogger("rankline.store")
 
@@ -320,10 +323,16 @@ class SqlStore:
         self, url: str, *, sqlite_synchronous: str = "FULL", sqlite_cache_mb: int = 64
     ) -> None:
         self.url = url
-        parsed = make_url(url)
+        try:
+            parsed = make_url(url)
+        except SQLAlchemyError as exc:
+            raise StoreUnavailable("the database URL is not valid") from exc
         self.dialect = parsed.get_backend_name()
         if self.dialect == "sqlite" and parsed.database not in (None, "", ":memory:"):
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # a file where the data directory should go, say
+                raise StoreUnavailable(f"cannot create {parsed.database}") from exc
         options: dict[str, Any] = {}
         if self.dialect != "sqlite":  # a file has no connection to lose: no ping per checkout
             options |= {
@@ -354,6 +363,16 @@ class SqlStore:
             _configure_sqlite(self._writes, sqlite_synchronous, sqlite_cache_mb)
         self._checkpoint: asyncio.Task[None] | None = None
         self._changes_checkpointed = 0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SqlStore:
+        """The store the settings name, tuned as they say (``open_store`` also starts it
+        and checks its schema)."""
+        return cls(
+            settings.database,
+            sqlite_synchronous=settings.sqlite_synchronous,
+            sqlite_cache_mb=settings.sqlite_cache_mb,
+        )
 
     @property
     def engine(self) -> AsyncEngine:

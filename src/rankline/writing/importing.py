@@ -34,9 +34,11 @@ from rankline.boards import (
     Board,
     BoardSpec,
 )
-from rankline.clock import parse_time
+from rankline.clock import SystemClock, parse_time
 from rankline.errors import Conflict, InvalidInput, KeyReused, NotFound, RanklineError
 from rankline.ordering import SCORE_MAX, SCORE_MIN
+from rankline.settings import Settings
+from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore
 from rankline.types import Clock, IndexChange, Micros
 from rankline.writing.writer import GroupCommitWriter, Outcome, Submission
@@ -440,6 +442,33 @@ async def import_file(
     finally:
         await writer.close()
     return summary
+
+
+async def import_into_store(
+    settings: Settings,
+    path: Path,
+    board_id: str,
+    *,
+    fmt: str | None = None,
+    default_at: Micros | None = None,
+    batch: int = BATCH,
+    progress: Progress | None = None,
+) -> Summary:
+    """``rankline import``: ``import_file`` into the durable store the settings name (the
+    embedded SQLite is migrated first, as ``serve`` does), with the system clock."""
+    async with open_store(settings) as store:
+        return await import_file(
+            store,
+            path,
+            board_id,
+            clock=SystemClock(),
+            fmt=fmt,
+            default_at=default_at,
+            skew_seconds=settings.clock_skew_seconds,
+            max_metadata_bytes=settings.max_metadata_bytes,
+            batch=batch,
+            progress=progress,
+        )
 
 
 def _chunks(rows: Iterator[Row | Rejected], size: int, summary: Summary) -> Iterator[list[Row]]:

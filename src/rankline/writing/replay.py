@@ -38,8 +38,10 @@ from rankline.boards import Board, Target
 from rankline.errors import InvalidInput
 from rankline.fanout import FanOut
 from rankline.policies import Entry, combine
+from rankline.settings import Settings
 from rankline.store import schema as t
 from rankline.store.definitions import stored_boards
+from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId, StandingRow
 
@@ -161,6 +163,18 @@ async def replay(
     report.leaderboards = len(leaderboards)
     report.periods_added = await _add_periods(store, periods)
     return report
+
+
+async def replay_store(
+    settings: Settings,
+    board_ids: Sequence[BoardId] | None = None,
+    *,
+    progress: Progress | None = None,
+) -> ReplayReport:
+    """``rankline replay``: ``replay`` on the durable store the settings name (the embedded
+    SQLite is migrated first, as ``serve`` does)."""
+    async with open_store(settings) as store:
+        return await replay(store, board_ids, progress=progress)
 
 
 def _scopes(text: str) -> dict[str, str]:

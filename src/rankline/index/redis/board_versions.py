@@ -17,7 +17,9 @@ so it never comes back to a value seen before.
 
 from __future__ import annotations
 
-from redis import asyncio as aioredis
+from collections.abc import Callable
+
+from redis.commands.core import AsyncScript
 
 from rankline.index.redis import keys as k
 from rankline.index.redis.common import mapped
@@ -27,61 +29,16 @@ CHANGE_SECONDS = 60
 """How long a board change may take between ``begin`` and ``end``."""
 _KEYS = (k.BOARDS_VERSION, k.BOARDS_CHANGING)
 
-_NOW_MS = """
-local t = redis.call('TIME')
-local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-"""
-
-_BUMP = """
-local function bump()
-  if redis.call('EXISTS', KEYS[1]) == 1 then
-    return redis.call('INCR', KEYS[1])
-  end
-  local clock = string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
-  redis.call('SET', KEYS[1], clock)
-  return tonumber(clock)
-end
-"""
-
-CHECK = (
-    _NOW_MS
-    + """
-return {redis.call('GET', KEYS[1]) or '', redis.call('ZCOUNT', KEYS[2], '(' .. now_ms, '+inf')}
-"""
-)
-"""The counter ('' when missing) and how many changes are in flight."""
-
-BEGIN = (
-    _NOW_MS
-    + _BUMP
-    + """
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now_ms)
-redis.call('ZADD', KEYS[2], now_ms + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-return bump()
-"""
-)
-"""ARGV: the change's id and how long it may stay in flight (ms)."""
-
-END = (
-    _NOW_MS
-    + _BUMP
-    + """
-redis.call('ZREM', KEYS[2], ARGV[1])
-return bump()
-"""
-)
-"""ARGV: the change's id."""
-
 
 class RedisBoardVersions:
     """``BoardVersions`` (``rankline.lifecycle.registry``) shared by the workers of one Redis."""
 
-    def __init__(self, client: aioredis.Redis, grouped: GroupedReads) -> None:
+    def __init__(self, script: Callable[[str], AsyncScript], grouped: GroupedReads) -> None:
+        """``script``: registers one of the index's scripts by name (``RedisLink.script``)."""
         self._grouped = grouped
-        self._check = client.register_script(CHECK)
-        self._begin = client.register_script(BEGIN)
-        self._end = client.register_script(END)
+        self._check = script("board_check")
+        self._begin = script("board_begin")
+        self._end = script("board_end")
 
     async def check(self) -> tuple[bytes, bool]:
         async with mapped():

@@ -2,8 +2,9 @@
 
 Every key of one leaderboard shares one hash tag (``index.keys``), so each script of the
 Redis index touches one slot, on one node, in one round trip, exactly as on a single Redis.
-What differs is the transport, ``ClusterRedis``: a redis-py client whose every command and
-pipeline is routed to the primary serving its first key's slot. redis-py's own cluster client
+What differs is the transport, ``ClusterRouter``: the redis-py client of the index
+(``seam.RoutedRedis``) hands it every command and pipeline, and it sends each to the primary
+serving its first key's slot. redis-py's own cluster client
 refuses scripts in pipelines, and the index pipelines scripts everywhere (writes of a batch,
 grouped reads); here a pipeline is split by node, each part sent on a plain connection to
 its node, all parts at once, and the replies put back in order.
@@ -41,7 +42,6 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from redis import asyncio as aioredis
-from redis.asyncio.client import Pipeline
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
@@ -51,25 +51,18 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from rankline.errors import IndexUnavailable
-from rankline.index.redis import board_versions, scripts
+from rankline.index.base import BoardShapes
 from rankline.index.redis import keys as k
-from rankline.index.redis.channel import Channel
+from rankline.index.redis import lua
 from rankline.index.redis.common import mapped
-from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.lifecycle import RedisLifecycle
+from rankline.index.redis.link import RedisLink
+from rankline.index.redis.seam import Channel, Queued, RoutedRedis, pipelined
 
 SLOTS = 16384
 _REPLICAS_SECONDS = 1.0
 SCHEME = "redis+cluster"
 Address = tuple[str, int]
-_Command = tuple[tuple[Any, ...], dict[str, Any]]
-_READ_FLAGS = "#!lua flags=no-writes,allow-cross-slot-keys\n"
-_BUILT_FROM_ARGV = "local BUILT = ARGV[#ARGV]\nARGV[#ARGV] = nil\n"
-"""A key of another slot may not be declared, only touched: the read scripts on a cluster
-take the node's copy of the built marker as their last argument instead of ``KEYS[4]``."""
-_READ_SCRIPTS = scripts.CHECKED_READS
-_OTHER_READS = scripts.UNCHECKED_READS | {board_versions.CHECK}
-"""Scripts that only read but name no built marker (the board versions' check goes with
-every request): sent without WAIT, over the lean channel."""
 _READ_COMMANDS = frozenset(
     {
         b"GET",
@@ -141,11 +134,10 @@ class NotReplicated(RedisConnectionError):
     """Fewer replicas than asked confirmed a batch of writes (``WAIT``)."""
 
 
-class ClusterRedis(aioredis.Redis):
-    """A redis-py client spanning a Redis Cluster: commands and pipelines (scripts
-    included) go to the primary of their first key's slot. See the module's docstring."""
-
-    spans_cluster = True
+class ClusterRouter:
+    """Sends the commands of a ``seam.RoutedRedis`` (pipelines and scripts included) to the
+    primary of their first key's slot, split by node and all at once. See the module's
+    docstring."""
 
     def __init__(
         self,
@@ -156,7 +148,6 @@ class ClusterRedis(aioredis.Redis):
         wait_replicas: int = 1,
         wait_ms: int = 1000,
     ) -> None:
-        super().__init__(decode_responses=False)  # its own pool is never used
         self._seeds = list(seeds)
         self._username, self._password = username, password
         self.wait_replicas = wait_replicas
@@ -166,7 +157,7 @@ class ClusterRedis(aioredis.Redis):
         self._channels: dict[Address, Channel] = {}
         self._primaries: list[Address] = []
         self._ranges: dict[Address, list[tuple[int, int]]] = {}
-        self._known: dict[str, AsyncScript] = {}
+        self._known: dict[str, str] = {}
         """Every script registered, by sha: loaded on a node that answers NOSCRIPT."""
         self._reads: set[str] = set()
         """The shas of the read scripts (sent without WAIT)."""
@@ -246,16 +237,10 @@ class ClusterRedis(aioredis.Redis):
 
     # --- commands --------------------------------------------------------------------------
 
-    def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
-        text = script.decode() if isinstance(script, bytes) else str(script)
-        read = text in _READ_SCRIPTS
+    def known(self, sha: str, script: str, *, read: bool) -> None:
+        self._known[sha] = script
         if read:
-            text = _READ_FLAGS + _BUILT_FROM_ARGV + text.replace("KEYS[4]", "BUILT")
-        registered = AsyncScript(self, text)
-        self._known[registered.sha] = registered
-        if read or text in _OTHER_READS:
-            self._reads.add(registered.sha)
-        return registered
+            self._reads.add(sha)
 
     async def script_load(self, script: Any) -> str:
         await self._ready()
@@ -264,25 +249,15 @@ class ClusterRedis(aioredis.Redis):
             sha = await self.node(address).script_load(script)
         return sha
 
-    async def execute_command(self, *args: Any, **options: Any) -> Any:
-        replies = await self._run([(args, options)], raise_on_error=True)
-        return replies[0]
-
-    def pipeline(self, transaction: bool = False, shard_hint: Any = None) -> ClusterPipeline:
-        if transaction:
-            raise NotImplementedError("rankline sends no MULTI/EXEC to a Redis Cluster")
-        return ClusterPipeline(self)
-
-    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+    async def close(self) -> None:
         for channel in self._channels.values():
             channel.close()
         self._channels = {}
         nodes, self._nodes = list(self._nodes.values()), {}
         for client in nodes:
             await client.aclose()
-        await super().aclose()
 
-    async def _run(self, stack: Sequence[_Command], *, raise_on_error: bool) -> list[Any]:
+    async def run(self, stack: Sequence[Queued], *, raise_on_error: bool) -> list[Any]:
         """Each command's reply (or error), the commands split by node and sent at once;
         after a topology change (MOVED, ASK, a node gone) the map is reloaded and the
         commands sent once more."""
@@ -301,9 +276,9 @@ class ClusterRedis(aioredis.Redis):
                     raise reply
         return replies
 
-    async def _send(self, stack: Sequence[_Command]) -> list[Any]:
+    async def _send(self, stack: Sequence[Queued]) -> list[Any]:
         groups: dict[Address, list[int]] = {}
-        commands: list[_Command] = []
+        commands: list[Queued] = []
         for place, (args, options) in enumerate(stack):
             address, args = self._route(args)
             groups.setdefault(address, []).append(place)
@@ -332,7 +307,7 @@ class ClusterRedis(aioredis.Redis):
             keys = args[3 : 3 + count]
             if count == 4 and _as_bytes(keys[3]) == _BUILT:  # a read: see _BUILT_FROM_ARGV
                 if _as_bytes(args[1]).decode() not in self._reads:
-                    raise ResponseError("a script naming the built marker is not in CHECKED_READS")
+                    raise ResponseError("a script naming the built marker is not a read")
                 marker = self.marker_of(address)
                 return address, (*args[:2], 3, *keys[:3], *args[3 + count :], marker)
             return address, args
@@ -351,22 +326,22 @@ class ClusterRedis(aioredis.Redis):
             self._channels[address] = channel
         return channel
 
-    async def _on_node(self, address: Address, commands: list[_Command]) -> list[Any]:
+    async def _on_node(self, address: Address, commands: list[Queued]) -> list[Any]:
         client = self.node(address)
         if all(self._script_read(args) for args, _ in commands):
-            # The grouped reads: a lean connection of their own (``redis_channel``), as on
+            # The grouped reads: a lean connection of their own (``seam.Channel``), as on
             # a single Redis; script replies need no redis-py parsing.
             replies = await self._channel(address).execute([args for args, _ in commands])
         else:
-            replies = await _pipelined(client, commands)
+            replies = await pipelined(client, commands)
         missing = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
         if missing:
             for i in missing:
                 sha = _as_bytes(commands[i][0][1]).decode()
                 script = self._known.get(sha)
                 if script is not None:
-                    await client.script_load(script.script)
-            again = await _pipelined(client, [commands[i] for i in missing])
+                    await client.script_load(script)
+            again = await pipelined(client, [commands[i] for i in missing])
             for i, reply in zip(missing, again, strict=True):
                 replies[i] = reply
         for reply in replies:
@@ -417,32 +392,6 @@ class ClusterRedis(aioredis.Redis):
         return name in _READ_COMMANDS
 
 
-async def _pipelined(client: aioredis.Redis, commands: list[_Command]) -> list[Any]:
-    async with client.pipeline(transaction=False) as pipe:
-        for args, options in commands:
-            pipe.pipeline_execute_command(*args, **options)  # type: ignore[no-untyped-call]
-        return list(await pipe.execute(raise_on_error=False))
-
-
-class ClusterPipeline(Pipeline):
-    """A pipeline of ``ClusterRedis``: commands gather here and go out split by node."""
-
-    def __init__(self, cluster: ClusterRedis) -> None:
-        super().__init__(cluster.connection_pool, cluster.response_callbacks, False, None)
-        self._cluster = cluster
-
-    async def execute(self, raise_on_error: bool = True) -> list[Any]:
-        stack: list[Any] = list(self.command_stack)
-        self.command_stack, self.scripts = [], set()
-        if not stack:
-            return []
-        return await self._cluster._run(stack, raise_on_error=raise_on_error)
-
-    async def reset(self) -> None:  # type: ignore[override]
-        self.command_stack = []
-        self.scripts = set()
-
-
 _BUILT = k.META_BUILT.encode()
 
 
@@ -458,22 +407,26 @@ def node_marker(ranges: tuple[tuple[int, int], ...]) -> str:
     raise IndexUnavailable("a Redis Cluster node serves no slot")
 
 
-class RedisClusterIndex(RedisIndex):
-    """``RedisIndex`` on a Redis Cluster (see the module's docstring)."""
+class ClusterLink(RedisLink):
+    """``RedisLink`` to a Redis Cluster (see the module's docstring); its grouped reads go
+    through ``ClusterRouter``, which sends them over a lean channel per node."""
+
+    name = "rediscluster"
 
     def __init__(self, url: str, *, wait_replicas: int = 1, wait_ms: int = 1000) -> None:
         seeds = cluster_seeds(url)
         if seeds is None:
             raise ValueError(f"not a {SCHEME}:// URL")
         username, password = _credentials(url)
-        self.cluster = ClusterRedis(
+        self.cluster = ClusterRouter(
             seeds,
             username=username,
             password=password,
             wait_replicas=wait_replicas,
             wait_ms=wait_ms,
         )
-        super().__init__(url, client=self.cluster)
+        self.routed = RoutedRedis(self.cluster)
+        super().__init__(url, client=self.routed, channel=None)
 
     async def start(self) -> None:
         async with mapped():
@@ -485,6 +438,21 @@ class RedisClusterIndex(RedisIndex):
             await self.cluster.refresh()
             for address in self.cluster.primaries:
                 await self.cluster.node(address).ping()
+
+    def shared_index(self, shapes: BoardShapes) -> ClusterLifecycle:
+        return ClusterLifecycle(self, shapes)
+
+    def script(self, name: str) -> AsyncScript:
+        found = lua.load(name, "cluster")
+        return self.routed.register(found.text, read=found.mode == "read")
+
+
+class ClusterLifecycle(RedisLifecycle):
+    """``RedisLifecycle`` on a Redis Cluster: the built marker has a copy on every primary."""
+
+    def __init__(self, link: ClusterLink, shapes: BoardShapes) -> None:
+        super().__init__(link, shapes)
+        self.cluster = link.cluster
 
     async def is_built(self) -> bool:
         """Every primary holds its copy of the built marker, and the layout is this code's."""
@@ -512,4 +480,4 @@ class RedisClusterIndex(RedisIndex):
         await self.client.set(k.META_LAYOUT, k.LAYOUT)
 
 
-__all__ = ["ClusterRedis", "NotReplicated", "RedisClusterIndex", "cluster_seeds"]
+__all__ = ["ClusterLifecycle", "ClusterLink", "ClusterRouter", "NotReplicated", "cluster_seeds"]

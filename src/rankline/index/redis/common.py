@@ -62,7 +62,7 @@ class Names(NamedTuple):
 
     @property
     def checked(self) -> list[str]:
-        """The keys of a read that checks the leaderboard's state (``scripts._STATE``)."""
+        """The keys of a read that checks the leaderboard's state (``lua/checked.lua``)."""
         return [self.entries, self.meta, self.stamp, k.META_BUILT]
 
 

@@ -6,11 +6,11 @@ A rebuild goes through ``fill``, which takes an empty leaderboard much faster th
 come (in rank order, so each lands next to the last) and holds the player-map fields
 grouped by bucket, to write them with one HSET per bucket. Any other process's change to
 the leaderboard breaks the claim, and the fill falls back to ``load`` for what it had not
-finished (``fill_scripts.FILL_BEGIN``); a claim a dead process left makes the next fill start
+finished (``lua/fill_begin.lua``); a claim a dead process left makes the next fill start
 afresh.
 
 This module does not import ``rankline.index.redis.index``: ``Filler`` is handed its
-``RedisIndex`` (as ``FillTarget``), and what both share lives in ``redis_common``.
+``RedisIndex`` (as ``FillTarget``), and what both share lives in ``common``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import contextlib
 import hashlib
 import secrets
 import struct
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from operator import itemgetter
 from typing import Any, Protocol
 
@@ -28,11 +28,12 @@ from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from rankline.errors import IndexUnavailable
-from rankline.index.redis import fill_scripts
+from rankline.index.base import BoardShapes
 from rankline.index.redis import keys as k
 from rankline.index.redis.common import ARG_CHUNK, Entry, Names, mapped
+from rankline.index.redis.link import RedisLink
 from rankline.ordering import HEAD_BYTES
-from rankline.types import BoardId, LeaderboardId, PlayerId, SortKey
+from rankline.types import LeaderboardId, PlayerId, SortKey
 
 _FILL_KEYS = 3_000
 """Keys per FILL_KEYS script."""
@@ -52,7 +53,8 @@ class FillTarget(Protocol):
     """What the fill uses of its ``RedisIndex``."""
 
     client: aioredis.Redis
-    heads_of: Callable[[BoardId], int]
+    link: RedisLink
+    shapes: BoardShapes
 
     async def _grow_to(self, names: Names, size: int, extra: int) -> tuple[int, int]: ...
 
@@ -74,12 +76,12 @@ class Filler:
 
     def __init__(self, index: FillTarget) -> None:
         self.index = index
-        register = index.client.register_script
-        self._fill_begin = register(fill_scripts.FILL_BEGIN)
-        self._fill_keys = register(fill_scripts.FILL_KEYS)
-        self._fill_buckets = register(fill_scripts.FILL_BUCKETS)
-        self._fill_end = register(fill_scripts.FILL_END)
-        self._fill_undo = register(fill_scripts.FILL_UNDO)
+        script = index.link.script
+        self._fill_begin = script("fill_begin")
+        self._fill_keys = script("fill_keys")
+        self._fill_buckets = script("fill_buckets")
+        self._fill_end = script("fill_end")
+        self._fill_undo = script("fill_undo")
 
     @property
     def client(self) -> aioredis.Redis:
@@ -124,7 +126,7 @@ class Filler:
         (half entries) first."""
         await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
         for _ in range(2):
-            fill = _Fill(self, names, 0, 0, self.index.heads_of(leaderboard.board))
+            fill = _Fill(self, names, 0, 0, self.index.shapes.head_of(leaderboard.board))
             state = await fill.begin()
             if state == "dirty":
                 await self.index.drop([leaderboard])
@@ -143,7 +145,7 @@ class Filler:
 
 
 class _Fill:
-    """The client half of one fast load of an empty leaderboard (``fill_scripts.FILL_BEGIN``
+    """The client half of one fast load of an empty leaderboard (``lua/fill_begin.lua``
     explains the protocol). Each chunk's keys go to the sorted set in one pipeline of
     FILL_KEYS scripts, which Redis runs while the client prepares the next chunk; the
     player-map fields wait here grouped by bucket (``_FILL_HELD`` at most) and then go in

@@ -22,51 +22,35 @@ per entry ~3x lower) and falls back to ``load`` when it must; that fast path liv
 ``rankline.index.redis.fill``, and what both modules share (key names, error mapping) in
 ``rankline.index.redis.common``.
 
-Layout versions: ``keys.LAYOUT`` is stored beside the built marker. An index built with
-another layout (layout 1: one sorted set ``:z`` and one big hash ``:h`` per leaderboard)
-counts as not built, so the service rebuilds it as after a flush; the process that takes
-the rebuild lock first deletes the old layout's keys. Workers of two layouts must not share
-one Redis (stop the old ones first).
-
 Integrity (``rankline.index.redis.scripts`` explains the counts, the damage mark and the bucket
 sentinels): every read checks, in its own round trip, that the leaderboard's keys agree and
 that the index is built; otherwise it raises ``IndexDamaged`` (that leaderboard: the caller
-reads SQL and has it repaired with ``repair_begin``, a fill, ``repair_end``) or
-``IndexUnavailable`` (the index was lost). ``state`` and ``unmapped`` are what ``verify``
-checks besides the entries.
+reads SQL and has it repaired: ``lifecycle.RedisLifecycle``) or ``IndexUnavailable`` (the
+index was lost). The built marker, the rebuild lock and the repairs are the lifecycle's.
 
 redis-py errors never leave these modules: they become ``IndexUnavailable``
-(``redis_common.mapped``).
+(``common.mapped``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
 from itertools import islice
 from operator import itemgetter
 from typing import Any
 
-from cachetools import LRUCache
 from redis import asyncio as aioredis
-from redis.asyncio.lock import Lock
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import LockError, RedisError
 
 from rankline.errors import IndexDamaged, IndexUnavailable
-from rankline.index.base import UNKNOWN, LeaderboardState, RankingIndex
+from rankline.index.base import PLAIN, UNKNOWN, BoardShapes, RankingIndex
 from rankline.index.redis import keys as k
 from rankline.index.redis import scripts
-from rankline.index.redis.board_versions import RedisBoardVersions
 from rankline.index.redis.common import ARG_CHUNK, Entry, Names, mapped
 from rankline.index.redis.fill import Filler
-from rankline.index.redis.pipelining import GroupedReads, raise_first, run_scripts
+from rankline.index.redis.link import RedisLink
+from rankline.index.redis.pipelining import raise_first, run_scripts
 from rankline.types import (
     BoardId,
     IndexChange,
@@ -77,7 +61,6 @@ from rankline.types import (
     SortKey,
 )
 
-_LOCK_SECONDS = 30
 _LOAD_BATCH = 50_000
 """Entries ``load`` sorts and groups at a time."""
 _LOAD_SCRIPT = 2_000
@@ -87,9 +70,6 @@ _GROW_MOVED = 4096
 """Limits of one GROW call: splitting empty buckets is cheap, moving entries is not."""
 _BUCKET_CHUNK = 4096
 """Buckets per EXPIRE_BUCKETS call, or per UNLINK when dropping."""
-_LAYOUTS_HELD = 16_384
-"""Leaderboards whose bucket layout the reads remember (the least recently read goes to
-make room)."""
 _LOST = "the index was lost (Redis restarted or flushed)"
 
 
@@ -126,7 +106,7 @@ def _triples(
 
 
 def _load_args(prefix: str, level: int, split: int, entries: list[Entry], head: int) -> list[Any]:
-    """ARGV of one LOAD script (see ``scripts.LOAD``) for entries in key order; the key's
+    """ARGV of one LOAD script (see ``lua/load.lua``) for entries in key order; the key's
     tail (after its ``head`` bytes) is the player id."""
     numbers = [k.bucket_number(k.bucket_hash(key[head:]), level, split) for _, key, _ in entries]
     return [
@@ -148,111 +128,36 @@ async def _unless_stale(task: asyncio.Task[Any], part: list[Entry]) -> list[Entr
 class RedisIndex(RankingIndex):
     """``RankingIndex`` in Redis; shared by every worker process."""
 
-    shared = True
-
-    def __init__(self, url: str, *, client: aioredis.Redis | None = None) -> None:
-        self.url: str | None = url
-        self.client: aioredis.Redis = client or aioredis.Redis.from_url(
-            url,
-            decode_responses=False,
-            health_check_interval=10,
-            socket_timeout=5,
-            # After Redis restarts, every pooled connection fails its next command once
-            # ("Connection closed by server"); reconnect and retry that once instead of
-            # reporting the index unavailable (which made a recovered index flap back to
-            # degraded). Every command here is idempotent (updates are revision-guarded).
-            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-        )
-        register = self.client.register_script
-        self._apply = register(scripts.APPLY)
-        self._grow = register(scripts.GROW)
-        self._load = register(scripts.LOAD)
-        self._around = register(scripts.AROUND)
-        self._positions = register(scripts.POSITIONS)
-        self._page = register(scripts.PAGE)
-        self._counts_before = register(scripts.COUNTS_BEFORE)
-        self._distinct_before = register(scripts.DISTINCT_BEFORE)
-        self._neighbours = register(scripts.NEIGHBOURS)
-        self._top_stamp = register(scripts.TOP_STAMP)
-        self._change_stamp = register(scripts.CHANGE_STAMP)
-        self._movement = register(scripts.MOVEMENT)
-        self._discard = register(scripts.DISCARD)
-        self._expire = register(scripts.EXPIRE)
-        self._expire_buckets = register(scripts.EXPIRE_BUCKETS)
-        self._drop = register(scripts.DROP)
-        self._state = register(scripts.STATE)
-        self._unmapped = register(scripts.UNMAPPED)
-        self._repair_begin = register(scripts.REPAIR_BEGIN)
-        self._repair_extend = register(scripts.REPAIR_EXTEND)
-        self._repair_end = register(scripts.REPAIR_END)
-        self._grouped = GroupedReads(self.client)
-        self._layouts: LRUCache[str, tuple[int, int]] = LRUCache(_LAYOUTS_HELD)
-        """The bucket layout last seen per leaderboard (by meta key), for the reads' guesses."""
+    def __init__(self, link: RedisLink, shapes: BoardShapes = PLAIN) -> None:
+        super().__init__(shapes)
+        self.link = link
+        self.client: aioredis.Redis = link.client
+        script = link.script
+        self._apply = script("apply")
+        self._grow = script("grow")
+        self._load = script("load")
+        self._around = script("around")
+        self._positions = script("positions")
+        self._page = script("page")
+        self._counts_before = script("counts_before")
+        self._distinct_before = script("distinct_before")
+        self._neighbours = script("neighbours")
+        self._top_stamp = script("top_stamp")
+        self._change_stamp = script("change_stamp")
+        self._movement = script("movement")
+        self._discard = script("discard")
+        self._expire = script("expire")
+        self._expire_buckets = script("expire_buckets")
+        self._drop = script("drop")
+        self._grouped = link.grouped
+        self._layouts = link.layouts
         self._filler = Filler(self)
-        self._lock: Lock | None = None
 
     async def start(self) -> None:
-        async with mapped():
-            await self.client.ping()
+        await self.link.start()
 
     async def close(self) -> None:
-        self._grouped.close()
-        await self.client.aclose()
-
-    async def ping(self) -> None:
-        async with mapped():
-            await self.client.ping()
-
-    # --- built marker, layout and the rebuild lock ------------------------------------------
-
-    async def is_built(self) -> bool:
-        """Built, and with this code's key layout."""
-        async with mapped():
-            built, layout = await self.client.mget(k.META_BUILT, k.META_LAYOUT)
-        return built is not None and layout == k.LAYOUT.encode()
-
-    async def mark_built(self) -> None:
-        async with mapped():
-            await self._retire_old_layout()
-            await self.client.set(k.META_BUILT, str(time.time()))
-
-    async def _retire_old_layout(self) -> None:
-        """Delete the keys of an older layout (their names differ from this one's, so this
-        is safe at any time) and record the current layout."""
-        if await self.client.get(k.META_LAYOUT) == k.LAYOUT.encode():
-            return
-        for pattern in k.LAYOUT_1_PATTERNS:
-            batch: list[bytes] = []
-            async for name in self.client.scan_iter(match=pattern, count=1000):
-                batch.append(name)
-                if len(batch) >= 1000:
-                    await self.client.unlink(*batch)
-                    batch = []
-            if batch:
-                await self.client.unlink(*batch)
-        await self.client.set(k.META_LAYOUT, k.LAYOUT)
-
-    @asynccontextmanager
-    async def rebuild_lock(self) -> AsyncIterator[bool]:
-        """Try to become the one process rebuilding; yields whether this one is."""
-        lock = self.client.lock(k.META_REBUILD_LOCK, timeout=_LOCK_SECONDS)
-        async with mapped():
-            mine = bool(await lock.acquire(blocking=False))
-            if mine:
-                await self._retire_old_layout()
-        self._lock = lock if mine else None
-        try:
-            yield mine
-        finally:
-            self._lock = None
-            if mine:
-                with contextlib.suppress(LockError, RedisError, OSError):
-                    await lock.release()
-
-    async def extend_rebuild_lock(self) -> None:
-        if self._lock is not None:
-            async with mapped():
-                await self._lock.extend(_LOCK_SECONDS, replace_ttl=True)
+        await self.link.close()
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -263,7 +168,7 @@ class RedisIndex(RankingIndex):
         calls: list[tuple[Any, ...]] = []
         registry: list[tuple[Any, ...]] = []
         for leaderboard, items in grouped.items():
-            names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
+            names, head = Names.of(leaderboard), self.shapes.head_of(leaderboard.board)
             for player, key, *_ in items:
                 if key is not None:  # the change's own key says its head: no lookup to trust
                     head = len(key) - len(player.encode())
@@ -356,7 +261,7 @@ class RedisIndex(RankingIndex):
         return self._filler.fill(leaderboard, size, chunks)
 
     async def discard(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> None:
-        names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
+        names, head = Names.of(leaderboard), self.shapes.head_of(leaderboard.board)
         async with mapped():
             for start in range(0, len(keys_), ARG_CHUNK):
                 args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
@@ -417,7 +322,7 @@ class RedisIndex(RankingIndex):
             reply = await self._grouped.call(
                 self._around,
                 names.checked,
-                [names.buckets, player, k_, guess, hashed, self.heads_of(leaderboard.board)],
+                [names.buckets, player, k_, guess, hashed, self.shapes.head_of(leaderboard.board)],
             )
         if reply[1] >= 0:
             self._learn(names, layout, reply[1], reply[2])
@@ -451,7 +356,7 @@ class RedisIndex(RankingIndex):
         args: list[Any] = []
         for player in unique:
             args += (player, *_guess(layout, player))
-        head = self.heads_of(leaderboard.board)
+        head = self.shapes.head_of(leaderboard.board)
         calls = [
             (
                 self._positions,
@@ -584,63 +489,6 @@ class RedisIndex(RankingIndex):
             _checked(leaderboard, stamp)
         return stamp
 
-    # --- integrity and repair -----------------------------------------------------------------
-
-    async def state(self, leaderboard: LeaderboardId) -> LeaderboardState | None:
-        async with mapped():
-            built, entries, meta, stamp, mark = await self._state(
-                keys=Names.of(leaderboard).checked, args=[]
-            )
-        return LeaderboardState(bool(built), int(entries), int(meta), int(stamp), mark or None)
-
-    async def unmapped(self, leaderboard: LeaderboardId, keys_: Sequence[SortKey]) -> list[SortKey]:
-        """Those of ``keys_`` (keys of the sorted set) that the player map does not point at."""
-        names, head = Names.of(leaderboard), self.heads_of(leaderboard.board)
-        found: list[SortKey] = []
-        async with mapped():
-            for start in range(0, len(keys_), ARG_CHUNK):
-                args: list[Any] = [names.buckets, *keys_[start : start + ARG_CHUNK], head]
-                found += [bytes(x) for x in await self._unmapped(keys=names.reads, args=args)]
-        return found
-
-    async def register(self, leaderboards: Sequence[LeaderboardId]) -> None:
-        """Add the leaderboards to their boards' registries (a no-op for those there)."""
-        if not leaderboards:
-            return
-        async with mapped(), self.client.pipeline(transaction=False) as pipe:
-            for leaderboard in leaderboards:
-                pipe.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
-            await pipe.execute()
-
-    async def registered(self, leaderboard: LeaderboardId) -> bool:
-        async with mapped():
-            return bool(
-                await self.client.sismember(k.registry(leaderboard.board), k.tag(leaderboard))
-            )
-
-    async def repair_begin(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
-        """Empty the leaderboard to fill it afresh, marked damaged (so that reads go
-        elsewhere) until ``repair_end``; False while another repair's lease runs."""
-        names = Names.of(leaderboard)
-        self._layouts.pop(names.meta, None)
-        async with mapped():
-            args: list[str | int] = [names.buckets, token, lease_ms]
-            began = await self._repair_begin(keys=names.every, args=args)
-            if began:
-                await self.client.sadd(k.registry(leaderboard.board), k.tag(leaderboard))
-        return bool(began)
-
-    async def repair_extend(self, leaderboard: LeaderboardId, token: str, lease_ms: int) -> bool:
-        async with mapped():
-            args: list[str | int] = [token, lease_ms]
-            return bool(await self._repair_extend(keys=Names.of(leaderboard).writes, args=args))
-
-    async def repair_end(self, leaderboard: LeaderboardId, token: str) -> bool:
-        """Seal a repaired leaderboard: reads use it again. False if the repair was taken
-        over by another (whose own end will seal it)."""
-        async with mapped():
-            return bool(await self._repair_end(keys=Names.of(leaderboard).writes, args=[token]))
-
     async def leaderboards(self, board: BoardId) -> list[LeaderboardId]:
         async with mapped():
             tags = sorted(await self.client.smembers(k.registry(board)))
@@ -650,9 +498,3 @@ class RedisIndex(RankingIndex):
                     pipe.exists(k.entries(leaderboard))
                 alive = await pipe.execute()
         return [lb for lb, exists in zip(found, alive, strict=True) if exists]
-
-    # --- board definitions --------------------------------------------------------------------
-
-    def board_versions(self) -> RedisBoardVersions:
-        """The board definitions' version, read in the same groups as the index's reads."""
-        return RedisBoardVersions(self.client, self._grouped)

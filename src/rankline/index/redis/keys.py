@@ -38,7 +38,7 @@ META_BUILT = f"{PREFIX}:meta:built"
 
 def node_marker(n: int) -> str:
     """The ``n``-th candidate name of a Redis Cluster node's copy of the built marker (each
-    primary holds the first one whose slot it serves: ``index.redis_cluster``)."""
+    primary holds the first one whose slot it serves: ``index.redis.cluster``)."""
     return f"{META_BUILT}:{{n{n}}}"
 
 

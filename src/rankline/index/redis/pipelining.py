@@ -8,7 +8,7 @@ reads started in this turn go with it); while one is in flight, reads wait and g
 in the next. Under load one round trip answers many requests; a lone request waits one loop
 turn.
 
-Groups go over ``redis_channel.Channel`` (one connection of its own, hiredis packing and
+Groups go over ``seam.Channel`` (one connection of its own, hiredis packing and
 parsing) where the client uses plain TCP, which costs a fraction of redis-py's pipeline per
 round trip and almost nothing per further command; else through redis-py.
 
@@ -27,16 +27,16 @@ from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
-from rankline.index.redis.channel import Channel
+from rankline.index.redis.seam import Channel
 
 _Read = tuple[AsyncScript, tuple[Any, ...], tuple[Any, ...]]
 
 
 class GroupedReads:
-    def __init__(self, client: Redis) -> None:
+    def __init__(self, client: Redis, channel: Channel | None) -> None:
         self._client = client
-        self.channel = Channel.for_client(client)
-        """Where the groups go (``redis_channel``); None: through redis-py's pipelines."""
+        self.channel = channel
+        """Where the groups go (``channel``); None: through redis-py's pipelines."""
         self._queue: dict[_Read, list[asyncio.Future[Any]]] = {}
         """The next group: each read with its callers' futures (one each, so that a caller's
         cancellation leaves the others waiting)."""

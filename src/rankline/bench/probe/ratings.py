@@ -8,16 +8,15 @@ players, ``--batch`` a request to ``POST /v1/matches/batch`` (or one a request w
 checks every answer and prints matches/s. Every answer comes after its matches are durable
 and rated, so this is the rated-match rate.
 
-    .venv/bin/python scripts/rating_probe.py                          # elo, batches of 1,000
-    .venv/bin/python scripts/rating_probe.py --system glicko2
-    .venv/bin/python scripts/rating_probe.py --respond-async          # 202s, timed until rated
-    .venv/bin/python scripts/rating_probe.py --batch 1 --clients 16 --matches 2000
-    .venv/bin/python scripts/rating_probe.py --profile /tmp/rating.svg  # py-spy of the server
+    rankline bench probe ratings                          # elo, batches of 1,000
+    rankline bench probe ratings --system glicko2
+    rankline bench probe ratings --respond-async          # 202s, timed until rated
+    rankline bench probe ratings --batch 1 --clients 16 --matches 2000
+    rankline bench probe ratings --profile /tmp/rating.svg  # py-spy of the server
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import signal
@@ -25,15 +24,30 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 from rankline.bench import servers
 
-ROOT = Path(__file__).resolve().parent.parent
 KEY = "probe-key"
+SYSTEMS = ("elo", "glicko2", "openskill")
 AUTH = {"Authorization": f"Bearer {KEY}"}
+
+
+@dataclass(frozen=True)
+class Options:
+    system: str = "elo"
+    matches: int = 50_000
+    players: int = 10_000
+    batch: int = 1000
+    clients: int = 2
+    seed: int = 18
+    respond_async: bool = False
+    database_url: str | None = None
+    redis_url: str | None = None
+    profile: str | None = None
 
 
 def _match(n: int, rng: random.Random, players: int) -> dict[str, object]:
@@ -48,7 +62,7 @@ def _match(n: int, rng: random.Random, players: int) -> dict[str, object]:
     }
 
 
-async def _probe(args: argparse.Namespace, base: str) -> None:
+async def _probe(args: Options, base: str) -> None:
     rng = random.Random(args.seed)
     limits = httpx.Limits(max_connections=args.clients)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
@@ -113,7 +127,11 @@ async def _probe(args: argparse.Namespace, base: str) -> None:
         )
 
 
-def main(args: argparse.Namespace) -> None:
+def run(args: Options) -> None:
+    if args.system not in SYSTEMS:
+        raise ValueError(f"--system takes {', '.join(SYSTEMS)}, not {args.system!r}")
+    if not 1 <= args.batch <= 1000:
+        raise ValueError(f"--batch takes 1 to 1000 matches a request, not {args.batch}")
     with tempfile.TemporaryDirectory(prefix="rankline-rating-probe-") as tmp:
         settings = {"data_dir": str(Path(tmp) / "data"), "server_keys": KEY}
         settings["log_level"] = "warning"
@@ -122,7 +140,6 @@ def main(args: argparse.Namespace) -> None:
         if args.redis_url:
             settings["redis_url"] = args.redis_url
         env = servers.bench_env(**settings)
-        env["PYTHONPATH"] = str(ROOT / "src")
         if args.database_url:
             subprocess.run([sys.executable, "-m", "rankline", "migrate"], env=env, check=True)
         server = servers.rankline_server(env, 1, Path(tmp) / "serve.log")
@@ -140,31 +157,3 @@ def main(args: argparse.Namespace) -> None:
                 if spy is not None:
                     spy.send_signal(signal.SIGINT)
                     spy.wait(timeout=60)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--system", default="elo", choices=("elo", "glicko2", "openskill"))
-    p.add_argument("--matches", type=int, default=50_000)
-    p.add_argument("--players", type=int, default=10_000)
-    p.add_argument("--batch", type=int, default=1000, help="matches a request (1..1000)")
-    p.add_argument("--clients", type=int, default=2)
-    p.add_argument("--seed", type=int, default=18)
-    p.add_argument(
-        "--respond-async",
-        action="store_true",
-        help="send with Prefer: respond-async and time until every match is rated",
-    )
-    p.add_argument("--database-url")
-    p.add_argument("--redis-url")
-    p.add_argument(
-        "--profile",
-        help="record a py-spy profile of the server here (.svg: a flame graph; .txt: raw stacks)",
-    )
-    return p
-
-
-if __name__ == "__main__":
-    main(_parser().parse_args())

@@ -1,37 +1,50 @@
-"""A lean pipelined connection for the grouped index reads (``pipelining.GroupedReads``).
+"""Where the Redis index goes below redis-py's public API, and nowhere else: the lean RESP
+channel of the grouped reads, and the redis-py client whose commands and pipelines a Redis
+Cluster router sends (scripts included, which redis-py's own cluster client will not
+pipeline). Both are pinned to redis-py's minor version in pyproject.toml, and
+``tests/test_redis_seam.py`` checks every redis-py internal used here, so that an upgrade
+that changes one fails there first.
 
-Measured here with uvloop, one EVALSHA per round trip: redis-py's asyncio pipeline costs
-about 90 µs of CPU (pool, pipeline object, timeouts and observability per command, the
-stream layer), a dedicated redis-py connection about 47 µs, and this channel about 33 µs,
-most of it the socket itself; each further command in the same round trip costs about
-10 µs through redis-py and 0.5 µs here. Under load the reads of many requests share one
-round trip, so the per-command cost decides what a read costs.
+**The channel.** Measured here with uvloop, one EVALSHA per round trip: redis-py's asyncio
+pipeline costs about 90 µs of CPU (pool, pipeline object, timeouts and observability per
+command, the stream layer), a dedicated redis-py connection about 47 µs, and this channel
+about 33 µs, most of it the socket itself; each further command in the same round trip
+costs about 10 µs through redis-py and 0.5 µs here. Under load the reads of many requests
+share one round trip, so the per-command cost decides what a read costs. The channel is one
+TCP connection of its own, commands packed and replies parsed by hiredis (``pack_command``
+and ``Reader``), replies matched to callers in order. It connects on first use (AUTH and
+SELECT from the client's settings) and serves plain TCP only; for TLS or a Unix socket
+``Channel.for_client`` gives None and the reads stay on redis-py. Errors are redis-py's
+(``ConnectionError``, ``TimeoutError``, ``ResponseError``, ``NoScriptError``), so callers map
+them as before. Like the client's own retry, a round trip that fails on the connection
+(Redis restarted) is sent once more on a new one: only idempotent reads come here.
 
-The channel is one TCP connection of its own, commands packed and replies parsed by
-hiredis (``pack_command`` and ``Reader``), replies matched to callers in order. It connects
-on first use (AUTH and SELECT from the client's settings) and serves plain TCP only; for
-TLS or a Unix socket ``for_client`` gives None and the reads stay on redis-py. Errors are
-redis-py's (``ConnectionError``, ``TimeoutError``, ``ResponseError``, ``NoScriptError``),
-so callers map them as before. Like the client's own retry, a round trip that fails on
-the connection (Redis restarted) is sent once more on a new one: only idempotent reads
-come here.
+**The routed client.** ``RoutedRedis`` is a redis-py client (``redis.asyncio.Redis``) whose
+every command, pipeline and script goes to a ``Router`` (``cluster.ClusterRouter``): the
+index code keeps using redis-py's command methods, ``AsyncScript`` and ``Lock`` unchanged.
+It relies on redis-py sending every command of ``Redis`` through ``execute_command`` and
+queueing those of a ``Pipeline`` on ``command_stack`` as ``(args, options)``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast
 
 import hiredis
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
 from redis.asyncio.connection import Connection
+from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Command = tuple[Any, ...]
+Queued = tuple[tuple[Any, ...], Mapping[str, Any]]
+"""A command as redis-py queues it on a pipeline: its arguments and options."""
 
 
 class Channel:
@@ -66,8 +79,6 @@ class Channel:
     def for_client(cls, client: Redis) -> Channel | None:
         """A channel to the server the client talks to, with its database, credentials and
         timeouts; None when the client does not use plain TCP."""
-        if getattr(client, "spans_cluster", False):  # its commands go to many nodes
-            return None
         pool = client.connection_pool
         if pool.connection_class is not Connection:  # TLS, a Unix socket, or a custom class
             return None
@@ -185,3 +196,84 @@ class _Protocol(asyncio.Protocol):
                 future.exception()  # a caller that gave up already: no warning
         if self._transport is not None:
             self._transport.close()
+
+
+class Router(Protocol):
+    """Where ``RoutedRedis`` sends what it is asked (``cluster.ClusterRouter``)."""
+
+    async def run(self, stack: Sequence[Queued], *, raise_on_error: bool) -> list[Any]:
+        """Each command's reply, in order (errors raised, or returned when not
+        ``raise_on_error``)."""
+        ...
+
+    async def script_load(self, script: str) -> str: ...
+
+    def known(self, sha: str, script: str, *, read: bool) -> None:
+        """A script was registered (to load where a node answers NOSCRIPT; a read goes
+        without waiting for replicas)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class RoutedRedis(Redis):
+    """A redis-py client whose commands, pipelines and scripts go to ``router``."""
+
+    def __init__(self, router: Router) -> None:
+        super().__init__(decode_responses=False)  # its own pool is never used
+        self.router = router
+
+    def register(self, script: str, *, read: bool) -> AsyncScript:
+        """A script, known to the router as a read or a write."""
+        registered = AsyncScript(self, script)
+        self.router.known(registered.sha, script, read=read)
+        return registered
+
+    def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
+        """A script of redis-py's own (its lock's): a write."""
+        return self.register(script.decode() if isinstance(script, bytes) else script, read=False)
+
+    async def script_load(self, script: Any) -> str:
+        return await self.router.script_load(script)
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        return (await self.router.run([(args, options)], raise_on_error=True))[0]
+
+    def pipeline(self, transaction: bool = False, shard_hint: Any = None) -> RoutedPipeline:
+        if transaction:
+            raise NotImplementedError("rankline sends no MULTI/EXEC through a router")
+        return RoutedPipeline(self)
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        await self.router.close()
+        await super().aclose()
+
+
+class RoutedPipeline(Pipeline):
+    """A pipeline of ``RoutedRedis``: commands gather here and go to its router at once."""
+
+    def __init__(self, client: RoutedRedis) -> None:
+        super().__init__(client.connection_pool, client.response_callbacks, False, None)
+        self._router = client.router
+
+    async def execute(self, raise_on_error: bool = True) -> list[Any]:
+        stack: list[Queued] = list(self.command_stack)
+        self.command_stack, self.scripts = [], set()
+        if not stack:
+            return []
+        return await self._router.run(stack, raise_on_error=raise_on_error)
+
+    async def reset(self) -> None:  # type: ignore[override]
+        self.command_stack = []
+        self.scripts = set()
+
+
+async def pipelined(client: Redis, commands: Sequence[Queued]) -> list[Any]:
+    """The commands' replies (errors returned), in one pipeline of ``client``."""
+    async with client.pipeline(transaction=False) as pipe:
+        for args, options in commands:
+            pipe.pipeline_execute_command(*args, **options)  # type: ignore[no-untyped-call]
+        return list(await pipe.execute(raise_on_error=False))
+
+
+__all__ = ["Channel", "Command", "Queued", "RoutedPipeline", "RoutedRedis", "Router", "pipelined"]

@@ -4,14 +4,14 @@
 runs. This probe serves an existing store with ``rankline serve`` (and the raw ASGI
 ceiling first), drives each endpoint with the bench's own wrk scripts, and divides the
 CPU time the server processes used (from /proc, all threads: uvicorn, the app, SQLite's
-thread) by the requests answered. Unlike ``read_probe.py`` (in process, no sockets) it
+thread) by the requests answered. Unlike ``rankline bench probe reads`` (in process, no sockets) it
 includes what a real request costs the server around the app: the HTTP parsing and the
 socket writes, about 22 µs of the ceiling's own here. Redis and PostgreSQL are separate
 processes; ``--also redis-server,postgres`` adds their CPU per request.
 
-    .venv/bin/python scripts/read_probe.py --n 1000000 --data-dir /tmp/rl1m   # makes the store
-    .venv/bin/python scripts/server_probe.py --data-dir /tmp/rl1m --n 1000000 rank top submit
-    .venv/bin/python scripts/server_probe.py --n 1000000 --database-url postgresql+asyncpg://\\
+    rankline bench probe reads --n 1000000 --data-dir /tmp/rl1m   # makes the store
+    rankline bench probe server --data-dir /tmp/rl1m --n 1000000 rank top submit
+    rankline bench probe server --n 1000000 --database-url postgresql+asyncpg://\\
 postgres@127.0.0.1:5432/rankline_bench --redis-url redis://127.0.0.1:6379/8 \\
         --also redis-server,postgres rank around
 
@@ -21,15 +21,28 @@ top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you 
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from rankline.bench import servers, wrk
 
 KEY = "server-probe-key"
+ENDPOINTS = ("rank", "around", "top", "top_deep", "friends", "submit", "batch", "mixed")
+
+
+@dataclass(frozen=True)
+class Options:
+    endpoints: tuple[str, ...]
+    n: int
+    data_dir: Path | None = None
+    database_url: str | None = None
+    redis_url: str | None = None
+    seconds: float = 8.0
+    connections: int = 64
+    also: str = ""
 
 
 def _pids(names: list[str]) -> list[int]:
@@ -40,7 +53,7 @@ def _pids(names: list[str]) -> list[int]:
     return found
 
 
-def _drive(server: servers.Server, endpoint: str, args: argparse.Namespace) -> None:
+def _drive(server: servers.Server, endpoint: str, args: Options) -> None:
     groups = {"server": [server.pid, *servers.children(server.pid)]}
     if args.also:
         groups["also"] = _pids(args.also.split(","))
@@ -64,19 +77,12 @@ def _drive(server: servers.Server, endpoint: str, args: argparse.Namespace) -> N
     print(f"{endpoint:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("endpoints", nargs="+")
-    parser.add_argument("--n", type=int, required=True, help="players in the store (p:0..)")
-    parser.add_argument("--data-dir", default=None, help="the embedded store's directory")
-    parser.add_argument("--database-url", default=None)
-    parser.add_argument("--redis-url", default=None)
-    parser.add_argument("--seconds", type=float, default=8.0)
-    parser.add_argument("--connections", type=int, default=64)
-    parser.add_argument("--also", default="", help="process names whose CPU to add, e.g. redis")
-    args = parser.parse_args()
+def run(args: Options) -> None:
+    unknown = [e for e in args.endpoints if e not in ENDPOINTS]
+    if unknown or not args.endpoints:
+        raise ValueError(f"the endpoints are some of {', '.join(ENDPOINTS)}, not {unknown}")
     settings = {
-        "data_dir": args.data_dir or tempfile.mkdtemp(prefix="rankline-server-probe-"),
+        "data_dir": str(args.data_dir or tempfile.mkdtemp(prefix="rankline-server-probe-")),
         "server_keys": KEY,
         "log_level": "warning",
     }
@@ -91,7 +97,3 @@ def main() -> None:
     with servers.running(servers.rankline_server(env, 1, log)) as server:
         for endpoint in args.endpoints:
             _drive(server, endpoint, args)
-
-
-if __name__ == "__main__":
-    main()

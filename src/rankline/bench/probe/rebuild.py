@@ -16,16 +16,15 @@ scan, ``RedisIndex.fill``) and prints, per run, the rate and where the CPU went,
 
 The machine is shared: compare CPU per entry rather than the rate, and repeat (``--runs``).
 
-    .venv/bin/python scripts/rebuild_probe.py --n 1000000
-    .venv/bin/python scripts/rebuild_probe.py --n 1000000 --reuse --runs 3
-    .venv/bin/python scripts/rebuild_probe.py --n 1000000 --reuse --profile   # cProfile top 30
-    .venv/bin/python scripts/rebuild_probe.py --n 1000000 --reuse --drop      # drop it after
-    .venv/bin/python scripts/rebuild_probe.py --n 1000000 --reuse --held 250000  # _FILL_HELD
+    rankline bench probe rebuild --n 1000000
+    rankline bench probe rebuild --n 1000000 --reuse --runs 3
+    rankline bench probe rebuild --n 1000000 --reuse --profile   # cProfile top 30
+    rankline bench probe rebuild --n 1000000 --reuse --drop      # drop it after
+    rankline bench probe rebuild --n 1000000 --reuse --held 250000  # _FILL_HELD
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import cProfile
 import gc
@@ -34,24 +33,53 @@ import pstats
 import resource
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.bench import load
+from rankline.bench.scratch import REBUILD_DATABASE_URL, REBUILD_REDIS_URL
+from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.app import GC_THRESHOLDS
-from rankline.index import keeper as indexing
-from rankline.index.keeper import IndexKeeper
+from rankline.index.base import PLAIN
+from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.redis import fill as redis_fill
 from rankline.index.redis.index import RedisIndex
+from rankline.index.redis.link import RedisLink
+from rankline.store import admin, scan
+from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
 
-DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_fill_probe"
-REDIS_URL = "redis://127.0.0.1:6379/13"
+DATABASE_URL = REBUILD_DATABASE_URL
+REDIS_URL = REBUILD_REDIS_URL
+
+
+@dataclass(frozen=True)
+class Options:
+    n: int = 1_000_000
+    runs: int = 1
+    database_url: str = DATABASE_URL
+    redis_url: str = REDIS_URL
+    reuse: bool = False
+    held: int = 0
+    profile: bool = False
+    drop: bool = False
+
+
+def run(options: Options) -> None:
+    asyncio.run(main(options))
+
+
+@dataclass(frozen=True)
+class _Boards:
+    board: Board
+
+    def boards(self) -> list[Board]:
+        return [self.board]
 
 
 def _process_cpu(pid: int) -> float:
@@ -66,15 +94,14 @@ def _process_cpu(pid: int) -> float:
 async def _backends(url: str) -> list[int]:
     """The PIDs of the PostgreSQL backends connected to the database of ``url``."""
     name = make_url(url).database
-    engine = create_async_engine(url)
-    try:
-        async with engine.connect() as conn:
-            query = sa.text(
-                "SELECT pid FROM pg_stat_activity WHERE datname = :name AND pid <> pg_backend_pid()"
-            )
-            return [int(pid) for (pid,) in await conn.execute(query, {"name": name})]
-    finally:
-        await engine.dispose()
+    query = sa.text(
+        "SELECT pid FROM pg_stat_activity WHERE datname = :name AND pid <> pg_backend_pid()"
+    )
+    async with (
+        open_store(store_settings(url), schema="any") as store,
+        store.engine.connect() as conn,
+    ):
+        return [int(pid) for (pid,) in await conn.execute(query, {"name": name})]
 
 
 async def _redis(index: RedisIndex) -> tuple[float, float, int]:
@@ -85,15 +112,20 @@ async def _redis(index: RedisIndex) -> tuple[float, float, int]:
     return main, float(stats.get("usec", 0)), int(stats.get("calls", 0))
 
 
-async def rebuild(args: argparse.Namespace) -> dict[str, float]:
+async def rebuild(args: Options) -> dict[str, float]:
     """One rebuild of the bench board into the emptied Redis database."""
-    index = RedisIndex(args.redis_url)
+    link = RedisLink(args.redis_url)
+    index = RedisIndex(link)
+    shared = link.shared_index(PLAIN)
     await index.start()
-    store = SqlStore(args.database_url)
+    store = SqlStore.from_settings(store_settings(args.database_url))
     board = load.bench_board()
-    keeper = IndexKeeper(index, store, SystemClock(), lambda: [board])
+    clock = SystemClock()
+    keeper = IndexKeeper(
+        index, IndexHealth("redis", clock), store, clock, _Boards(board), shared=shared
+    )
     marks: dict[str, float] = {}
-    scan_rows = indexing.scan.scan_rows
+    scan_rows = scan.scan_rows
 
     async def marked(*a: Any, **kw: Any) -> AsyncIterator[list[Any]]:
         async for rows in scan_rows(*a, **kw):
@@ -108,7 +140,7 @@ async def rebuild(args: argparse.Namespace) -> dict[str, float]:
         redis_before, usec_before, calls_before = await _redis(index)
         profiler = cProfile.Profile() if args.profile else None
         started, client_before = time.perf_counter(), time.process_time()
-        indexing.scan.scan_rows = marked  # type: ignore[assignment]
+        scan.scan_rows = marked
         try:
             if profiler is not None:
                 profiler.enable()
@@ -116,11 +148,12 @@ async def rebuild(args: argparse.Namespace) -> dict[str, float]:
             if profiler is not None:
                 profiler.disable()
         finally:
-            indexing.scan.scan_rows = scan_rows  # type: ignore[assignment]
+            scan.scan_rows = scan_rows
         elapsed, client = time.perf_counter() - started, time.process_time() - client_before
         redis_after, evalsha_usec, calls = await _redis(index)
         evalsha_usec, calls = evalsha_usec - usec_before, calls - calls_before
         sql = sum(map(_process_cpu, pids)) - sql_before
+        await shared.mark_built()  # as the keeper does once a build is done: reads answer
         total = await index.total(next(iter(await index.leaderboards(load.BOARD_ID))))
         assert total == done == args.n, (total, done, args.n)
         if profiler is not None:
@@ -144,14 +177,14 @@ async def rebuild(args: argparse.Namespace) -> dict[str, float]:
         await store.close()
 
 
-async def main(args: argparse.Namespace) -> None:
+async def main(args: Options) -> None:
     gc.set_threshold(*GC_THRESHOLDS)  # as in a serving process, which rebuilds at start
     if args.held:
         redis_fill._FILL_HELD = args.held
     if not args.reuse:
         now = int(time.time() * 1e6)
         started = time.perf_counter()
-        await load.recreate_database(args.database_url)
+        await admin.recreate_database(args.database_url)
         await load.prepare(args.database_url, now)
         await load.load(args.database_url, load.Dataset(args.n, now - 10**9), now)
         await load.settle(args.database_url)
@@ -169,17 +202,4 @@ async def main(args: argparse.Namespace) -> None:
             )
     finally:
         if args.drop:
-            await load.drop_database(args.database_url)
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1_000_000)
-    parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--database-url", default=DATABASE_URL)
-    parser.add_argument("--redis-url", default=REDIS_URL)
-    parser.add_argument("--reuse", action="store_true", help="the database holds the N already")
-    parser.add_argument("--held", type=int, default=0, help="override redis_fill._FILL_HELD")
-    parser.add_argument("--profile", action="store_true", help="cProfile the client, top 30")
-    parser.add_argument("--drop", action="store_true", help="drop the database at the end")
-    asyncio.run(main(parser.parse_args()))
+            await admin.drop_database(args.database_url)

@@ -1,6 +1,6 @@
 """What the SQL standings cost per submission at N players, layout by layout, in plain sqlite3.
 
-    .venv/bin/python scripts/projection_probe.py [--players 10000000] [--batch 5000]
+    rankline bench probe projection [--players 10000000] [--batch 5000]
         [--seconds 30] [--data-dir DIR] [--layouts key,key+rank,standings,store]
 
 The standings are a projection behind the log: however they are scheduled, each submission
@@ -32,7 +32,6 @@ round's), so rounds on one file are alike, not identical.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import random
 import sqlite3
@@ -40,6 +39,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import create_engine
@@ -174,17 +174,19 @@ def measure(path: Path, layout: str, n: int, batch: int, seconds: float) -> dict
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=10_000_000)
-    parser.add_argument("--batch", type=int, default=5000)
-    parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--data-dir", type=Path)
-    parser.add_argument("--layouts", default=",".join(LAYOUTS))
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Options:
+    players: int = 10_000_000
+    batch: int = 5000
+    seconds: float = 30.0
+    data_dir: Path | None = None
+    layouts: str = ",".join(LAYOUTS)
+
+
+def run(args: Options) -> None:
     layouts = args.layouts.split(",")
     if unknown := set(layouts) - set(LAYOUTS):
-        parser.error(f"unknown layouts: {', '.join(sorted(unknown))}")
+        raise ValueError(f"unknown layouts: {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory() as tmp:
         directory = args.data_dir or Path(tmp)
         directory.mkdir(parents=True, exist_ok=True)
@@ -197,7 +199,3 @@ def main() -> None:
                 f" batch median {r['median_batch_ms']:.0f} ms",
                 flush=True,
             )
-
-
-if __name__ == "__main__":
-    main()

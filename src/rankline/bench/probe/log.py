@@ -1,6 +1,6 @@
 """Append throughput of the ingestion log: batches of records into one log, timed.
 
-    .venv/bin/python scripts/log_probe.py [--engine sqlite|sqlite-store|nats|kafka|URL]
+    rankline bench probe log [--engine sqlite|sqlite-store|nats|kafka|URL]
         [--batches 50] [--batch 1000] [--payload 200] [--partitions 16]
 
 sqlite (the default) makes a fresh, migrated SQLite store (synchronous=FULL, as served) in a
@@ -13,31 +13,41 @@ the median batch time.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
-
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from rankline.log import LogOptions, LogRecord, open_log
 from rankline.log.factory import embedded_log
-from rankline.store import migrate
+from rankline.store.opening import open_store, store_settings
 
 
-async def main(args: argparse.Namespace) -> None:
+@dataclass(frozen=True)
+class Options:
+    engine: str = "sqlite"
+    batches: int = 50
+    batch: int = 1000
+    payload: int = 200
+    partitions: int = 16
+
+
+def run(options: Options) -> None:
+    asyncio.run(main(options))
+
+
+async def main(args: Options) -> None:
     name = "probe" + uuid.uuid4().hex[:8]
     options = LogOptions(name=name, partitions=args.partitions)
     with tempfile.TemporaryDirectory() as tmp:
         database = f"sqlite+aiosqlite:///{(Path(tmp) / 'log.db').as_posix()}"
         first: dict[int, int] | None = None
         if args.engine in ("sqlite", "sqlite-store"):
-            engine = create_async_engine(database)
-            await migrate.upgrade(engine)
-            await engine.dispose()
+            async with open_store(store_settings(database), schema="upgraded"):
+                pass
             url = ""
             beside = embedded_log(database, name) if args.engine == "sqlite" else None
             if beside is not None:
@@ -78,13 +88,3 @@ async def main(args: argparse.Namespace) -> None:
         f"({args.payload} B payload, {args.partitions} partitions): "
         f"{total / sum(times):,.0f} rows/s; median batch {statistics.median(times) * 1000:.1f} ms"
     )
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", default="sqlite")
-    parser.add_argument("--batches", type=int, default=50)
-    parser.add_argument("--batch", type=int, default=1000)
-    parser.add_argument("--payload", type=int, default=200)
-    parser.add_argument("--partitions", type=int, default=16)
-    asyncio.run(main(parser.parse_args()))

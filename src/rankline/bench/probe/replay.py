@@ -5,24 +5,26 @@ the windows and scope given, and N events spread over P players and D days, writ
 straight into ``rl_score_events`` as the writer would have recorded them (``applied`` set
 as the policy decided). Then times ``rankline.writing.replay.replay`` over them and prints events/s.
 
-    .venv/bin/python scripts/measure-replay.py --events 1000000
+    rankline bench probe replay --events 1000000
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import msgspec
 from sqlalchemy import insert
 
 from rankline.boards import Board, BoardSpec
-from rankline.store import migrate
 from rankline.store import schema as t
+from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
 from rankline.writing import replay
 
@@ -30,11 +32,32 @@ DAY = 86_400_000_000
 START = 1_795_000_000_000_000  # 2026-11-18 (a Wednesday)
 
 
-async def main(args: argparse.Namespace, data_dir: Path) -> None:
+@dataclass(frozen=True)
+class Options:
+    events: int = 1_000_000
+    players: int = 100_000
+    days: int = 7
+    windows: str = "all_time,daily,weekly"
+    data_dir: Path | None = None
+
+
+def run(options: Options) -> None:
+    if options.data_dir is not None:
+        asyncio.run(main(options, options.data_dir))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(main(options, Path(tmp)))
+
+
+async def main(args: Options, data_dir: Path) -> None:
     url = f"sqlite+aiosqlite:///{data_dir / 'rankline.db'}"
-    store = SqlStore(url)
-    await migrate.upgrade(store.engine)
-    spec = BoardSpec(id="arena", windows=args.windows.split(","), scopes=["region"])
+    async with open_store(store_settings(url), schema="upgraded") as store:
+        await _measure(args, store)
+
+
+async def _measure(args: Options, store: SqlStore) -> None:
+    windows: Any = args.windows.split(",")  # BoardSpec checks them
+    spec = BoardSpec(id="arena", windows=windows, scopes=["region"])
     board = Board(spec)
     async with store.engine.begin() as conn:
         await conn.execute(
@@ -81,25 +104,7 @@ async def main(args: argparse.Namespace, data_dir: Path) -> None:
         f"per million (unexplained: {report.unexplained})",
         file=sys.stderr,
     )
-    await store.close()
 
 
 def _definition(board: Board) -> str:
-    import msgspec
-
     return msgspec.json.encode(board.to_json()).decode()
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=1_000_000)
-    parser.add_argument("--players", type=int, default=100_000)
-    parser.add_argument("--days", type=int, default=7)
-    parser.add_argument("--windows", default="all_time,daily,weekly")
-    parser.add_argument("--data-dir", type=Path)
-    ns = parser.parse_args()
-    if ns.data_dir is not None:
-        asyncio.run(main(ns, ns.data_dir))
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            asyncio.run(main(ns, Path(tmp)))

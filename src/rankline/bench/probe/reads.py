@@ -7,16 +7,15 @@ parsing, so the figure is rankline's own share of a request (uvicorn adds ≈40 
 CPU time (``time.process_time``) is used rather than wall time, so another busy process
 on the machine moves the figure less; on Redis it leaves out the Redis server's own work.
 
-    .venv/bin/python scripts/read_probe.py --n 200000
-    .venv/bin/python scripts/read_probe.py --n 200000 --profile rank    # cProfile top 25
-    .venv/bin/python scripts/read_probe.py --n 10000000 --data-dir /tmp/rl10m  # load once, reuse
-    .venv/bin/python scripts/read_probe.py --redis-url redis://127.0.0.1:6379/7 --concurrency 32 \\
+    rankline bench probe reads --n 200000
+    rankline bench probe reads --n 200000 --profile rank    # cProfile top 25
+    rankline bench probe reads --n 10000000 --data-dir /tmp/rl10m  # load once, reuse
+    rankline bench probe reads --redis-url redis://127.0.0.1:6379/7 --concurrency 32 \\
         --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_probe
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import cProfile
 import pstats
@@ -26,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,33 @@ import orjson
 from rankline.bench import load
 from rankline.http.app import serving_app
 from rankline.settings import Settings
+from rankline.store import admin
 
 KEY = "read-probe-key"
+ENDPOINTS = ("rank", "around", "top", "deep", "friends")
+
+
+@dataclass(frozen=True)
+class Options:
+    n: int = 200_000
+    count: int = 5000
+    concurrency: int = 1
+    endpoints: str = ""
+    profile: str = ""
+    data_dir: Path | None = None
+    database_url: str | None = None
+    redis_url: str | None = None
+    reuse: bool = False
+
+
+def run(options: Options) -> None:
+    chosen = [e for e in options.endpoints.split(",") if e]
+    unknown = [e for e in chosen if e not in ENDPOINTS]
+    if unknown:
+        raise ValueError(f"--endpoints takes some of {', '.join(ENDPOINTS)}, not {unknown}")
+    if options.reuse and not options.database_url:
+        raise ValueError("--reuse is for --database-url; a --data-dir holding a store is reused")
+    asyncio.run(main(options))
 
 
 def _scope(method: str, path: str, query: str = "") -> dict[str, Any]:
@@ -107,16 +132,14 @@ async def _measure(
     return (time.process_time() - started) / count * 1e6
 
 
-async def main(args: argparse.Namespace) -> None:
-    tmp = args.data_dir or tempfile.mkdtemp(prefix="rankline-read-probe-")
+async def main(args: Options) -> None:
+    tmp = str(args.data_dir or tempfile.mkdtemp(prefix="rankline-read-probe-"))
     url = args.database_url or f"sqlite+aiosqlite:///{tmp}/rankline.db"
     now = int(time.time() * 1e6)
-    if args.reuse and not args.database_url:
-        raise SystemExit("--reuse is for --database-url; a --data-dir holding a store is reused")
     loaded = (Path(tmp) / "rankline.db").exists() if args.data_dir else args.reuse
     if not loaded:
         if args.database_url:
-            await load.recreate_database(url)
+            await admin.recreate_database(url)
         await load.prepare(url, now)
         await load.load(url, load.Dataset(args.n, now - 10**9), now)
     settings = Settings(
@@ -139,7 +162,7 @@ async def main(args: argparse.Namespace) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-async def _probe(args: argparse.Namespace, settings: Settings) -> None:
+async def _probe(args: Options, settings: Settings) -> None:
     app = serving_app(settings)
     rng = random.Random(1)
     requests = _requests(args.n)
@@ -193,23 +216,3 @@ async def _redis_usage(url: str | None) -> dict[str, float] | None:
         "evalsha_calls": float(stats.get("calls", 0)),
         "evalsha_usec": float(stats.get("usec", 0)),
     }
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--count", type=int, default=5000)
-    parser.add_argument("--concurrency", type=int, default=1, help="requests in flight")
-    parser.add_argument("--endpoints", default="", help="comma-separated; default all")
-    parser.add_argument("--profile", default="", help="an endpoint to run under cProfile")
-    parser.add_argument(
-        "--data-dir", default=None, help="keep the SQLite store here and reuse it when present"
-    )
-    parser.add_argument("--database-url", default=None)
-    parser.add_argument("--redis-url", default=None)
-    parser.add_argument(
-        "--reuse",
-        action="store_true",
-        help="with --database-url and no --data-dir: the database holds the players already",
-    )
-    asyncio.run(main(parser.parse_args()))

@@ -8,11 +8,11 @@ With ``--respond-async`` the batches ask for 202 answers (taken into the log) an
 then waits until every token is applied: the server CPU it prints covers the whole way from
 request to applied standings.
 
-    .venv/bin/python scripts/ingest_probe.py                       # embedded: SQLite + memory
-    .venv/bin/python scripts/ingest_probe.py --fresh-database \\
+    rankline bench probe ingest                       # embedded: SQLite + memory
+    rankline bench probe ingest --fresh-database \\
         --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_probe \\
         --redis-url redis://127.0.0.1:6379/15                      # PostgreSQL + Redis
-    .venv/bin/python scripts/ingest_probe.py --mode single --clients 64 --events 20000
+    rankline bench probe ingest --mode single --clients 64 --events 20000
 
 A PostgreSQL or MariaDB database named in the URL is created and migrated when missing (with
 ``--fresh-database``, dropped first: deleted boards leave dead rows that only a vacuum
@@ -28,15 +28,14 @@ random scores and new match ids (about half beat the stored best). A Redis index
 bench's scripts for S seconds instead (``--mode both``: single submissions, then batches):
 one Python client is slower than the server's group commit, so single submissions need it.
 
-    .venv/bin/python scripts/ingest_probe.py --preload 10000000 --data-dir /tmp/probe-10m
-    .venv/bin/python scripts/ingest_probe.py --preload 10000000 \\
+    rankline bench probe ingest --preload 10000000 --data-dir /tmp/probe-10m
+    rankline bench probe ingest --preload 10000000 \\
         --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_10m \\
         --redis-url redis://127.0.0.1:6379/15 --mode both --wrk 15 --clients 64
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
@@ -49,21 +48,50 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from rankline.bench import servers
+from rankline.bench import load, servers
+from rankline.clock import SystemClock
+from rankline.settings import Settings
+from rankline.store.admin import ensure_database
+from rankline.store.opening import open_store, store_settings
 from rankline.writing.ingest import make_token, parse_token
 
-ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 KEY = "ingest-probe-key"
+MODES = ("batch", "single", "both")
+
+
+@dataclass
+class Options:
+    database_url: str | None = None
+    redis_url: str | None = None
+    fresh_database: bool = False
+    mode: str = "batch"
+    respond_async: bool = False
+    events: int = 50_000
+    warmup: int = 2_000
+    batch: int = 1_000
+    clients: int = 4
+    players: int = 1_000_000
+    windows: str = "all_time"
+    policy: str = "best"
+    preload: int = 0
+    data_dir: Path | None = None
+    wrk: float = 0
+    seed: int | None = None
+    ready_timeout: float = 600
+    port: int = 0
+    set: list[str] = field(default_factory=list)
+    gc: str | None = None
+    profile: str | None = None
+    server_pid: int = 0
+    """Set once the server runs."""
 
 
 def _free_port() -> int:
@@ -72,21 +100,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def _preload(args: argparse.Namespace, data_dir: Path) -> None:
+async def _preload(args: Options, data_dir: Path) -> None:
     """Bulk-load the bench board with ``--preload`` players unless the store holds it."""
-    from rankline.bench import load
-    from rankline.clock import SystemClock
-    from rankline.settings import Settings
-    from rankline.store import migrate
-    from rankline.store.sql import SqlStore
-
     url = args.database_url or Settings(data_dir=data_dir).database
-    store = SqlStore(url)
-    try:
-        await migrate.upgrade(store.engine)
+    async with open_store(store_settings(url), schema="upgraded") as store:
         count = await store.count_standings(load.BOARD_ID)
-    finally:
-        await store.close()
     if count == args.preload:
         return
     if count:
@@ -100,37 +118,8 @@ async def _preload(args: argparse.Namespace, data_dir: Path) -> None:
     print(f"loaded {args.preload:,} players in {time.perf_counter() - started:.0f} s")
 
 
-async def _ensure_database(url: str, fresh: bool) -> None:
-    """Create the server database named in ``url`` if it does not exist (PostgreSQL,
-    MariaDB); with ``fresh``, drop it first."""
-    parsed = make_url(url)
-    dialect = parsed.get_backend_name()
-    if dialect == "sqlite" or not parsed.database:
-        return
-    admin = parsed.set(database="postgres" if dialect == "postgresql" else "mysql")
-    engine = create_async_engine(admin, isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as conn:
-            if fresh:
-                quoted = (
-                    f'"{parsed.database}"' if dialect == "postgresql" else f"`{parsed.database}`"
-                )
-                await conn.execute(text(f"DROP DATABASE IF EXISTS {quoted}"))
-            if dialect == "postgresql":
-                found = await conn.scalar(
-                    text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": parsed.database}
-                )
-                if not found:
-                    await conn.execute(text(f'CREATE DATABASE "{parsed.database}"'))
-            else:
-                await conn.execute(text(f"CREATE DATABASE IF NOT EXISTS `{parsed.database}`"))
-    finally:
-        await engine.dispose()
-
-
-def _env(args: argparse.Namespace, data_dir: Path) -> dict[str, str]:
+def _env(args: Options, data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RANKLINE_")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH")) if p)
     env["RANKLINE_DATA_DIR"] = str(data_dir)
     env["RANKLINE_SERVER_KEYS"] = KEY
     env["RANKLINE_LOG_LEVEL"] = "warning"
@@ -171,7 +160,7 @@ def _item(board: str, n: int, players: int, run: str) -> dict[str, Any]:
 _random: random.Random | None = None
 
 
-def _batch_bodies(args: argparse.Namespace, board: str, run: str, first: int) -> list[bytes]:
+def _batch_bodies(args: Options, board: str, run: str, first: int) -> list[bytes]:
     bodies = []
     for start in range(first, first + args.events, args.batch):
         stop = min(start + args.batch, first + args.events)
@@ -180,7 +169,7 @@ def _batch_bodies(args: argparse.Namespace, board: str, run: str, first: int) ->
     return bodies
 
 
-def _single_bodies(args: argparse.Namespace, board: str, run: str, first: int) -> list[bytes]:
+def _single_bodies(args: Options, board: str, run: str, first: int) -> list[bytes]:
     bodies = []
     for n in range(first, first + args.events):
         item = _item(board, n, args.players, run)
@@ -261,7 +250,7 @@ def _sampled(path: str | None, pid: int) -> Iterator[None]:
         proc.wait(timeout=60)
 
 
-async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[bytes]) -> None:
+async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> None:
     headers = {"authorization": f"Bearer {KEY}", "content-type": "application/json"}
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
     async with httpx.AsyncClient(
@@ -284,7 +273,7 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
             make = _batch_bodies if batch else _single_bodies
             path = "/v1/scores/batch" if batch else f"/v1/boards/{board}/scores"
             if args.warmup:
-                warm = argparse.Namespace(**{**vars(args), "events": args.warmup})
+                warm = Options(**{**vars(args), "events": args.warmup})
                 await _drive(client, path, make(warm, board, run, 10**9), args.clients, batch)
             bodies = make(args, board, run, 0)
             tokens: list[str] | None = [] if args.respond_async else None
@@ -321,16 +310,16 @@ async def _probe(args: argparse.Namespace, base: str, proc: subprocess.Popen[byt
                 await client.delete(f"/v1/boards/{board}")
 
 
-def _wrk(args: argparse.Namespace, base: str) -> None:
+def _wrk(args: Options, base: str) -> None:
     """Drive the preloaded board with wrk and the bench's script (``--wrk``): one Python
     client spends more CPU per request than the server's group commit, so on a small
     machine it, not the server, sets the single-submission rate. Every 2xx answer came
     after its commit."""
     for mode in ("single", "batch") if args.mode == "both" else (args.mode,):
-        _wrk_run(argparse.Namespace(**{**vars(args), "mode": mode}), base)
+        _wrk_run(Options(**{**vars(args), "mode": mode}), base)
 
 
-def _wrk_run(args: argparse.Namespace, base: str) -> None:
+def _wrk_run(args: Options, base: str) -> None:
     from rankline.bench import wrk
 
     endpoint = "batch" if args.mode == "batch" else "submit"
@@ -364,12 +353,14 @@ def _wrk_run(args: argparse.Namespace, base: str) -> None:
     )
 
 
-def main(args: argparse.Namespace) -> None:
+def run(args: Options) -> None:
     global _random
+    if args.mode not in MODES:
+        raise ValueError(f"--mode takes {', '.join(MODES)}, not {args.mode!r}")
     if args.respond_async and (args.wrk or args.mode != "batch"):
-        raise SystemExit("--respond-async times batches from Python clients: not with --wrk")
+        raise ValueError("--respond-async times batches from Python clients: not with --wrk")
     if args.database_url:
-        asyncio.run(_ensure_database(args.database_url, args.fresh_database))
+        asyncio.run(ensure_database(args.database_url, fresh=args.fresh_database))
     with tempfile.TemporaryDirectory(prefix="rankline-probe-") as tmp:
         data_dir = Path(args.data_dir) if args.data_dir else Path(tmp) / "data"
         env = _env(args, data_dir)
@@ -405,60 +396,3 @@ def main(args: argparse.Namespace) -> None:
                     proc.wait()
         if proc.returncode not in (0, -15):
             print((Path(tmp) / "serve.log").read_text(errors="replace")[-3000:])
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database-url", help="RANKLINE_DATABASE_URL (default: embedded SQLite)")
-    parser.add_argument("--redis-url", help="RANKLINE_REDIS_URL (default: in-process index)")
-    parser.add_argument(
-        "--fresh-database",
-        action="store_true",
-        help="drop and create the --database-url database first (repeatable runs)",
-    )
-    parser.add_argument(
-        "--mode", choices=("batch", "single", "both"), default="batch", help="both: --wrk only"
-    )
-    parser.add_argument(
-        "--respond-async",
-        action="store_true",
-        help="ask for 202 answers (Prefer: respond-async) and time until all are applied: "
-        "the server CPU is then from request to applied standings",
-    )
-    parser.add_argument("--events", type=int, default=50_000, help="submissions to time")
-    parser.add_argument("--warmup", type=int, default=2_000, help="untimed submissions first")
-    parser.add_argument("--batch", type=int, default=1_000, help="items per batch request")
-    parser.add_argument("--clients", type=int, default=4, help="concurrent connections")
-    parser.add_argument("--players", type=int, default=1_000_000, help="distinct player ids")
-    parser.add_argument("--windows", default="all_time", help="the board's windows, a,b,c")
-    parser.add_argument("--policy", default="best")
-    parser.add_argument(
-        "--preload",
-        type=int,
-        default=0,
-        help="players on the bench board, bulk-loaded once and kept (see above)",
-    )
-    parser.add_argument(
-        "--data-dir", help="RANKLINE_DATA_DIR to keep between runs (default: a temporary one)"
-    )
-    parser.add_argument(
-        "--wrk",
-        type=float,
-        default=0,
-        help="with --preload: drive the board with wrk for this many seconds instead",
-    )
-    parser.add_argument("--seed", type=int, help="random players and scores (default: new ones)")
-    parser.add_argument("--ready-timeout", type=float, default=600, help="seconds to start")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--set", action="append", default=[], help="NAME=value server setting")
-    parser.add_argument("--gc", help="gc.set_threshold arguments for the server: 50000,20,100")
-    parser.add_argument(
-        "--profile",
-        help="sample the server with py-spy; collapsed stacks by thread to this file "
-        "(with --wrk, to PATH.submit and PATH.batch)",
-    )
-    return parser
-
-
-if __name__ == "__main__":
-    main(_parser().parse_args())

@@ -1,0 +1,203 @@
+"""The measuring commands: ``rankline bench`` (and its probes), ``soak`` and ``check-history``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
+from rankline.cli.app import Group, Typer, run_measure
+from rankline.cli.probes import probe_app
+
+bench_app = Typer(cls=Group, add_completion=False)
+bench_app.add_typer(probe_app, name="probe")
+
+
+@bench_app.callback(invoke_without_command=True)
+def bench(
+    ctx: typer.Context,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="N=1,000,000 and 10 s per endpoint: under 10 minutes.")
+    ] = False,
+    n: Annotated[
+        int | None, typer.Option(min=1, help="Players to load (default 10,000,000; quick 1M).")
+    ] = None,
+    duration: Annotated[
+        float | None, typer.Option(min=1, help="Seconds per endpoint (default 30; quick 10).")
+    ] = None,
+    backends: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: memory (in-process index + SQLite in a temporary "
+            "directory), redis (Redis db 8 + PostgreSQL database rankline_bench, both "
+            "emptied first), cluster (a local 6-node Redis Cluster it starts and the "
+            "PostgreSQL database rankline_bench_cluster: the reads on an unsharded and a "
+            "sharded board, one after the other; needs redis-server) and dense (memory per "
+            "entry of a plain and a dense-rank board, on both backends, in Redis db 5 + "
+            "PostgreSQL database rankline_bench_dense)."
+        ),
+    ] = "memory,redis",
+    json_path: Annotated[
+        Path | None,
+        typer.Option("--json", help="Result file (default bench-results/<timestamp>.json)."),
+    ] = None,
+    markdown: Annotated[
+        Path | None,
+        typer.Option(help="Also write the results section of this page, e.g. docs/performance.md."),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Server workers for the redis backend, and for its ceiling (memory: 1).",
+        ),
+    ] = 1,
+    connections: Annotated[int, typer.Option(min=1, help="wrk connections.")] = 64,
+    threads: Annotated[int, typer.Option(min=1, help="wrk threads.")] = 1,
+    profile: Annotated[
+        bool,
+        typer.Option("--profile", help="Also profile the server with py-spy in a player-rank run."),
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the generated scores.")] = 1,
+    server: Annotated[
+        str, typer.Option(help="HTTP server of rankline and of the ceiling: uvicorn or granian.")
+    ] = "uvicorn",
+    memory_only: Annotated[
+        bool,
+        typer.Option(
+            "--memory-only",
+            help="Only measure the memory per entry at N (at most 1,000,000) of a plain board "
+            "and of a board with a subscore, on each backend (no wrk needed).",
+        ),
+    ] = False,
+    endpoints: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated endpoints to measure (default: all): rank, around, "
+            "friends, top, top_deep, submit, batch, batch_async, mixed, matches (rated "
+            "matches). The ceilings and baselines run as always.",
+        ),
+    ] = "",
+) -> None:
+    """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
+    the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
+    if ctx.invoked_subcommand is not None:  # `rankline bench probe ...`
+        return
+    import shlex
+    import sys
+
+    from rankline.bench import run
+
+    run_measure(
+        lambda: run.make_options(
+            quick=quick,
+            n=n,
+            duration=duration,
+            backends=backends,
+            json_path=json_path,
+            markdown=markdown,
+            workers=workers,
+            connections=connections,
+            threads=threads,
+            profile=profile,
+            seed=seed,
+            server=server,
+            command=shlex.join(["rankline", *sys.argv[1:]]),
+            memory_only=memory_only,
+            endpoints=endpoints,
+        ),
+        run.main,
+    )
+
+
+_ScratchDatabase = Annotated[
+    str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
+]
+_ScratchRedis = Annotated[str, typer.Option(help="Redis database of the redis backend (flushed).")]
+
+
+def soak(
+    minutes: Annotated[float, typer.Option(min=0.1, help="Minutes of load per backend.")] = 10.0,
+    backends: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: memory (one worker, in-process index, SQLite in a temporary "
+            "directory; the whole server restarts midway) and redis (two workers on Redis "
+            "database 6 and the PostgreSQL database rankline_soak, both emptied first; one "
+            "worker restarts midway)."
+        ),
+    ] = "memory,redis",
+    rate: Annotated[float, typer.Option(min=1, help="Requests per second, in all.")] = 200.0,
+    clients: Annotated[int, typer.Option(min=1, help="Concurrent connections.")] = 32,
+    players: Annotated[int, typer.Option(min=1, help="Players on the soak board.")] = 10_000,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write every figure to this file.")
+    ] = None,
+    database_url: _ScratchDatabase = SOAK_DATABASE_URL,
+    redis_url: _ScratchRedis = SOAK_REDIS_URL,
+) -> None:
+    """Mixed reads and writes against a real server for minutes, with a restart midway:
+    requests, p50/p99, 5xx and memory per minute, and a verdict per goal (RSS growth at most
+    5%, stable p99, no 5xx). Exit 1 when a goal is missed."""
+    from rankline.bench import soak as soaking
+    from rankline.bench import stack
+
+    run_measure(
+        lambda: soaking.Options(
+            minutes=minutes,
+            backends=stack.parse_backends(backends),
+            rate=rate,
+            clients=clients,
+            players=players,
+            json_path=json_path,
+            database_url=database_url,
+            redis_url=redis_url,
+        ),
+        soaking.main,
+    )
+
+
+def check_history(
+    seconds: Annotated[
+        float, typer.Option(min=1, help="Seconds of recording per backend.")
+    ] = 180.0,
+    backends: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: redis (two workers on Redis database 6 and the PostgreSQL "
+            "database rankline_soak, both emptied first; one worker is killed midway) and "
+            "memory (one worker, in-process index, SQLite; the server is killed midway)."
+        ),
+    ] = "redis,memory",
+    writers: Annotated[int, typer.Option(min=1, help="Concurrent writers.")] = 6,
+    readers: Annotated[int, typer.Option(min=1, help="Concurrent readers.")] = 6,
+    players: Annotated[
+        int, typer.Option(min=1, help="Players (few, so writes and reads of one player overlap).")
+    ] = 20,
+    json_path: Annotated[
+        Path | None,
+        typer.Option("--json", help="Also write the recorded history and the result here."),
+    ] = None,
+    database_url: _ScratchDatabase = SOAK_DATABASE_URL,
+    redis_url: _ScratchRedis = SOAK_REDIS_URL,
+) -> None:
+    """Record concurrent writes (a best board and a sum board) and reads across workers and
+    a crash, then check that every read is explained by a serial order of the acknowledged
+    writes. Prints the violations per rule; exit 1 if any."""
+    from rankline.bench import history_run, stack
+
+    run_measure(
+        lambda: history_run.Options(
+            seconds=seconds,
+            backends=stack.parse_backends(backends),
+            writers=writers,
+            readers=readers,
+            players=players,
+            json_path=json_path,
+            database_url=database_url,
+            redis_url=redis_url,
+        ),
+        history_run.main,
+    )
