@@ -39,8 +39,8 @@ run: install
 services:
 	@bash scripts/ensure-services.sh
 
-# Debian's chromium (the page tests) and wrk (the benchmark and its tests); apt-get installs
-# what is missing.
+# Debian's chromium (the page tests), wrk (the benchmark and its tests), podman and
+# debootstrap (the image test); apt-get installs what is missing.
 tools:
 	@bash scripts/ensure-tools.sh
 

@@ -41,7 +41,10 @@ from procs import HOST, REPO, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
-SLOT = os.environ.get("RANKLINE_TEST_SLOT", "0")
+# The test slot, as backends.py counts it (RANKLINE_TEST_SLOT plus the xdist worker's number).
+SLOT = int(os.environ.get("RANKLINE_TEST_SLOT", "0")) + int(
+    os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+)
 IMAGE = f"localhost/rankline-test:slot{SLOT}"
 BASE_PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "ca-certificates")
 
