@@ -10,12 +10,15 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 from asgi_lifespan import LifespanManager
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import SpanKind
 
+from backends import REDIS_URL
 from procs import serving
 from rankline.http.app import create_app
 from rankline.observability import observe, tracing
@@ -120,7 +123,7 @@ def test_json_logs_give_every_request_one_object_with_its_id(tmp_path: Path) -> 
 @pytest.fixture
 def spans() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
     exporter = InMemorySpanExporter()
-    provider = TracerProvider()
+    provider = TracerProvider(sampler=tracing.within_requests(ALWAYS_ON))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     yield provider, exporter
     tracing.uninstrument()
@@ -163,3 +166,42 @@ async def test_a_trace_shows_each_request_and_the_sql_it_made(
     other = requests[missing.headers["x-request-id"]]
     assert other.attributes["http.response.status_code"] == 404
     assert other.attributes["rankline.board"] == "ghost"
+
+
+def test_spans_outside_requests_are_dropped(
+    spans: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    provider, exporter = spans
+    tracer = provider.get_tracer("test")
+    with tracer.start_as_current_span("background", kind=SpanKind.CLIENT):
+        pass  # a background task's command: no request around it
+    with (
+        tracer.start_as_current_span("GET top", kind=SpanKind.SERVER),
+        tracer.start_as_current_span("EVALSHA", kind=SpanKind.CLIENT),
+    ):
+        pass
+    assert sorted(s.name for s in exporter.get_finished_spans()) == ["EVALSHA", "GET top"]
+
+
+async def test_on_redis_a_request_span_holds_its_index_and_store_spans(
+    tmp_path: Path, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    provider, exporter = spans
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    settings = Settings(data_dir=tmp_path, server_keys=KEY, redis_url=REDIS_URL)
+    app = create_app(settings)
+    traced = observe(app, tracer_provider=provider)
+    async with LifespanManager(app):
+        await app.state.service.wait_ready()
+        transport = httpx.ASGITransport(app=traced)
+        async with httpx.AsyncClient(transport=transport, base_url="http://rankline") as http:
+            put = await http.put("/v1/boards/arena", headers=AUTH, json={})
+            assert put.status_code in (200, 201), put.text
+    finished = exporter.get_finished_spans()
+    (request,) = [s for s in finished if s.kind == SpanKind.SERVER]
+    children = [s for s in finished if s.parent and s.parent.span_id == request.context.span_id]
+    systems = {
+        s.attributes.get("db.system") or s.attributes.get("db.system.name") for s in children
+    }
+    assert {"redis", "sqlite"} <= systems  # the index's commands and the store's statements
+    assert all(s.parent is not None for s in finished if s.kind != SpanKind.SERVER)

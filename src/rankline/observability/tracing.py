@@ -15,6 +15,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.sampling import Sampler
     from opentelemetry.trace import Tracer, TracerProvider
 
 log = logging.getLogger(__name__)
@@ -45,9 +46,43 @@ def tracer_from_env() -> Tracer | None:
         log.warning("OTEL_EXPORTER_OTLP_ENDPOINT is set but rankline[otel] is not installed")
         return None
     attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": NAME}
-    provider = SdkTracerProvider(resource=Resource.create(attributes))
+    configured = SdkTracerProvider().sampler  # as OTEL_TRACES_SAMPLER says
+    provider = SdkTracerProvider(
+        resource=Resource.create(attributes), sampler=within_requests(configured)
+    )
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     return instrument(provider)
+
+
+def within_requests(sampler: Sampler) -> Sampler:
+    """``sampler``, but a span that is neither a request's (a server span) nor inside one is
+    dropped: the Redis commands of background tasks (index checks, fills, the group commit)
+    would otherwise each be a trace of their own."""
+    from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
+    from opentelemetry.trace import SpanKind, get_current_span
+
+    class _WithinRequests(Sampler):
+        def should_sample(
+            self,
+            parent_context: Any,
+            trace_id: int,
+            name: str,
+            kind: SpanKind | None = None,
+            attributes: Any = None,
+            links: Any = None,
+            trace_state: Any = None,
+        ) -> SamplingResult:
+            parent = get_current_span(parent_context).get_span_context()
+            if kind != SpanKind.SERVER and not parent.is_valid:
+                return SamplingResult(Decision.DROP)
+            return sampler.should_sample(
+                parent_context, trace_id, name, kind, attributes, links, trace_state
+            )
+
+        def get_description(self) -> str:
+            return f"WithinRequests{{{sampler.get_description()}}}"
+
+    return _WithinRequests()
 
 
 def instrument(provider: TracerProvider) -> Tracer:
