@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean
+.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock
 
 PYTHON = python3
 VENV = .venv
@@ -39,8 +39,8 @@ run: install
 services:
 	@bash scripts/ensure-services.sh
 
-# Debian's chromium (the page tests) and wrk (the benchmark and its tests); apt-get installs
-# what is missing.
+# Debian's chromium (the page tests), wrk (the benchmark and its tests), podman and
+# debootstrap (the image test); apt-get installs what is missing.
 tools:
 	@bash scripts/ensure-tools.sh
 
@@ -78,6 +78,15 @@ install-bench: venv
 bench: install install-bench services
 	@bash scripts/ensure-tools.sh wrk
 	$(BIN)/rankline bench --quick $(ARGS)
+
+# requirements.lock: pyproject's runtime dependencies and the otel extra's, pinned with their
+# hashes; the container image installs exactly these. Run it after changing the dependencies: it keeps every pin it
+# can (`make lock ARGS=--upgrade` moves them all to the newest allowed). A test checks that
+# the lock still matches pyproject.toml.
+lock: install-dev
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes \
+		--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links \
+		--extra otel --output-file requirements.lock $(ARGS) pyproject.toml
 
 fmt: install-dev
 	$(BIN)/ruff format .

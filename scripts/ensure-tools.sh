@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Make sure the Debian packages the test suite and the benchmark drive are installed:
-# chromium (the page tests drive it headless through Playwright) and wrk (the benchmark's
-# load generator, also run by its tests). Installs what is missing with apt-get; exits 1
-# with a clear message if it cannot. Never runs `playwright install` (that downloads
-# browsers from the internet). `ensure-tools.sh wrk` checks wrk only.
+# chromium (the page tests drive it headless through Playwright), wrk (the benchmark's
+# load generator, also run by its tests), podman and debootstrap (tests/test_image.py builds
+# the container image on a Debian base made by debootstrap). Installs what is missing with
+# apt-get; exits 1 with a clear message if it cannot. Never runs `playwright install` (that
+# downloads browsers from the internet). `ensure-tools.sh wrk` checks wrk only.
 set -euo pipefail
 
 log() { printf 'ensure-tools: %s\n' "$*" >&2; }
 die() { printf 'ensure-tools: ERROR: %s\n' "$*" >&2; exit 1; }
 
 wanted=("$@")
-[ ${#wanted[@]} -gt 0 ] || wanted=(chromium wrk)
+[ ${#wanted[@]} -gt 0 ] || wanted=(chromium wrk podman debootstrap)
 missing=()
 for tool in "${wanted[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
@@ -27,7 +28,7 @@ fi
 log "installing ${missing[*]} (apt-get)"
 $SUDO apt-get update -qq || die "apt-get update failed (needed to install ${missing[*]})"
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" \
-    || die "apt-get install ${missing[*]} failed; the tests need them (chromium: the page tests; wrk: the benchmark's tests)"
+    || die "apt-get install ${missing[*]} failed; the tests need them (chromium: the page tests; wrk: the benchmark's tests; podman, debootstrap: the image test)"
 for tool in "${missing[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool still not on PATH after apt-get install"
     log "$tool installed: $(command -v "$tool")"

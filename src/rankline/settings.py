@@ -1,4 +1,5 @@
-"""Settings, declared once. Each is read from a ``RANKLINE_*`` environment variable.
+"""Settings, declared once. Each is read from a ``RANKLINE_*`` environment variable, or
+from the file that ``RANKLINE_*_FILE`` names (a mounted secret).
 
 ``rankline settings`` and the README list them; a test fails when one of them is not
 documented in the README.
@@ -8,11 +9,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from limits import parse_many
-from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
+from sqlalchemy.engine import make_url
+
+FILE_SUFFIX = "_FILE"
 
 
 def _sqlite_cache_mb() -> int:
@@ -31,10 +41,49 @@ def _split(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+class _SecretFiles(PydanticBaseSettingsSource):
+    """``RANKLINE_<NAME>_FILE=path``: the setting's value is the file's content, without its
+    surrounding whitespace. This is how Docker and compose secrets (``/run/secrets/...``) and
+    Kubernetes Secret volumes hand over a value; setting both variables is an error."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # __call__ reads them all
+
+    def __call__(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for name in self.settings_cls.model_fields:
+            variable = f"RANKLINE_{name.upper()}"
+            path = os.environ.get(variable + FILE_SUFFIX)
+            if path is None:
+                continue
+            if variable in os.environ:
+                raise SettingsError(f"set {variable} or {variable}{FILE_SUFFIX}, not both")
+            try:
+                values[name] = Path(path).read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise SettingsError(
+                    f"{variable}{FILE_SUFFIX}: cannot read {path}: {exc.strerror}"
+                ) from exc
+        return values
+
+
 class Settings(BaseSettings):
-    """rankline's configuration. Every field is ``RANKLINE_<NAME>`` in the environment."""
+    """rankline's configuration. Every field is ``RANKLINE_<NAME>`` in the environment, or
+    the content of the file ``RANKLINE_<NAME>_FILE`` names."""
 
     model_config = SettingsConfigDict(env_prefix="RANKLINE_", extra="ignore")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        files = _SecretFiles(settings_cls)
+        return init_settings, env_settings, files, dotenv_settings, file_secret_settings
 
     data_dir: Path = Field(
         Path("rankline-data"),
@@ -45,6 +94,11 @@ class Settings(BaseSettings):
         None,
         description="SQLAlchemy async URL of the durable store, e.g. "
         "postgresql+asyncpg://user@host/db. Default: SQLite at DATA_DIR/rankline.db.",
+    )
+    database_password: SecretStr | None = Field(
+        None,
+        description="Password of DATABASE_URL's user, replacing any password in the URL; "
+        "meant to come from a secret file: RANKLINE_DATABASE_PASSWORD_FILE=/run/secrets/...",
     )
     redis_url: str | None = Field(
         None,
@@ -75,6 +129,12 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=0, le=65535, description="Port `rankline serve` listens on.")
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Log level of the server."
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="Format of the server's log lines on stderr: text, or json (one JSON "
+        "object per line: time, level, logger, message, request_id; and one line per "
+        "request with its board, status and duration).",
     )
     server: Literal["uvicorn", "granian"] = Field(
         "uvicorn",
@@ -245,6 +305,11 @@ class Settings(BaseSettings):
 
     @property
     def database(self) -> str:
+        if self.database_url and self.database_password is not None:
+            url = make_url(self.database_url).set(
+                password=self.database_password.get_secret_value()
+            )
+            return url.render_as_string(hide_password=False)
         if self.database_url:
             return self.database_url
         return f"sqlite+aiosqlite:///{(self.data_dir / 'rankline.db').as_posix()}"

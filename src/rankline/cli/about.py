@@ -21,7 +21,7 @@ def show_settings() -> None:
             value = "(set)"
         elif name.endswith("_url") and value:
             value = redacted(value)
-        shown = os.environ.get(env) is not None
+        shown = os.environ.get(env) is not None or os.environ.get(f"{env}_FILE") is not None
         console.print(f"[bold]{env}[/bold] = {value!s}{'' if shown else '  (default)'}")
         console.print(f"    {help_text}")
 

@@ -8,7 +8,7 @@ import inspect
 import logging
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar, NoReturn, TypeVar
+from typing import Any, ClassVar, Literal, NoReturn, TypeVar
 from urllib.parse import urlsplit
 
 import typer
@@ -92,10 +92,10 @@ app = Typer(
 )
 
 
-def setup_logging(level: str) -> None:
-    from rankline.http.app import configure_logging  # as in the workers a server starts
+def setup_logging(level: str, log_format: Literal["text", "json"] = "text") -> None:
+    from rankline.observability import configure_logging  # as in the workers a server starts
 
-    configure_logging(level)
+    configure_logging(level, log_format)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

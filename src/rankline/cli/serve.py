@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -41,7 +42,7 @@ def serve(
         fail(f"--server must be one of {', '.join(serving.SERVERS)}, not {chosen!r}")
     host = host or settings.host
     port = settings.port if port is None else port
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, settings.log_format)
     if workers > 1 and not settings.redis_url:
         fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:
@@ -66,19 +67,23 @@ def serve(
     if settings.redis_url:
         cluster = settings.redis_url.startswith("redis+cluster://")
         index = "redis cluster" if cluster else "redis"
-    console.print(f"rankline {__version__} serving on http://{host}:{port}  (docs: /docs)")
-    console.print(key_note)
-    console.print(f"durable store: {redacted(settings.database)}; ranking index: {index}")
-    console.print(f"HTTP server: {chosen}, {workers} worker(s)")
+    # With JSON logs, the banner is log lines too: stderr stays one JSON object per line.
+    note = console.print if settings.log_format == "text" else logging.getLogger(__name__).info
+    note(f"rankline {__version__} serving on http://{host}:{port}  (docs: /docs)")
+    note(key_note)
+    note(f"durable store: {redacted(settings.database)}; ranking index: {index}")
+    note(f"HTTP server: {chosen}, {workers} worker(s)")
     app_object = None
     if workers > 1:
         from rankline.metrics import prepare_multiprocess
 
         prepare_multiprocess(settings.data_dir)
-    elif chosen == "uvicorn":
-        from rankline.http.app import serving_app
+    elif chosen == "uvicorn" and settings.log_format == "text":
+        # With JSON logs uvicorn makes the app itself (app_from_env), once it has configured
+        # its logging, so that its loggers' lines go through the JSON handler too.
+        from rankline.http.app import observed_app
 
-        app_object = serving_app(settings)
+        app_object = observed_app(settings)
     serving.run(
         chosen,
         "rankline.http.app:app_from_env",

@@ -31,6 +31,7 @@ from rankline.http.guard import RateLimits
 from rankline.http.openapi import DOCS_HTML, build_openapi
 from rankline.http.responses import error_response, json_response, problem_response
 from rankline.http.routes import ENDPOINTS
+from rankline.observability import observe
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.types import Clock
@@ -216,15 +217,22 @@ def configure_logging(level: str) -> None:
     )
 
 
-def app_from_env() -> Starlette:
+def app_from_env() -> ASGIApp:
     """The app of a worker process the server started (uvicorn's workers, granian's):
     each builds its own from the environment, and logs as ``rankline serve`` does."""
     settings = Settings()
     configure_logging(settings.log_level)
-    return serving_app(settings)
+    return observed_app(settings)
 
 
 def serving_app(settings: Settings) -> Starlette:
     """The app of a serving process: garbage collection tuned for it (see GC_THRESHOLDS)."""
     gc.set_threshold(*GC_THRESHOLDS)
     return create_app(settings, service=Rankline(settings, freeze_gc=True))
+
+
+def observed_app(settings: Settings) -> ASGIApp:
+    """``serving_app`` with request ids, the log format and traces (rankline.observability):
+    what a server serves."""
+    app = serving_app(settings)
+    return observe(app, log_level=settings.log_level, log_format=settings.log_format)
