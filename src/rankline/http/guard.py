@@ -4,18 +4,13 @@ Each server process counts in memory, once per request before its handler runs; 
 over a limit answers 429 with ``Retry-After`` and records nothing. With several workers, each
 applies the limits to what it serves.
 
-The counting is the ``limits`` library's fixed windows on its asyncio in-memory storage,
-through their public API. A call into the library costs several microseconds (its key
-strings, error wrapping and expiry task), as much as a tenth of a whole rank read; so the
-requests of one client are passed to it in chunks of up to 1% of the limit (at most
-``_CHUNK_MAX``; one at a time for small limits), each chunk one ``hit`` of that cost, and a
-client found over a limit is refused here until its window resets. A client can exceed a
-limit by less than one chunk per window.
-
-The library's storage has no thread (its thread-based one starts a timer thread every 10 ms
-under load, and each start stalls the event loop); its expiry task walks every live counter
-once per turn of the event loop that passed a chunk, so thousands of distinct clients under a
-small limit (one request a chunk) make that walk the main cost of a check.
+The counting is the ``limits`` library's fixed windows, through its public API, on a storage
+of our own (``limit_storage``): plain dicts on the library's storage base, with no thread and
+no task. A call into the library still costs a microsecond or more (its key strings and error
+wrapping), as much as a tenth of a whole rank read; so the requests of one client are passed
+to it in chunks of up to 1% of the limit (at most ``_CHUNK_MAX``; one at a time for small
+limits), each chunk one ``hit`` of that cost, and a client found over a limit is refused here
+until its window resets. A client can exceed a limit by less than one chunk per window.
 """
 
 from __future__ import annotations
@@ -25,11 +20,11 @@ import time
 from typing import Any
 
 from limits import RateLimitItem, parse_many
-from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import FixedWindowRateLimiter
 from starlette.types import Scope
 
 from rankline.errors import TooManyRequests
+from rankline.http.limit_storage import WindowStorage
 from rankline.metrics import THROTTLED
 from rankline.settings import Settings
 
@@ -83,7 +78,7 @@ class RateLimits:
         address_writes: str = "",
         address_reads: str = "",
     ) -> None:
-        self.storage = MemoryStorage()
+        self.storage = WindowStorage()
         self._limiter = FixedWindowRateLimiter(self.storage)
         self._writes = (
             _kind("key", "writes", key_writes),
