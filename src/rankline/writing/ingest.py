@@ -358,6 +358,11 @@ class AsyncIngest:
         records = await self._log.read(partition, after, _READ_LIMIT)
         if not records:
             return False
+        if any(self._board(record.board) is None for _, record in records):
+            # Taken by another worker against a board this one may not have loaded yet (one
+            # just created there): the registry then reads every change acknowledged before
+            # now, so only a board deleted since is missing below.
+            await self._boards.refresh()
         subs: list[tuple[Position, Submission]] = []
         dead: list[DeadLetter] = []
         matches: list[tuple[Board, MatchPayload]] = []
