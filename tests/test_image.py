@@ -16,6 +16,7 @@ needs root (chroot, mounts), as the suite's machines run it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -296,8 +297,10 @@ def _serving(
         assert server.wait(timeout=60) in (0, -signal.SIGTERM)
         assert "Application shutdown complete" in log_path.read_text(errors="replace")
     finally:
+        # the whole session (the server's workers too), also when the test failed midway
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
         if server.poll() is None:
-            server.kill()
             server.wait()
 
 
