@@ -29,7 +29,6 @@ from typing import Any
 import httpx
 import pytest
 from asgi_lifespan import LifespanManager
-from starlette.applications import Starlette
 
 from backends import (
     ALL,
@@ -45,6 +44,7 @@ from helpers_api import SERVER_KEY
 from helpers_marks import GUARD, marks_for
 from rankline import ManualClock, Rankline, Settings
 from rankline.http import create_app
+from rankline.http.app import Application
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
@@ -207,7 +207,7 @@ async def service(settings: Settings, clock: ManualClock) -> AsyncIterator[Rankl
 
 
 @pytest.fixture
-async def app(settings: Settings, clock: ManualClock) -> AsyncIterator[Starlette]:
+async def app(settings: Settings, clock: ManualClock) -> AsyncIterator[Application]:
     application = create_app(settings, clock=clock)
     async with LifespanManager(application, startup_timeout=60, shutdown_timeout=60):
         await application.state.service.wait_ready()
@@ -215,7 +215,7 @@ async def app(settings: Settings, clock: ManualClock) -> AsyncIterator[Starlette
 
 
 @pytest.fixture
-async def client(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
+async def client(app: Application) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://rankline.test") as c:
         yield c

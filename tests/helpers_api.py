@@ -10,10 +10,10 @@ from typing import Any
 
 import httpx
 from asgi_lifespan import LifespanManager
-from starlette.applications import Starlette
 
 from rankline import ManualClock, Settings
 from rankline.http import create_app
+from rankline.http.app import Application
 
 SERVER_KEY = "test-server-key"
 AUTH = {"Authorization": f"Bearer {SERVER_KEY}"}
@@ -132,7 +132,7 @@ async def ranking(client: httpx.AsyncClient, board_id: str, **params: Any) -> li
 
 
 @asynccontextmanager
-async def open_app(settings: Settings, clock: ManualClock) -> AsyncIterator[Starlette]:
+async def open_app(settings: Settings, clock: ManualClock) -> AsyncIterator[Application]:
     """A started app (lifespan run, index built) for settings other than the conftest ones."""
     application = create_app(settings, clock=clock)
     async with LifespanManager(application, startup_timeout=60, shutdown_timeout=60):
@@ -141,7 +141,7 @@ async def open_app(settings: Settings, clock: ManualClock) -> AsyncIterator[Star
 
 
 @asynccontextmanager
-async def open_client(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
+async def open_client(app: Application) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://rankline.test") as c:
         yield c

@@ -11,7 +11,6 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from starlette.applications import Starlette
 
 from backends import flush_redis, real_url
 from helpers_api import (
@@ -25,6 +24,7 @@ from helpers_api import (
     submit,
 )
 from rankline import ManualClock
+from rankline.http.app import Application
 from rankline.index.maintenance import verify
 from rankline.index.sql import SqlIndex
 from rankline.ordering import score_prefix
@@ -171,7 +171,7 @@ async def test_a_rebuilt_index_answers_the_same_dense_ranks(
         assert report.count == 0, report.differences
 
 
-async def test_degraded_reads_count_distinct_scores_as_the_index(app: Starlette) -> None:
+async def test_degraded_reads_count_distinct_scores_as_the_index(app: Application) -> None:
     """The SQL reader (what answers while the index cannot) counts the distinct better
     scores as the index does, from the rows alone."""
     service = app.state.service
@@ -201,7 +201,7 @@ def _model_dense_pair(
 
 @pytest.mark.parametrize(("order", "sub"), [("desc", "desc"), ("asc", "desc"), ("desc", "asc")])
 async def test_a_dense_rank_board_with_a_subscore_counts_distinct_score_subscore_pairs(
-    app: Starlette, order: str, sub: str
+    app: Application, order: str, sub: str
 ) -> None:
     """On a board with a subscore the value dense ranks count is (score, subscore): entries
     tie only when both are equal, an equal score with another subscore is another value.

@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from helpers_api import (
     AUTH,
@@ -22,6 +21,7 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock
+from rankline.http.app import Application
 from test_stream import SSE
 
 # --- period_ends_at and closes_at -----------------------------------------------------------
@@ -81,7 +81,7 @@ async def test_a_past_period_and_a_changed_grace_show_in_the_head(
 
 
 async def test_stream_events_carry_the_period_end(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await put_board(client, "arena", windows=["all_time", "daily"])
     await submit(client, "arena", "p1", 10)
@@ -211,7 +211,7 @@ async def test_rank_of_refuses_what_a_submission_would(client: httpx.AsyncClient
     assert error_locs(response) == [["query", "window"]]
 
 
-async def test_degraded_and_live_indexes_count_the_same(app: Starlette) -> None:
+async def test_degraded_and_live_indexes_count_the_same(app: Application) -> None:
     """The SQL reader (what answers while the index cannot) counts keys before any bound as
     the live index does: a key, a 16-byte head, an 8-byte score prefix."""
     from rankline.index.sql import SqlIndex

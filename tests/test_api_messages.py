@@ -7,10 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from helpers_api import AUTH, assert_problem, error_locs, put_board, submit
 from rankline import ManualClock
+from rankline.http.app import Application
 from rankline.http.endpoint import Endpoint
 from rankline.http.routes import ENDPOINTS
 
@@ -91,7 +91,9 @@ def _request(endpoint: Endpoint, query: str) -> tuple[str, str, Any]:
     return endpoint.method, f"{path}?{query}" if query else path, BODIES.get(endpoint.path)
 
 
-async def _ended_tournament(client: httpx.AsyncClient, app: Starlette, clock: ManualClock) -> None:
+async def _ended_tournament(
+    client: httpx.AsyncClient, app: Application, clock: ManualClock
+) -> None:
     """Tournament ``cup`` whose edition 1 (p0 scored) has ended and has results."""
     spec = {"starts_at": "2026-11-21T11:00:00Z", "ends_at": "2026-11-21T12:30:00Z"}
     assert (await client.put("/v1/tournaments/cup", json=spec, headers=AUTH)).status_code == 201
@@ -102,7 +104,7 @@ async def _ended_tournament(client: httpx.AsyncClient, app: Starlette, clock: Ma
 
 
 async def test_every_read_refuses_an_unknown_query_parameter(
-    client: httpx.AsyncClient, app: Starlette, clock: ManualClock
+    client: httpx.AsyncClient, app: Application, clock: ManualClock
 ) -> None:
     reads = {(e.method, e.path) for e in READS}
     for path in ("top", "players/{player_id}", "players/{player_id}/around", "ranks", "stream"):

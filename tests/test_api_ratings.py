@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 from openskill.models import PlackettLuce
-from starlette.applications import Starlette
 
 from helpers_api import AUTH, assert_problem, get_json, put_board, ranking, utc
 from rankline import ManualClock
+from rankline.http.app import Application
 from rankline.ratings.rerate import verify
 from rating_reference import Glicko2Reference, displayed, elo_update, glicko_update
 
@@ -288,7 +288,7 @@ async def test_history_carries_the_match_and_both_ratings(client: httpx.AsyncCli
 
 
 async def test_a_restart_and_a_replay_give_the_same_ratings(
-    app: Starlette, client: httpx.AsyncClient, settings: Any, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, settings: Any, clock: ManualClock
 ) -> None:
     from asgi_lifespan import LifespanManager
 
@@ -331,7 +331,7 @@ async def test_a_restart_and_a_replay_give_the_same_ratings(
             assert report.matches == 61 and report.identical
 
 
-async def test_the_python_client_and_the_batch_path(app: Starlette) -> None:
+async def test_the_python_client_and_the_batch_path(app: Application) -> None:
     from rankline.client import AsyncClient
 
     transport = httpx.ASGITransport(app=app)

@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from helpers_api import (
     AUTH,
@@ -26,6 +25,7 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock
+from rankline.http.app import Application
 
 MAX = 2**63 - 1
 MIN = -(2**63)
@@ -678,7 +678,7 @@ async def test_empty_batch_answers_no_results(client: httpx.AsyncClient) -> None
 
 
 async def test_concurrent_submissions_match_a_naive_model(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await put_board(client, "arena", windows=["all_time", "daily"])
     rng = random.Random(7)
@@ -713,7 +713,7 @@ async def test_concurrent_submissions_match_a_naive_model(
 
 
 async def test_concurrent_sum_submissions_lose_nothing(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await put_board(client, "arena", policy="sum")
     responses = await asyncio.gather(

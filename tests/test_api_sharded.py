@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from backends import flush_redis, redis_client
 from helpers_api import (
@@ -28,6 +27,7 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock, Settings
+from rankline.http.app import Application
 from rankline.index import maintenance, sharding
 from rankline.index.redis import keys as k
 from rankline.ordering import SCORE_MAX, SCORE_MIN
@@ -144,7 +144,7 @@ async def _compare_reads(
 
 @pytest.mark.parametrize("shards", [3, 7])
 async def test_a_sharded_board_answers_as_its_unsharded_twin(
-    app: Starlette, client: httpx.AsyncClient, shards: int
+    app: Application, client: httpx.AsyncClient, shards: int
 ) -> None:
     service: Rankline = app.state.service
     await _twins(client, shards)
@@ -203,7 +203,7 @@ async def test_deep_pages_of_a_sharded_board(client: httpx.AsyncClient) -> None:
 
 
 async def test_periods_past_retention_read_the_archive_on_a_sharded_board(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _twins(client, 3)
@@ -240,7 +240,7 @@ async def test_shards_change_freely_until_the_board_has_entries(client: httpx.As
 
 
 async def test_rebuild_and_verify_a_sharded_board(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     service: Rankline = app.state.service
     await _twins(client, 3, windows=["all_time"], scopes=[])

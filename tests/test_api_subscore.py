@@ -18,7 +18,6 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import select
-from starlette.applications import Starlette
 
 from backends import flush_redis
 from helpers_api import (
@@ -34,6 +33,7 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock, Rankline, Settings
+from rankline.http.app import Application
 from rankline.index import maintenance
 from rankline.index.sql import SqlIndex
 from rankline.store import schema as t
@@ -139,7 +139,7 @@ CASES = [("desc", "desc", 1), ("desc", "asc", 3), ("asc", "desc", 3), ("asc", "a
 
 @pytest.mark.parametrize(("order", "sub", "shards"), CASES)
 async def test_reads_rank_by_score_then_subscore_then_time(
-    app: Starlette, client: httpx.AsyncClient, order: Order, sub: Order, shards: int
+    app: Application, client: httpx.AsyncClient, order: Order, sub: Order, shards: int
 ) -> None:
     service: Rankline = app.state.service
     await put_board(client, "duel", order=order, subscore=sub, policy="latest", shards=shards)
@@ -310,7 +310,7 @@ async def test_batch_and_asynchronous_submissions_carry_the_subscore(
 
 
 async def test_an_archived_period_keeps_its_subscores(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await put_board(client, "duel", subscore="asc", windows=["daily"], retention_days={"daily": 1})
@@ -344,7 +344,7 @@ async def test_an_archived_period_keeps_its_subscores(
 
 
 async def test_replay_rebuilds_the_standings_with_their_subscores(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     service: Rankline = app.state.service
     await put_board(client, "duel", subscore="desc", policy="best")

@@ -7,7 +7,6 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from helpers_api import (
     error_locs,
@@ -19,6 +18,7 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock
+from rankline.http.app import Application
 from rankline.types import LeaderboardId
 
 ALL = ["all_time", "daily", "weekly", "monthly"]
@@ -308,7 +308,7 @@ async def test_season_periods_listed_with_bounds(
 
 
 async def test_expired_periods_leave_the_index(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     await put_board(
         client,
@@ -356,7 +356,7 @@ async def test_expired_periods_leave_the_index(
 
 
 async def test_open_periods_never_expire(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     await put_board(client, "arena", windows=["daily"], retention_days={"daily": 0})
     await submit(client, "arena", "p1", 10)

@@ -9,11 +9,11 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
-from starlette.applications import Starlette
 
 from helpers_api import assert_problem, get_json, put_board, submit, unmoved, utc
 from helpers_lifecycle import states
 from rankline import ManualClock, Rankline
+from rankline.http.app import Application
 from rankline.types import LeaderboardId
 
 DAY = "2026-11-21"
@@ -98,7 +98,7 @@ async def _live_leaderboards(service: Rankline) -> set[LeaderboardId]:
 
 
 async def test_reads_after_retention_come_from_the_archive(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _board(client, retention_days={"daily": 1})
@@ -142,7 +142,7 @@ async def test_reads_after_retention_come_from_the_archive(
 
 
 async def test_expired_before_it_was_archived_reads_the_standings(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     """With no retention, the live leaderboard goes at the close; until the scheduler has
     archived the period, its reads come from the SQL standings."""
@@ -163,7 +163,7 @@ async def test_expired_before_it_was_archived_reads_the_standings(
 
 
 async def test_submissions_to_an_archived_period_stay_closed(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _board(client, retention_days={"daily": 1})
@@ -179,7 +179,7 @@ async def test_submissions_to_an_archived_period_stay_closed(
 
 
 async def test_the_archive_answers_dense_ranks_as_the_live_index_did(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _board(client, retention_days={"daily": 1}, dense_rank=True)

@@ -9,11 +9,11 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from helpers_api import AUTH, assert_problem, get_json, put_board, serve, submit
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings
+from rankline.http.app import Application
 from rankline.writing import ingest as ingest_module
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
@@ -98,7 +98,7 @@ async def test_a_duplicate_storm_counts_once(settings: Settings, clock: ManualCl
 
 
 async def test_what_cannot_be_applied_is_a_dead_letter_and_the_partition_goes_on(
-    client: httpx.AsyncClient, app: Starlette
+    client: httpx.AsyncClient, app: Application
 ) -> None:
     await put_board(client, "arena")
     await submit(client, "arena", "p1", 10, match="m1")
@@ -140,7 +140,7 @@ async def test_dead_letters_are_listed_by_the_command(tmp_path: Any, clock: Manu
 
 
 async def test_the_applier_gathers_the_appends_announced_to_it(
-    client: httpx.AsyncClient, app: Starlette, monkeypatch: pytest.MonkeyPatch
+    client: httpx.AsyncClient, app: Application, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Requests that wait for their records to be applied announce their appends: a woken
     applier takes them in one step rather than one each; an announced append that never
@@ -185,7 +185,7 @@ async def test_the_applier_gathers_the_appends_announced_to_it(
 
 
 async def test_matches_posted_together_are_rated_in_one_step(
-    client: httpx.AsyncClient, app: Starlette, monkeypatch: pytest.MonkeyPatch
+    client: httpx.AsyncClient, app: Application, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two match requests sent at once are rated by one step of the applier (their appends
     are gathered into one, or the applier waits for the second, announced as its request

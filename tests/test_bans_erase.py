@@ -13,7 +13,6 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from starlette.applications import Starlette
 
 from backends import ALL, flush_redis, redis_client, selected
 from helpers_api import (
@@ -30,6 +29,7 @@ from helpers_api import (
 )
 from rankline import ManualClock, Settings
 from rankline.errors import IndexUnavailable
+from rankline.http.app import Application
 from rankline.ordering import encode
 from rankline.players import accounts as players_module
 from rankline.service import Rankline
@@ -124,7 +124,7 @@ async def _assert_hidden(client: httpx.AsyncClient, player: str, degraded: bool 
         assert [e["player_id"] for e in friends.json()["entries"]] == ids
 
 
-def _force_degraded(app: Starlette, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+def _force_degraded(app: Application, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     """Send reads to the SQL path (as while Redis is down) until the returned undo runs."""
     service: Rankline = app.state.service
     service.health.degrade("test")
@@ -236,7 +236,7 @@ async def test_submissions_while_banned_are_recorded_and_shown_after_unban(
 
 
 async def test_degraded_reads_hide_banned_players(
-    app: Starlette, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    app: Application, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await _setup(client)
     before = await _snapshot(client)
@@ -286,7 +286,7 @@ async def test_rebuild_leaves_banned_players_out(settings: Settings, clock: Manu
 
 @SHARED_STACKS
 async def test_a_ban_the_index_missed_is_applied_when_it_recovers(
-    app: Starlette, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    app: Application, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service: Rankline = app.state.service
     assert service.keeper.shared
@@ -311,7 +311,7 @@ async def test_a_ban_the_index_missed_is_applied_when_it_recovers(
 
 @SHARED_STACKS
 async def test_a_late_batch_of_another_worker_is_taken_off_again(
-    app: Starlette, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    app: Application, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another worker's batch that committed just before the ban may reach the shared index
     just after it; the ban's second pass takes it off again."""
@@ -373,7 +373,7 @@ def _redis_traces(url: str, player: str) -> list[str]:
 
 
 async def test_erase_leaves_nothing_of_the_player(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _setup(client)

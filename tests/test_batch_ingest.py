@@ -10,11 +10,11 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import func, select
-from starlette.applications import Starlette
 
 from helpers_api import AUTH, open_app, open_client, put_board, ranking
 from rankline import ManualClock, Settings
 from rankline.errors import WriteConflict
+from rankline.http.app import Application
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.types import LeaderboardId, ScoreEvent
@@ -31,7 +31,7 @@ async def _batch(client: httpx.AsyncClient, items: list[dict[str, Any]]) -> list
     return results
 
 
-async def _stored_events(app: Starlette) -> int:
+async def _stored_events(app: Application) -> int:
     service: Rankline = app.state.service
     async with service.store.engine.connect() as conn:
         return int(
@@ -72,7 +72,7 @@ def _item(board: str, player: str, match: str, score: int) -> dict[str, Any]:
 
 
 async def test_duplicates_across_batches_count_once(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await put_board(client, "arena", policy="sum", windows=["all_time", "daily"])
     first = await _batch(client, [_item("arena", "p1", "m1", 10), _item("arena", "p2", "m1", 5)])
@@ -104,7 +104,7 @@ async def test_duplicates_across_batches_count_once(
 
 
 async def test_batches_mixing_new_and_duplicate_events_match_a_model(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     policies = {"summed": "sum", "best": "best"}
     for board, policy in policies.items():
@@ -134,7 +134,7 @@ async def test_batches_mixing_new_and_duplicate_events_match_a_model(
 
 
 async def test_concurrent_batches_with_shared_events_lose_nothing(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await put_board(client, "arena", policy="sum")
     rng = random.Random(3)

@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from helpers_api import SERVER_KEY, open_app, open_client
 from rankline import ManualClock, Settings
-from rankline.http.api import Api, ApiRoute
+from rankline.http.api import Api
 from rankline.http.endpoint import Endpoint
 from rankline.http.openapi import build_openapi
 from rankline.http.routes import ENDPOINTS
@@ -88,9 +88,9 @@ async def test_the_table_is_the_only_dispatcher_of_the_v1_routes(
     settings: Settings, clock: ManualClock
 ) -> None:
     async with open_app(settings, clock) as app:
-        starlette_paths = [r.path for r in app.routes if isinstance(r, Route)]
-        assert not [p for p in starlette_paths if p.startswith("/v1/")]
-        (api,) = [r.app for r in app.routes if isinstance(r, ApiRoute)]
+        site_paths = [r.path for r in app.site.routes if isinstance(r, Route | Mount)]
+        assert site_paths and not [p for p in site_paths if p.startswith("/v1")]
+        api = app.api
         assert isinstance(api, Api)
         for endpoint in ENDPOINTS:
             found = api.routes.match(endpoint.method, _path(endpoint))

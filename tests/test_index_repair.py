@@ -19,12 +19,12 @@ import httpx
 import pytest
 import redis
 from redis.cluster import RedisCluster
-from starlette.applications import Starlette
 
 from backends import ALL, Backend, flush_redis, redis_client, selected
 from helpers_api import AUTH, open_app, open_client, put_board
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings
+from rankline.http.app import Application
 from rankline.index import maintenance
 from rankline.index.redis import keys as k
 from rankline.service import Rankline
@@ -45,7 +45,7 @@ def stack(request: pytest.FixtureRequest) -> Backend:
     return ALL[request.param]
 
 
-def _redis(app: Starlette) -> redis.Redis | RedisCluster:
+def _redis(app: Application) -> redis.Redis | RedisCluster:
     return redis_client(app.state.service.settings.redis_url)
 
 
@@ -64,7 +64,7 @@ def _name(r: redis.Redis | RedisCluster, kind: str) -> str:
     return f"{k.bucket_prefix(LB)}{number}"
 
 
-def _lose(app: Starlette, kind: str) -> None:
+def _lose(app: Application, kind: str) -> None:
     with _redis(app) as r:
         name = _name(r, kind)
         assert r.delete(name) == 1, name
@@ -129,7 +129,7 @@ async def _until_repaired(client: httpx.AsyncClient, service: Rankline) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 async def test_a_lost_key_is_read_degraded_and_repairs_itself(
-    client: httpx.AsyncClient, app: Starlette, kind: str
+    client: httpx.AsyncClient, app: Application, kind: str
 ) -> None:
     service: Rankline = app.state.service
     await _seed(client)
@@ -142,7 +142,7 @@ async def test_a_lost_key_is_read_degraded_and_repairs_itself(
 
 @pytest.mark.parametrize("kind", [*KINDS, "registry"])
 async def test_rebuild_fixes_what_verify_finds_after_a_lost_key(
-    client: httpx.AsyncClient, app: Starlette, kind: str
+    client: httpx.AsyncClient, app: Application, kind: str
 ) -> None:
     service: Rankline = app.state.service
     await _seed(client)
@@ -157,7 +157,7 @@ async def test_rebuild_fixes_what_verify_finds_after_a_lost_key(
 
 
 async def test_the_first_read_after_a_flush_is_degraded_then_the_index_comes_back(
-    client: httpx.AsyncClient, app: Starlette
+    client: httpx.AsyncClient, app: Application
 ) -> None:
     service: Rankline = app.state.service
     await _seed(client)
@@ -171,7 +171,7 @@ async def test_the_first_read_after_a_flush_is_degraded_then_the_index_comes_bac
 
 
 async def test_the_commands_report_the_differences_and_what_was_fixed(
-    client: httpx.AsyncClient, app: Starlette
+    client: httpx.AsyncClient, app: Application
 ) -> None:
     service: Rankline = app.state.service
     settings = service.settings
@@ -211,7 +211,7 @@ async def test_a_repair_waiting_on_another_worker_ends_with_the_server(
 
 
 async def test_a_lost_registry_is_put_back_and_deleting_the_board_clears_it(
-    client: httpx.AsyncClient, app: Starlette
+    client: httpx.AsyncClient, app: Application
 ) -> None:
     service: Rankline = app.state.service
     await _seed(client)

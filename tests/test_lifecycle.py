@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 from sqlalchemy import insert
-from starlette.applications import Starlette
 
 from helpers_api import (
     AUTH,
@@ -29,6 +28,7 @@ from helpers_lifecycle import archived, live, period_rows, states
 from procs import cli_env, run_cli
 from rankline import ManualClock, Rankline, Settings
 from rankline.clock import to_micros
+from rankline.http.app import Application
 from rankline.lifecycle.closing import LEASE_SECONDS, Lifecycle
 from rankline.store import archive as store_archive
 from rankline.store import schema as t
@@ -67,7 +67,7 @@ ARENA_SCOPES = ["global", "region:EU", "region:US", "mode:duo"]
 
 
 async def test_close_archives_every_scope_with_its_final_rank(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _ties(client)
@@ -105,7 +105,7 @@ async def test_close_archives_every_scope_with_its_final_rank(
 
 
 async def test_periods_go_open_closed_archived(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _ties(client)
@@ -131,7 +131,7 @@ async def test_periods_go_open_closed_archived(
 
 
 async def test_a_dead_workers_claim_expires_and_another_takes_over(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _ties(client)
@@ -176,7 +176,7 @@ async def test_a_dead_workers_claim_expires_and_another_takes_over(
 
 
 async def test_catches_up_on_every_period_after_downtime(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await put_board(
@@ -255,7 +255,7 @@ async def test_rankline_archive_runs_it_by_hand(settings: Settings, clock: Manua
 
 
 async def test_concurrent_archivers_archive_each_period_once(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock, settings: Settings
+    app: Application, client: httpx.AsyncClient, clock: ManualClock, settings: Settings
 ) -> None:
     service: Rankline = app.state.service
     for board in ("a1", "a2", "a3"):
@@ -288,7 +288,7 @@ async def test_concurrent_archivers_archive_each_period_once(
 
 
 async def test_banned_players_are_left_out_of_the_archive(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _ties(client)
@@ -317,7 +317,7 @@ async def test_banned_players_are_left_out_of_the_archive(
 
 
 async def test_weekly_boundary_with_submissions_in_flight(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     """Sunday 23:59 → Monday 00:01:10 UTC with concurrent POSTs whose `at` is near the
     boundary while the clock moves: what the week counted at its close is what is archived;
@@ -445,7 +445,7 @@ async def test_weekly_boundary_with_submissions_in_flight(
 
 
 async def test_deleting_a_board_removes_its_archive(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     service: Rankline = app.state.service
     await _ties(client)

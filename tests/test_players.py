@@ -7,7 +7,6 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from helpers_api import (
     AUTH,
@@ -21,6 +20,7 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock
+from rankline.http.app import Application
 from rankline.reading.names import NameDirectory
 
 
@@ -210,7 +210,7 @@ async def test_display_names_join_every_read(client: httpx.AsyncClient) -> None:
 
 
 async def test_display_names_cost_one_lookup_per_read_at_most(
-    app: Starlette, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    app: Application, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await put_board(client, "arena")
     items = [

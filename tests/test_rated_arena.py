@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import httpx
-from starlette.applications import Starlette
 
 from rankline.client import AsyncClient
 from rankline.demo.rated_arena import BLITZ, RAPID, RatedArena
+from rankline.http.app import Application
 
 
-async def test_ratings_converge_to_the_hidden_strengths(app: Starlette) -> None:
+async def test_ratings_converge_to_the_hidden_strengths(app: Application) -> None:
     transport = httpx.ASGITransport(app=app)
     async with AsyncClient("http://t", server_key="test-server-key", transport=transport) as rl:
         arena = RatedArena(players=20, seed=3)

@@ -15,11 +15,11 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from backends import ALL, selected
 from helpers_api import assert_problem, open_app, open_client, put_board, submit, top
 from rankline import ManualClock, Settings
+from rankline.http.app import Application
 from rankline.http.stream import MIN_INTERVAL
 
 SHARED = [name for name in selected() if ALL[name].redis_url]
@@ -29,7 +29,7 @@ class SSE:
     """One open stream on an ASGI app: ``next()`` returns (event, data) as they arrive."""
 
     def __init__(
-        self, app: Starlette, board: str, headers: dict[str, str] | None = None, **params: Any
+        self, app: Application, board: str, headers: dict[str, str] | None = None, **params: Any
     ) -> None:
         self.app = app
         self.extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
@@ -146,7 +146,7 @@ async def _until(check: Any, seconds: float = 5.0) -> None:
 
 
 async def test_first_events_are_the_top_and_the_watched_players(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await _seed(client)
     async with SSE(app, "arena", limit=2, players="c,a,nobody") as sse:
@@ -159,7 +159,7 @@ async def test_first_events_are_the_top_and_the_watched_players(
 
 
 async def test_writes_send_new_top_and_player_events(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await _seed(client)
     async with SSE(app, "arena", limit=2, players="a,c") as sse:
@@ -188,7 +188,7 @@ async def test_writes_send_new_top_and_player_events(
         assert await sse.quiet(3 * MIN_INTERVAL) == []
 
 
-async def test_many_quick_writes_are_coalesced(app: Starlette, client: httpx.AsyncClient) -> None:
+async def test_many_quick_writes_are_coalesced(app: Application, client: httpx.AsyncClient) -> None:
     await _seed(client)
     async with SSE(app, "arena", limit=3) as sse:
         assert (await sse.next())[0] == "top"
@@ -208,7 +208,7 @@ async def test_many_quick_writes_are_coalesced(app: Starlette, client: httpx.Asy
 
 
 async def test_disconnected_streams_are_cleaned_up(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await _seed(client)
     feed = app.state.service.feed
@@ -226,7 +226,7 @@ async def test_disconnected_streams_are_cleaned_up(
 
 @pytest.mark.edge
 async def test_bad_requests_are_refused_before_streaming(
-    app: Starlette, client: httpx.AsyncClient
+    app: Application, client: httpx.AsyncClient
 ) -> None:
     await _seed(client)
     assert_problem(await client.get("/v1/boards/nope/stream"), 404)
@@ -261,7 +261,7 @@ async def test_heartbeats_and_read_keys(settings: Settings, clock: ManualClock) 
 # The in-process index serves one process only, so this runs on the Redis stacks.
 @pytest.mark.parametrize("stack", [ALL[n] for n in SHARED], ids=SHARED)
 async def test_redis_a_write_on_one_instance_wakes_a_stream_on_another(
-    settings: Settings, clock: ManualClock, app: Starlette, client: httpx.AsyncClient
+    settings: Settings, clock: ManualClock, app: Application, client: httpx.AsyncClient
 ) -> None:
     assert settings.redis_url is not None
     await _seed(client)

@@ -1,6 +1,5 @@
-"""The v1 API as one ASGI app, routed to among the app's other routes (``ApiRoute``: every
-path under ``/v1/``), so that every request passes the same middleware stack
-(``rankline.http.app.create_app``).
+"""The v1 API as one ASGI app, dispatched to for every path under ``/v1/`` inside the app's
+one middleware stack (``rankline.http.app.Application``).
 
 Inside, the endpoint table is dispatched on a tree of path segments (``route_tree.Routes``)
 rather than Starlette's router, which would try each v1 route's regular expression in turn,
@@ -10,17 +9,18 @@ auth, the query parameters it takes; errors rendered as problem+json.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from starlette.datastructures import URLPath
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.body import check_query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, Endpoint
+from rankline.http.measured import count, route_name
 from rankline.http.responses import error_response
 from rankline.http.route_tree import Routes
 
@@ -54,16 +54,19 @@ class Api:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             raise RuntimeError("the v1 API answers HTTP requests only")
+        started = time.perf_counter()
         path = scope["path"]
         found = self.routes.match(scope["method"], path)
         if found is not None:
-            await self._answer(scope, receive, send, *found)
-            return
-        allowed = self.routes.allowed(path)
-        if allowed:
-            await self.method_not_allowed(scope, receive, send, allowed)
+            response = await self._answer(scope, receive, send, *found)
         else:
-            await self.not_found(scope, receive, send)
+            allowed = self.routes.allowed(path)
+            response = self.method_not_allowed(scope, allowed) if allowed else self.not_found(scope)
+        try:
+            await response(scope, receive, send)
+        finally:
+            route = route_name(scope["endpoint"])
+            count(route, response.status_code, time.perf_counter() - started)
 
     async def _answer(
         self,
@@ -72,9 +75,10 @@ class Api:
         send: Send,
         endpoint: Endpoint,
         path_params: dict[str, str],
-    ) -> None:
+    ) -> Response:
         """The request wrapper of every v1 endpoint: rate limits, the endpoint's auth, its
-        query parameters, then the handler; errors as problem+json."""
+        query parameters, then the handler; errors as problem+json. The answer is counted
+        and timed in the metrics once sent (``rankline.http.measured``)."""
         handler = endpoint.handler
         scope[API_SCOPE] = self
         scope["path_params"] = path_params
@@ -95,38 +99,16 @@ class Api:
             response = await handler(request)
         except Exception as exc:
             response = error_response(exc, scope["method"], scope["path"])
-        await response(scope, receive, send)
+        return response
 
-    async def method_not_allowed(
-        self, scope: Scope, receive: Receive, send: Send, allowed: list[str]
-    ) -> None:
+    def method_not_allowed(self, scope: Scope, allowed: list[str]) -> Response:
         scope["endpoint"] = self.method_not_allowed
         error = MethodNotAllowed(f"{scope['method']} is not allowed here")
         response = error_response(error, scope["method"], scope["path"])
         response.headers["Allow"] = ", ".join(allowed)
-        await response(scope, receive, send)
+        return response
 
-    async def not_found(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def not_found(self, scope: Scope) -> Response:
         scope["endpoint"] = self.not_found
         error = NotFound(f"no route {scope['path']}")
-        await error_response(error, scope["method"], scope["path"])(scope, receive, send)
-
-
-class ApiRoute(BaseRoute):
-    """The route to the v1 API: every path under ``/v1/``, found by a string test rather than
-    a ``Mount``'s regular expression and child scope (measured: about half of what the
-    framework adds to a read)."""
-
-    def __init__(self, api: Api) -> None:
-        self.app = api
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
-            return Match.FULL, {}
-        return Match.NONE, {}
-
-    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
-        raise NoMatchFound(name, path_params)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
+        return error_response(error, scope["method"], scope["path"])

@@ -142,6 +142,8 @@ def _endpoint(scope: Scope) -> str | None:
 class _Answer:
     """The answer on its way out: the id added to its headers and to a problem+json body."""
 
+    __slots__ = ("_body", "_send", "_start", "problem_type", "request_id", "status")
+
     def __init__(self, request_id: str, send: Send) -> None:
         self.request_id = request_id
         self.status = 500  # if the app sends nothing
@@ -151,28 +153,32 @@ class _Answer:
         self._body: list[bytes] = []
 
     async def send(self, message: Message) -> None:
-        if message["type"] == "http.response.start":
-            self.status = message["status"]
-            raw = message.get("headers", ())
-            problem = given = False
-            for name, value in raw:
-                if name == b"content-type":
-                    problem = value.startswith(PROBLEM)
-                elif name == HEADER:
-                    given = True
-            headers = [h for h in raw if h[0] != HEADER] if given else list(raw)
-            headers.append((HEADER, self.request_id.encode("ascii")))
-            message = {**message, "headers": headers}
-            if problem:
-                self._start = message  # held until the body is whole
-                return
+        if self._start is None and message["type"] != "http.response.start":
             await self._send(message)
-        elif self._start is not None and message["type"] == "http.response.body":
-            self._body.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                await self._send_problem()
-        else:
-            await self._send(message)
+            return
+        if self._start is not None:
+            if message["type"] == "http.response.body":
+                self._body.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    await self._send_problem()
+            else:
+                await self._send(message)
+            return
+        self.status = message["status"]
+        problem = given = False
+        for name, value in message.get("headers", ()):
+            if name == b"content-type":
+                problem = value.startswith(PROBLEM)
+            elif name == HEADER:
+                given = True
+        raw = message.get("headers", ())
+        mine = (HEADER, self.request_id.encode("ascii"))
+        headers = [*(h for h in raw if h[0] != HEADER), mine] if given else [*raw, mine]
+        message = {**message, "headers": headers}
+        if problem:
+            self._start = message  # held until the body is whole
+            return
+        await self._send(message)
 
     async def _send_problem(self) -> None:
         assert self._start is not None

@@ -167,7 +167,7 @@ async def _probe(args: Options, settings: Settings) -> None:
     rng = random.Random(1)
     requests = _requests(args.n)
     chosen = args.endpoints.split(",") if args.endpoints else list(requests)
-    async with app.router.lifespan_context(app):
+    async with app.running():
         await app.state.service.wait_ready()
         for name in chosen:
             redis_before = redis_after = None
