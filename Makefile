@@ -52,16 +52,20 @@ check: install-dev
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check-import-cycles.py
 
+# Tests compile rankline once (some machines set PYTHONDONTWRITEBYTECODE, which would make every
+# process the suite starts compile the package again, and pytest rewrite the tests again).
+TEST_ENV = env -u PYTHONDONTWRITEBYTECODE
+
 # pytest exits 5 when no test ran: that is nonzero, so it fails the build. The slow tests run
 # one after the other on one worker, the rest is shared out (tests/conftest.py groups them).
 test: install-dev services tools
 	@$(MAKE) check
-	$(BIN)/pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The fast lane: the pure and in-process tests on the embedded default (memory-sqlite); no
 # database, Redis or broker needed, no server process started. A few minutes.
 test-fast: install-dev
-	RANKLINE_TEST_BACKENDS=memory-sqlite $(BIN)/pytest -n $(WORKERS) --dist loadgroup \
+	$(TEST_ENV) RANKLINE_TEST_BACKENDS=memory-sqlite $(BIN)/pytest -n $(WORKERS) --dist loadgroup \
 		-m "not services and not slow" $(PYTEST_ARGS)
 
 # The benchmark's extra (matplotlib, py-spy); a dev install has it too.

@@ -4,7 +4,9 @@ app and a client for it; and the hooks that mark and group the tests.
 ``settings`` is parametrized over the backend matrix of ``backends.py``, so every test that
 uses it (directly or through ``service``, ``app`` or ``client``) runs on the in-process and
 the Redis index, and on SQLite, PostgreSQL and MariaDB. A test marked ``edge`` (it checks the
-HTTP edge, not what differs per stack) runs on one stack, memory-sqlite.
+HTTP edge, not what differs per stack) runs on one stack, memory-sqlite; a test marked
+``cases`` (its cases vary what a rule is given, not what a stack stores) runs every case on
+memory-sqlite and its first case on every stack.
 
 Every test is marked ``services`` and ``slow`` by what it uses (helpers_marks.py), never by
 hand, and a test without ``services`` that connects to a service's port fails
@@ -85,7 +87,12 @@ def _module_fixtures(item: pytest.Function) -> list[Callable[..., Any]]:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test ``services`` and ``slow`` by what it uses; those that should not run
-    beside each other share one xdist group (one worker runs them, one after the other)."""
+    beside each other share one xdist group (one worker runs them, one after the other).
+    Deselect the cases of a ``cases`` test beyond its first on any stack but the edge's."""
+    extra = [item for item in items if _extra_case(item)]
+    if extra:
+        config.hook.pytest_deselected(items=extra)
+        items[:] = [item for item in items if not _extra_case(item)]
     for item in items:
         if not isinstance(item, pytest.Function):
             continue
@@ -100,6 +107,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name in sorted(marks - {"alone"}):
             if item.get_closest_marker(name) is None:
                 item.add_marker(name)
+
+
+def _extra_case(item: pytest.Item) -> bool:
+    """Whether ``item`` is a case of a test marked ``cases`` other than its first, on a stack
+    other than the one that runs every case (the edge's, or the first selected)."""
+    if not isinstance(item, pytest.Function) or not item.get_closest_marker("cases"):
+        return False
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or "stack" not in callspec.params:
+        return False
+    every_case = EDGE_STACK if EDGE_STACK in selected() else selected()[0]
+    if callspec.params["stack"] == every_case:
+        return False
+    for mark in item.iter_markers("parametrize"):
+        names = mark.args[0]
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        if "stack" in names:
+            continue
+        first = mark.args[1][0]
+        if isinstance(first, pytest.ParameterSet):  # a pytest.param
+            first = first.values
+        values = first if len(names) > 1 else (first,)
+        if any(callspec.params[n] is not v for n, v in zip(names, values, strict=True)):
+            return True
+    return False
 
 
 def _only_on_servers(item: pytest.Function) -> bool:

@@ -312,6 +312,7 @@ IMMUTABLE = [
 ]
 
 
+@pytest.mark.cases
 @pytest.mark.parametrize("change", [c for _, c in IMMUTABLE], ids=[n for n, _ in IMMUTABLE])
 async def test_immutable_field_change_with_entries_is_409(
     client: httpx.AsyncClient, change: dict[str, Any]
@@ -359,6 +360,7 @@ MUTABLE = [
 ]
 
 
+@pytest.mark.cases
 @pytest.mark.parametrize(
     ("change", "shown"), [(c, s) for _, c, s in MUTABLE], ids=[n for n, _, _ in MUTABLE]
 )

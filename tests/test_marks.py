@@ -128,6 +128,21 @@ def test_the_hook_marks_by_stack_and_runs_edge_tests_on_one_stack() -> None:
     assert f"{target}::test_top_of_empty_board[memory-sqlite]" in everything
 
 
+def test_a_cases_test_runs_every_case_on_the_edge_stack_and_its_first_on_every_stack() -> None:
+    target = "tests/test_api_boards.py::test_immutable_field_change_with_entries_is_409"
+    collected = _collected(target)
+    by_stack: dict[str | None, list[str]] = {}
+    for test in collected:
+        by_stack.setdefault(_stack(test), []).append(test)
+    assert set(by_stack) == set(ALL)
+    cases = len(by_stack[EDGE_STACK])
+    assert cases > 1
+    first = by_stack[EDGE_STACK][0].partition("[")[2].removeprefix(EDGE_STACK)
+    for stack, tests in by_stack.items():
+        if stack != EDGE_STACK:
+            assert [t.partition("[")[2].removeprefix(str(stack)) for t in tests] == [first]
+
+
 def _stack(test: str) -> str | None:
     params = test.partition("[")[2]
     return next((name for name in ALL if params.startswith(name)), None)

@@ -130,10 +130,6 @@ class _Moved(Exception):
     """A reply said the slot lives elsewhere now (``MOVED``/``ASK``)."""
 
 
-class NotReplicated(RedisConnectionError):
-    """Fewer replicas than asked confirmed a batch of writes (``WAIT``)."""
-
-
 class ClusterRouter:
     """Sends the commands of a ``seam.RoutedRedis`` (pipelines and scripts included) to the
     primary of their first key's slot, split by node and all at once. See the module's
@@ -354,7 +350,8 @@ class ClusterRouter:
     async def _replicated(self, address: Address, client: aioredis.Redis) -> None:
         """Wait until the writes sent to the node are on ``wait_replicas`` replicas, or on
         every replica it has when it has fewer (a primary without replicas cannot be
-        failed over to a copy that lacks them); ``NotReplicated`` otherwise."""
+        failed over to a copy that lacks them); a connection error otherwise (the write is then
+        unconfirmed, as when the node is gone)."""
         wanted = min(self.wait_replicas, await self._replicas_of(address, client))
         if wanted == 0:
             return
@@ -363,7 +360,7 @@ class ClusterRouter:
         if confirmed < wanted:
             now_connected = await self._replicas_of(address, client, fresh=True)
             if confirmed < min(wanted, now_connected):
-                raise NotReplicated(
+                raise RedisConnectionError(
                     f"{confirmed} of {wanted} replicas confirmed the writes to "
                     f"{address[0]}:{address[1]} within {self._wait_ms} ms"
                 )
@@ -480,4 +477,4 @@ class ClusterLifecycle(RedisLifecycle):
         await self.client.set(k.META_LAYOUT, k.LAYOUT)
 
 
-__all__ = ["ClusterLifecycle", "ClusterLink", "ClusterRouter", "NotReplicated", "cluster_seeds"]
+__all__ = ["ClusterLifecycle", "ClusterLink", "ClusterRouter", "cluster_seeds"]
