@@ -427,6 +427,8 @@ async def test_openapi_document_lists_every_v1_path(client: httpx.AsyncClient) -
     assert set(score_op["responses"]) >= {"200", "401", "403", "422"}
     refs = re.findall(r'"\$ref":\s*"#/components/schemas/([^"]+)"', response.text)
     assert refs and set(refs) <= set(doc["components"]["schemas"])
+    ids = [op["operationId"] for ops in doc["paths"].values() for op in ops.values()]
+    assert len(ids) == len(set(ids)), sorted(ids)  # client generators key on them
 
 
 async def test_docs_page_and_its_assets_load(client: httpx.AsyncClient) -> None:

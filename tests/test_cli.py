@@ -4,6 +4,7 @@ used, and help texts that read as written."""
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sqlite3
 import subprocess
@@ -155,3 +156,14 @@ def test_help_reads_as_written(command: str, width: int) -> None:
     assert "--help" in help_text
     assert "<bool>" not in help_text, help_text  # flags take no value
     assert _cut_short(help_text, width) == [], help_text
+
+
+def test_openapi_prints_the_document_the_server_serves(tmp_path: Path) -> None:
+    from rankline.http.openapi import build_openapi
+
+    printed = run_cli("openapi")
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout) == build_openapi()
+    written = run_cli("openapi", "--output", str(tmp_path / "openapi.json"))
+    assert written.returncode == 0, written.stderr
+    assert (tmp_path / "openapi.json").read_text(encoding="utf-8") == printed.stdout

@@ -25,6 +25,7 @@ RootGroup.ORDER = [
     "soak",
     "check-history",
     "settings",
+    "openapi",
     "version",
     "ratings",
 ]
@@ -41,6 +42,7 @@ app.add_typer(measure.bench_app, name="bench")
 app.command()(measure.soak)
 app.command("check-history")(measure.check_history)
 app.command("settings")(about.show_settings)
+app.command()(about.openapi)
 app.command()(about.version)
 app.add_typer(operate.ratings_app, name="ratings")
 

@@ -1,8 +1,14 @@
-"""``rankline settings`` and ``rankline version``: what this rankline is and how it is set."""
+"""``rankline settings``, ``rankline version`` and ``rankline openapi``: what this rankline
+is, how it is set, and the HTTP API it serves."""
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from rankline import __version__
 from rankline.cli.app import console
@@ -29,3 +35,22 @@ def show_settings() -> None:
 def version() -> None:
     """Print the version."""
     print(__version__)
+
+
+def openapi(
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", dir_okay=False, help="Write it to this file instead of stdout."
+        ),
+    ] = None,
+) -> None:
+    """Print the OpenAPI 3.1 document of the HTTP API, the one a server serves at
+    /openapi.json, without starting one: generate a client in any language from it."""
+    from rankline.http.openapi import build_openapi
+
+    text = json.dumps(build_openapi(), indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        print(text, end="")
+    else:
+        output.write_text(text, encoding="utf-8")

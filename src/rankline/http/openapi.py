@@ -36,7 +36,20 @@ DOCS_HTML = """<!doctype html>
 """
 
 
-def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str, Any]:
+def _operation_ids() -> dict[Endpoint, str]:
+    """Each operation's id: its handler's name, prefixed by its tag where an earlier
+    operation already has that name (the tournaments' ``top`` is ``tournaments_top``), so
+    that every id is unique, as OpenAPI requires and client generators rely on."""
+    ids: dict[Endpoint, str] = {}
+    for endpoint in ENDPOINTS:
+        name = endpoint.handler.__name__
+        ids[endpoint] = f"{endpoint.tag}_{name}" if name in ids.values() else name
+    return ids
+
+
+def _operation(
+    endpoint: Endpoint, refs: dict[type, dict[str, Any]], operation_id: str
+) -> dict[str, Any]:
     problem = {"application/problem+json": {"schema": refs[Problem]}}
     ok: dict[str, Any] = {"description": "OK"}
     if endpoint.response is not None:
@@ -53,7 +66,7 @@ def _operation(endpoint: Endpoint, refs: dict[type, dict[str, Any]]) -> dict[str
         }
     operation: dict[str, Any] = {
         "summary": endpoint.summary,
-        "operationId": endpoint.handler.__name__,
+        "operationId": operation_id,
         "tags": [endpoint.tag],
         "parameters": [
             {
@@ -100,8 +113,9 @@ def build_openapi() -> dict[str, Any]:
     schemas, components = msgspec.json.schema_components(kinds, ref_template=_REF)
     refs = dict(zip(kinds, schemas, strict=True))
     paths: dict[str, dict[str, Any]] = {}
-    for endpoint in ENDPOINTS:
-        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint, refs)
+    for endpoint, operation_id in _operation_ids().items():
+        operation = _operation(endpoint, refs, operation_id)
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
     for path, summary in (
         ("/healthz", "The process is up"),
         ("/readyz", "Stores reachable and ranking indexes built (503 while not)"),
