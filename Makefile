@@ -40,7 +40,8 @@ services:
 	@bash scripts/ensure-services.sh
 
 # Debian's chromium (the page tests), wrk (the benchmark and its tests), podman and
-# debootstrap (the image test); apt-get installs what is missing.
+# debootstrap (the image test), nodejs and npm (the TypeScript client's tests); apt-get
+# installs what is missing.
 tools:
 	@bash scripts/ensure-tools.sh
 

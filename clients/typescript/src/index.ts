@@ -1,0 +1,23 @@
+// @rankline/client: a typed client for rankline's HTTP API, on fetch (Node 18+ and browsers).
+export { BATCH_LIMIT, batches } from "./batch.js";
+export { Client } from "./client.js";
+export { ApiError } from "./errors.js";
+export type { ClientOptions, Retry } from "./http.js";
+export type { components, operations, paths } from "./schema.js";
+export { LiveStream, type StreamEvent, type StreamOptions } from "./stream.js";
+export type {
+  Accepted,
+  BatchItem,
+  BatchResults,
+  Board,
+  Entry,
+  Match,
+  PlayerView,
+  Problem,
+  Query,
+  Schemas,
+  Submission,
+  Submitted,
+  Top,
+  Where,
+} from "./types.js";

@@ -1,0 +1,30 @@
+// Names for the generated API types (schema.ts), as the client's methods take and answer them.
+import type { components, operations } from "./schema.js";
+
+/** Every request and answer body of the API, by its OpenAPI schema name (`Schemas["TopOut"]`). */
+export type Schemas = components["schemas"];
+
+/** The query parameters an operation takes, by its operationId (`Query<"top">`). */
+export type Query<Op extends keyof operations> = operations[Op]["parameters"] extends {
+  query?: infer Q;
+}
+  ? NonNullable<Q>
+  : never;
+
+/** A problem+json error body (RFC 9457). */
+export type Problem = Schemas["Problem"];
+export type Board = Schemas["BoardSpec"];
+export type Submission = Schemas["ScoreIn"];
+/** One item of a batch upload: a submission plus its `board`. */
+export type BatchItem = Schemas["ScoreIn"] & { board: string };
+export type Submitted = Schemas["SubmitOut"];
+/** The 202 answer to an asynchronous submission: pass `token` as `after` to a read. */
+export type Accepted = Schemas["AcceptedOut"];
+export type BatchResults = Schemas["BatchOut"];
+export type Match = Schemas["MatchIn"];
+export type Top = Schemas["TopOut"];
+export type Entry = Schemas["Entry"];
+export type PlayerView = Schemas["PlayerOut"];
+
+/** What a read narrows to: a window, its period and a scope, and `after` (a 202's token). */
+export type Where = Query<"player">;

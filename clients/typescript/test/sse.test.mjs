@@ -1,0 +1,31 @@
+// The parts that need no server: the event stream parser, Retry-After, the batch helpers.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { batches } from "../dist/index.js";
+import { retryAfter } from "../dist/http.js";
+import { SseParser } from "../dist/sse.js";
+
+test("the parser reads events across chunks and line endings, skipping comments", () => {
+  const parser = new SseParser();
+  const text = ": ping\r\nevent: top\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nretry: 250\nid: 7\ndata: x\n\n";
+  const messages = [];
+  for (const char of text) messages.push(...parser.push(char)); // split anywhere, even inside \r\n
+  assert.deepEqual(messages, [
+    { event: "top", data: '{"a":\n1}', id: "" },
+    { event: "message", data: "x", id: "7" },
+  ]);
+  assert.equal(parser.retryMs, 250);
+});
+
+test("Retry-After is read as seconds or as an HTTP date", () => {
+  assert.equal(retryAfter("3"), 3);
+  assert.equal(retryAfter(null), null);
+  assert.equal(retryAfter("soon"), null);
+  const now = Date.parse("2026-11-26T10:00:00Z");
+  assert.equal(retryAfter("Thu, 26 Nov 2026 10:00:05 GMT", now), 5);
+});
+
+test("batches are at most 1,000 items, in order", () => {
+  const sizes = [...batches(Array.from({ length: 2001 }, (_, n) => n))].map((b) => b.length);
+  assert.deepEqual(sizes, [1000, 1000, 1]);
+});
