@@ -4,7 +4,7 @@ on garbage, operations endpoints, the OpenAPI document and the docs page."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -429,6 +429,20 @@ async def test_openapi_document_lists_every_v1_path(client: httpx.AsyncClient) -
     assert refs and set(refs) <= set(doc["components"]["schemas"])
     ids = [op["operationId"] for ops in doc["paths"].values() for op in ops.values()]
     assert len(ids) == len(set(ids)), sorted(ids)  # client generators key on them
+    # scores are int64, and generators make an integer without a format 32-bit
+    integers = list(_integer_schemas(doc))
+    assert integers and all(node.get("format") == "int64" for node in integers), integers
+
+
+def _integer_schemas(node: object) -> Iterator[dict[str, object]]:
+    if isinstance(node, list):
+        for item in node:
+            yield from _integer_schemas(item)
+    elif isinstance(node, dict):
+        if node.get("type") == "integer":
+            yield node
+        for value in node.values():
+            yield from _integer_schemas(value)
 
 
 async def test_docs_page_and_its_assets_load(client: httpx.AsyncClient) -> None:

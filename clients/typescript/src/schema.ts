@@ -529,6 +529,7 @@ export interface components {
         Problem: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @default null */
@@ -549,6 +550,7 @@ export interface components {
             board: string;
             player_id: string;
             match_id: string;
+            /** Format: int64 */
             score: number;
             at: string;
             scopes: {
@@ -585,7 +587,10 @@ export interface components {
             /** @default [] */
             scopes?: string[];
             retention_days?: components["schemas"]["RetentionDays"];
-            /** @default 300 */
+            /**
+             * Format: int64
+             * @default 300
+             */
             grace_seconds?: number;
             /** @default null */
             min_score?: number | null;
@@ -600,7 +605,10 @@ export interface components {
             rating?: Record<string, unknown> | null;
             /** @default {} */
             metadata?: Record<string, unknown>;
-            /** @default 1 */
+            /**
+             * Format: int64
+             * @default 1
+             */
             shards?: number;
             /** @default [] */
             tiers?: components["schemas"]["TierSpec"][];
@@ -664,6 +672,7 @@ export interface components {
         ScoreIn: {
             /** @description A player id. */
             player_id: string;
+            /** Format: int64 */
             score: number;
             match_id: string;
             /** @default null */
@@ -710,6 +719,7 @@ export interface components {
          *         ingestion log and will be applied; reads given ``after=<token>`` include them.
          */
         AcceptedOut: {
+            /** Format: int64 */
             accepted: number;
             token: string;
             /** @default null */
@@ -717,6 +727,7 @@ export interface components {
         };
         /** AcceptedItemOut */
         AcceptedItemOut: {
+            /** Format: int64 */
             index: number;
             accepted: boolean;
             /** @default null */
@@ -739,6 +750,7 @@ export interface components {
         };
         /** BatchResultOut */
         BatchResultOut: {
+            /** Format: int64 */
             index: number;
             /** @default null */
             player_id?: string | null;
@@ -763,6 +775,7 @@ export interface components {
             window: string;
             period: string;
             scope: string;
+            /** Format: int64 */
             total: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             as_of: string;
@@ -780,8 +793,10 @@ export interface components {
         };
         /** Entry */
         Entry: {
+            /** Format: int64 */
             rank: number;
             player_id: string;
+            /** Format: int64 */
             score: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             achieved_at: string;
@@ -803,6 +818,7 @@ export interface components {
             window: string;
             period: string;
             scope: string;
+            /** Format: int64 */
             total: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             as_of: string;
@@ -813,8 +829,11 @@ export interface components {
             /** @default false */
             archived?: boolean;
             player_id: string;
+            /** Format: int64 */
             score: number;
+            /** Format: int64 */
             rank: number;
+            /** Format: int64 */
             competition_rank: number;
             percentile: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
@@ -836,6 +855,7 @@ export interface components {
             window: string;
             period: string;
             scope: string;
+            /** Format: int64 */
             total: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             as_of: string;
@@ -851,8 +871,11 @@ export interface components {
         /** PlayerStanding */
         PlayerStanding: {
             player_id: string;
+            /** Format: int64 */
             score: number;
+            /** Format: int64 */
             rank: number;
+            /** Format: int64 */
             competition_rank: number;
             percentile: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
@@ -878,6 +901,7 @@ export interface components {
             window: string;
             period: string;
             scope: string;
+            /** Format: int64 */
             total: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             as_of: string;
@@ -887,8 +911,11 @@ export interface components {
             degraded?: boolean;
             /** @default false */
             archived?: boolean;
+            /** Format: int64 */
             score: number;
+            /** Format: int64 */
             rank: number;
+            /** Format: int64 */
             competition_rank: number;
             percentile: number;
             /** @default null */
@@ -910,6 +937,7 @@ export interface components {
             window: string;
             period: string;
             scope: string;
+            /** Format: int64 */
             total: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             as_of: string;
@@ -920,14 +948,18 @@ export interface components {
             /** @default false */
             archived?: boolean;
             player: components["schemas"]["FriendPlayer"] | null;
+            /** Format: int64 */
             friends_total: number;
             entries: components["schemas"]["FriendEntry"][];
         };
         /** FriendPlayer */
         FriendPlayer: {
             player_id: string;
+            /** Format: int64 */
             score: number;
+            /** Format: int64 */
             rank: number;
+            /** Format: int64 */
             competition_rank: number;
             percentile: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
@@ -942,12 +974,15 @@ export interface components {
             dense_rank?: number | null;
             previous_rank: number | null;
             best_rank: number | null;
+            /** Format: int64 */
             friends_rank: number;
         };
         /** FriendEntry */
         FriendEntry: {
+            /** Format: int64 */
             rank: number;
             player_id: string;
+            /** Format: int64 */
             score: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             achieved_at: string;
@@ -959,6 +994,7 @@ export interface components {
             tier?: string | null;
             /** @default null */
             dense_rank?: number | null;
+            /** Format: int64 */
             friends_rank: number;
         };
         /** RanksIn */
@@ -971,6 +1007,7 @@ export interface components {
             window: string;
             period: string;
             scope: string;
+            /** Format: int64 */
             total: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             as_of: string;
@@ -1000,6 +1037,7 @@ export interface components {
             starts_at: string | null;
             ends_at: string | null;
             state: string;
+            /** Format: int64 */
             total: number;
         };
         /**
@@ -1046,6 +1084,7 @@ export interface components {
             window: string;
             period: string;
             scope: string;
+            /** Format: int64 */
             score: number;
             rank: number | null;
             /** @default null */
@@ -1061,6 +1100,7 @@ export interface components {
         HistoryItemOut: {
             board: string;
             match_id: string;
+            /** Format: int64 */
             score: number;
             /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
             at: string;
@@ -1102,6 +1142,7 @@ export interface components {
         MatchResultIn: {
             /** @description A player id. */
             player_id: string;
+            /** Format: int64 */
             place: number;
             /** @default null */
             team?: string | null;
@@ -1124,11 +1165,13 @@ export interface components {
         /** RatingResultOut */
         RatingResultOut: {
             player_id: string;
+            /** Format: int64 */
             place: number;
             /** @default null */
             team?: string | null;
             previous: Record<string, unknown>;
             rating: Record<string, unknown>;
+            /** Format: int64 */
             score: number;
             rank: number | null;
             provisional: boolean;
@@ -1157,9 +1200,11 @@ export interface components {
             scope: string;
             player_id: string;
             rating: Record<string, unknown>;
+            /** Format: int64 */
             score: number;
             rank: number | null;
             provisional: boolean;
+            /** Format: int64 */
             games: number;
         };
         /** TournamentsOut */
@@ -1192,7 +1237,10 @@ export interface components {
             tiers?: components["schemas"]["TierSpec"][];
             /** @default null */
             subscore?: ("asc" | "desc") | null;
-            /** @default 300 */
+            /**
+             * Format: int64
+             * @default 300
+             */
             grace_seconds?: number;
             /** @default null */
             recurrence?: ("daily" | "weekly") | null;
@@ -1247,6 +1295,7 @@ export interface components {
             ends_at: string;
             closes_at: string;
             state: string;
+            /** Format: int64 */
             players: number;
         };
         /**
@@ -1274,7 +1323,10 @@ export interface components {
             tiers?: components["schemas"]["TierSpec"][];
             /** @default null */
             subscore?: ("asc" | "desc") | null;
-            /** @default 300 */
+            /**
+             * Format: int64
+             * @default 300
+             */
             grace_seconds?: number;
             /** @default null */
             recurrence?: ("daily" | "weekly") | null;
@@ -1306,6 +1358,7 @@ export interface components {
             edition: string;
             player_id: string;
             joined: boolean;
+            /** Format: int64 */
             players: number;
             /** @default null */
             max_size?: number | null;
@@ -1317,6 +1370,7 @@ export interface components {
         TournamentScoreIn: {
             /** @description A player id. */
             player_id: string;
+            /** Format: int64 */
             score: number;
             match_id: string;
             /** @default null */
@@ -1336,13 +1390,16 @@ export interface components {
             edition: string;
             starts_at: string;
             ends_at: string;
+            /** Format: int64 */
             total: number;
             results: components["schemas"]["ResultOut"][];
         };
         /** ResultOut */
         ResultOut: {
+            /** Format: int64 */
             rank: number;
             player_id: string;
+            /** Format: int64 */
             score: number;
             /** @default null */
             subscore?: number | null;

@@ -104,6 +104,19 @@ def _operation(
     return operation
 
 
+def _int64(node: Any) -> Any:
+    """``node`` with ``"format": "int64"`` on every integer schema: scores and counts are
+    64-bit, and client generators make an integer without a format a 32-bit one."""
+    if isinstance(node, list):
+        return [_int64(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    found = {key: _int64(value) for key, value in node.items()}
+    if found.get("type") == "integer" and "format" not in found:
+        found["format"] = "int64"
+    return found
+
+
 def build_openapi() -> dict[str, Any]:
     kinds: list[type] = [Problem]
     for endpoint in ENDPOINTS:
@@ -129,7 +142,7 @@ def build_openapi() -> dict[str, Any]:
                 "responses": {"200": {"description": "OK"}, "503": {"description": "Not ready"}},
             }
         }
-    return {
+    document = {
         "openapi": "3.1.0",
         "info": {
             "title": "rankline",
@@ -145,3 +158,5 @@ def build_openapi() -> dict[str, Any]:
             },
         },
     }
+    result: dict[str, Any] = _int64(document)
+    return result
