@@ -73,7 +73,7 @@ def test_the_readme_first_session_then_python_examples_run(tmp_path: Path) -> No
     """A newcomer's path: `make run`, the curl session, then the Python client, in that
     order, against a fresh embedded server whose key it generated."""
     shell = _block("## A first session", "sh")
-    python = _block("## From Python", "python")
+    python = _block("### Python", "python")
     with serving(tmp_path / "rankline-data", tmp_path / "server.log") as server:
         here = f"localhost:{server.port}"
         session = "set -e\n" + shell.replace("curl ", "curl -sS --fail-with-body ")

@@ -74,15 +74,21 @@ def test_the_package_holds_the_built_javascript_and_its_types(built: Path, tmp_p
     assert packed[0]["version"] == __version__  # the client of this version of the API
 
 
-def test_the_readme_node_example_type_checks(built: Path, tmp_path: Path) -> None:
-    readme = (PACKAGE / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"```ts\n(.*?)```", readme, re.DOTALL)
-    assert example, "no ts block in clients/typescript/README.md"
+def test_the_readme_examples_type_check(built: Path, tmp_path: Path) -> None:
+    """The Node examples of the package's README and of the project's README compile
+    against the built client's types."""
+    files = []
+    for readme in (PACKAGE / "README.md", REPO / "README.md"):
+        example = re.search(r"```ts\n(.*?)```", readme.read_text(encoding="utf-8"), re.DOTALL)
+        assert example, f"no ts block in {readme}"
+        name = f"example{len(files)}.ts"
+        (tmp_path / name).write_text(
+            "declare const process: { env: Record<string, string | undefined> };\n"
+            + example.group(1),
+            encoding="utf-8",
+        )
+        files.append(name)
     (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
-    (tmp_path / "example.ts").write_text(
-        "declare const process: { env: Record<string, string | undefined> };\n" + example.group(1),
-        encoding="utf-8",
-    )
     options = {
         "target": "ES2022",
         "lib": ["ES2022", "DOM", "DOM.Iterable"],
@@ -93,7 +99,7 @@ def test_the_readme_node_example_type_checks(built: Path, tmp_path: Path) -> Non
         "types": [],
         "paths": {"@rankline/client": [str(built / "index.d.ts")]},
     }
-    config = {"compilerOptions": options, "files": ["example.ts"]}
+    config = {"compilerOptions": options, "files": files}
     (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
     _run("node", "node_modules/typescript/bin/tsc", "-p", str(tmp_path / "tsconfig.json"))
 
