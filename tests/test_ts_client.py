@@ -13,16 +13,20 @@ import re
 import shutil
 import subprocess
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from procs import REPO, serving
+from procs import REPO, Server, serving
 from rankline import __version__
 from rankline.http.openapi import build_openapi
 
 PACKAGE = REPO / "clients" / "typescript"
 SERVER_KEY = "ts-client-key"
+AUTH = {"Authorization": f"Bearer {SERVER_KEY}"}
+CHROMIUM = "/usr/bin/chromium"
 
 
 def _run(*argv: str, env: dict[str, str] | None = None, timeout: float = 180) -> str:
@@ -96,6 +100,7 @@ def test_the_readme_examples_type_check(built: Path, tmp_path: Path) -> None:
         "moduleResolution": "NodeNext",
         "strict": True,
         "noEmit": True,
+        "skipLibCheck": True,
         "types": [],
         "paths": {"@rankline/client": [str(built / "index.d.ts")]},
     }
@@ -104,32 +109,110 @@ def test_the_readme_examples_type_check(built: Path, tmp_path: Path) -> None:
     _run("node", "node_modules/typescript/bin/tsc", "-p", str(tmp_path / "tsconfig.json"))
 
 
-def test_node_drives_the_client_against_a_real_server(built: Path, tmp_path: Path) -> None:
-    # Reads that send a key are limited to 2 a second per key: the retry test meets 429s;
-    # the other tests read without a key (reads are public here).
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for Node's tests and the browser's. Reads that send a key are limited to 2
+    a second per key: the retry test meets 429s; the other tests read without a key (reads
+    are public here)."""
+    where = tmp_path_factory.mktemp("server")
     with serving(
-        tmp_path / "data",
-        tmp_path / "server.log",
+        where / "data",
+        where / "server.log",
         server_keys=SERVER_KEY,
         rate_limit_key_reads="2/second",
         rate_limit_address_reads="",
     ) as server:
-        env = {
-            "PATH": str(Path(shutil.which("node") or "node").parent),
-            "RANKLINE_URL": server.url,
-            "RANKLINE_SERVER_KEY": SERVER_KEY,
-        }
-        files = sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "test").glob("*.test.mjs"))
-        done = subprocess.run(
-            ["node", "--test", "--test-reporter=tap", *files],
-            cwd=PACKAGE,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, f"{done.stdout}\n{done.stderr}\n{server.output()}"
+        yield server
+
+
+def test_node_drives_the_client_against_a_real_server(built: Path, server: Server) -> None:
+    env = {
+        "PATH": str(Path(shutil.which("node") or "node").parent),
+        "RANKLINE_URL": server.url,
+        "RANKLINE_SERVER_KEY": SERVER_KEY,
+    }
+    files = sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "test").glob("*.test.mjs"))
+    done = subprocess.run(
+        ["node", "--test", "--test-reporter=tap", *files],
+        cwd=PACKAGE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}\n{server.output()}"
     counted = dict(re.findall(r"^# (tests|pass) (\d+)$", done.stdout, re.MULTILINE))
     assert counted.get("tests", "0") != "0", done.stdout
     assert counted["pass"] == counted["tests"], done.stdout
+
+
+PAGE = """<!doctype html>
+<script>
+  // Count the EventSource connections the client opens.
+  window.opened = [];
+  const Native = EventSource;
+  window.EventSource = class extends Native {
+    constructor(url, init) { super(url, init); window.opened.push(String(url)); }
+  };
+  window.events = [];
+</script>
+<script type="module">
+  import { Client } from "/ts/index.js";
+  const rl = new Client(location.origin);
+  window.total = (board) => rl.top(board).then((top) => top.total);
+  window.follow = async (board) => {
+    for await (const event of rl.stream(board, { limit: 5 })) window.events.push(event);
+  };
+  window.ready = true;
+</script>
+"""
+
+
+def test_a_browser_page_follows_the_stream_through_eventsource(built: Path, server: Server) -> None:
+    """In a browser (Debian's chromium, headless) the client reads with fetch and follows
+    the stream through EventSource. The page and the built modules are served at /ts/ on the
+    server's origin, as a studio's page would be behind the same proxy."""
+    from playwright.sync_api import Route, sync_playwright
+
+    assert Path(CHROMIUM).exists(), "chromium is not installed: run `make tools`"
+
+    def local(route: Route) -> None:
+        name = route.request.url.removeprefix(f"{server.url}/ts/")
+        if name == "page.html":
+            route.fulfill(body=PAGE, content_type="text/html")
+        else:
+            path = built / name
+            assert path.is_file() and path.parent == built, name
+            route.fulfill(path=path, content_type="text/javascript")
+
+    board = "browser-live"
+    with httpx.Client(base_url=server.url, timeout=30, headers=AUTH) as api:
+        assert api.put(f"/v1/boards/{board}", json={}).status_code == 201
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+            )
+            try:
+                page = browser.new_page()
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.route(f"{server.url}/ts/**", local)
+                page.goto(f"{server.url}/ts/page.html")
+                page.wait_for_function("() => window.ready === true")
+                page.evaluate("(board) => { window.follow(board); }", board)
+                page.wait_for_function("() => window.events.length > 0")
+                score = {"player_id": "p:1", "score": 99, "match_id": "m:1"}
+                assert api.post(f"/v1/boards/{board}/scores", json=score).status_code == 200
+                page.wait_for_function(
+                    "() => window.events.some((e) => e.event === 'top' && e.data.total === 1)"
+                )
+                assert page.evaluate("(board) => window.total(board)", board) == 1
+                opened = page.evaluate("() => window.opened")
+                events = page.evaluate("() => window.events")
+            finally:
+                browser.close()
+    assert opened == [f"{server.url}/v1/boards/{board}/stream?limit=5"]
+    assert events[0]["event"] == "top" and events[0]["data"]["entries"] == []
+    assert events[-1]["data"]["entries"][0]["player_id"] == "p:1"
+    assert errors == []
