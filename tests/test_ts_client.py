@@ -71,7 +71,7 @@ def test_the_package_holds_the_built_javascript_and_its_types(built: Path, tmp_p
     )
     with tarfile.open(tmp_path / packed[0]["filename"]) as tarball:
         names = set(tarball.getnames())
-    for module in ("index", "client", "http", "stream", "sse", "batch", "errors", "schema"):
+    for module in ("index", "client", "http", "json", "stream", "sse", "batch", "errors", "schema"):
         assert {f"package/dist/{module}.js", f"package/dist/{module}.d.ts"} <= names, module
     assert {"package/package.json", "package/README.md"} <= names
     assert not any("node_modules" in name or "/test/" in name for name in names), names

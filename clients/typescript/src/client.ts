@@ -10,9 +10,11 @@ import type {
   Board,
   Match,
   Query,
+  RankOfQuery,
   Schemas,
   Submission,
   Submitted,
+  TournamentSubmission,
 } from "./types.js";
 
 type Async = { respondAsync: true };
@@ -145,7 +147,7 @@ export class Client {
   }
 
   /** The rank a score would get if submitted now. */
-  rankOf(id: string, query: Query<"rank_of">): Promise<Schemas["RankOfOut"]> {
+  rankOf(id: string, query: RankOfQuery): Promise<Schemas["RankOfOut"]> {
     return this.call({ method: "GET", path: `${board(id)}/rank-of`, query });
   }
 
@@ -243,7 +245,7 @@ export class Client {
 
   /** A score in a tournament; ApiError 409 outside its schedule, over `max_submissions` or
    * without joining when `join_required`. */
-  submitTournament(id: string, submission: Schemas["TournamentScoreIn"]): Promise<Submitted> {
+  submitTournament(id: string, submission: TournamentSubmission): Promise<Submitted> {
     const path = `${tournament(id)}/scores`;
     return this.call({ method: "POST", path, body: submission, write: true });
   }

@@ -1,3 +1,4 @@
+import { parseJson } from "./json.js";
 import type { Problem } from "./types.js";
 
 /**
@@ -32,7 +33,7 @@ export class ApiError extends Error {
 /** The problem an error answer carries; a body that is not problem+json becomes one. */
 export function problemOf(status: number, statusText: string, text: string): Problem {
   try {
-    const body: unknown = JSON.parse(text);
+    const body: unknown = parseJson(text);
     if (typeof body === "object" && body !== null && "title" in body) return body as Problem;
   } catch {
     // not JSON: described below

@@ -1,6 +1,7 @@
 // One request to the API, retried on 429 and 503 with exponential backoff that honours
 // Retry-After (submissions are idempotent on their match id, so a retry never counts twice).
 import { ApiError, problemOf } from "./errors.js";
+import { parseJson, stringifyJson } from "./json.js";
 
 export const RETRYABLE: ReadonlySet<number> = new Set([429, 503]);
 
@@ -97,10 +98,10 @@ export class Http {
         ...(call.body === undefined ? {} : { "content-type": "application/json" }),
         ...(call.respondAsync ? { prefer: "respond-async" } : {}),
       },
-      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      ...(call.body === undefined ? {} : { body: stringifyJson(call.body) }),
     });
     const text = await response.text();
-    return (text === "" ? undefined : JSON.parse(text)) as T;
+    return (text === "" ? undefined : parseJson(text)) as T;
   }
 
   /** Fetch `path` until an answer that is neither 429 nor 503 (or the retries run out);

@@ -3,6 +3,7 @@
 // key must be sent (EventSource cannot send headers).
 import { ApiError } from "./errors.js";
 import type { Http } from "./http.js";
+import { parseJson } from "./json.js";
 import { SseParser } from "./sse.js";
 import type { Problem, Query, Schemas } from "./types.js";
 
@@ -61,8 +62,8 @@ class Queue {
 }
 
 function decoded(name: string, data: string): StreamEvent | Problem | null {
-  if (name === "top" || name === "player") return { event: name, data: JSON.parse(data) } as StreamEvent;
-  if (name === "error") return JSON.parse(data) as Problem;
+  if (name === "top" || name === "player") return { event: name, data: parseJson(data) } as StreamEvent;
+  if (name === "error") return parseJson(data) as Problem;
   return null;
 }
 

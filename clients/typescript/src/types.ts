@@ -14,9 +14,19 @@ export type Query<Op extends keyof operations> = operations[Op]["parameters"] ex
 /** A problem+json error body (RFC 9457). */
 export type Problem = Schemas["Problem"];
 export type Board = Schemas["BoardSpec"];
-export type Submission = Schemas["ScoreIn"];
+/** A signed 64-bit integer: a number, or a bigint for one beyond ±(2^53 - 1). Answers hold a
+ * bigint only where a value is beyond that range (typed `number` there). */
+export type Int64 = number | bigint;
+type Exact<T> = Omit<T, "score" | "subscore"> & { score: Int64; subscore?: Int64 | null };
+export type Submission = Exact<Schemas["ScoreIn"]>;
+export type TournamentSubmission = Exact<Schemas["TournamentScoreIn"]>;
 /** One item of a batch upload: a submission plus its `board`. */
-export type BatchItem = Schemas["ScoreIn"] & { board: string };
+export type BatchItem = Submission & { board: string };
+/** The query of `rankOf`: the score (and subscore) to place, and where. */
+export type RankOfQuery = Omit<Query<"rank_of">, "score" | "subscore"> & {
+  score: Int64;
+  subscore?: Int64;
+};
 export type Submitted = Schemas["SubmitOut"];
 /** The 202 answer to an asynchronous submission: pass `token` as `after` to a read. */
 export type Accepted = Schemas["AcceptedOut"];

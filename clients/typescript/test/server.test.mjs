@@ -80,6 +80,22 @@ test("an asynchronous upload's token makes a later read include all of it", asyn
   assert.deepEqual(top.entries.map((e) => [e.player_id, e.score]), [["a1199", 1209]]);
 });
 
+test("scores at the ends of the 64-bit range round-trip exactly", async () => {
+  const board = fresh("int64");
+  await admin.putBoard(board);
+  const top = 9223372036854775807n;
+  const bottom = -9223372036854775808n;
+  const answer = await admin.submit(board, { player_id: "max", score: top, match_id: "a" });
+  assert.equal(answer.score, top);
+  await admin.submitBatch([{ board, player_id: "min", score: bottom, match_id: "b" }]);
+  await admin.submit(board, { player_id: "small", score: 7, match_id: "c" });
+  const { entries } = await reader.top(board);
+  assert.deepEqual(entries.map((e) => e.score), [top, 7, bottom]);
+  assert.equal((await reader.rankOf(board, { score: top - 1n })).rank, 2);
+  const read = await reader.player(board, "max");
+  assert.equal(read.score, top);
+});
+
 test("errors throw ApiError carrying the problem", async () => {
   const board = fresh("errors");
   await admin.putBoard(board);

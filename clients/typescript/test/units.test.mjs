@@ -1,8 +1,10 @@
-// The parts that need no server: the event stream parser, Retry-After, the batch helpers.
+// The parts that need no server: the event stream parser, Retry-After, the batch helpers,
+// exact 64-bit integers in JSON.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { batches } from "../dist/index.js";
 import { retryAfter } from "../dist/http.js";
+import { parseJson, stringifyJson } from "../dist/json.js";
 import { SseParser } from "../dist/sse.js";
 
 test("the parser reads events across chunks and line endings, skipping comments", () => {
@@ -28,4 +30,19 @@ test("Retry-After is read as seconds or as an HTTP date", () => {
 test("batches are at most 1,000 items, in order", () => {
   const sizes = [...batches(Array.from({ length: 2001 }, (_, n) => n))].map((b) => b.length);
   assert.deepEqual(sizes, [1000, 1000, 1]);
+});
+
+test("integers beyond 2^53 are read as exact bigints and written exactly", () => {
+  const text = '{"p:9007199254740993":"9223372036854775807","score":9223372036854775807,' +
+    '"low":-9223372036854775808,"safe":9007199254740991,"x":[1.5e300,12345678901234567.5]}';
+  assert.deepEqual(parseJson(text), {
+    "p:9007199254740993": "9223372036854775807", // strings stay strings
+    score: 9223372036854775807n,
+    low: -9223372036854775808n,
+    safe: 9007199254740991, // still a number
+    x: [1.5e300, 12345678901234567.5], // not integers: numbers, as JSON.parse reads them
+  });
+  const body = { score: 9223372036854775807n, subscore: -5n, name: "9223372036854775807" };
+  assert.equal(stringifyJson(body), '{"score":9223372036854775807,"subscore":-5,"name":"9223372036854775807"}');
+  assert.equal(stringifyJson({ a: 1 }), '{"a":1}');
 });
