@@ -159,11 +159,14 @@ def test_help_reads_as_written(command: str, width: int) -> None:
 
 
 def test_openapi_prints_the_document_the_server_serves(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from rankline.cli import app
     from rankline.http.openapi import build_openapi
 
     printed = run_cli("openapi")
     assert printed.returncode == 0, printed.stderr
     assert json.loads(printed.stdout) == build_openapi()
-    written = run_cli("openapi", "--output", str(tmp_path / "openapi.json"))
-    assert written.returncode == 0, written.stderr
+    written = CliRunner().invoke(app, ["openapi", "--output", str(tmp_path / "openapi.json")])
+    assert written.exit_code == 0, written.output
     assert (tmp_path / "openapi.json").read_text(encoding="utf-8") == printed.stdout
