@@ -65,6 +65,10 @@ def test_the_committed_types_are_what_the_openapi_document_generates(
     _run("node", "scripts/generate.mjs", "--check", "--from", str(document))
 
 
+def test_the_sources_are_formatted(built: Path) -> None:
+    _run("node", "node_modules/prettier/bin/prettier.cjs", "--check", ".")
+
+
 def test_the_package_holds_the_built_javascript_and_its_types(built: Path, tmp_path: Path) -> None:
     packed = json.loads(
         _run("npm", "pack", "--json", "--ignore-scripts", "--pack-destination", str(tmp_path))

@@ -32,9 +32,9 @@ async function documentText(source) {
 }
 
 const document = JSON.parse(await documentText(option("--from")));
-const generated = HEADER + astToString(
-    await openapiTS(document, { defaultNonNullable: false, emptyObjectsUnknown: true }),
-  );
+const generated =
+  HEADER +
+  astToString(await openapiTS(document, { defaultNonNullable: false, emptyObjectsUnknown: true }));
 if (process.argv.includes("--check")) {
   const committed = readFileSync(target, "utf8");
   if (committed !== generated) {

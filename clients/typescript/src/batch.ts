@@ -42,7 +42,10 @@ export function shifted<R extends { index: number; error?: Problem | null }>(
 }
 
 /** The answers of the chunks of one synchronous upload, as one. */
-export function joinedResults(answers: readonly BatchResults[], sizes: readonly number[]): BatchResults {
+export function joinedResults(
+  answers: readonly BatchResults[],
+  sizes: readonly number[],
+): BatchResults {
   const results: BatchResults["results"] = [];
   answers.forEach((answer, at) => {
     const start = sizes.slice(0, at).reduce((sum, size) => sum + size, 0);
@@ -62,6 +65,9 @@ export function joinedAccepted(answers: readonly Accepted[], sizes: readonly num
     accepted += answer.accepted;
     results.push(...shifted(answer.results ?? [], start));
   });
-  const token = answers.map((answer) => answer.token).filter((part) => part !== "").join("_");
+  const token = answers
+    .map((answer) => answer.token)
+    .filter((part) => part !== "")
+    .join("_");
   return { accepted, token, results };
 }

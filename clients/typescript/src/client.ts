@@ -128,7 +128,11 @@ export class Client {
   }
 
   /** A player's rating on a rating board, also while provisional. */
-  rating(id: string, playerId: string, query?: Query<"player_rating">): Promise<Schemas["PlayerRatingOut"]> {
+  rating(
+    id: string,
+    playerId: string,
+    query?: Query<"player_rating">,
+  ): Promise<Schemas["PlayerRatingOut"]> {
     return this.call({ method: "GET", path: `${onBoard(id, playerId)}/rating`, query });
   }
 
@@ -166,7 +170,11 @@ export class Client {
   }
 
   /** The ranked entries of these players, in rank order. */
-  ranks(id: string, playerIds: readonly string[], query?: Query<"ranks">): Promise<Schemas["RanksOut"]> {
+  ranks(
+    id: string,
+    playerIds: readonly string[],
+    query?: Query<"ranks">,
+  ): Promise<Schemas["RanksOut"]> {
     const body = { player_ids: playerIds };
     return this.call({ method: "POST", path: `${board(id)}/ranks`, query, body });
   }
@@ -229,7 +237,10 @@ export class Client {
     return this.call({ method: "GET", path: tournament(id) });
   }
 
-  putTournament(id: string, definition: Schemas["TournamentSpec"]): Promise<Schemas["TournamentOut"]> {
+  putTournament(
+    id: string,
+    definition: Schemas["TournamentSpec"],
+  ): Promise<Schemas["TournamentOut"]> {
     return this.call({ method: "PUT", path: tournament(id), body: definition, write: true });
   }
 

@@ -8,7 +8,14 @@ const LONG_DIGITS = /\d{16}/;
 
 function isNumberChar(code: number): boolean {
   // digits, - + . e E
-  return (code >= 48 && code <= 57) || code === 45 || code === 43 || code === 46 || code === 101 || code === 69;
+  return (
+    (code >= 48 && code <= 57) ||
+    code === 45 ||
+    code === 43 ||
+    code === 46 ||
+    code === 101 ||
+    code === 69
+  );
 }
 
 /** Parse JSON text; an integer beyond Number.MAX_SAFE_INTEGER (either sign) becomes a bigint. */
@@ -16,7 +23,7 @@ export function parseJson(text: string): unknown {
   if (!LONG_DIGITS.test(text)) return JSON.parse(text);
   let rewritten = "";
   let copied = 0;
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const code = text.charCodeAt(at);
     if (code === 34) {
       // a string: skip to its closing quote, over escapes

@@ -8,8 +8,7 @@ import { SseParser } from "./sse.js";
 import type { Problem, Query, Schemas } from "./types.js";
 
 export type StreamEvent =
-  | { event: "top"; data: Schemas["TopOut"] }
-  | { event: "player"; data: Schemas["PlayerOut"] };
+  { event: "top"; data: Schemas["TopOut"] } | { event: "player"; data: Schemas["PlayerOut"] };
 
 export type StreamOptions = Omit<Query<"stream">, "players"> & {
   /** Players whose changes of score or rank are sent as `player` events (up to 50). */
@@ -62,7 +61,8 @@ class Queue {
 }
 
 function decoded(name: string, data: string): StreamEvent | Problem | null {
-  if (name === "top" || name === "player") return { event: name, data: parseJson(data) } as StreamEvent;
+  if (name === "top" || name === "player")
+    return { event: name, data: parseJson(data) } as StreamEvent;
   if (name === "error") return parseJson(data) as Problem;
   return null;
 }
@@ -83,7 +83,8 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
     if (signal?.aborted) this.close();
     const keyed = Object.keys(http.headers(false)).length > 0;
     const hasEventSource = typeof globalThis.EventSource === "function";
-    const useEventSource = transport === "eventsource" || (transport === undefined && hasEventSource && !keyed);
+    const useEventSource =
+      transport === "eventsource" || (transport === undefined && hasEventSource && !keyed);
     if (useEventSource) this.listen(http.url(path, where));
     else void this.pump(http, path, where, reconnectMs);
   }
@@ -96,7 +97,10 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent, undefined> {
-    return { next: () => this.queue.next(), return: async () => (this.close(), { value: undefined, done: true }) };
+    return {
+      next: () => this.queue.next(),
+      return: async () => (this.close(), { value: undefined, done: true }),
+    };
   }
 
   private deliver(name: string, data: string): void {

@@ -19,34 +19,72 @@ test("a submission round-trips through the reads", async () => {
   const board = fresh("arena");
   const made = await admin.putBoard(board, { windows: ["all_time", "daily"], scopes: ["region"] });
   assert.equal(made.id, board);
-  const first = await admin.submit(board, { player_id: "p:42", score: 4500, match_id: "m:1", scopes: { region: "EU" } });
-  assert.deepEqual([first.applied, first.duplicate, first.previous_score, first.score], [true, false, null, 4500]);
-  assert.ok(first.standings.some((s) => s.window === "daily" && s.scope === "region:EU" && s.rank === 1));
+  const first = await admin.submit(board, {
+    player_id: "p:42",
+    score: 4500,
+    match_id: "m:1",
+    scopes: { region: "EU" },
+  });
+  assert.deepEqual(
+    [first.applied, first.duplicate, first.previous_score, first.score],
+    [true, false, null, 4500],
+  );
+  assert.ok(
+    first.standings.some((s) => s.window === "daily" && s.scope === "region:EU" && s.rank === 1),
+  );
   await admin.submit(board, { player_id: "p:7", score: 5200, match_id: "m:2" });
-  const again = await admin.submit(board, { player_id: "p:42", score: 4500, match_id: "m:1", scopes: { region: "EU" } });
+  const again = await admin.submit(board, {
+    player_id: "p:42",
+    score: 4500,
+    match_id: "m:1",
+    scopes: { region: "EU" },
+  });
   assert.equal(again.duplicate, true);
 
   const top = await reader.top(board, { limit: 10 });
-  assert.deepEqual(top.entries.map((e) => [e.rank, e.player_id, e.score]), [[1, "p:7", 5200], [2, "p:42", 4500]]);
+  assert.deepEqual(
+    top.entries.map((e) => [e.rank, e.player_id, e.score]),
+    [
+      [1, "p:7", 5200],
+      [2, "p:42", 4500],
+    ],
+  );
   const me = await reader.player(board, "p:42");
   assert.deepEqual([me.rank, me.competition_rank, me.percentile], [2, 2, 0]);
   const regional = await reader.top(board, { scope: "region:EU" });
-  assert.deepEqual(regional.entries.map((e) => e.player_id), ["p:42"]);
+  assert.deepEqual(
+    regional.entries.map((e) => e.player_id),
+    ["p:42"],
+  );
   const around = await reader.around(board, "p:42", { k: 1 });
-  assert.deepEqual(around.entries.map((e) => e.player_id), ["p:7", "p:42"]);
+  assert.deepEqual(
+    around.entries.map((e) => e.player_id),
+    ["p:7", "p:42"],
+  );
   assert.equal((await reader.rankOf(board, { score: 5000 })).rank, 2);
   const ranked = await reader.ranks(board, ["p:42", "nobody", "p:7"]);
-  assert.deepEqual(ranked.entries.map((e) => e.player_id), ["p:7", "p:42"]);
+  assert.deepEqual(
+    ranked.entries.map((e) => e.player_id),
+    ["p:7", "p:42"],
+  );
   const friends = await reader.friends(board, "p:42", ["p:7"], { k: 5 });
   assert.equal(friends.player.friends_rank, 2);
-  assert.equal((await reader.listBoards()).boards.some((b) => b.id === board), true);
+  assert.equal(
+    (await reader.listBoards()).boards.some((b) => b.id === board),
+    true,
+  );
   await admin.deleteBoard(board);
 });
 
 test("an upload of 2,500 is sent 1,000 at a time, its results indexed over the whole upload", async () => {
   const board = fresh("upload");
   await admin.putBoard(board);
-  const items = Array.from({ length: 2500 }, (_, n) => ({ board, player_id: `p${n}`, score: n, match_id: `m${n}` }));
+  const items = Array.from({ length: 2500 }, (_, n) => ({
+    board,
+    player_id: `p${n}`,
+    score: n,
+    match_id: `m${n}`,
+  }));
   items[1500] = { ...items[1500], score: 1.5 }; // not an integer: that item alone is refused
   const sent = [];
   const counting = new Client(url, {
@@ -55,8 +93,14 @@ test("an upload of 2,500 is sent 1,000 at a time, its results indexed over the w
   });
   const { results } = await counting.submitBatch(items);
   assert.deepEqual(sent, [1000, 1000, 500]);
-  assert.deepEqual(results.map((r) => r.index), items.map((_, n) => n));
-  assert.deepEqual(results.filter((r) => r.error).map((r) => r.index), [1500]);
+  assert.deepEqual(
+    results.map((r) => r.index),
+    items.map((_, n) => n),
+  );
+  assert.deepEqual(
+    results.filter((r) => r.error).map((r) => r.index),
+    [1500],
+  );
   const refused = results[1500].error;
   assert.equal(refused.status, 422);
   assert.deepEqual(refused.errors[0].loc.slice(0, 3), ["body", "scores", 1500]);
@@ -67,17 +111,32 @@ test("an upload of 2,500 is sent 1,000 at a time, its results indexed over the w
 test("an asynchronous upload's token makes a later read include all of it", async () => {
   const board = fresh("later");
   await admin.putBoard(board);
-  const one = await admin.submit(board, { player_id: "solo", score: 1, match_id: "s" }, { respondAsync: true });
+  const one = await admin.submit(
+    board,
+    { player_id: "solo", score: 1, match_id: "s" },
+    { respondAsync: true },
+  );
   assert.equal(one.accepted, 1);
   assert.equal((await reader.player(board, "solo", { after: one.token })).score, 1);
 
-  const items = Array.from({ length: 1200 }, (_, n) => ({ board, player_id: `a${n}`, score: 10 + n, match_id: `x${n}` }));
+  const items = Array.from({ length: 1200 }, (_, n) => ({
+    board,
+    player_id: `a${n}`,
+    score: 10 + n,
+    match_id: `x${n}`,
+  }));
   const taken = await admin.submitBatch(items, { respondAsync: true });
   assert.equal(taken.accepted, 1200);
-  assert.deepEqual(taken.results.map((r) => [r.index, r.accepted]), items.map((_, n) => [n, true]));
+  assert.deepEqual(
+    taken.results.map((r) => [r.index, r.accepted]),
+    items.map((_, n) => [n, true]),
+  );
   const top = await reader.top(board, { limit: 1, after: taken.token });
   assert.equal(top.total, 1201);
-  assert.deepEqual(top.entries.map((e) => [e.player_id, e.score]), [["a1199", 1209]]);
+  assert.deepEqual(
+    top.entries.map((e) => [e.player_id, e.score]),
+    [["a1199", 1209]],
+  );
 });
 
 test("scores at the ends of the 64-bit range round-trip exactly", async () => {
@@ -90,7 +149,10 @@ test("scores at the ends of the 64-bit range round-trip exactly", async () => {
   await admin.submitBatch([{ board, player_id: "min", score: bottom, match_id: "b" }]);
   await admin.submit(board, { player_id: "small", score: 7, match_id: "c" });
   const { entries } = await reader.top(board);
-  assert.deepEqual(entries.map((e) => e.score), [top, 7, bottom]);
+  assert.deepEqual(
+    entries.map((e) => e.score),
+    [top, 7, bottom],
+  );
   assert.equal((await reader.rankOf(board, { score: top - 1n })).rank, 2);
   const read = await reader.player(board, "max");
   assert.equal(read.score, top);
@@ -106,21 +168,33 @@ test("errors throw ApiError carrying the problem", async () => {
     assert.ok(error.title && error.detail);
     return true;
   });
-  await assert.rejects(admin.submit(board, { player_id: "p", score: 2.5, match_id: "m" }), (error) => {
-    assert.equal(error.status, 422);
-    assert.ok(error.errors.some((e) => e.loc.includes("score")), JSON.stringify(error.problem));
-    return true;
-  });
+  await assert.rejects(
+    admin.submit(board, { player_id: "p", score: 2.5, match_id: "m" }),
+    (error) => {
+      assert.equal(error.status, 422);
+      assert.ok(
+        error.errors.some((e) => e.loc.includes("score")),
+        JSON.stringify(error.problem),
+      );
+      return true;
+    },
+  );
   await admin.submit(board, { player_id: "p", score: 3, match_id: "m" });
-  await assert.rejects(admin.submit(board, { player_id: "p", score: 4, match_id: "m" }), (error) => {
-    assert.equal(error.status, 409);
-    assert.equal(error.problem.existing.score, 3);
-    return true;
-  });
-  await assert.rejects(reader.submit(board, { player_id: "p", score: 5, match_id: "n" }), (error) => {
-    assert.equal(error.status, 401);
-    return true;
-  });
+  await assert.rejects(
+    admin.submit(board, { player_id: "p", score: 4, match_id: "m" }),
+    (error) => {
+      assert.equal(error.status, 409);
+      assert.equal(error.problem.existing.score, 3);
+      return true;
+    },
+  );
+  await assert.rejects(
+    reader.submit(board, { player_id: "p", score: 5, match_id: "n" }),
+    (error) => {
+      assert.equal(error.status, 401);
+      return true;
+    },
+  );
 });
 
 test("429 answers are retried after their Retry-After", async () => {
@@ -153,7 +227,10 @@ test("the stream sends the top, then each change of it and of a watched player",
     seen.push(value);
   }
   const top = seen.find((e) => e.event === "top").data;
-  assert.deepEqual(top.entries.map((e) => [e.player_id, e.score]), [["p:1", 99]]);
+  assert.deepEqual(
+    top.entries.map((e) => [e.player_id, e.score]),
+    [["p:1", 99]],
+  );
   const watched = seen.find((e) => e.event === "player").data;
   assert.deepEqual([watched.player_id, watched.rank], ["p:1", 1]);
   stream.close();

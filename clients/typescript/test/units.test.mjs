@@ -9,7 +9,8 @@ import { SseParser } from "../dist/sse.js";
 
 test("the parser reads events across chunks and line endings, skipping comments", () => {
   const parser = new SseParser();
-  const text = ": ping\r\nevent: top\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nretry: 250\nid: 7\ndata: x\n\n";
+  const text =
+    ': ping\r\nevent: top\r\ndata: {"a":\r\ndata: 1}\r\n\r\nretry: 250\nid: 7\ndata: x\n\n';
   const messages = [];
   for (const char of text) messages.push(...parser.push(char)); // split anywhere, even inside \r\n
   assert.deepEqual(messages, [
@@ -33,7 +34,8 @@ test("batches are at most 1,000 items, in order", () => {
 });
 
 test("integers beyond 2^53 are read as exact bigints and written exactly", () => {
-  const text = '{"p:9007199254740993":"9223372036854775807","score":9223372036854775807,' +
+  const text =
+    '{"p:9007199254740993":"9223372036854775807","score":9223372036854775807,' +
     '"low":-9223372036854775808,"safe":9007199254740991,"x":[1.5e300,12345678901234567.5]}';
   assert.deepEqual(parseJson(text), {
     "p:9007199254740993": "9223372036854775807", // strings stay strings
@@ -43,6 +45,9 @@ test("integers beyond 2^53 are read as exact bigints and written exactly", () =>
     x: [1.5e300, 12345678901234567.5], // not integers: numbers, as JSON.parse reads them
   });
   const body = { score: 9223372036854775807n, subscore: -5n, name: "9223372036854775807" };
-  assert.equal(stringifyJson(body), '{"score":9223372036854775807,"subscore":-5,"name":"9223372036854775807"}');
+  assert.equal(
+    stringifyJson(body),
+    '{"score":9223372036854775807,"subscore":-5,"name":"9223372036854775807"}',
+  );
   assert.equal(stringifyJson({ a: 1 }), '{"a":1}');
 });
