@@ -132,8 +132,9 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
 
   private async pump(http: Http, path: string, query: object, reconnectMs: number): Promise<void> {
     const signal = this.abort.signal;
-    const parser = new SseParser();
+    let retryMs: number | null = null;
     while (!signal.aborted) {
+      const parser = new SseParser(); // a new connection starts a new event stream
       try {
         const init = { headers: { ...http.headers(false), accept: "text/event-stream" }, signal };
         const response = await http.send(path, query, init);
@@ -142,6 +143,7 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
           const { value, done } = await reader.read();
           if (done) break;
           for (const message of parser.push(value)) this.deliver(message.event, message.data);
+          retryMs = parser.retryMs ?? retryMs;
         }
       } catch (error) {
         if (signal.aborted) return;
@@ -152,7 +154,7 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
         // the connection dropped: reconnect below, as EventSource would
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, parser.retryMs ?? reconnectMs);
+        const timer = setTimeout(resolve, retryMs ?? reconnectMs);
         signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
       });
     }

@@ -2,7 +2,7 @@
 // exact 64-bit integers in JSON.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { batches } from "../dist/index.js";
+import { batches, Client } from "../dist/index.js";
 import { retryAfter } from "../dist/http.js";
 import { parseJson, stringifyJson } from "../dist/json.js";
 import { SseParser } from "../dist/sse.js";
@@ -50,4 +50,37 @@ test("integers beyond 2^53 are read as exact bigints and written exactly", () =>
     '{"score":9223372036854775807,"subscore":-5,"name":"9223372036854775807"}',
   );
   assert.equal(stringifyJson({ a: 1 }), '{"a":1}');
+});
+
+test("a dropped stream reconnects and starts a new event stream", async () => {
+  const bodies = [
+    'event: top\ndata: {"n":1}\n\nevent: top\ndata: {"cut', // the connection drops mid-event
+    'retry: 5\n\nevent: top\ndata: {"n":2}\n\n',
+  ];
+  const asked = [];
+  const fetch = async (url, init) => {
+    asked.push(url);
+    const text = bodies.shift();
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text));
+        if (bodies.length > 0)
+          controller.close(); // the last one stays open
+        else init.signal.addEventListener("abort", () => controller.error(init.signal.reason));
+      },
+    });
+    return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+  };
+  const client = new Client("http://rankline.test", { fetch });
+  const stream = client.stream("arena", { limit: 3, transport: "fetch", reconnectMs: 10 });
+  const seen = [];
+  for await (const event of stream) {
+    seen.push(event.data.n);
+    if (seen.length === 2) stream.close();
+  }
+  assert.deepEqual(seen, [1, 2]);
+  assert.deepEqual(asked, [
+    "http://rankline.test/v1/boards/arena/stream?limit=3",
+    "http://rankline.test/v1/boards/arena/stream?limit=3",
+  ]);
 });
