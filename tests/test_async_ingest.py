@@ -45,6 +45,22 @@ async def test_an_async_score_is_202_and_a_read_after_its_token_includes_it(
     assert again.status_code == 200 and again.json()["duplicate"] is True
 
 
+async def test_tokens_joined_with_an_underscore_wait_for_all_of_them(
+    client: httpx.AsyncClient,
+) -> None:
+    """An upload sent in several requests is answered with their tokens joined by ``_`` (the
+    TypeScript client does so): a read given that one token includes every request."""
+    for board in ("arena", "blitz"):  # two partitions of the log (crc32 % 16: 11 and 4)
+        await put_board(client, board)
+    first = await _post_async(client, "arena", {"player_id": "p1", "score": 5, "match_id": "j1"})
+    second = await _post_async(client, "blitz", {"player_id": "p2", "score": 6, "match_id": "j2"})
+    joined = f"{first}_{second}"
+    assert len(ingest_module.parse_token(joined)) == 2
+    for board, player, score in (("arena", "p1", 5), ("blitz", "p2", 6)):
+        read = await get_json(client, f"/v1/boards/{board}/players/{player}", after=joined)
+        assert read["score"] == score
+
+
 async def test_an_async_batch_takes_the_valid_items_and_refuses_the_others(
     client: httpx.AsyncClient,
 ) -> None:

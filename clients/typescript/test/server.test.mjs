@@ -119,8 +119,12 @@ test("an asynchronous upload's token makes a later read include all of it", asyn
   assert.equal(one.accepted, 1);
   assert.equal((await reader.player(board, "solo", { after: one.token })).score, 1);
 
+  // 1,000 on one board, then 200 on another: two requests, whose tokens may name different
+  // partitions of the log; the upload's one token waits for both.
+  const other = fresh("later-too");
+  await admin.putBoard(other);
   const items = Array.from({ length: 1200 }, (_, n) => ({
-    board,
+    board: n < 1000 ? board : other,
     player_id: `a${n}`,
     score: 10 + n,
     match_id: `x${n}`,
@@ -131,10 +135,16 @@ test("an asynchronous upload's token makes a later read include all of it", asyn
     taken.results.map((r) => [r.index, r.accepted]),
     items.map((_, n) => [n, true]),
   );
-  const top = await reader.top(board, { limit: 1, after: taken.token });
-  assert.equal(top.total, 1201);
+  const first = await reader.top(board, { limit: 1, after: taken.token });
+  assert.equal(first.total, 1001);
   assert.deepEqual(
-    top.entries.map((e) => [e.player_id, e.score]),
+    first.entries.map((e) => [e.player_id, e.score]),
+    [["a999", 1009]],
+  );
+  const second = await reader.top(other, { limit: 1, after: taken.token });
+  assert.equal(second.total, 200);
+  assert.deepEqual(
+    second.entries.map((e) => [e.player_id, e.score]),
     [["a1199", 1209]],
   );
 });
