@@ -103,6 +103,20 @@ class WindowSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     """A cron window's: how many days a closed period stays live (default 7)."""
 
 
+DEFAULT_WEBHOOK_TOP = 100
+MAX_WEBHOOK_TOP = 1000
+
+
+class BoardWebhookSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Where each closed leaderboard's final top is posted, signed with ``secret`` (shown
+    without it)."""
+
+    url: Annotated[str, Meta(pattern=r"^https?://", max_length=2000)]
+    secret: Annotated[str, Meta(min_length=1, max_length=500)] | None = None
+    """Required on PUT; never shown."""
+    top: Annotated[int, Meta(ge=1, le=MAX_WEBHOOK_TOP)] = DEFAULT_WEBHOOK_TOP
+
+
 COHORT_SCOPE = "cohort"
 """The scope dimension of cohorts, on boards with ``cohort_size``."""
 
@@ -129,6 +143,10 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     status: Literal["active", "frozen"] = "active"
     rating: dict[str, Any] | None = None
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    webhook: BoardWebhookSpec | None = None
+    """Each leaderboard's closed period (after grace) is posted there once, with its final
+    top ``top`` entries as archived (``rankline.store.deliveries``). May change at any
+    time; a GET shows it without its secret."""
     shards: Annotated[int, Meta(ge=1, le=MAX_SHARDS)] = 1
     """How many parts each leaderboard is split into by player (a Redis Cluster keeps them
     on different nodes); every read answers the same whatever the count."""
@@ -232,6 +250,8 @@ class Board:
         if len(set(ids)) != len(ids):
             raise _bad(["windows"], "windows are listed twice")
         _check_zone(spec.timezone, ["timezone"])
+        if spec.webhook is not None and spec.webhook.secret is None:
+            raise _bad(["webhook", "secret"], "a webhook needs the secret that signs its bodies")
         for i, window in enumerate(spec.windows):
             if isinstance(window, WindowSpec):
                 _check_window(window, i)
@@ -421,7 +441,7 @@ class Board:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = msgspec.to_builtins(self.spec)
-        for optional in ("cohort_size", "schedule", "timezone"):  # shown only where set
+        for optional in ("cohort_size", "schedule", "timezone", "webhook"):  # only where set
             if data[optional] is None:
                 del data[optional]
         data["retention_days"] = {w: self.retention_days[w] for w in DEFAULT_RETENTION_DAYS}
@@ -435,6 +455,14 @@ class Board:
             for s in (() if isinstance(self.seasons, Schedule) else self.seasons)
         ]
         return data
+
+
+def shown(board: Board) -> dict[str, Any]:
+    """The definition as GET answers it: the webhook's secret is never shown."""
+    data = board.to_json()
+    if (hook := board.spec.webhook) is not None:
+        data["webhook"] = {"url": hook.url, "top": hook.top}
+    return data
 
 
 def _window_id(window: str | WindowSpec) -> str:
