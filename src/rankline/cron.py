@@ -17,17 +17,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from croniter import croniter
-
 from rankline.clock import from_micros, to_micros
 from rankline.types import Micros
 
 _NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z", re.ASCII)
 _FIELDS = 5
+_NAMED_KEPT = 256
+"""Periods kept per cron window for reads that name one (a few weeks' worth of an hourly
+window, years of a weekly one)."""
 
 
 def check_cron(expression: str) -> str | None:
     """Why ``expression`` is not a five-field cron expression croniter reads (None: it is)."""
+    from croniter import croniter  # imported where used: ~4 MiB a process without cron skips
+
     if len(expression.split()) != _FIELDS:
         return "a cron expression has five fields: minute hour day-of-month month day-of-week"
     if not croniter.is_valid(expression):
@@ -48,28 +51,34 @@ def period_name(start: Micros) -> str:
 class CronWindow:
     """A window whose periods run from one firing of ``expression`` in ``zone`` to the next.
 
-    The last period computed is kept: a board's submissions mostly land in the current one,
-    and each croniter computation costs tens of microseconds."""
+    The last period computed is kept, and the periods named in reads: a board's submissions
+    mostly land in the current one, and a croniter computation costs a few hundred
+    microseconds (``rankline bench probe calendar``)."""
 
     id: str
     expression: str
     zone: ZoneInfo
     _last: tuple[Micros, Micros] | None = field(default=None, compare=False, repr=False)
+    _named: dict[Micros, Micros] = field(default_factory=dict, compare=False, repr=False)
 
-    def _firings(self, at: Micros) -> tuple[Micros, Micros]:
-        """The last firing at or before ``at`` and the first after it."""
+    def _firings(self, at: Micros, keep: bool = True) -> tuple[Micros, Micros]:
+        """The last firing at or before ``at`` and the first after it (kept as the last
+        span unless ``keep`` is false: a read of an old period leaves the current one)."""
         last = self._last
         if last is not None and last[0] <= at < last[1]:
             return last
         # croniter's get_prev is strictly before its start, and firings fall on whole seconds:
         # from the next whole second, it is the last firing at or before ``at``.
+        from croniter import croniter
+
         second = at - at % 1_000_000 + 1_000_000
         found = croniter(self.expression, from_micros(second).astimezone(self.zone))
         start = to_micros(found.get_prev(datetime))
         end = to_micros(found.get_next(datetime))
         while end <= at:  # never seen; a guard against a step that lands short
             start, end = end, to_micros(found.get_next(datetime))
-        self._last = (start, end)
+        if keep:
+            self._last = (start, end)
         return start, end
 
     def span_at(self, at: Micros) -> tuple[str, Micros, Micros]:
@@ -88,11 +97,16 @@ class CronWindow:
             )
         year, month, day, hour, minute, second = (int(g) for g in match.groups())
         start = to_micros(datetime(year, month, day, hour, minute, second, tzinfo=UTC))
-        begins, end = self._firings(start)
+        if (known := self._named.get(start)) is not None:
+            return start, known
+        begins, end = self._firings(start, keep=False)
         if begins != start:
             found = period_name(begins)
             raise ValueError(
                 f"{name!r} is not a firing of cron window {self.id!r} "
                 f"({self.expression!r} in {self.zone.key}); the period containing it is {found!r}"
             )
+        if len(self._named) >= _NAMED_KEPT:
+            self._named.pop(next(iter(self._named)))  # the oldest named first
+        self._named[start] = end
         return begins, end

@@ -142,10 +142,20 @@ class Calendar:
     seasons: Seasons = ()
     zones: Mapping[str, tzinfo] = field(default_factory=dict)
     crons: Mapping[str, CronWindow] = field(default_factory=dict)
+    recent: dict[str, Period] = field(default_factory=dict, compare=False, repr=False)
+    """The last period found per window (days, weeks, months, cron windows): most
+    submissions land in the current one, and a zone's offsets or a croniter step cost
+    microseconds to work out (``rankline bench probe calendar``)."""
+
+
+_PLAIN = Calendar()
+"""No seasons, UTC: what a call without a calendar means."""
 
 
 def _calendar(given: Calendar | Seasons) -> Calendar:
-    return given if isinstance(given, Calendar) else Calendar(given)
+    if isinstance(given, Calendar):
+        return given
+    return _PLAIN if isinstance(given, Sequence) and not given else Calendar(given)
 
 
 def _cron_period(cron: CronWindow, at: Micros) -> Period:
@@ -166,18 +176,31 @@ def period_at(window: str, at: Micros, calendar: Calendar | Seasons = ()) -> Per
             if season.starts_at <= at < season.ends_at:
                 return _season(season)
         return None
+    recent = calendar.recent.get(window)
+    if (
+        recent is not None
+        and recent.starts_at is not None
+        and recent.ends_at is not None
+        and recent.starts_at <= at < recent.ends_at
+    ):
+        return recent
     if (cron := calendar.crons.get(window)) is not None:
-        return _cron_period(cron, at)
+        found = _cron_period(cron, at)
+        calendar.recent[window] = found
+        return found
     zone = calendar.zones.get(window, UTC)
     day = from_micros(at).astimezone(zone).date()
     if window == "daily":
-        return _day(day, zone)
-    if window == "weekly":
+        found = _day(day, zone)
+    elif window == "weekly":
         year, week, _ = day.isocalendar()
-        return _week(year, week, zone)
-    if window == "monthly":
-        return _month(day.year, day.month, zone)
-    raise ValueError(f"unknown window {window!r}")
+        found = _week(year, week, zone)
+    elif window == "monthly":
+        found = _month(day.year, day.month, zone)
+    else:
+        raise ValueError(f"unknown window {window!r}")
+    calendar.recent[window] = found
+    return found
 
 
 def current_period(window: str, now: Micros, calendar: Calendar | Seasons = ()) -> Period | None:
