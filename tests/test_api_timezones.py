@@ -137,3 +137,31 @@ async def test_zone_and_cron_mistakes_are_422_and_fixed_once_entries_exist(
     )
     assert not_a_firing.status_code == 422
     assert error_locs(not_a_firing) == [["query", "period"]]
+
+
+@pytest.mark.edge
+async def test_cohorts_friends_and_rank_of_on_a_cron_window(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    await put_board(client, "c", windows=[EVENT, "all_time"], cohort_size=2)
+    clock.set(utc(2026, 10, 30, 16, 30))
+    for player, score in (("a", 30), ("b", 20), ("x", 10)):
+        await submit(client, "c", player, score)
+    where = {"window": "friday-event"}
+    mine = await get_json(client, "/v1/boards/c/players/x", scope="cohort", **where)
+    assert (mine["scope"], mine["rank"], mine["period"]) == ("cohort:2", 1, "2026-10-23T16:00:00Z")
+    clock.set(utc(2026, 10, 30, 17))  # a new event period: cohorts start again
+    fresh = await submit(client, "c", "x", 5, match="m2")
+    assert ("friday-event", "2026-10-30T17:00:00Z", "cohort:1") in {
+        (s["window"], s["period"], s["scope"]) for s in fresh["standings"]
+    }
+    rank_of = await get_json(
+        client, "/v1/boards/c/rank-of", score=25, period="2026-10-23T16:00:00Z", **where
+    )
+    assert (rank_of["rank"], rank_of["total"]) == (2, 3)
+    friends = await client.post(
+        "/v1/boards/c/players/x/friends",
+        params={**where, "period": "2026-10-23T16:00:00Z"},
+        json={"friends": ["a"]},
+    )
+    assert [e["player_id"] for e in friends.json()["entries"]] == ["a", "x"]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -17,6 +18,10 @@ import pytest
 from helpers_api import AUTH, get_json, iso, open_app, open_client, put_board, submit, utc
 from procs import Server
 from rankline import ManualClock, Settings
+from rankline.lifecycle.closing import Lifecycle
+from rankline.lifecycle.events import BoardEvents
+from rankline.store.deliveries import BoardDeliveries
+from rankline.store.sql import SqlStore
 from webhook_receiver import receiver
 
 SECRET = "board-secret"
@@ -113,6 +118,37 @@ async def test_each_closed_leaderboard_is_posted_once_with_its_final_top(
         ("c", 2),
     ]
     assert (bodies["region:EU"]["total"], bodies["region:US"]["total"]) == (2, 1)
+
+
+async def test_two_workers_archive_and_send_each_event_once(
+    quiet: Settings, clock: ManualClock
+) -> None:
+    with receiver() as (url, got):
+        async with open_app(quiet, clock) as app, open_client(app) as client:
+            service = app.state.service
+            hook = {"url": url, "secret": SECRET}
+            await put_board(client, "arena", windows=["daily"], scopes=["region"], webhook=hook)
+            for i in range(6):
+                await submit(client, "arena", f"p{i}", i, scopes={"region": f"r{i % 2}"})
+            clock.set(utc(2026, 11, 22, 0, 5, 10))  # the default grace of 300 s and settling
+            other = SqlStore(quiet.database)
+            await other.start()
+            try:
+                second = Lifecycle(other, clock, service.boards)
+                archived = await asyncio.gather(service.lifecycle.step(), second.step())
+                events = BoardEvents(BoardDeliveries(other), service.boards, clock)
+                sent = await asyncio.gather(
+                    *(w.deliver() for w in [service.board_events, events] * 3)
+                )
+            finally:
+                await other.close()
+    assert sorted(len(a) for a in archived) == [0, 1]  # one worker archived the period
+    assert sorted(label for attempt in sent for label, ok in attempt if ok) == [
+        "arena/daily/2026-11-21/global",
+        "arena/daily/2026-11-21/region:r0",
+        "arena/daily/2026-11-21/region:r1",
+    ]
+    assert len(got.requests) == 3
 
 
 @pytest.mark.edge
