@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from helpers_api import AUTH, error_locs, get_json, put_board, ranking, submit, top, utc
 from rankline import ManualClock
+from rankline.http.app import Application
 
 EVENT = {"id": "friday-event", "cron": "0 18 * * FRI", "timezone": "Europe/Paris"}
 WINDOWS = ["all_time", "daily", {"id": "weekly", "timezone": "Europe/Paris"}, EVENT]
@@ -22,7 +22,7 @@ def _landed(answer: dict[str, object]) -> dict[str, tuple[str, bool]]:
 
 
 async def test_zoned_and_cron_periods_through_every_read(
-    app: Starlette, client: httpx.AsyncClient, clock: ManualClock
+    app: Application, client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
     shown = await put_board(
         client,
