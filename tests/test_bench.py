@@ -884,6 +884,25 @@ def test_the_replay_probe_replays_the_events_it_wrote() -> None:
     assert "(unexplained: 0)" in out
 
 
+def test_the_calendar_probe_times_zoned_and_cron_boards() -> None:
+    out = _probe("calendar", "--count", "200", "--boards", "20")
+    for row in ("UTC (daily, weekly, monthly)", "America/Los_Angeles (the same)", "a cron window"):
+        found = re.search(re.escape(row) + r" +([\d.]+) +([\d.]+) +([\d,]+) B", out)
+        assert found is not None, out
+        assert all(float(g.replace(",", "")) > 0 for g in found.groups())
+    assert re.search(r"named period [\d.]+ \(event\)", out)
+    assert re.search(r"importing croniter: [\d,]+ KiB", out)
+
+
+def test_the_close_events_probe_archives_with_and_without_a_webhook() -> None:
+    out = _probe("close-events", "--players", "50", "--regions", "2", "--tops", "3")
+    assert "50 players on one daily period, 2 region scopes (+ global): 100 archived entries" in out
+    assert re.search(r"no webhook +\d+ ms +- +0 +0 +-", out), out
+    found = re.search(r"webhook, top 3 +\d+ ms +\d+ ms +3 +([\d,]+) +([\d,]+) B", out)
+    assert found is not None, out
+    assert re.search(r"sending 3 events to a loopback receiver: [\d.]+ ms each", out), out
+
+
 def test_the_rebuild_probe_rebuilds_a_redis_index_from_postgresql() -> None:
     database = PG_URL + "_rebuild_probe"
     out = _probe(

@@ -4,6 +4,7 @@ against a real server process."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -81,6 +82,36 @@ async def test_async_client_sends_subscores(tmp_path: Path, clock: ManualClock) 
             with pytest.raises(ApiError) as missing:
                 await rl.submit("duel", "c", 10, match_id="m3")
             assert missing.value.problem["errors"][0]["loc"] == ["body", "subscore"]
+
+
+async def test_async_client_zones_cron_windows_and_board_events(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", server_keys=SERVER_KEY)
+    event = {"id": "friday-event", "cron": "0 18 * * FRI", "timezone": "Europe/Paris"}
+    hook = {"url": "http://127.0.0.1:9/hook", "secret": "s", "top": 10}
+    async with open_app(settings, clock) as app:
+        transport = httpx.ASGITransport(app=app)
+        async with AsyncClient("http://t", server_key=SERVER_KEY, transport=transport) as rl:
+            board = await rl.put_board(
+                "live", windows=["daily", event], timezone="Asia/Tokyo", webhook=hook
+            )
+            assert (board["timezone"], board["windows"][1]) == ("Asia/Tokyo", event)
+            assert board["webhook"] == {"url": hook["url"], "top": 10}
+            await rl.submit("live", "p:1", 5, match_id="m1")  # Saturday 21:00 in Tokyo
+            daily = await rl.top("live", window="daily")
+            assert (daily["period"], daily["period_ends_at"]) == (
+                "2026-11-21",
+                "2026-11-21T15:00:00.000Z",
+            )
+            weekly = await rl.top("live", window="friday-event")
+            assert weekly["period"] == "2026-11-20T17:00:00Z"
+            clock.set(datetime(2026, 11, 21, 15, 5, 11, tzinfo=UTC))
+            await app.state.service.archive_periods()
+            listed = await rl.deliveries("live", window="daily", limit=5)
+            assert [(d["period"], d["scope"], d["state"]) for d in listed["deliveries"]] == [
+                ("2026-11-21", "global", "pending")
+            ]
 
 
 def test_a_large_upload_is_split_into_batches_of_1000() -> None:

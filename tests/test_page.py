@@ -241,6 +241,43 @@ def test_the_page_shows_tiers_and_counts_down_to_the_period_end(
     assert errors == []
 
 
+def test_the_page_counts_down_to_a_cron_reset_and_names_zoned_windows(
+    server: Server, browser: Browser
+) -> None:
+    """A board in a time zone with a cron window: the window picker shows the zone and the
+    schedule, and the header counts down to the next firing (the period's end)."""
+    event = {"id": "friday-event", "cron": "0 18 * * FRI", "timezone": "Europe/Paris"}
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        board = {"windows": ["all_time", "daily", event], "timezone": "America/Los_Angeles"}
+        assert api.put("/v1/boards/event", json=board, headers=AUTH).status_code == 201
+        body = {"player_id": "p:ada", "score": 5, "match_id": "m"}
+        assert api.post("/v1/boards/event/scores", json=body, headers=AUTH).is_success
+        current = api.get("/v1/boards/event/top", params={"window": "friday-event"}).json()
+
+    errors: list[str] = []
+    page = _open(browser, server.url + "/#board=event&window=friday-event", errors)
+    expect(page.locator("#top tbody tr")).to_have_count(1, timeout=LIVE_TIMEOUT_MS)
+    options = page.locator("#window option")
+    expect(options).to_have_text(
+        ["all time", "daily (America/Los_Angeles)", "friday-event (0 18 * * FRI, Europe/Paris)"]
+    )
+    expect(page.locator("#window")).to_have_value("friday-event")
+    ends = page.locator("#ends")
+    expect(ends).to_have_text(re.compile(r"^resets in (\d+d )?\d\d:\d\d:\d\d$"))
+    assert page.get_attribute("#ends", "title") == (
+        "next reset of friday-event (0 18 * * FRI, Europe/Paris); closes for submissions at "
+        + current["closes_at"]
+    )
+    found = re.search(r"(?:(\d+)d )?(\d\d):(\d\d):(\d\d)$", ends.text_content() or "")
+    assert found is not None
+    days, hours, minutes, seconds = (int(g or 0) for g in found.groups())
+    shown = ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    now_ms = page.evaluate("Date.now()")
+    end_ms = datetime.fromisoformat(current["period_ends_at"].replace("Z", "+00:00")).timestamp()
+    assert abs(shown - (end_ms - now_ms / 1000)) <= 2
+    assert errors == []
+
+
 def test_the_page_shows_the_watched_players_movement(server: Server, browser: Browser) -> None:
     """The watched player's card says how far they moved at their last change and their best
     rank this period; a first entry says so."""

@@ -8,14 +8,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
 from msgspec import Meta
 
 from rankline.clock import format_time, parse_time
+from rankline.cron import CronWindow, check_cron
 from rankline.errors import Conflict, InvalidInput
 from rankline.ordering import SCORE_MAX, SCORE_MIN, Keys
-from rankline.periods import Period, Schedule, Season, Seasons, parse_period, period_at
+from rankline.periods import (
+    Calendar,
+    Period,
+    Schedule,
+    Season,
+    Seasons,
+    parse_period,
+    period_at,
+)
 from rankline.rating import check_rating
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
@@ -27,6 +37,10 @@ DIMENSION_PATTERN = r"^[a-z][a-z0-9_]{0,31}(?!\n)$"
 SCOPE_VALUE_PATTERN = r"^[A-Za-z0-9_.:@-]{1,64}(?!\n)$"
 SEASON_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?!\n)$"
 TIER_NAME_PATTERN = r"^[a-z][a-z0-9_-]{0,31}(?!\n)$"
+WINDOW_ID_PATTERN = r"^[a-z][a-z0-9_-]{0,15}(?!\n)$"
+TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*(?!\n)$"
+DEFAULT_CRON_RETENTION_DAYS = 7
+ZONED_WINDOWS = ("daily", "weekly", "monthly")
 MAX_TIERS = 16
 
 Score64 = Annotated[int, Meta(ge=SCORE_MIN, le=SCORE_MAX)]
@@ -72,6 +86,37 @@ class ScheduleSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tru
     every_seconds: Annotated[int, Meta(ge=1, le=366 * 86_400)] | None = None
 
 
+TimeZone = Annotated[str, Meta(pattern=TIMEZONE_PATTERN, max_length=64)]
+"""An IANA time zone name (``Europe/Paris``), as zoneinfo knows it."""
+
+
+class WindowSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A window given as an object in ``windows``: ``{"id": "daily", "timezone": ...}`` sets
+    the time zone of a calendar window (``daily``, ``weekly``, ``monthly``);
+    ``{"id": "friday-event", "cron": "0 18 * * FRI", "timezone": ...}`` is a cron window,
+    whose periods run from one firing to the next (``rankline.cron``)."""
+
+    id: Annotated[str, Meta(pattern=WINDOW_ID_PATTERN)]
+    cron: Annotated[str, Meta(max_length=200)] | None = None
+    timezone: TimeZone | None = None
+    retention_days: Days | None = None
+    """A cron window's: how many days a closed period stays live (default 7)."""
+
+
+DEFAULT_WEBHOOK_TOP = 100
+MAX_WEBHOOK_TOP = 1000
+
+
+class BoardWebhookSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Where each closed leaderboard's final top is posted, signed with ``secret`` (shown
+    without it)."""
+
+    url: Annotated[str, Meta(pattern=r"^https?://", max_length=2000)]
+    secret: Annotated[str, Meta(min_length=1, max_length=500)] | None = None
+    """Required on PUT; never shown."""
+    top: Annotated[int, Meta(ge=1, le=MAX_WEBHOOK_TOP)] = DEFAULT_WEBHOOK_TOP
+
+
 COHORT_SCOPE = "cohort"
 """The scope dimension of cohorts, on boards with ``cohort_size``."""
 
@@ -83,7 +128,10 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     title: Annotated[str, Meta(max_length=200)] | None = None
     order: Order = "desc"
     policy: Policy = "best"
-    windows: list[Window] = msgspec.field(default_factory=lambda: ["all_time"])
+    windows: list[Window | WindowSpec] = msgspec.field(default_factory=lambda: ["all_time"])
+    timezone: TimeZone | None = None
+    """Daily, weekly and monthly periods turn over at local midnight in this IANA zone (UTC
+    when none); a window's own ``timezone`` wins. Fixed once the board has entries."""
     seasons: list[SeasonSpec] = msgspec.field(default_factory=list)
     scopes: Annotated[list[Annotated[str, Meta(pattern=DIMENSION_PATTERN)]], Meta(max_length=8)] = (
         msgspec.field(default_factory=list)
@@ -95,6 +143,10 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     status: Literal["active", "frozen"] = "active"
     rating: dict[str, Any] | None = None
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    webhook: BoardWebhookSpec | None = None
+    """Each leaderboard's closed period (after grace) is posted there once, with its final
+    top ``top`` entries as archived (``rankline.store.deliveries``). May change at any
+    time; a GET shows it without its secret."""
     shards: Annotated[int, Meta(ge=1, le=MAX_SHARDS)] = 1
     """How many parts each leaderboard is split into by player (a Redis Cluster keeps them
     on different nodes); every read answers the same whatever the count."""
@@ -134,6 +186,7 @@ class Board:
     """A validated board definition with what the write and read paths need from it."""
 
     __slots__ = (
+        "calendar",
         "dense",
         "id",
         "keys",
@@ -167,7 +220,7 @@ class Board:
             if spec.schedule is not None
             else tuple(_season(s, i) for i, s in enumerate(spec.seasons))
         )
-        windows: list[str] = list(dict.fromkeys(spec.windows))
+        windows: list[str] = list(dict.fromkeys(_window_id(w) for w in spec.windows))
         if self.seasons and "season" not in windows:
             windows.append("season")
         self.windows = tuple(windows)
@@ -176,6 +229,14 @@ class Board:
             window: days if (days := given[window]) is not None else default
             for window, default in DEFAULT_RETENTION_DAYS.items()
         }
+        self.calendar = _calendar(spec, self.seasons)
+        """Where the board's periods fall in time: seasons, time zones, cron windows."""
+        for window in spec.windows:
+            if isinstance(window, WindowSpec) and window.cron is not None:
+                days = window.retention_days
+                self.retention_days[window.id] = (
+                    DEFAULT_CRON_RETENTION_DAYS if days is None else days
+                )
 
     @classmethod
     def define(cls, board_id: str, spec: BoardSpec) -> Board:
@@ -185,8 +246,15 @@ class Board:
         spec = msgspec.structs.replace(spec, id=board_id, title=spec.title or board_id)
         if not spec.windows and not spec.seasons:
             raise _bad(["windows"], "a board needs at least one window")
-        if len(set(spec.windows)) != len(spec.windows):
+        ids = [_window_id(w) for w in spec.windows]
+        if len(set(ids)) != len(ids):
             raise _bad(["windows"], "windows are listed twice")
+        _check_zone(spec.timezone, ["timezone"])
+        if spec.webhook is not None and spec.webhook.secret is None:
+            raise _bad(["webhook", "secret"], "a webhook needs the secret that signs its bodies")
+        for i, window in enumerate(spec.windows):
+            if isinstance(window, WindowSpec):
+                _check_window(window, i)
         if spec.schedule is not None and (spec.seasons or spec.windows != ["season"]):
             raise _bad(
                 ["schedule"], "a schedule is the only window: windows ['season'], no seasons"
@@ -243,6 +311,7 @@ class Board:
             "subscore",
             "rating",
             "dense_rank",
+            "timezone",
         )
         for name in names:
             before, after = getattr(self.spec, name), getattr(new.spec, name)
@@ -338,7 +407,7 @@ class Board:
         names = [GLOBAL_SCOPE, *(f"{k}:{v}" for k, v in scopes.items())]
         found: list[Target] = []
         for window in self.windows:
-            period = period_at(window, at, self.seasons)
+            period = period_at(window, at, self.calendar)
             if period is None:
                 continue
             closed = period.is_closed(now, self.grace_seconds)
@@ -359,7 +428,7 @@ class Board:
         """When the live leaderboard of ``leaderboard``'s period may be dropped (None: it
         stays, as ``all_time`` does, or the period name is not one of this board's)."""
         try:
-            period = parse_period(leaderboard.window, leaderboard.period, self.seasons)
+            period = parse_period(leaderboard.window, leaderboard.period, self.calendar)
         except ValueError:
             return None
         return self.expires_at(period)
@@ -372,16 +441,84 @@ class Board:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = msgspec.to_builtins(self.spec)
-        for optional in ("cohort_size", "schedule"):  # shown only where set
+        for optional in ("cohort_size", "schedule", "timezone", "webhook"):  # only where set
             if data[optional] is None:
                 del data[optional]
-        data["retention_days"] = dict(self.retention_days)
-        data["windows"] = list(self.windows)
+        data["retention_days"] = {w: self.retention_days[w] for w in DEFAULT_RETENTION_DAYS}
+        given = {_window_id(w): w for w in self.spec.windows}
+        data["windows"] = [
+            msgspec.to_builtins(given[w]) if isinstance(given.get(w), WindowSpec) else w
+            for w in self.windows
+        ]
         data["seasons"] = [
             {"id": s.id, "start": format_time(s.starts_at), "end": format_time(s.ends_at)}
             for s in (() if isinstance(self.seasons, Schedule) else self.seasons)
         ]
         return data
+
+
+def shown(board: Board) -> dict[str, Any]:
+    """The definition as GET answers it: the webhook's secret is never shown."""
+    data = board.to_json()
+    if (hook := board.spec.webhook) is not None:
+        data["webhook"] = {"url": hook.url, "top": hook.top}
+    return data
+
+
+def _window_id(window: str | WindowSpec) -> str:
+    return window.id if isinstance(window, WindowSpec) else window
+
+
+def _zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)  # zoneinfo caches its zones: every board in Paris shares one
+
+
+def _check_zone(name: str | None, loc: list[str | int]) -> None:
+    if name is None:
+        return
+    try:
+        _zone(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise _bad(loc, f"{name!r} is not an IANA time zone (e.g. 'Europe/Paris')") from None
+
+
+def _check_window(window: WindowSpec, index: int) -> None:
+    loc: list[str | int] = ["windows", index]
+    _check_zone(window.timezone, [*loc, "timezone"])
+    if window.id in ZONED_WINDOWS:
+        if window.cron is not None or window.retention_days is not None:
+            raise _bad(
+                loc,
+                f"{window.id!r} is a calendar window: it takes a timezone only "
+                "(its retention is in the board's retention_days)",
+            )
+        if window.timezone is None:
+            raise _bad(loc, f"give {window.id!r} a timezone, or list it as a plain name")
+        return
+    if window.id in ("all_time", "season"):
+        raise _bad(loc, f"{window.id!r} has no time zone or schedule: list it as a plain name")
+    if window.cron is None:
+        raise _bad(
+            loc,
+            f"{window.id!r} is not a named window, so it needs a cron expression "
+            "(e.g. '0 18 * * FRI')",
+        )
+    if (problem := check_cron(window.cron)) is not None:
+        raise _bad([*loc, "cron"], problem)
+
+
+def _calendar(spec: BoardSpec, seasons: Seasons) -> Calendar:
+    zones: dict[str, ZoneInfo] = {}
+    crons: dict[str, CronWindow] = {}
+    board_zone = None if spec.timezone is None else _zone(spec.timezone)
+    for window in spec.windows:
+        given = window.timezone if isinstance(window, WindowSpec) else None
+        zone = _zone(given) if given is not None else board_zone
+        if isinstance(window, WindowSpec) and window.cron is not None:
+            crons[window.id] = CronWindow(window.id, window.cron, zone or _zone("UTC"))
+        elif zone is not None and _window_id(window) in ZONED_WINDOWS:
+            zones[_window_id(window)] = zone
+    return Calendar(seasons, zones, crons)
 
 
 def _season(spec: SeasonSpec, index: int) -> Season:

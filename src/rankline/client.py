@@ -103,7 +103,10 @@ class _Api(Generic[R]):
 
     def put_board(self, board: str, **definition: Any) -> R:
         """Create or update a board: ``put_board("arena", windows=["all_time", "daily"],
-        dense_rank=True)`` (every field of the definition as a keyword)."""
+        dense_rank=True)`` (every field of the definition as a keyword), for instance a time
+        zone and a cron window: ``timezone="America/Los_Angeles", windows=["daily", {"id":
+        "friday-event", "cron": "0 18 * * FRI", "timezone": "Europe/Paris"}]``, or a webhook
+        for period-close events: ``webhook={"url": ..., "secret": ..., "top": 100}``."""
         return self._call(Call("PUT", f"/v1/boards/{_p(board)}", body=definition, write=True))
 
     def delete_board(self, board: str) -> R:
@@ -270,6 +273,20 @@ class _Api(Generic[R]):
     def periods(self, board: str, *, window: str | None = None) -> R:
         params = {} if window is None else {"window": window}
         return self._call(Call("GET", f"/v1/boards/{_p(board)}/periods", params))
+
+    def deliveries(
+        self,
+        board: str,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+        limit: int | None = None,
+    ) -> R:
+        """The board webhook's period-close events and their delivery state, newest first
+        (needs the server key)."""
+        params = {k: v for k, v in (("window", window), ("period", period), ("limit", limit)) if v}
+        path = f"/v1/boards/{_p(board)}/deliveries"
+        return self._call(Call("GET", path, params, write=True))
 
     # players
     def put_player(self, player_id: str, **profile: Any) -> R:

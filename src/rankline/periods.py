@@ -1,18 +1,21 @@
 """Windows and their periods: which leaderboard a moment in time belongs to.
 
 Periods are named ``all`` (all_time), ``2026-11-21`` (daily), ``2026-W47`` (ISO 8601 week,
-starting Monday 00:00 UTC), ``2026-11`` (monthly), or a season's id. Boundaries are UTC;
+starting Monday 00:00), ``2026-11`` (monthly), a season's id, or, in a cron window, the instant
+it starts (``rankline.cron``). Days, weeks and months turn over at midnight UTC, or at local
+midnight in the board's (or the window's) time zone, and keep the local date as their name.
 ``starts_at`` is inclusive and ``ends_at`` exclusive.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from rankline.clock import from_micros, to_micros
+from rankline.cron import CronWindow
 from rankline.types import Micros
 
 ALL_TIME_PERIOD = "all"
@@ -44,25 +47,34 @@ class Period:
         return closes is not None and now >= closes
 
 
-def _midnight(day: date) -> Micros:
-    return to_micros(datetime(day.year, day.month, day.day, tzinfo=UTC))
+def _midnight(day: date, zone: tzinfo = UTC) -> Micros:
+    """The first instant of ``day`` in ``zone``: local midnight, or, where a change of
+    offset skips midnight, the instant of the change (zoneinfo's fold=0 reading)."""
+    return to_micros(datetime(day.year, day.month, day.day, tzinfo=zone))
 
 
-def _day(day: date) -> Period:
-    return Period("daily", day.isoformat(), _midnight(day), _midnight(day + timedelta(days=1)))
-
-
-def _week(year: int, week: int) -> Period:
-    monday = date.fromisocalendar(year, week, 1)
+def _day(day: date, zone: tzinfo = UTC) -> Period:
     return Period(
-        "weekly", f"{year:04d}-W{week:02d}", _midnight(monday), _midnight(monday + timedelta(7))
+        "daily", day.isoformat(), _midnight(day, zone), _midnight(day + timedelta(days=1), zone)
     )
 
 
-def _month(year: int, month: int) -> Period:
+def _week(year: int, week: int, zone: tzinfo = UTC) -> Period:
+    monday = date.fromisocalendar(year, week, 1)
+    return Period(
+        "weekly",
+        f"{year:04d}-W{week:02d}",
+        _midnight(monday, zone),
+        _midnight(monday + timedelta(7), zone),
+    )
+
+
+def _month(year: int, month: int, zone: tzinfo = UTC) -> Period:
     start = date(year, month, 1)
     end = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
-    return Period("monthly", f"{year:04d}-{month:02d}", _midnight(start), _midnight(end))
+    return Period(
+        "monthly", f"{year:04d}-{month:02d}", _midnight(start, zone), _midnight(end, zone)
+    )
 
 
 def _season(season: Season) -> Period:
@@ -121,8 +133,40 @@ Seasons = Sequence[Season] | Schedule
 """A board's seasons: a list of named ones, or a tournament's schedule of editions."""
 
 
-def period_at(window: str, at: Micros, seasons: Seasons = ()) -> Period | None:
+@dataclass(frozen=True, slots=True)
+class Calendar:
+    """Everything that places a board's periods in time: its seasons, the time zone of each
+    calendar window (``daily``, ``weekly``, ``monthly``; UTC where none is named) and its
+    cron windows by id."""
+
+    seasons: Seasons = ()
+    zones: Mapping[str, tzinfo] = field(default_factory=dict)
+    crons: Mapping[str, CronWindow] = field(default_factory=dict)
+    recent: dict[str, Period] = field(default_factory=dict, compare=False, repr=False)
+    """The last period found per window (days, weeks, months, cron windows): most
+    submissions land in the current one, and a zone's offsets or a croniter step cost
+    microseconds to work out (``rankline bench probe calendar``)."""
+
+
+_PLAIN = Calendar()
+"""No seasons, UTC: what a call without a calendar means."""
+
+
+def _calendar(given: Calendar | Seasons) -> Calendar:
+    if isinstance(given, Calendar):
+        return given
+    return _PLAIN if isinstance(given, Sequence) and not given else Calendar(given)
+
+
+def _cron_period(cron: CronWindow, at: Micros) -> Period:
+    name, start, end = cron.span_at(at)
+    return Period(cron.id, name, start, end)
+
+
+def period_at(window: str, at: Micros, calendar: Calendar | Seasons = ()) -> Period | None:
     """The period of ``window`` that contains ``at``; None when no season contains it."""
+    calendar = _calendar(calendar)
+    seasons = calendar.seasons
     if window == "all_time":
         return ALL_TIME
     if window == "season":
@@ -132,26 +176,43 @@ def period_at(window: str, at: Micros, seasons: Seasons = ()) -> Period | None:
             if season.starts_at <= at < season.ends_at:
                 return _season(season)
         return None
-    day = from_micros(at).date()
+    recent = calendar.recent.get(window)
+    if (
+        recent is not None
+        and recent.starts_at is not None
+        and recent.ends_at is not None
+        and recent.starts_at <= at < recent.ends_at
+    ):
+        return recent
+    if (cron := calendar.crons.get(window)) is not None:
+        found = _cron_period(cron, at)
+        calendar.recent[window] = found
+        return found
+    zone = calendar.zones.get(window, UTC)
+    day = from_micros(at).astimezone(zone).date()
     if window == "daily":
-        return _day(day)
-    if window == "weekly":
+        found = _day(day, zone)
+    elif window == "weekly":
         year, week, _ = day.isocalendar()
-        return _week(year, week)
-    if window == "monthly":
-        return _month(day.year, day.month)
-    raise ValueError(f"unknown window {window!r}")
+        found = _week(year, week, zone)
+    elif window == "monthly":
+        found = _month(day.year, day.month, zone)
+    else:
+        raise ValueError(f"unknown window {window!r}")
+    calendar.recent[window] = found
+    return found
 
 
-def current_period(window: str, now: Micros, seasons: Seasons = ()) -> Period | None:
+def current_period(window: str, now: Micros, calendar: Calendar | Seasons = ()) -> Period | None:
     """The period a read without ``period`` means: the one containing now.
 
     For seasons between two seasons, the one that ended last (its standings are what
     players look at until the next starts); before the first season, the first one.
     """
-    found = period_at(window, now, seasons)
+    found = period_at(window, now, calendar)
     if found is not None or window != "season":
         return found
+    seasons = _calendar(calendar).seasons
     if isinstance(seasons, Schedule):
         return seasons.current(now)
     if not seasons:
@@ -162,8 +223,13 @@ def current_period(window: str, now: Micros, seasons: Seasons = ()) -> Period | 
     return _season(min(seasons, key=lambda s: s.starts_at))
 
 
-def parse_period(window: str, name: str, seasons: Seasons = ()) -> Period:
+def parse_period(window: str, name: str, calendar: Calendar | Seasons = ()) -> Period:
     """The period called ``name`` in ``window``; ValueError when there is no such period."""
+    calendar = _calendar(calendar)
+    seasons, zone = calendar.seasons, calendar.zones.get(window, UTC)
+    if (cron := calendar.crons.get(window)) is not None:
+        start, end = cron.span_named(name)
+        return Period(window, name, start, end)
     try:
         if window == "all_time":
             if name == ALL_TIME_PERIOD:
@@ -176,11 +242,11 @@ def parse_period(window: str, name: str, seasons: Seasons = ()) -> Period:
                     return _season(season)
             raise ValueError(f"no season {name!r} on this board")
         elif window == "daily" and (m := _DAY.fullmatch(name)):
-            return _day(date(int(m[1]), int(m[2]), int(m[3])))
+            return _day(date(int(m[1]), int(m[2]), int(m[3])), zone)
         elif window == "weekly" and (m := _WEEK.fullmatch(name)):
-            return _week(int(m[1]), int(m[2]))
+            return _week(int(m[1]), int(m[2]), zone)
         elif window == "monthly" and (m := _MONTH.fullmatch(name)):
-            return _month(int(m[1]), int(m[2]))
+            return _month(int(m[1]), int(m[2]), zone)
     except (ValueError, OverflowError) as exc:  # OverflowError: the day after 9999-12-31
         raise ValueError(f"{name!r} is not a {window} period: {exc}") from None
     examples = {
@@ -189,4 +255,5 @@ def parse_period(window: str, name: str, seasons: Seasons = ()) -> Period:
         "weekly": "2026-W47",
         "monthly": "2026-11",
     }
-    raise ValueError(f"{name!r} is not a {window} period (expected e.g. {examples[window]!r})")
+    expected = examples.get(window, "a period name")
+    raise ValueError(f"{name!r} is not a {window} period (expected e.g. {expected!r})")

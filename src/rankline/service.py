@@ -36,6 +36,7 @@ from rankline.index.memory import MemoryIndex
 from rankline.index.sharded import ShardedIndex
 from rankline.index.sharded_shared import ShardedShared
 from rankline.lifecycle.closing import Lifecycle
+from rankline.lifecycle.events import BoardEvents
 from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.log.factory import logs_for
 from rankline.players.accounts import Players
@@ -50,6 +51,7 @@ from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
 from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
+from rankline.store.deliveries import BoardDeliveries
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
 from rankline.store.ratings import RatingStore
@@ -229,6 +231,8 @@ class Rankline:
         )
         self.webhooks = Webhooks(tournament_store, tournaments.secret_of, clock)
         """Sends each ended edition's results to its tournament's webhook."""
+        self.board_events = BoardEvents(BoardDeliveries(store), boards, clock)
+        """Sends each closed leaderboard's final top to its board's webhook."""
         self.players = Players(
             player_store,
             names,
@@ -286,7 +290,7 @@ class Rankline:
                 self.tournaments.run(
                     self.settings.tournament_check_seconds,
                     lambda: self.health.stopping,
-                    self.webhooks.deliver,
+                    self._send_webhooks,
                 ),
                 name="rankline-tournaments",
             )
@@ -382,6 +386,15 @@ class Rankline:
         edition, delivered)."""
         await self.tournaments.finish()
         return await self.webhooks.deliver()
+
+    async def _send_webhooks(self) -> None:
+        await self.webhooks.deliver()
+        await self.board_events.deliver()
+
+    async def send_board_events(self) -> list[tuple[str, bool]]:
+        """Send the period-close events due now (what the scheduler does every
+        ``tournament_check_seconds``): each attempt's (board/window/period/scope, delivered)."""
+        return await self.board_events.deliver()
 
     async def archive_periods(self) -> list[ArchivedPeriod]:
         """Archive the closed periods now (what the scheduler does every interval)."""

@@ -228,8 +228,9 @@ class Settings(BaseSettings):
         1.0,
         gt=0,
         description="How often each worker records the results of tournament editions whose "
-        "grace has passed and sends the webhooks due (each edition's results are recorded and "
-        "delivered once, whichever worker gets there first).",
+        "grace has passed and sends the webhooks due, tournaments' and boards' (each edition's "
+        "results and each closed leaderboard's event are recorded and delivered once, "
+        "whichever worker gets there first).",
     )
     archive_interval_seconds: float = Field(
         60.0,

@@ -111,7 +111,7 @@ async def _load(
         for row in chunk:
             player, score, at = row[0], row[1], row[2]
             subscore = row[3] if len(row) == 4 else None
-            if board.seasons:
+            if board.seasons or board.calendar.zones or board.calendar.crons:
                 targets = board.targets(at, {}, now)
             else:  # every period is whole UTC days: one day's submissions share targets
                 day = at // _DAY

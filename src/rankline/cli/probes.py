@@ -344,3 +344,36 @@ def replay(
     from rankline.bench.probe import replay as probe
 
     probe.run(probe.Options(events, players, days, windows, data_dir))
+
+
+@probe_app.command()
+def calendar(
+    count: Annotated[int, typer.Option(min=20, help="Calls timed per row.")] = 200_000,
+    boards: Annotated[
+        int, typer.Option(min=1, help="Boards of each kind built to measure their memory.")
+    ] = 1000,
+) -> None:
+    """What time zones and cron windows cost in process: a submission's fan-out, a read's
+    period and the memory of a board, against a board in UTC; prints µs per call."""
+    from rankline.bench.probe import calendar as probe
+
+    probe.run(probe.Options(count, boards))
+
+
+@probe_app.command("close-events")
+def close_events(
+    players: Annotated[int, typer.Option(min=1, help="Players on the period.")] = 100_000,
+    regions: Annotated[int, typer.Option(min=1, help="Region scopes they are spread over.")] = 10,
+    tops: Annotated[
+        str, typer.Option(help="The webhook's top per variant, comma-separated (1..1000).")
+    ] = "100,1000",
+    database_url: _DatabaseUrl = None,
+) -> None:
+    """What period-close events cost: a period archived with and without a board webhook,
+    the events' bytes, and sending them to a loopback receiver."""
+    from rankline.bench.probe import close_events as probe
+
+    try:
+        probe.run(probe.Options(players, regions, tops, database_url))
+    except ValueError as exc:
+        _usage(exc)

@@ -138,8 +138,17 @@ PLAYER = Param(
     True,
 )
 WHERE = (
-    Param("window", "query", "all_time (default), daily, weekly, monthly or season."),
-    Param("period", "query", "The period name, e.g. 2026-11-21 or 2026-W47; default current."),
+    Param(
+        "window",
+        "query",
+        "all_time (default), daily, weekly, monthly, season, or a cron window's id.",
+    ),
+    Param(
+        "period",
+        "query",
+        "The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; "
+        "default current.",
+    ),
     Param("scope", "query", "global (default) or dimension:value, e.g. region:EU."),
     Param(
         "after",

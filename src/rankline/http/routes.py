@@ -7,7 +7,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from rankline.boards import BoardSpec
+from rankline.boards import BoardSpec, shown
 from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
@@ -27,6 +27,7 @@ from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
+from rankline.lifecycle.events import DeliveriesOut
 from rankline.service import Rankline
 from rankline.writing.writer import Submission
 
@@ -36,19 +37,19 @@ from rankline.writing.writer import Submission
 async def list_boards(request: Request) -> Response:
     boards = e.service_of(request).boards
     await boards.refresh()
-    return json_response({"boards": [b.to_json() for b in boards.boards()]})
+    return json_response({"boards": [shown(b) for b in boards.boards()]})
 
 
 async def get_board(request: Request) -> Response:
     board = await e.service_of(request).boards.find(e.board_id(request))
-    return json_response(board.to_json())
+    return json_response(shown(board))
 
 
 async def put_board(request: Request) -> Response:
     board_id = e.board_id(request)
     spec = await e.body_of(request, BoardSpec)
     board, created = await e.service_of(request).board_changes.put(board_id, spec)
-    return json_response(board.to_json(), 201 if created else 200)
+    return json_response(shown(board), 201 if created else 200)
 
 
 async def delete_board(request: Request) -> Response:
@@ -156,6 +157,17 @@ async def ranks(request: Request) -> Response:
 async def periods(request: Request) -> Response:
     window = query_str(request, "window")
     return json_response(await e.service_of(request).reads.periods(e.board_id(request), window))
+
+
+async def deliveries(request: Request) -> Response:
+    events = e.service_of(request).board_events
+    answer = await events.deliveries(
+        e.board_id(request),
+        query_str(request, "window"),
+        query_str(request, "period"),
+        query_int(request, "limit", 100, 1, 1000),
+    )
+    return json_response(answer)
 
 
 async def stream(request: Request) -> Response:
@@ -324,6 +336,21 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The known periods of a board",
         response=s.PeriodsOut,
         params=(e.BOARD, e.Param("window", "query", "Only this window.")),
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/deliveries",
+        deliveries,
+        "The board webhook's period-close events and their delivery state, newest first",
+        auth="board",
+        response=DeliveriesOut,
+        params=(
+            e.BOARD,
+            e.Param("window", "query", "Only this window."),
+            e.Param("period", "query", "Only this period."),
+            e.Param("limit", "query", "At most this many (1..1000, default 100).", e.INT),
+        ),
+        tag="boards",
     ),
     e.Endpoint(
         "GET",

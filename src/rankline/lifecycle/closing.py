@@ -8,7 +8,9 @@ however old (so it catches up after downtime), claims each with a conditional up
 final standings, every scope with its final rank, to ``rl_archive`` in one transaction that
 ends with the state ``archived``. Several workers may run it at once: the claim makes one of
 them do each period; a crashed worker's claim expires and another takes the period over,
-and archiving again first deletes what an earlier attempt left, so it is idempotent.
+and archiving again first deletes what an earlier attempt left, so it is idempotent. On a
+board with a ``webhook``, the same transaction writes each scope's period-close event to the
+outbox (``rankline.lifecycle.events``).
 
 The live leaderboard stays in the index until its retention ends (``IndexKeeper.sweep``);
 after that, reads of the period are answered from the archive (the gateway routes them,
@@ -31,6 +33,7 @@ from rankline.periods import Period
 from rankline.settings import Settings
 from rankline.store import archive as store_archive
 from rankline.store.archive import ArchivedPeriod, PeriodKey
+from rankline.store.deliveries import CloseEvent
 from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore
 from rankline.types import Clock, Micros, PlayerId
@@ -45,6 +48,16 @@ SETTLE_SECONDS = 10
 """Archiving waits this long after a period closes, so that a group commit whose clock read
 came just before the close (or a worker whose clock runs a little behind) has committed."""
 _ATTEMPTS = 3
+
+
+def close_event(board: Board, period: Period) -> CloseEvent | None:
+    """The close event the board's webhook asks for a period (None: no webhook)."""
+    hook = board.spec.webhook
+    if hook is None:
+        return None
+    return CloseEvent(
+        hook.url, hook.top, period.starts_at, period.ends_at, board.sub_order is not None
+    )
 
 
 class Lifecycle:
@@ -86,19 +99,21 @@ class Lifecycle:
                 continue
             if row.claimed_until is not None and row.claimed_until >= now:
                 continue  # another worker holds it
-            archived = await self._archive(board, row.key, now)
+            archived = await self._archive(board, row.key, now, close_event(board, period))
             if archived is not None:
                 done.append(archived)
         return done
 
-    async def _archive(self, board: Board, key: PeriodKey, now: Micros) -> ArchivedPeriod | None:
+    async def _archive(
+        self, board: Board, key: PeriodKey, now: Micros, event: CloseEvent | None = None
+    ) -> ArchivedPeriod | None:
         until = now + self._lease
         if not await store_archive.claim(self._store, key, now, until):
             return None
         for attempt in range(_ATTEMPTS):
             try:
                 archived = await store_archive.archive_period(
-                    self._store, key, board.keys, now, until
+                    self._store, key, board.keys, now, until, event
                 )
                 break
             except RanklineError as exc:

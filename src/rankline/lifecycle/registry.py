@@ -67,12 +67,12 @@ def resolve(
             f"the board has no {window!r} window (it has {', '.join(board.windows)})",
         )
     if period is None:
-        found = current_period(window, now, board.seasons)
+        found = current_period(window, now, board.calendar)
         if found is None:
             raise NotFound(f"the board has no current {window} period")
     else:
         try:
-            found = parse_period(window, period, board.seasons)
+            found = parse_period(window, period, board.calendar)
         except ValueError as exc:
             raise InvalidInput.at(["query", "period"], str(exc)) from None
     scope = parse_scope(board, scope or GLOBAL_SCOPE)

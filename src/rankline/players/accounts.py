@@ -139,7 +139,7 @@ class Players:
             (board.id, window, found.name)
             for board in self._boards.boards()
             for window in board.windows
-            if (found := current_period(window, now, board.seasons)) is not None
+            if (found := current_period(window, now, board.calendar)) is not None
         ]
         found_profile = await self.store.profile(player)
         standings = await self.store.standings(player, current) if current else []

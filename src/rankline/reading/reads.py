@@ -415,11 +415,11 @@ class Reads:
         known: dict[tuple[str, str], Period] = {}
         for name, period_name, _, _ in await self._store.list_periods(board.id, window):
             try:
-                known[name, period_name] = parse_period(name, period_name, board.seasons)
+                known[name, period_name] = parse_period(name, period_name, board.calendar)
             except ValueError:
                 continue
         for name in [window] if window else board.windows:
-            current = current_period(name, now, board.seasons)
+            current = current_period(name, now, board.calendar)
             if current is not None:
                 known.setdefault((name, current.name), current)
         live = {(lb.window, lb.period) for lb in await index.leaderboards(board.id)}

@@ -133,7 +133,8 @@
     const m = Math.floor(left / 60);
     const sec = left - m * 60;
     const two = (n) => String(n).padStart(2, "0");
-    el.textContent = "ends in " + (d ? d + "d " : "") + two(h) + ":" + two(m) + ":" + two(sec);
+    const what = cronOf(state.window) ? "resets in " : "ends in ";
+    el.textContent = what + (d ? d + "d " : "") + two(h) + ":" + two(m) + ":" + two(sec);
   }
 
   function setMode(mode) {
@@ -205,7 +206,11 @@
     $("total").textContent = "of " + fmtInt(body.total) + " · " + body.period;
     const ends = body.period_ends_at ? Date.parse(body.period_ends_at) : NaN;
     state.endsAt = Number.isNaN(ends) ? null : ends;
-    if (body.period_ends_at) $("ends").title = "closes for submissions at " + body.closes_at;
+    if (body.period_ends_at) {
+      const cron = cronOf(state.window);
+      const closes = "closes for submissions at " + body.closes_at;
+      $("ends").title = cron ? "next reset of " + cron + "; " + closes : closes;
+    }
     noteAsOf(body.as_of);
   }
 
@@ -524,12 +529,33 @@
     state.period = $("period").value;
   }
 
+  // A board's windows are names ("daily") or objects: a calendar window in a time zone
+  // ({"id": "daily", "timezone"}) or a cron window ({"id", "cron", "timezone"?}).
+  function windowId(w) {
+    return typeof w === "string" ? w : w.id;
+  }
+
+  function windowLabel(w) {
+    const zone = (typeof w === "string" ? null : w.timezone) || state.board.timezone || null;
+    const id = windowId(w);
+    if (typeof w !== "string" && w.cron) return id + " (" + w.cron + ", " + (zone || "UTC") + ")";
+    const zoned = ["daily", "weekly", "monthly"].includes(id) && zone;
+    return id.replace("_", " ") + (zoned ? " (" + zone + ")" : "");
+  }
+
+  function cronOf(id) {
+    const found = ((state.board && state.board.windows) || []).find(
+      (w) => typeof w !== "string" && w.id === id && w.cron,
+    );
+    return found ? windowLabel(found) : null;
+  }
+
   async function selectBoard(id) {
     state.board = state.boards.find((b) => b.id === id) || state.boards[0] || null;
     if (!state.board) return;
     $("board").value = state.board.id;
     const windows = state.board.windows || ["all_time"];
-    fillSelect($("window"), windows.map((w) => [w, w.replace("_", " ")]), state.window);
+    fillSelect($("window"), windows.map((w) => [windowId(w), windowLabel(w)]), state.window);
     state.window = $("window").value;
     const dims = [["", "global"]].concat((state.board.scopes || []).map((d) => [d, d]));
     if (state.board.cohort_size) dims.push(["cohort", "cohort"]); // scope cohort:<k>

@@ -20,7 +20,9 @@ from sqlalchemy import and_, delete, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.ordering import Keys
+from rankline.store import deliveries
 from rankline.store import schema as t
+from rankline.store.deliveries import CloseEvent
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import BoardId, Micros, PlayerId
 
@@ -118,12 +120,19 @@ async def release(store: SqlStore, key: PeriodKey, until: Micros) -> None:
 
 
 async def archive_period(
-    store: SqlStore, key: PeriodKey, keys: Keys, now: Micros, claimed: Micros | None
+    store: SqlStore,
+    key: PeriodKey,
+    keys: Keys,
+    now: Micros,
+    claimed: Micros | None,
+    event: CloseEvent | None = None,
 ) -> ArchivedPeriod | None:
     """Copy the period's final standings to ``rl_archive`` and mark it archived, in one
     transaction. ``claimed`` is this worker's claim (``claimed_until``); None re-archives a
     period that is already archived (after a ban, unban or erase). Idempotent: the period's
-    archive rows are deleted first. None when the claim was lost to another worker."""
+    archive rows are deleted first. None when the claim was lost to another worker. With
+    ``event`` (a board webhook), the same transaction writes each scope's close event to
+    the outbox (``store.deliveries``), so it exists once exactly when the archive does."""
     guard = (
         _p.c.state == ARCHIVED
         if claimed is None
@@ -146,6 +155,8 @@ async def archive_period(
             if (await conn.execute(select(_a.c.rank).where(mine).limit(1))).first() is not None:
                 await conn.execute(delete(_a).where(mine))  # an earlier attempt's rows
             entries, scopes, total = await _copy(store, conn, key, keys)
+            if event is not None:
+                await deliveries.enqueue(conn, key.board, key.window, key.period, event, now)
             await conn.execute(
                 update(_p)
                 .where(_is(key))

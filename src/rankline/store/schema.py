@@ -297,6 +297,31 @@ tournament_results = Table(
 )
 """An ended edition's results (the webhook's exact body) and its delivery: the outbox."""
 
+board_deliveries = Table(
+    "rl_board_deliveries",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("scope", Ident(100), nullable=False),
+    Column("id", Ident(64), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("webhook_url", Text, nullable=False),
+    Column("delivered_at", BigInteger, nullable=True),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", BigInteger, nullable=False),
+    Column("lease_owner", Ident(128), nullable=True),
+    Column("lease_until", BigInteger, nullable=True),
+    Column("last_error", Text, nullable=True),
+    PrimaryKeyConstraint("board_id", "window", "period", "scope"),
+    Index("ix_rl_board_deliveries_due", "delivered_at", "next_attempt_at"),
+    **TABLE_OPTIONS,
+)
+"""A closed leaderboard's period-close event (the webhook's exact body) and its delivery:
+the outbox of board webhooks, one row per (board, window, period, scope), written in the
+transaction that archives the period."""
+
 cohort_counters = Table(
     "rl_cohort_counters",
     metadata,

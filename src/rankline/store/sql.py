@@ -487,7 +487,14 @@ class SqlStore:
         before, and one starting later finds no board."""
         async with mapped_errors(), self._engine.begin() as conn:
             found = await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
-            for table in (t.standings, t.score_events, t.periods, t.archive, *t.RATING_TABLES):
+            for table in (
+                t.standings,
+                t.score_events,
+                t.periods,
+                t.archive,
+                *t.RATING_TABLES,
+                t.board_deliveries,
+            ):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
             return bool(found.rowcount)
 

@@ -43,6 +43,10 @@ class Delivery:
     url: str
     attempts: int
 
+    @property
+    def label(self) -> str:
+        return f"{self.tournament}/{self.edition}"
+
 
 @dataclass(frozen=True, slots=True)
 class ResultsRow:

@@ -35,7 +35,7 @@ class Cohorts:
                 ["body", "scopes", COHORT_SCOPE], "the service assigns cohorts; give none"
             )
         window = board.windows[0]
-        period = period_at(window, submission.at, board.seasons)
+        period = period_at(window, submission.at, board.calendar)
         if period is None:
             return  # no period to rank in (between seasons): the writer answers that
         cohort = await self._store.assign(board.id, window, period.name, submission.player, size)
@@ -51,9 +51,9 @@ class Cohorts:
         first = board.windows[0]
         try:
             found = (
-                parse_period(first, period, board.seasons)
+                parse_period(first, period, board.calendar)
                 if period is not None and window in (None, first)
-                else current_period(first, self._clock.now(), board.seasons)
+                else current_period(first, self._clock.now(), board.calendar)
             )
         except ValueError as exc:
             raise InvalidInput.at(["query", "period"], str(exc)) from None
