@@ -103,7 +103,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             marks.add("services")
         # a long CLI command (a soak) is marked slow by hand: the hook cannot see its length
         if "alone" in marks or item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.xdist_group("alone"))
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
         for name in sorted(marks - {"alone"}):
             if item.get_closest_marker(name) is None:
                 item.add_marker(name)

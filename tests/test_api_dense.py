@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backends import flush_redis, real_url
+from backends import EDGE_STACK, flush_redis, real_url, selected
 from helpers_api import (
     AUTH,
     assert_problem,
@@ -351,6 +351,7 @@ async def _run_ops(
         assert (await client.delete(f"/v1/boards/{board}", headers=AUTH)).status_code == 204
 
 
+@pytest.mark.edge
 @pytest.mark.parametrize("order", ["desc", "asc"])
 @settings(
     max_examples=12,
@@ -362,6 +363,22 @@ def test_dense_rank_matches_the_model_under_random_changes(
     settings: Settings, clock: ManualClock, order: str, ops: list[tuple[str, str, int]]
 ) -> None:
     """Each example on a board of its own (deleted after), with a service started for it."""
+    asyncio.run(_run_ops(settings, clock, order, ops))
+
+
+@pytest.mark.parametrize("stack", [n for n in selected() if n != EDGE_STACK], indirect=True)
+@pytest.mark.parametrize("order", ["desc", "asc"])
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(ops=_ops)
+def test_dense_rank_matches_the_model_on_every_stack(
+    settings: Settings, clock: ManualClock, order: str, ops: list[tuple[str, str, int]]
+) -> None:
+    """Fewer examples of the model test above on each stack with a server (the model's
+    cases are the same; what differs is the index and the store that count)."""
     asyncio.run(_run_ops(settings, clock, order, ops))
 
 

@@ -145,17 +145,40 @@ def _cut_short(help_text: str, width: int) -> list[str]:
     return broken
 
 
+def _help(command: str, width: int) -> str:
+    """What ``rankline COMMAND --help`` prints in a terminal ``width`` columns wide, rendered
+    in this process (typer's runner; rich reads the width from COLUMNS)."""
+    from typer.testing import CliRunner
+
+    from rankline.cli import app
+
+    done = CliRunner().invoke(
+        app, [*command.split(), "--help"], env={"COLUMNS": str(width)}, prog_name="rankline"
+    )
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
 @pytest.mark.parametrize("width", HELP_WIDTHS)
 @pytest.mark.parametrize("command", ["", *_commands()])
 def test_help_reads_as_written(command: str, width: int) -> None:
-    env = cli_env()
-    env["COLUMNS"] = str(width)
-    done = run_cli(*command.split(), "--help", env=env)
-    assert done.returncode == 0, done.stderr
-    help_text = done.stdout
+    help_text = _help(command, width)
     assert "--help" in help_text
     assert "<bool>" not in help_text, help_text  # flags take no value
     assert _cut_short(help_text, width) == [], help_text
+
+
+def test_the_command_prints_the_help_rendered_in_process() -> None:
+    """The helps above are rendered in process: the command itself prints the same."""
+    env = cli_env()
+    env["COLUMNS"] = "100"
+    done = run_cli("bench", "probe", "--help", env=env)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.replace("Usage: python -m rankline", "Usage: rankline")
+    rendered = _help("bench probe", 100)
+    assert [line.rstrip() for line in printed.splitlines()] == [
+        line.rstrip() for line in rendered.splitlines()
+    ]
 
 
 def test_openapi_prints_the_document_the_server_serves(tmp_path: Path) -> None:
