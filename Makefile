@@ -57,8 +57,8 @@ check: install-dev
 # process the suite starts compile the package again, and pytest rewrite the tests again).
 TEST_ENV = env -u PYTHONDONTWRITEBYTECODE
 
-# pytest exits 5 when no test ran: that is nonzero, so it fails the build. The slow tests run
-# one after the other on one worker, the rest is shared out (tests/conftest.py groups them).
+# pytest exits 5 when no test ran: that is nonzero, so it fails the build. The slow tests of a
+# module run on one worker, the rest is shared out test by test (tests/conftest.py groups them).
 test: install-dev services tools
 	@$(MAKE) check
 	$(TEST_ENV) $(BIN)/pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)

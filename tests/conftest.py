@@ -10,9 +10,9 @@ memory-sqlite and its first case on every stack.
 
 Every test is marked ``services`` and ``slow`` by what it uses (helpers_marks.py), never by
 hand, and a test without ``services`` that connects to a service's port fails
-(``service_guard``). Under pytest-xdist the tests that start servers, a browser or the
-benchmark share one worker, one after the other (they time processes and would disturb each
-other). Each worker has its own test slot
+(``service_guard``). Under pytest-xdist the slow tests of one module (servers, a browser,
+the benchmark, CLI runs) stay on one worker, so that a module's fixtures start once; the
+other tests are shared out one by one. Each worker has its own test slot
 (backends.py) and starts its own Redis Cluster when a test needs one (about 8 s).
 """
 
@@ -86,8 +86,8 @@ def _module_fixtures(item: pytest.Function) -> list[Callable[..., Any]]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test ``services`` and ``slow`` by what it uses; those that should not run
-    beside each other share one xdist group (one worker runs them, one after the other).
+    """Mark each test ``services`` and ``slow`` by what it uses; the slow tests of a module
+    share one xdist group (one worker runs them, and their module's fixtures once).
     Deselect the cases of a ``cases`` test beyond its first on any stack but the edge's."""
     extra = [item for item in items if _extra_case(item)]
     if extra:
@@ -102,9 +102,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _only_on_servers(item):
             marks.add("services")
         # a long CLI command (a soak) is marked slow by hand: the hook cannot see its length
-        if "alone" in marks or item.get_closest_marker("slow"):
+        if "slow" in marks or item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-        for name in sorted(marks - {"alone"}):
+        for name in sorted(marks):
             if item.get_closest_marker(name) is None:
                 item.add_marker(name)
 

@@ -3,9 +3,8 @@
 
 ``services``: the test needs a server of the machine or one it starts: PostgreSQL, MariaDB,
 Redis, the Redis Cluster, NATS, Kafka. ``slow``: an end-to-end test, not in-process: it runs
-the CLI, a server process, a browser, the benchmark, process chaos. ``alone`` is no mark but
-says that a slow test should not run beside another such one (a server process, a browser,
-the benchmark): conftest.py puts those in one xdist group. A test gets them from
+the CLI, a server process, a browser, the benchmark, process chaos (conftest.py keeps the slow
+tests of a module on one xdist worker). A test gets them from
 
 * its ``stack`` (any stack but memory-sqlite has a server);
 * the fixtures it requests (``SERVICE_FIXTURES``);
@@ -67,22 +66,20 @@ SERVICE_USES: tuple[object, ...] = (
 )
 """What the tests reach a service through, besides a stack or a fixture."""
 
-ALONE_USES: tuple[object, ...] = (
+SLOW_USES: tuple[object, ...] = (
     procs.Server,
     procs.serving,
     chaos_helpers.RedisServer,
     chaos_helpers.PrivatePostgres,
     subprocess.Popen,
+    subprocess.run,
     bench_run.main,
     "playwright",
 )
-"""What makes a test one that should not run beside another such one: a server process
-(rankline's, Redis's, PostgreSQL's), any long-lived process, the benchmark (on the machine's
-PostgreSQL and Redis), a browser (``playwright``, by module name). All are ``slow``."""
-
-SLOW_USES: tuple[object, ...] = (*ALONE_USES, subprocess.run)
-"""What makes a test end-to-end, not in-process: the above, or a command run to its end
-(``procs.run_cli``: a Python process that imports rankline, a second or more each)."""
+"""What makes a test end-to-end, not in-process: a server process (rankline's, Redis's,
+PostgreSQL's), any long-lived process, a command run to its end (``procs.run_cli``: a Python
+process that imports rankline, a second or more each), the benchmark, a browser
+(``playwright``, by module name)."""
 
 _ADDRESS = re.compile(r"(127\.0\.0\.1|localhost|}|^):(5432|3306|6379|4222)\b")
 
@@ -107,7 +104,7 @@ def marks_for(
     code: Iterable[Callable[..., Any]],
     module: ModuleType | None = None,
 ) -> set[str]:
-    """The marks (``services``, ``slow``, and ``alone``) of a test with these parameters,
+    """The marks (``services`` and ``slow``) of a test with these parameters,
     these fixtures and this code (its function and its module's fixtures), in this module."""
     marks = set()
     if "stack" in params and stack_needs_services(params["stack"]):
@@ -122,8 +119,6 @@ def marks_for(
             marks.add("services")
         if _is_in(found, SLOW_USES):
             marks.add("slow")
-        if _is_in(found, ALONE_USES):
-            marks.add("alone")
     return marks
 
 

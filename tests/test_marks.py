@@ -74,7 +74,7 @@ SAMPLES: Mapping[str, Any] = MappingProxyType(
         ("helper", {"services"}),
         ("cluster", {"services"}),
         ("address", {"services"}),
-        ("server", {"slow", "alone"}),
+        ("server", {"slow"}),
         ("command", {"slow"}),
     ],
 )
@@ -94,7 +94,7 @@ def test_a_parameter_naming_code_in_a_table_of_the_module_gives_its_marks() -> N
     module = ModuleType("sample")
     module.TABLE = dict(SAMPLES)  # type: ignore[attr-defined]
     assert marks_for({"sample": "redis"}, (), [], module) == {"services"}
-    assert marks_for({"sample": "server"}, (), [], module) == {"slow", "alone"}
+    assert marks_for({"sample": "server"}, (), [], module) == {"slow"}
     assert marks_for({"sample": "pure"}, (), [], module) == set()
 
 
