@@ -233,6 +233,7 @@ async def test_unknown_board_is_404(client: httpx.AsyncClient) -> None:
         assert_problem(await client.request(method, path, json=body), 404)
 
 
+@pytest.mark.edge
 async def test_invalid_player_id_in_path_is_422(client: httpx.AsyncClient) -> None:
     await _twenty(client)
     for player in ["p%20x", "a" * 65, "%C3%A9", "p!"]:
@@ -279,6 +280,7 @@ async def test_around_default_k_is_5(client: httpx.AsyncClient) -> None:
     assert [e["rank"] for e in body["entries"]] == list(range(6, 17))
 
 
+@pytest.mark.edge
 async def test_around_bad_k_is_422(client: httpx.AsyncClient) -> None:
     await _twenty(client)
     for k in ["-1", "101", "x"]:
@@ -382,6 +384,7 @@ async def test_friends_on_scoped_daily_leaderboard(client: httpx.AsyncClient) ->
     ]
 
 
+@pytest.mark.edge
 async def test_friends_invalid_body_is_422(client: httpx.AsyncClient) -> None:
     await _twenty(client)
     for body in [
@@ -436,6 +439,7 @@ async def test_ranks_on_a_scope(client: httpx.AsyncClient) -> None:
     }
 
 
+@pytest.mark.edge
 async def test_ranks_invalid_body_is_422(client: httpx.AsyncClient) -> None:
     await _twenty(client)
     for body in [{"player_ids": [f"p{i}" for i in range(1001)]}, {"player_ids": ["a b"]}, {}]:
@@ -627,6 +631,7 @@ async def test_periods_of_new_board_shows_current_ones(client: httpx.AsyncClient
     ]
 
 
+@pytest.mark.edge
 async def test_periods_bad_window_is_422(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena", windows=["all_time", "daily"])
     for window in ["hourly", "weekly"]:

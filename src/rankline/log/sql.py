@@ -149,27 +149,39 @@ class SqlLog:
             async with self._engine.connect() as conn:
                 found = await conn.execute(select(p.c.part).where(p.c.log_name == name))
                 missing = set(range(self.partitions)) - {r[0] for r in found}
-            for part in sorted(missing):
-                try:
-                    async with self._writes.begin() as conn:
-                        await conn.execute(
-                            insert(p).values(
-                                log_name=name,
-                                part=part,
-                                next_seq=self._first.get(part, 0) + 1,
-                                committed=self._first.get(part, 0),
-                                owner=None,
-                                lease_until=0,
-                                epoch=0,
-                            )
-                        )
-                except SQLAlchemyError:  # another process created it meanwhile
-                    async with self._engine.connect() as conn:
-                        row = await conn.execute(
-                            select(p.c.part).where(p.c.log_name == name, p.c.part == part)
-                        )
-                        if row.first() is None:
-                            raise
+            if not missing:
+                return
+            try:  # all at once: one commit
+                async with self._writes.begin() as conn:
+                    await conn.execute(insert(p), [self._partition_row(n) for n in sorted(missing)])
+            except SQLAlchemyError:  # another process created some meanwhile: one by one
+                for part in sorted(missing):
+                    await self._create_partition(part)
+
+    def _partition_row(self, part: int) -> dict[str, object]:
+        return {
+            "log_name": self.options.name,
+            "part": part,
+            "next_seq": self._first.get(part, 0) + 1,
+            "committed": self._first.get(part, 0),
+            "owner": None,
+            "lease_until": 0,
+            "epoch": 0,
+        }
+
+    async def _create_partition(self, part: int) -> None:
+        """The partition's row, unless another process created it meanwhile."""
+        p = t.log_partitions
+        try:
+            async with self._writes.begin() as conn:
+                await conn.execute(insert(p).values(**self._partition_row(part)))
+        except SQLAlchemyError:
+            async with self._engine.connect() as conn:
+                row = await conn.execute(
+                    select(p.c.part).where(p.c.log_name == self.options.name, p.c.part == part)
+                )
+                if row.first() is None:
+                    raise
 
     async def _ensure_tables(self) -> None:
         """Create the log's tables in its own file when missing, and refuse a file a newer

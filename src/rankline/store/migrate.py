@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from importlib.resources import files
 
@@ -37,7 +38,10 @@ def _config(connection: Connection | None = None) -> Config:
     return config
 
 
+@functools.cache
 def head_revision() -> str | None:
+    """The newest revision this version ships (read from its migration files once per
+    process: every start compares the database with it)."""
     return ScriptDirectory.from_config(_config()).get_current_head()
 
 
