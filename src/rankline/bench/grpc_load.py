@@ -70,7 +70,7 @@ class _Http:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
 
-    async def call(self, head: bytes, body: bytes = b"") -> int:
+    async def call(self, head: bytes, body: bytes = b"") -> tuple[int, bytes]:
         self.writer.write(head + body)
         status_line = await self.reader.readline()
         length = 0
@@ -78,9 +78,8 @@ class _Http:
             name, _, value = line.partition(b":")
             if name.lower() == b"content-length":
                 length = int(value)
-        if length:
-            await self.reader.readexactly(length)
-        return int(status_line.split()[1])
+        answer = await self.reader.readexactly(length) if length else b""
+        return int(status_line.split()[1]), answer
 
 
 async def _http_caller(job: Job, rng: random.Random, until: float, out: Outcome) -> None:
@@ -106,10 +105,11 @@ async def _http_caller(job: Job, rng: random.Random, until: float, out: Outcome)
                     f"\r\nContent-Length: {len(body)}\r\n\r\n"
                 ).encode()
             sent = time.perf_counter()
-            status = await connection.call(head, body)
+            status, answer = await connection.call(head, body)
             out.latencies.append(time.perf_counter() - sent)
             out.calls += 1
-            out.failures += status != 200
+            # a batch answers 200 with each item's outcome: an item's error is a failure too
+            out.failures += status != 200 or b'"error"' in answer
     finally:
         writer.close()
 
@@ -143,7 +143,9 @@ async def _grpc_caller(
                 ]
                 batch = pb.SubmitScoresRequest(body=pb.BatchDoc(scores=scores))
                 sent = time.perf_counter()
-                await stub.SubmitScores(batch, metadata=metadata)
+                answer = await stub.SubmitScores(batch, metadata=metadata)
+                if any(r.HasField("error") for r in answer.result.results):
+                    out.failures += 1
             out.latencies.append(time.perf_counter() - sent)
             out.calls += 1
         except grpc.aio.AioRpcError:
