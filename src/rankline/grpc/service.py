@@ -86,6 +86,11 @@ def event_of(frame: str) -> rankline_pb2.WatchEvent | None:
     return event
 
 
+_BACKLOG = 64
+"""Messages of the stream's endpoint waiting for the gRPC client: beyond them the endpoint
+waits too, and a client that reads nothing for 30 s is cut off as over HTTP."""
+
+
 def watch(api: Api, operation: Operation) -> Streaming:
     async def handle(
         request: Message, context: grpc.aio.ServicerContext[Any, Any]
@@ -93,7 +98,7 @@ def watch(api: Api, operation: Operation) -> Streaming:
         scope, params, body = scope_of(
             operation, request, context.invocation_metadata() or (), context.peer()
         )
-        sent: asyncio.Queue[AsgiMessage | None] = asyncio.Queue()
+        sent: asyncio.Queue[AsgiMessage | None] = asyncio.Queue(_BACKLOG)
         gone = asyncio.Event()
         started = False
 
@@ -106,16 +111,26 @@ def watch(api: Api, operation: Operation) -> Streaming:
             return {"type": "http.disconnect"}
 
         task = asyncio.create_task(api.answer(scope, receive, sent.put, operation.endpoint, params))
-        task.add_done_callback(lambda _: sent.put_nowait(None))
+
+        def finished(_: object) -> None:
+            with contextlib.suppress(asyncio.QueueFull):  # then seen as done when drained
+                sent.put_nowait(None)
+
+        async def next_message() -> AsgiMessage | None:
+            if sent.empty() and task.done():
+                return None
+            return await sent.get()
+
+        task.add_done_callback(finished)
         try:
-            start = await sent.get()
+            start = await next_message()
             if start is None or start["type"] != "http.response.start":
                 raise RuntimeError("the stream's endpoint did not answer")
             status = start["status"]
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in start["headers"]}
             pending = ""
             refused = b""
-            while (message := await sent.get()) is not None:
+            while (message := await next_message()) is not None:
                 if message["type"] != "http.response.body":
                     continue
                 chunk = message.get("body", b"")
