@@ -20,6 +20,7 @@ from rankline.grpc.gen.rankline.v1 import rankline_pb2_grpc
 from rankline.grpc.messages import to_json
 from rankline.grpc.serving import companion
 from rankline.http import create_app
+from rankline.http.app import Application
 
 SERVER_KEY = "test-server-key"
 METADATA = (("authorization", f"Bearer {SERVER_KEY}"),)
@@ -28,6 +29,7 @@ AUTH = {"Authorization": f"Bearer {SERVER_KEY}"}
 
 @dataclass
 class Rig:
+    app: Application
     http: httpx.AsyncClient
     stub: rankline_pb2_grpc.RanklineStub
     channel: grpc.aio.Channel
@@ -46,7 +48,7 @@ async def rig(settings: Settings, clock: ManualClock) -> AsyncIterator[Rig]:
             httpx.AsyncClient(transport=transport, base_url="http://rankline.test") as http,
             grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
         ):
-            yield Rig(http, rankline_pb2_grpc.RanklineStub(channel), channel, port)
+            yield Rig(app, http, rankline_pb2_grpc.RanklineStub(channel), channel, port)
 
 
 def clean(value: Any) -> Any:

@@ -309,7 +309,7 @@ async def test_degraded_reads_and_health(settings: Settings, clock: ManualClock)
         await _board(r)
         request = pb.SubmitScoreRequest(board_id="arena", body=_score("p", 5))
         await r.stub.SubmitScore(request, metadata=METADATA)
-        app_service = r.http._transport.app.state.service  # type: ignore[attr-defined]
+        app_service = r.app.state.service
         app_service.health.degrade("told to by the test")
         top = await r.stub.GetTop(pb.GetTopRequest(board_id="arena"))
         assert top.degraded is True

@@ -7,7 +7,7 @@ limits per address)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -20,27 +20,19 @@ from rankline.grpc.messages import to_json
 from rankline.grpc.operations import Operation
 from rankline.http.api import Api
 
-Send = Callable[[AsgiMessage], Awaitable[None]]
 _JSON = (b"content-type", b"application/json")
 _ASYNC = (b"prefer", b"respond-async")
 
 
 class Answer:
-    """What the endpoint answered: the status, the headers and the body."""
+    """What the endpoint answered: the status, the Retry-After header and the body."""
 
-    __slots__ = ("body", "headers", "status")
+    __slots__ = ("body", "retry_after", "status")
 
-    def __init__(self) -> None:
-        self.status = 500
-        self.headers: dict[str, str] = {}
-        self.body = b""
-
-    async def send(self, message: AsgiMessage) -> None:
-        if message["type"] == "http.response.start":
-            self.status = message["status"]
-            self.headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in message["headers"]}
-        elif message["type"] == "http.response.body":
-            self.body += message.get("body", b"")
+    def __init__(self, status: int, body: bytes, retry_after: str | None) -> None:
+        self.status = status
+        self.body = body
+        self.retry_after = retry_after
 
     def json(self) -> Any:
         return orjson.loads(self.body) if self.body else {}
@@ -101,8 +93,8 @@ def scope_of(
 async def call(
     api: Api, operation: Operation, scope: Scope, params: dict[str, str], body: bytes
 ) -> Answer:
-    """The endpoint's answer to the request, whole."""
-    answer = Answer()
+    """The endpoint's answer to the request, whole (a unary RPC's endpoint answers with its
+    whole body: its response is read, not sent)."""
     sent = False
 
     async def receive() -> AsgiMessage:
@@ -113,5 +105,9 @@ async def call(
         await asyncio.Event().wait()  # a unary answer never waits for a disconnect
         raise AssertionError("unreachable")
 
-    await api.answer(scope, receive, answer.send, operation.endpoint, params)
-    return answer
+    response = await api.answer(scope, receive, _unused, operation.endpoint, params)
+    return Answer(response.status_code, bytes(response.body), response.headers.get("retry-after"))
+
+
+async def _unused(message: AsgiMessage) -> None:
+    raise RuntimeError("a unary endpoint sends nothing before its answer")

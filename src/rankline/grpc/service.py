@@ -53,7 +53,7 @@ def unary(api: Api, operation: Operation) -> Unary:
         )
         answer = await call(api, operation, scope, params, body)
         if answer.status >= 400:
-            await _fail(context, answer.status, answer.body, answer.headers.get("retry-after"))
+            await _fail(context, answer.status, answer.body, answer.retry_after)
         return render(operation, answer)
 
     handle.__name__ = operation.name
@@ -110,7 +110,11 @@ def watch(api: Api, operation: Operation) -> Streaming:
             await gone.wait()
             return {"type": "http.disconnect"}
 
-        task = asyncio.create_task(api.answer(scope, receive, sent.put, operation.endpoint, params))
+        async def stream() -> None:
+            response = await api.answer(scope, receive, sent.put, operation.endpoint, params)
+            await response(scope, receive, sent.put)
+
+        task = asyncio.create_task(stream())
 
         def finished(_: object) -> None:
             with contextlib.suppress(asyncio.QueueFull):  # then seen as done when drained
