@@ -50,10 +50,12 @@ def _result(message: Any) -> Any:
 async def _writes(r: Rig) -> None:
     """The same writes through gRPC (arena, elo, cup) and through HTTP (their mirrors): the
     same answers."""
-    spec = {"title": "Arena", "scopes": ["region"], "windows": ["all_time", "daily"]}
-    put = await r.stub.PutBoard(
-        pb.PutBoardRequest(board_id="arena", body=pb.BoardSpec(**spec)), metadata=METADATA
-    )
+    zoned = {"id": "daily", "timezone": "Europe/Paris"}
+    spec = {"title": "Arena", "scopes": ["region"], "windows": ["all_time", zoned]}
+    board = pb.BoardSpec(title="Arena", scopes=["region"])
+    board.windows.add().string_value = "all_time"  # a window's name, or its object
+    board.windows.add().struct_value.update(zoned)
+    put = await r.stub.PutBoard(pb.PutBoardRequest(board_id="arena", body=board), metadata=METADATA)
     assert put.created is True
     assert _result(put) == await _mirror(r, "PUT", "/v1/boards/mirror", spec)
     rated = {"policy": "rating", "rating": {"system": "elo", "provisional_games": 0}}
@@ -246,6 +248,14 @@ READS: list[tuple[str, Any, str, str, Any, dict[str, Any]]] = [
         {},
     ),
     ("ListTournaments", pb.ListTournamentsRequest(), "GET", "/v1/tournaments", None, {}),
+    (
+        "ListDeliveries",
+        pb.ListDeliveriesRequest(board_id="arena", limit=5),
+        "GET",
+        "/v1/boards/arena/deliveries",
+        None,
+        {"limit": 5},
+    ),
     (
         "GetTournament",
         pb.GetTournamentRequest(tournament_id="cup"),

@@ -57,6 +57,7 @@ RPCS: dict[str, tuple[str, str]] = {
     "GetTournamentPlayer": ("GET", "/v1/tournaments/{tournament_id}/players/{player_id}"),
     "GetTournamentAround": ("GET", "/v1/tournaments/{tournament_id}/players/{player_id}/around"),
     "GetTournamentResults": ("GET", "/v1/tournaments/{tournament_id}/results"),
+    "ListDeliveries": ("GET", "/v1/boards/{board_id}/deliveries"),
 }
 """Each RPC and its HTTP operation (method, path template)."""
 

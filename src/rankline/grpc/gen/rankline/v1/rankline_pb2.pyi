@@ -188,6 +188,18 @@ class ListPeriodsRequest(_message.Message):
     window: str
     def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ...) -> None: ...
 
+class ListDeliveriesRequest(_message.Message):
+    __slots__ = ("board_id", "window", "period", "limit")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    window: str
+    period: str
+    limit: int
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
 class WatchRequest(_message.Message):
     __slots__ = ("board_id", "window", "period", "scope", "after", "limit", "players")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
@@ -500,7 +512,7 @@ class BoardsOut(_message.Message):
     def __init__(self, boards: _Optional[_Iterable[_Union[BoardSpec, _Mapping]]] = ...) -> None: ...
 
 class BoardSpec(_message.Message):
-    __slots__ = ("id", "title", "order", "policy", "windows", "seasons", "scopes", "retention_days", "grace_seconds", "min_score", "max_score", "status", "rating", "metadata", "shards", "tiers", "dense_rank", "cohort_size", "schedule", "subscore")
+    __slots__ = ("id", "title", "order", "policy", "windows", "seasons", "scopes", "retention_days", "grace_seconds", "min_score", "max_score", "status", "rating", "metadata", "shards", "tiers", "dense_rank", "cohort_size", "schedule", "subscore", "timezone", "webhook")
     ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     ORDER_FIELD_NUMBER: _ClassVar[int]
@@ -521,11 +533,13 @@ class BoardSpec(_message.Message):
     COHORT_SIZE_FIELD_NUMBER: _ClassVar[int]
     SCHEDULE_FIELD_NUMBER: _ClassVar[int]
     SUBSCORE_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     id: str
     title: str
     order: str
     policy: str
-    windows: _containers.RepeatedScalarFieldContainer[str]
+    windows: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Value]
     seasons: _containers.RepeatedCompositeFieldContainer[SeasonSpec]
     scopes: _containers.RepeatedScalarFieldContainer[str]
     retention_days: RetentionDays
@@ -541,7 +555,19 @@ class BoardSpec(_message.Message):
     cohort_size: int
     schedule: ScheduleSpec
     subscore: str
-    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., order: _Optional[str] = ..., policy: _Optional[str] = ..., windows: _Optional[_Iterable[str]] = ..., seasons: _Optional[_Iterable[_Union[SeasonSpec, _Mapping]]] = ..., scopes: _Optional[_Iterable[str]] = ..., retention_days: _Optional[_Union[RetentionDays, _Mapping]] = ..., grace_seconds: _Optional[int] = ..., min_score: _Optional[int] = ..., max_score: _Optional[int] = ..., status: _Optional[str] = ..., rating: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., shards: _Optional[int] = ..., tiers: _Optional[_Iterable[_Union[TierSpec, _Mapping]]] = ..., dense_rank: _Optional[bool] = ..., cohort_size: _Optional[int] = ..., schedule: _Optional[_Union[ScheduleSpec, _Mapping]] = ..., subscore: _Optional[str] = ...) -> None: ...
+    timezone: str
+    webhook: BoardWebhookSpec
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., order: _Optional[str] = ..., policy: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., seasons: _Optional[_Iterable[_Union[SeasonSpec, _Mapping]]] = ..., scopes: _Optional[_Iterable[str]] = ..., retention_days: _Optional[_Union[RetentionDays, _Mapping]] = ..., grace_seconds: _Optional[int] = ..., min_score: _Optional[int] = ..., max_score: _Optional[int] = ..., status: _Optional[str] = ..., rating: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., shards: _Optional[int] = ..., tiers: _Optional[_Iterable[_Union[TierSpec, _Mapping]]] = ..., dense_rank: _Optional[bool] = ..., cohort_size: _Optional[int] = ..., schedule: _Optional[_Union[ScheduleSpec, _Mapping]] = ..., subscore: _Optional[str] = ..., timezone: _Optional[str] = ..., webhook: _Optional[_Union[BoardWebhookSpec, _Mapping]] = ...) -> None: ...
+
+class BoardWebhookSpec(_message.Message):
+    __slots__ = ("url", "secret", "top")
+    URL_FIELD_NUMBER: _ClassVar[int]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    TOP_FIELD_NUMBER: _ClassVar[int]
+    url: str
+    secret: str
+    top: int
+    def __init__(self, url: _Optional[str] = ..., secret: _Optional[str] = ..., top: _Optional[int] = ...) -> None: ...
 
 class SeasonSpec(_message.Message):
     __slots__ = ("id", "start", "end")
@@ -1521,3 +1547,35 @@ class MatchBatchResultOut(_message.Message):
     results: _containers.RepeatedCompositeFieldContainer[RatingResultOut]
     error: Problem
     def __init__(self, index: _Optional[int] = ..., board: _Optional[str] = ..., match_id: _Optional[str] = ..., duplicate: _Optional[bool] = ..., at: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., results: _Optional[_Iterable[_Union[RatingResultOut, _Mapping]]] = ..., error: _Optional[_Union[Problem, _Mapping]] = ...) -> None: ...
+
+class DeliveriesOut(_message.Message):
+    __slots__ = ("board", "deliveries")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    deliveries: _containers.RepeatedCompositeFieldContainer[DeliveryOut]
+    def __init__(self, board: _Optional[str] = ..., deliveries: _Optional[_Iterable[_Union[DeliveryOut, _Mapping]]] = ...) -> None: ...
+
+class DeliveryOut(_message.Message):
+    __slots__ = ("id", "window", "period", "scope", "state", "attempts", "created_at", "delivered_at", "next_attempt_at", "last_error")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DELIVERED_AT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    window: str
+    period: str
+    scope: str
+    state: str
+    attempts: int
+    created_at: str
+    delivered_at: str
+    next_attempt_at: str
+    last_error: str
+    def __init__(self, id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., state: _Optional[str] = ..., attempts: _Optional[int] = ..., created_at: _Optional[str] = ..., delivered_at: _Optional[str] = ..., next_attempt_at: _Optional[str] = ..., last_error: _Optional[str] = ...) -> None: ...

@@ -215,6 +215,11 @@ class RanklineStub:
                 request_serializer=rankline_dot_v1_dot_rankline__pb2.GetTournamentResultsRequest.SerializeToString,
                 response_deserializer=rankline_dot_v1_dot_rankline__pb2.ResultsOut.FromString,
                 _registered_method=True)
+        self.ListDeliveries = channel.unary_unary(
+                '/rankline.v1.Rankline/ListDeliveries',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.ListDeliveriesRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.DeliveriesOut.FromString,
+                _registered_method=True)
 
 
 class RanklineServicer:
@@ -472,6 +477,13 @@ class RanklineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDeliveries(self, request, context):
+        """The board webhook's period-close events and their delivery state, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RanklineServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -654,6 +666,11 @@ def add_RanklineServicer_to_server(servicer, server):
                     servicer.GetTournamentResults,
                     request_deserializer=rankline_dot_v1_dot_rankline__pb2.GetTournamentResultsRequest.FromString,
                     response_serializer=rankline_dot_v1_dot_rankline__pb2.ResultsOut.SerializeToString,
+            ),
+            'ListDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeliveries,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.ListDeliveriesRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.DeliveriesOut.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1628,6 +1645,33 @@ class Rankline:
             '/rankline.v1.Rankline/GetTournamentResults',
             rankline_dot_v1_dot_rankline__pb2.GetTournamentResultsRequest.SerializeToString,
             rankline_dot_v1_dot_rankline__pb2.ResultsOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/ListDeliveries',
+            rankline_dot_v1_dot_rankline__pb2.ListDeliveriesRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.DeliveriesOut.FromString,
             options,
             channel_credentials,
             insecure,
