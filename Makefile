@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock
+.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs
 
 PYTHON = python3
 VENV = .venv
@@ -45,13 +45,21 @@ services:
 tools:
 	@bash scripts/ensure-tools.sh
 
-# The import layers (pyproject's [tool.importlinter]) and no import cycle anywhere.
+# The import layers (pyproject's [tool.importlinter]) and no import cycle anywhere; the gRPC
+# stubs match the proto (regenerated into a temporary directory and compared), and the proto
+# keeps its style and every field number of the released one (scripts/proto-lint.py).
 check: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check-import-cycles.py
+	$(BIN)/python scripts/grpc-stubs.py --check
+	$(BIN)/python scripts/proto-lint.py
+
+# Regenerate the Python stubs of src/rankline/grpc/proto/rankline/v1/rankline.proto (grpcio-tools).
+grpc-stubs: install-dev
+	$(BIN)/python scripts/grpc-stubs.py
 
 # Tests compile rankline once (some machines set PYTHONDONTWRITEBYTECODE, which would make every
 # process the suite starts compile the package again, and pytest rewrite the tests again).

@@ -127,6 +127,13 @@ class Settings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="Interface `rankline serve` listens on.")
     port: int = Field(8000, ge=0, le=65535, description="Port `rankline serve` listens on.")
+    grpc_port: int | None = Field(
+        None,
+        ge=0,
+        le=65535,
+        description="Port of the gRPC API (rankline.v1, docs/clients.md), served by "
+        "`rankline serve` beside HTTP on HOST, in the same processes. Unset: no gRPC.",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Log level of the server."
     )

@@ -112,6 +112,22 @@ def bench(
     )
 
 
+@bench_app.command("grpc")
+def bench_grpc(
+    players: Annotated[int, typer.Option(min=1, help="Players on the bench board.")] = 100_000,
+    seconds: Annotated[float, typer.Option(min=0.5, help="Seconds per measurement.")] = 5.0,
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds (the medians are reported).")] = 3,
+    processes: Annotated[int, typer.Option(min=1, help="Load processes.")] = 2,
+) -> None:
+    """A rank read and a batch of 1,000 submissions over gRPC beside the same over HTTP, on
+    one `rankline serve --grpc-port` (embedded stack): calls/s, p99 and the server's CPU per
+    call, median of the rounds. See docs/performance.md."""
+    from rankline.bench.grpc_run import Options, measure, table
+
+    options = Options(players=players, seconds=seconds, rounds=rounds, processes=processes)
+    print(table(measure(options)))
+
+
 _ScratchDatabase = Annotated[
     str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
 ]

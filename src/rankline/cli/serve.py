@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -30,12 +31,25 @@ def serve(
         str | None,
         typer.Option(help="HTTP server: uvicorn or granian (env RANKLINE_SERVER)."),
     ] = None,
+    grpc_port: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=65535,
+            help="Also serve the gRPC API on this port (env RANKLINE_GRPC_PORT; default off).",
+        ),
+    ] = None,
 ) -> None:
-    """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data)."""
+    """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data),
+    and the gRPC API beside it with --grpc-port."""
     from rankline.http import server as serving
     from rankline.http.auth import KEY_FILE, ensure_server_key
     from rankline.store.opening import redacted
 
+    if grpc_port is not None:  # the workers read their settings from the environment
+        os.environ["RANKLINE_GRPC_PORT"] = str(grpc_port)
+        if host:
+            os.environ["RANKLINE_HOST"] = host
     settings = Settings()
     chosen = server or settings.server
     if chosen not in serving.SERVERS:
@@ -73,6 +87,8 @@ def serve(
     note(key_note)
     note(f"durable store: {redacted(settings.database)}; ranking index: {index}")
     note(f"HTTP server: {chosen}, {workers} worker(s)")
+    if settings.grpc_port is not None:
+        note(f"gRPC: {host}:{settings.grpc_port} (rankline.v1.Rankline, health, reflection)")
     app_object = None
     if workers > 1:
         from rankline.metrics import prepare_multiprocess
@@ -81,12 +97,12 @@ def serve(
     elif chosen == "uvicorn" and settings.log_format == "text":
         # With JSON logs uvicorn makes the app itself (app_from_env), once it has configured
         # its logging, so that its loggers' lines go through the JSON handler too.
-        from rankline.http.app import observed_app
+        from rankline.grpc.serving import observed_app
 
         app_object = observed_app(settings)
     serving.run(
         chosen,
-        "rankline.http.app:app_from_env",
+        "rankline.grpc.serving:app_from_env",
         host=host,
         port=port,
         workers=workers,

@@ -58,7 +58,7 @@ class Api:
         path = scope["path"]
         found = self.routes.match(scope["method"], path)
         if found is not None:
-            response = await self._answer(scope, receive, send, *found)
+            response = await self.answer(scope, receive, send, *found)
         else:
             allowed = self.routes.allowed(path)
             response = self.method_not_allowed(scope, allowed) if allowed else self.not_found(scope)
@@ -68,7 +68,7 @@ class Api:
             route = route_name(scope["endpoint"])
             count(route, response.status_code, time.perf_counter() - started)
 
-    async def _answer(
+    async def answer(
         self,
         scope: Scope,
         receive: Receive,
@@ -78,7 +78,8 @@ class Api:
     ) -> Response:
         """The request wrapper of every v1 endpoint: rate limits, the endpoint's auth, its
         query parameters, then the handler; errors as problem+json. The answer is counted
-        and timed in the metrics once sent (``rankline.http.measured``)."""
+        and timed in the metrics once sent (``rankline.http.measured``). The gRPC API answers
+        each RPC through it too, uncounted (``rankline.grpc.bridge``)."""
         handler = endpoint.handler
         scope[API_SCOPE] = self
         scope["path_params"] = path_params

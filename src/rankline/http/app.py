@@ -8,7 +8,7 @@ import functools
 import gc
 import logging
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.resources import files
 from pathlib import Path
@@ -149,15 +149,22 @@ class Application:
             await self._site(scope, receive, send)
 
 
+Companion = Callable[[Api], AbstractAsyncContextManager[object]]
+"""Something served beside the HTTP app through the same v1 API, in the same event loop, for
+as long as the app runs (the gRPC server: ``rankline.grpc.serving``)."""
+
+
 def create_app(
     settings: Settings | None = None,
     *,
     service: Rankline | None = None,
     clock: Clock | None = None,
     middleware: Sequence[Middleware] = (),
+    companion: Companion | None = None,
 ) -> Application:
-    """The rankline ASGI app. The service starts and stops with the app's lifespan.
-    ``middleware`` wraps every request, the v1 API's as much as any other."""
+    """The rankline ASGI app. The service starts and stops with the app's lifespan, and
+    ``companion`` (given the v1 API) runs between the two. ``middleware`` wraps every
+    request, the v1 API's as much as any other."""
     settings = settings or (service.settings if service else Settings())
     service = service or Rankline(settings, clock=clock)
 
@@ -165,7 +172,11 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await service.start()
         try:
-            yield
+            if companion is None:
+                yield
+            else:
+                async with companion(api):
+                    yield
         finally:
             await service.close()
 
@@ -211,22 +222,23 @@ def configure_logging(level: str) -> None:
     )
 
 
-def app_from_env() -> ASGIApp:
+def app_from_env(companion: Companion | None = None) -> ASGIApp:
     """The app of a worker process the server started (uvicorn's workers, granian's):
     each builds its own from the environment, and logs as ``rankline serve`` does."""
     settings = Settings()
     configure_logging(settings.log_level)
-    return observed_app(settings)
+    return observed_app(settings, companion)
 
 
-def serving_app(settings: Settings) -> Application:
+def serving_app(settings: Settings, companion: Companion | None = None) -> Application:
     """The app of a serving process: garbage collection tuned for it (see GC_THRESHOLDS)."""
     gc.set_threshold(*GC_THRESHOLDS)
-    return create_app(settings, service=Rankline(settings, freeze_gc=True))
+    service = Rankline(settings, freeze_gc=True)
+    return create_app(settings, service=service, companion=companion)
 
 
-def observed_app(settings: Settings) -> ASGIApp:
+def observed_app(settings: Settings, companion: Companion | None = None) -> ASGIApp:
     """``serving_app`` with request ids, the log format and traces (rankline.observability):
     what a server serves."""
-    app = serving_app(settings)
+    app = serving_app(settings, companion)
     return observe(app, log_level=settings.log_level, log_format=settings.log_format)

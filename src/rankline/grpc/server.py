@@ -1,0 +1,83 @@
+"""The gRPC server: grpcio's asyncio server in the event loop of the HTTP app it sits beside
+(started and stopped by the app's lifespan), with rankline.v1.Rankline, the standard health
+service (``grpc.health.v1.Health``: SERVING while reads may use the ranking index, as
+``/readyz`` says) and server reflection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from rankline.grpc.operations import SERVICE
+from rankline.grpc.service import handler
+from rankline.http.api import Api
+
+log = logging.getLogger("rankline")
+HEALTH_SECONDS = 1.0
+"""How often the health service's status is brought up to date with the index's."""
+GRACE_SECONDS = 5.0
+"""How long a stopping server lets the calls in flight finish (a Watch is cut off)."""
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""gRPC's own message limit (the HTTP body limit, RANKLINE_MAX_BODY_BYTES, applies inside)."""
+
+
+class GrpcServer:
+    """A started gRPC server answering through ``api``; ``port`` is the one it listens on."""
+
+    def __init__(self, server: grpc.aio.Server, port: int, health: health.aio.HealthServicer):
+        self.server = server
+        self.port = port
+        self.health = health
+
+
+async def start(api: Api, host: str, port: int) -> GrpcServer:
+    """Listen on ``host:port`` (0: a free port) in the running event loop."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ]
+    )
+    server.add_generic_rpc_handlers((handler(api),))
+    checks = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    names = (SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
+    reflection.enable_server_reflection((*names, reflection.SERVICE_NAME), server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    await server.start()
+    return GrpcServer(server, bound, checks)
+
+
+async def _track_health(api: Api, checks: health.aio.HealthServicer) -> None:
+    serving, not_serving = (
+        health_pb2.HealthCheckResponse.SERVING,
+        health_pb2.HealthCheckResponse.NOT_SERVING,
+    )
+    while True:
+        status = serving if api.service.health.usable else not_serving
+        for name in ("", SERVICE):
+            await checks.set(name, status)
+        await asyncio.sleep(HEALTH_SECONDS)
+
+
+@contextlib.asynccontextmanager
+async def serving(api: Api, host: str, port: int) -> AsyncIterator[GrpcServer]:
+    """A gRPC server for as long as the context lasts; calls in flight are given
+    ``GRACE_SECONDS`` as it stops."""
+    running = await start(api, host, port)
+    log.info("gRPC serving on %s:%d (rankline.v1.Rankline, health, reflection)", host, running.port)
+    tracking = asyncio.create_task(_track_health(api, running.health))
+    try:
+        yield running
+    finally:
+        tracking.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await tracking
+        await running.health.enter_graceful_shutdown()
+        await running.server.stop(GRACE_SECONDS)

@@ -1,0 +1,65 @@
+"""A rankline app with its gRPC server, as ``rankline serve --grpc-port`` runs them (the same
+companion, in the test's event loop), an HTTP client and a real grpcio client of it; and the
+comparison of an RPC's answer with its HTTP twin's."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import httpx
+from asgi_lifespan import LifespanManager
+from google.protobuf.message import Message
+
+from procs import free_port
+from rankline import ManualClock, Settings
+from rankline.grpc.gen.rankline.v1 import rankline_pb2_grpc
+from rankline.grpc.messages import to_json
+from rankline.grpc.serving import companion
+from rankline.http import create_app
+from rankline.http.app import Application
+
+SERVER_KEY = "test-server-key"
+METADATA = (("authorization", f"Bearer {SERVER_KEY}"),)
+AUTH = {"Authorization": f"Bearer {SERVER_KEY}"}
+
+
+@dataclass
+class Rig:
+    app: Application
+    http: httpx.AsyncClient
+    stub: rankline_pb2_grpc.RanklineStub
+    channel: grpc.aio.Channel
+    port: int
+
+
+@asynccontextmanager
+async def rig(settings: Settings, clock: ManualClock) -> AsyncIterator[Rig]:
+    port = free_port()
+    settings = settings.model_copy(update={"grpc_port": port})
+    app = create_app(settings, clock=clock, companion=companion(settings))
+    async with LifespanManager(app, startup_timeout=60, shutdown_timeout=60):
+        await app.state.service.wait_ready()
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with (
+            httpx.AsyncClient(transport=transport, base_url="http://rankline.test") as http,
+            grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+        ):
+            yield Rig(app, http, rankline_pb2_grpc.RanklineStub(channel), channel, port)
+
+
+def clean(value: Any) -> Any:
+    """A JSON answer without what a proto cannot tell from its absence: null, [] and {}."""
+    if isinstance(value, dict):
+        kept = {k: clean(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in (None, [], {})}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    return value
+
+
+def as_json(message: Message) -> Any:
+    return clean(to_json(message))

@@ -1,0 +1,42 @@
+"""``rankline bench grpc`` against a real server, in short: the board is seeded, every
+measurement made its calls without a failure (a batch item's error counts as one), and the
+table shows HTTP and gRPC side by side."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from rankline.bench import grpc_run
+from rankline.bench.grpc_load import BATCH, BOARD
+
+
+def test_a_short_run_measures_each_operation_over_both_protocols(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    totals: list[int] = []
+    seed = grpc_run._seed
+
+    def seeded(url: str, players: int) -> None:
+        seed(url, players)
+        totals.append(_total(url))
+
+    measured = grpc_run.measure
+    monkeypatch.setattr(grpc_run, "_seed", seeded)
+    options = grpc_run.Options(players=2000, seconds=0.5, rounds=1, processes=1)
+    found = measured(options, progress=lambda line: None)
+    assert totals == [2000]
+    for kind in grpc_run.KINDS:
+        for protocol in grpc_run.PROTOCOLS:
+            [figure] = found[kind][protocol]
+            assert figure.rate > 0 and figure.failures == 0, (kind, protocol, figure)
+            assert figure.server_ms > 0 and figure.p99_ms > 0
+    table = grpc_run.table(found)
+    assert table.count("\n") == 1 + len(grpc_run.KINDS)
+    assert f"| batch of {BATCH:,} |" in table and "| rank read |" in table
+
+
+def _total(url: str) -> int:
+    top = httpx.get(f"{url}/v1/boards/{BOARD}/top", params={"limit": 1}, timeout=10).json()
+    total: int = top["total"]
+    return total

@@ -1,0 +1,336 @@
+"""The gRPC edge with a real grpcio client against the gRPC server of a real app: auth and
+key scoping, errors as standard codes with the problem attached (google.rpc.Status), a reused
+match id, an async token then a read after it, Watch, rate limits shared with HTTP, degraded
+reads and health, reflection; and that every HTTP operation has its RPC."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import descriptor_pb2
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
+
+from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig
+from rankline import ManualClock, Settings
+from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
+from rankline.grpc.operations import DESCRIPTOR, EXCLUDED, RPCS, SERVICE, operations
+from rankline.http.openapi import build_openapi
+from rankline.http.routes import ENDPOINTS
+
+pytestmark = pytest.mark.edge
+
+
+def _with(settings: Settings, **changes: Any) -> Settings:
+    return settings.model_copy(update=changes)
+
+
+async def _refused(call: Any, code: grpc.StatusCode) -> tuple[dict[str, Any], list[Any]]:
+    """The call fails with ``code``: the problem it carries, and the other details."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    error = caught.value
+    assert error.code() == code, (error.code(), error.details())
+    status = rpc_status.from_call(error)
+    assert status is not None and status.code == code.value[0]
+    problem = pb.Problem()
+    others = []
+    for detail in status.details:
+        if detail.Is(pb.Problem.DESCRIPTOR):
+            detail.Unpack(problem)
+        else:
+            others.append(detail)
+    body = as_json(problem)
+    assert body["detail"] == error.details()
+    return body, others
+
+
+def _score(player: str, score: int = 10, match: str | None = None) -> pb.ScoreIn:
+    return pb.ScoreIn(player_id=player, score=score, match_id=match or f"m-{player}")
+
+
+async def _board(r: Rig, board: str = "arena") -> None:
+    await r.stub.PutBoard(pb.PutBoardRequest(board_id=board), metadata=METADATA)
+
+
+# --- the endpoint table ------------------------------------------------------------------
+
+
+def test_every_http_operation_has_an_rpc() -> None:
+    """Each operation of the endpoint table (and of the OpenAPI document) has an RPC, unless
+    it is excluded with a reason; each RPC's request carries the operation's parameters."""
+    table = {(e.method, e.path) for e in ENDPOINTS}
+    documented = {
+        (method.upper(), path)
+        for path, item in build_openapi()["paths"].items()
+        for method in item
+        if path.startswith("/v1/")
+    }
+    assert documented == table
+    covered = set(RPCS.values())
+    missing = sorted(table - covered - set(EXCLUDED))
+    assert missing == [], f"HTTP operations with no RPC (add one, or exclude it): {missing}"
+    assert covered <= table, sorted(covered - table)
+    assert set(RPCS) == {m.name for m in DESCRIPTOR.methods}
+    for name, operation in operations().items():
+        fields = set(operation.request.DESCRIPTOR.fields_by_name)
+        wanted = {*operation.path_names, *operation.query_names}
+        if operation.endpoint.body is not None:
+            wanted.add("body")
+        if operation.endpoint.accepted is not None:
+            wanted.add("respond_async")
+        assert wanted == fields, name
+
+
+# --- auth and scoping -------------------------------------------------------------------
+
+
+async def test_keys_kinds_and_board_scoping(settings: Settings, clock: ManualClock) -> None:
+    keyed = _with(settings, server_keys="test-server-key,scoped:game-a-*", read_keys="reader")
+    async with rig(keyed, clock) as r:
+        await _board(r, "game-a-1")
+        await _board(r, "game-b-1")
+        read = pb.GetTopRequest(board_id="game-a-1")
+        problem, _ = await _refused(r.stub.GetTop(read), grpc.StatusCode.UNAUTHENTICATED)
+        assert problem["status"] == 401
+        wrong = (("authorization", "Bearer nope"),)
+        await _refused(r.stub.GetTop(read, metadata=wrong), grpc.StatusCode.PERMISSION_DENIED)
+        reader = (("authorization", "Bearer reader"),)
+        assert (await r.stub.GetTop(read, metadata=reader)).board == "game-a-1"
+        write = pb.SubmitScoreRequest(board_id="game-a-1", body=_score("p"))
+        await _refused(r.stub.SubmitScore(write), grpc.StatusCode.UNAUTHENTICATED)
+        await _refused(
+            r.stub.SubmitScore(write, metadata=reader), grpc.StatusCode.PERMISSION_DENIED
+        )
+        # A key limited to game-a-*: its boards only, and no player changes.
+        scoped = (("authorization", "Bearer scoped"),)
+        answer = await r.stub.SubmitScore(write, metadata=scoped)
+        assert answer.result.applied is True
+        other = pb.SubmitScoreRequest(board_id="game-b-1", body=_score("p"))
+        problem, _ = await _refused(
+            r.stub.SubmitScore(other, metadata=scoped), grpc.StatusCode.PERMISSION_DENIED
+        )
+        http = await r.http.post(
+            "/v1/boards/game-b-1/scores",
+            json={"player_id": "p", "score": 10, "match_id": "m-p"},
+            headers={"Authorization": "Bearer scoped"},
+        )
+        assert problem == clean(http.json())
+        items = [
+            pb.BatchScoreIn(board=b, player_id="q", score=1, match_id="b")
+            for b in ("game-a-1", "game-b-1")
+        ]
+        batch = await r.stub.SubmitScores(
+            pb.SubmitScoresRequest(body=pb.BatchDoc(scores=items)), metadata=scoped
+        )
+        first, second = batch.result.results
+        assert first.applied and second.error.status == 403
+        await _refused(
+            r.stub.BanPlayer(pb.BanPlayerRequest(player_id="p"), metadata=scoped),
+            grpc.StatusCode.PERMISSION_DENIED,
+        )
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+async def test_invalid_input_carries_the_problem_of_http(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with rig(settings, clock) as r:
+        await _board(r)
+        bad = pb.SubmitScoreRequest(board_id="arena", body=_score("no spaces"))
+        problem, _ = await _refused(
+            r.stub.SubmitScore(bad, metadata=METADATA), grpc.StatusCode.INVALID_ARGUMENT
+        )
+        http = await r.http.post(
+            "/v1/boards/arena/scores",
+            json={"player_id": "no spaces", "score": 10, "match_id": "m-no spaces"},
+            headers=AUTH,
+        )
+        assert http.status_code == 422
+        assert problem == clean(http.json())
+        assert problem["errors"][0]["loc"] == ["body", "player_id"]
+        await _refused(
+            r.stub.GetTop(pb.GetTopRequest(board_id="arena", limit=5000)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        )
+        await _refused(
+            r.stub.GetPlayer(pb.GetPlayerRequest(board_id="arena", player_id="ghost")),
+            grpc.StatusCode.NOT_FOUND,
+        )
+        await _refused(
+            r.stub.GetTop(pb.GetTopRequest(board_id="Bad Id")), grpc.StatusCode.INVALID_ARGUMENT
+        )
+
+
+async def test_a_reused_match_id_is_already_exists_with_the_stored_one(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with rig(settings, clock) as r:
+        await _board(r)
+        first = pb.SubmitScoreRequest(board_id="arena", body=_score("p", 10, "m1"))
+        assert (await r.stub.SubmitScore(first, metadata=METADATA)).result.duplicate is False
+        again = await r.stub.SubmitScore(first, metadata=METADATA)
+        assert again.result.duplicate is True  # a retry: the same answer, nothing recorded
+        reused = pb.SubmitScoreRequest(board_id="arena", body=_score("p", 99, "m1"))
+        problem, _ = await _refused(
+            r.stub.SubmitScore(reused, metadata=METADATA), grpc.StatusCode.ALREADY_EXISTS
+        )
+        assert problem["status"] == 409
+        assert problem["existing"]["score"] == 10 and problem["existing"]["match_id"] == "m1"
+        # Any other conflict is FAILED_PRECONDITION: a frozen board.
+        frozen = pb.PutBoardRequest(board_id="arena", body=pb.BoardSpec(status="frozen"))
+        await r.stub.PutBoard(frozen, metadata=METADATA)
+        late = pb.SubmitScoreRequest(board_id="arena", body=_score("z"))
+        await _refused(
+            r.stub.SubmitScore(late, metadata=METADATA), grpc.StatusCode.FAILED_PRECONDITION
+        )
+
+
+# --- asynchronous answers and Watch -----------------------------------------------------
+
+
+async def test_an_async_token_then_a_read_after_it(settings: Settings, clock: ManualClock) -> None:
+    async with rig(settings, clock) as r:
+        await _board(r)
+        request = pb.SubmitScoreRequest(board_id="arena", body=_score("p", 7), respond_async=True)
+        answer = await r.stub.SubmitScore(request, metadata=METADATA)
+        assert answer.WhichOneof("answer") == "accepted"
+        assert answer.accepted.accepted == 1 and answer.accepted.token
+        top = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", after=answer.accepted.token))
+        assert [(e.player_id, e.score) for e in top.entries] == [("p", 7)]
+        items = [
+            pb.BatchScoreIn(board="arena", player_id=f"b{i}", score=i, match_id="x")
+            for i in range(3)
+        ]
+        batch = await r.stub.SubmitScores(
+            pb.SubmitScoresRequest(body=pb.BatchDoc(scores=items), respond_async=True),
+            metadata=METADATA,
+        )
+        assert batch.accepted.accepted == 3
+        read = pb.GetPlayerRequest(board_id="arena", player_id="b2", after=batch.accepted.token)
+        assert (await r.stub.GetPlayer(read)).score == 2
+
+
+async def _next(events: AsyncIterator[pb.WatchEvent]) -> pb.WatchEvent:
+    return await asyncio.wait_for(anext(events), 10)
+
+
+async def test_watch_carries_the_live_stream(settings: Settings, clock: ManualClock) -> None:
+    async with rig(settings, clock) as r:
+        await _board(r)
+        for player, score in (("a", 10), ("b", 20)):
+            request = pb.SubmitScoreRequest(board_id="arena", body=_score(player, score))
+            await r.stub.SubmitScore(request, metadata=METADATA)
+        call = r.stub.Watch(pb.WatchRequest(board_id="arena", limit=2, players="a"))
+        events = aiter(call)
+        first = await _next(events)
+        assert first.WhichOneof("event") == "top"
+        http_top = (await r.http.get("/v1/boards/arena/top", params={"limit": 2})).json()
+        assert as_json(first.top) == clean(http_top)
+        watched = await _next(events)
+        assert (watched.WhichOneof("event"), watched.player.player_id) == ("player", "a")
+        request = pb.SubmitScoreRequest(board_id="arena", body=_score("c", 30))
+        await r.stub.SubmitScore(request, metadata=METADATA)
+        changed = await _next(events)
+        assert [e.player_id for e in changed.top.entries] == ["c", "b"]
+        moved = await _next(events)
+        assert (moved.player.player_id, moved.player.rank) == ("a", 3)
+        call.cancel()
+        refused = r.stub.Watch(pb.WatchRequest(board_id="nope"))
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await anext(aiter(refused))
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+# --- limits, degraded mode, health and reflection ---------------------------------------
+
+
+async def test_rate_limits_are_shared_with_http_and_say_when_to_retry(
+    settings: Settings, clock: ManualClock
+) -> None:
+    limited = _with(settings, rate_limit_key_writes="3/hour", rate_limit_address_reads="2/hour")
+    async with rig(limited, clock) as r:
+        await _board(r)  # the first write
+        score = {"player_id": "h", "score": 1, "match_id": "m-h"}
+        assert (
+            await r.http.post("/v1/boards/arena/scores", json=score, headers=AUTH)
+        ).status_code == 200
+        request = pb.SubmitScoreRequest(board_id="arena", body=_score("g"))
+        await r.stub.SubmitScore(request, metadata=METADATA)  # the third
+        problem, others = await _refused(
+            r.stub.SubmitScore(
+                pb.SubmitScoreRequest(board_id="arena", body=_score("x")), metadata=METADATA
+            ),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        )
+        assert problem["status"] == 429 and "per key" in problem["detail"]
+        [packed] = others
+        retry = error_details_pb2.RetryInfo()
+        assert packed.Unpack(retry) and 1 <= retry.retry_delay.seconds <= 3600
+        # per address: the gRPC peer's address
+        for _ in range(2):
+            await r.stub.GetTop(pb.GetTopRequest(board_id="arena"))
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await r.stub.GetTop(pb.GetTopRequest(board_id="arena"))
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        trailers = dict(caught.value.trailing_metadata() or ())
+        assert int(trailers["retry-after"]) >= 1
+
+
+async def _health(r: Rig, service: str) -> int:
+    stub = health_pb2_grpc.HealthStub(r.channel)
+    answer = await stub.Check(health_pb2.HealthCheckRequest(service=service))
+    status: int = answer.status
+    return status
+
+
+async def _until_health(r: Rig, service: str, status: int) -> None:
+    """The health service says ``status`` within a few of its updates."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while await _health(r, service) != status:
+        assert loop.time() < deadline, f"health of {service!r} never became {status}"
+        await asyncio.sleep(0.05)
+
+
+async def test_degraded_reads_and_health(settings: Settings, clock: ManualClock) -> None:
+    async with rig(settings, clock) as r:
+        serving = health_pb2.HealthCheckResponse.SERVING
+        await _until_health(r, "", serving)  # once the index is built (not before)
+        await _until_health(r, SERVICE, serving)
+        await _board(r)
+        request = pb.SubmitScoreRequest(board_id="arena", body=_score("p", 5))
+        await r.stub.SubmitScore(request, metadata=METADATA)
+        app_service = r.app.state.service
+        app_service.health.degrade("told to by the test")
+        top = await r.stub.GetTop(pb.GetTopRequest(board_id="arena"))
+        assert top.degraded is True
+        http = await r.http.get("/v1/boards/arena/top")
+        assert as_json(top) == clean(http.json())
+        await _until_health(r, SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
+
+
+async def test_reflection_lists_and_describes_the_service(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with rig(settings, clock) as r:
+        stub = reflection_pb2_grpc.ServerReflectionStub(r.channel)
+        asks = [
+            reflection_pb2.ServerReflectionRequest(list_services=""),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol=SERVICE),
+        ]
+        answers = [a async for a in stub.ServerReflectionInfo(iter(asks))]
+        names = {s.name for s in answers[0].list_services_response.service}
+        assert {SERVICE, "grpc.health.v1.Health"} <= names
+        files = answers[1].file_descriptor_response.file_descriptor_proto
+        described = [descriptor_pb2.FileDescriptorProto.FromString(f) for f in files]
+        [found] = [f for f in described if f.name == "rankline/v1/rankline.proto"]
+        assert "GetTop" in {m.name for m in found.service[0].method}
