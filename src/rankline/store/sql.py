@@ -492,6 +492,7 @@ class SqlStore:
                 t.score_events,
                 t.periods,
                 t.archive,
+                t.removals,
                 *t.RATING_TABLES,
                 t.board_deliveries,
             ):

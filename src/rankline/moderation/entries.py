@@ -1,0 +1,191 @@
+"""Entries taken off by hand: one player's entry removed from a board (every leaderboard, or
+those a window, period and scope name), or a leaderboard's current period reset.
+
+moderation = service.moderation
+await moderation.remove("key:3f2a…", "arena", "p:42", reason="test account")
+await moderation.reset("key:3f2a…", "arena", window="daily", reason="event restarted")
+
+Each is one SQL transaction (``store.moderation.remove_entries``): the standings deleted, the
+removal recorded in ``rl_removals`` as of the board's newest score event (so ``rankline
+replay`` takes the same entries off at the same point of the log) and the audit entry
+written. Then, still holding this process's commit lock so no batch of this process
+interleaves, the index drops the entries; archived periods the player was in are archived
+again without them. A removed entry comes back only through a new submission, which starts
+afresh (the policy finds no standing). The player's score events stay: their history, and
+the idempotency of their match ids, are untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from rankline.boards import Board, parse_scope
+from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
+from rankline.index.gateway import IndexGateway
+from rankline.index.keeper import IndexHealth
+from rankline.lifecycle.closing import Lifecycle
+from rankline.lifecycle.registry import Boards
+from rankline.moderation.answers import RemovedOut
+from rankline.moderation.audit import Audit
+from rankline.periods import current_period, parse_period
+from rankline.store.audit import AuditEntry
+from rankline.store.moderation import Removal, remove_entries
+from rankline.store.sql import SqlStore
+from rankline.types import BoardId, Clock, IndexChange, PlayerId
+
+log = logging.getLogger("rankline.moderation")
+
+_INDEX_CHUNK = 1000
+"""Index removals applied per call on a reset."""
+
+
+class Moderation:
+    def __init__(
+        self,
+        store: SqlStore,
+        boards: Boards,
+        gateway: IndexGateway,
+        health: IndexHealth,
+        lifecycle: Lifecycle,
+        audit: Audit,
+        commit_lock: asyncio.Lock,
+        clock: Clock,
+    ) -> None:
+        self._store = store
+        self._boards = boards
+        self._gateway = gateway
+        self._health = health
+        self._lifecycle = lifecycle
+        self._audit = audit
+        self._commit_lock = commit_lock
+        self._clock = clock
+
+    async def remove(
+        self,
+        actor: str,
+        board_id: BoardId,
+        player: PlayerId,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+        reason: str | None = None,
+    ) -> RemovedOut:
+        """Take ``player``'s entries off the board (those the window, period and scope
+        name); NotFound when there was none."""
+        board = await self._moderated(board_id)
+        window, period, scope = _narrowed(board, window, period, scope)
+        removal = Removal(board.id, player, window, period, scope, at=self._clock.now())
+        removed = await self._remove(actor, "entry.remove", board, removal, reason)
+        if not removed:
+            raise NotFound(f"player {player!r} has no entry there on board {board.id!r}")
+        try:
+            await self._lifecycle.rearchive_player(player)
+        except RanklineError as exc:
+            log.warning("could not re-archive the periods of %r: %s", player, exc.detail)
+        return RemovedOut(
+            board=board.id,
+            player_id=player,
+            window=window,
+            period=period,
+            scope=scope,
+            removed=removed,
+        )
+
+    async def reset(
+        self,
+        actor: str,
+        board_id: BoardId,
+        *,
+        window: str | None = None,
+        scope: str | None = None,
+        reason: str | None = None,
+    ) -> RemovedOut:
+        """Empty the current period of ``window`` (default the board's first) on every
+        scope, or on ``scope`` only: the period starts again."""
+        board = await self._moderated(board_id)
+        window = window or board.primary_window
+        if window not in board.windows:
+            raise InvalidInput.at(
+                ["body", "window"],
+                f"the board has no {window!r} window (it has {', '.join(board.windows)})",
+            )
+        found = current_period(window, self._clock.now(), board.seasons)
+        if found is None:
+            raise NotFound(f"the board has no current {window} period")
+        if scope is not None:
+            scope = _scope(board, scope, ["body", "scope"])
+        removal = Removal(board.id, None, window, found.name, scope, at=self._clock.now())
+        removed = await self._remove(actor, "board.reset", board, removal, reason)
+        return RemovedOut(
+            board=board.id, window=window, period=found.name, scope=scope, removed=removed
+        )
+
+    async def _moderated(self, board_id: BoardId) -> Board:
+        board = await self._boards.find(board_id)
+        if board.policy == "rating":
+            raise Conflict(
+                f"board {board_id!r} is a rating board: its entries are its players' "
+                "ratings; void a match instead"
+            )
+        # A build loads standings read before the change and could undo it: wait for it.
+        if not self._health.built:
+            raise IndexUnavailable("the ranking index is being built; retry shortly")
+        return board
+
+    async def _remove(
+        self, actor: str, action: str, board: Board, removal: Removal, reason: str | None
+    ) -> int:
+        def audited(count: int) -> AuditEntry:
+            detail: dict[str, object] = {"removed": count}
+            for name in ("window", "period", "scope"):
+                if (value := getattr(removal, name)) is not None:
+                    detail[name] = value
+            return self._audit.entry(
+                actor,
+                action,
+                board=board.id,
+                player=removal.player,
+                reason=reason,
+                detail=detail,
+            )
+
+        async with self._commit_lock:
+            removed = await remove_entries(self._store, removal, audited)
+            now = self._clock.now()
+            changes = [
+                IndexChange(lb, player, None)
+                for lb, player in removed
+                if not board.expired(lb, now)
+            ]
+            for start in range(0, len(changes), _INDEX_CHUNK):
+                await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
+        return len(removed)
+
+
+def _narrowed(
+    board: Board, window: str | None, period: str | None, scope: str | None
+) -> tuple[str | None, str | None, str | None]:
+    if window is not None and window not in board.windows:
+        raise InvalidInput.at(
+            ["query", "window"],
+            f"the board has no {window!r} window (it has {', '.join(board.windows)})",
+        )
+    if period is not None:
+        if window is None:
+            raise InvalidInput.at(["query", "period"], "a period needs its window")
+        try:
+            period = parse_period(window, period, board.seasons).name
+        except ValueError as exc:
+            raise InvalidInput.at(["query", "period"], str(exc)) from None
+    if scope is not None:
+        scope = _scope(board, scope, ["query", "scope"])
+    return window, period, scope
+
+
+def _scope(board: Board, scope: str, loc: list[str | int]) -> str:
+    try:
+        return parse_scope(board, scope)
+    except InvalidInput as exc:
+        raise InvalidInput.at(loc, exc.detail) from None

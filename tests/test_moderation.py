@@ -1,0 +1,240 @@
+"""Moderation: an entry removed (everywhere on a board, or on the leaderboards named) and a
+period reset, on every stack. Each is exact on every read (ranks close up, totals, dense
+ranks), durable (a restart reads the same), leaves the match ids used, comes back only
+through a new submission, and is reproduced by ``rankline replay``."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import delete, select
+
+from backends import flush_redis
+from helpers_api import (
+    AUTH,
+    SERVER_KEY,
+    assert_problem,
+    get_json,
+    open_app,
+    open_client,
+    post_score,
+    put_board,
+    ranking,
+    submit,
+    top,
+)
+from rankline import ManualClock, Settings
+from rankline.index import maintenance
+from rankline.service import Rankline
+from rankline.store import schema as t
+from rankline.store.sql import SqlStore
+from rankline.writing import replay
+
+PLAYERS = [f"p{i}" for i in range(5)]
+ACTOR = "key:" + hashlib.sha256(SERVER_KEY.encode()).hexdigest()[:12]
+WHERES = [
+    {"window": w, "scope": s}
+    for w in ("all_time", "daily")
+    for s in ("global", "region:EU", "region:US")
+]
+
+
+def _at(minute: int) -> str:
+    return f"2026-11-21T10:{minute:02d}:00.000Z"
+
+
+async def _setup(client: httpx.AsyncClient) -> None:
+    """arena (desc, best; all_time and daily; region; dense ranks): p0..p4 scoring
+    50, 40, 40, 20, 10, EU and US alternating."""
+    await put_board(
+        client, "arena", windows=["all_time", "daily"], scopes=["region"], dense_rank=True
+    )
+    for i, (player, score) in enumerate(zip(PLAYERS, (50, 40, 40, 20, 10), strict=True)):
+        region = "EU" if i % 2 == 0 else "US"
+        await submit(client, "arena", player, score, at=_at(i), scopes={"region": region})
+
+
+async def _remove(client: httpx.AsyncClient, player: str, **params: Any) -> dict[str, Any]:
+    response = await client.delete(
+        f"/v1/boards/arena/players/{player}", params=params, headers=AUTH
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def _views(client: httpx.AsyncClient) -> dict[str, Any]:
+    """Every leaderboard's entries and total, and each player's view (or 404) on it."""
+    found: dict[str, Any] = {}
+    for where in WHERES:
+        body = await top(client, "arena", **where)
+        found[str(where)] = (
+            body["total"],
+            [(e["rank"], e["player_id"], e["score"], e["dense_rank"]) for e in body["entries"]],
+        )
+        for player in PLAYERS:
+            response = await client.get(f"/v1/boards/arena/players/{player}", params=where)
+            assert response.status_code in (200, 404), response.text
+            view = response.json()
+            found[f"{where} {player}"] = (
+                None
+                if response.status_code == 404
+                else (view["rank"], view["competition_rank"], view["dense_rank"], view["total"])
+            )
+    return found
+
+
+async def test_an_entry_is_removed_where_named_then_everywhere(client: httpx.AsyncClient) -> None:
+    await _setup(client)
+    body = await _remove(client, "p1", window="daily", reason="reported cheat")
+    assert body == {"board": "arena", "player_id": "p1", "window": "daily", "removed": 2}
+    views = await _views(client)
+    # daily: p1 gone, the others close up, dense ranks too (40 is still held by p2)
+    assert views["{'window': 'daily', 'scope': 'global'}"] == (
+        4,
+        [(1, "p0", 50, 1), (2, "p2", 40, 2), (3, "p3", 20, 3), (4, "p4", 10, 4)],
+    )
+    assert views["{'window': 'daily', 'scope': 'region:US'}"] == (1, [(1, "p3", 20, 1)])
+    assert views["{'window': 'daily', 'scope': 'global'} p1"] is None
+    # all-time keeps p1
+    assert views["{'window': 'all_time', 'scope': 'global'} p1"] == (2, 2, 2, 5)
+    # then everywhere: the rest of p1's entries (all-time global and US)
+    body = await _remove(client, "p1")
+    assert body == {"board": "arena", "player_id": "p1", "removed": 2}
+    for where in WHERES:
+        assert "p1" not in [p for p, _ in await ranking(client, "arena", **where)]
+    # p2 alone at 40 now: dense ranks and competition ranks close up
+    assert (await _views(client))["{'window': 'all_time', 'scope': 'global'}"] == (
+        4,
+        [(1, "p0", 50, 1), (2, "p2", 40, 2), (3, "p3", 20, 3), (4, "p4", 10, 4)],
+    )
+    # nothing left: 404; a bad narrowing: 422
+    assert_problem(await client.delete("/v1/boards/arena/players/p1", headers=AUTH), 404)
+    for params in ({"window": "weekly"}, {"period": "2026-11-21"}, {"scope": "planet:x"}):
+        response = await client.delete("/v1/boards/arena/players/p2", params=params, headers=AUTH)
+        assert_problem(response, 422)
+    assert_problem(await client.delete("/v1/boards/arena/players/p2"), 401)
+    assert_problem(await client.delete("/v1/boards/nope/players/p2", headers=AUTH), 404)
+
+
+async def test_a_removed_entry_comes_back_only_through_a_new_submission(
+    client: httpx.AsyncClient,
+) -> None:
+    await _setup(client)
+    await _remove(client, "p0")
+    # the match id stays used: the same submission is a duplicate and brings nothing back
+    again = await post_score(
+        client,
+        "arena",
+        {
+            "player_id": "p0",
+            "score": 50,
+            "match_id": "m-p0-50",
+            "at": _at(0),
+            "scopes": {"region": "EU"},
+        },
+    )
+    assert again.status_code == 200, again.text
+    assert again.json()["duplicate"] is True
+    assert "p0" not in [p for p, _ in await ranking(client, "arena")]
+    # a new submission starts afresh: on a best board a lower score now counts
+    answer = await submit(client, "arena", "p0", 15, at=_at(9), scopes={"region": "EU"})
+    assert answer["previous_score"] is None and answer["applied"] is True
+    assert await ranking(client, "arena") == [
+        ("p1", 40),
+        ("p2", 40),
+        ("p3", 20),
+        ("p0", 15),
+        ("p4", 10),
+    ]
+    # the player's history keeps every submission
+    history = await get_json(client, "/v1/players/p0/history", board="arena")
+    assert [item["score"] for item in history["items"]] == [15, 50]
+
+
+async def test_a_reset_restarts_the_current_period(client: httpx.AsyncClient) -> None:
+    await _setup(client)
+    response = await client.post(
+        "/v1/boards/arena/reset",
+        json={"window": "daily", "reason": "event restart"},
+        headers=AUTH,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json() == {
+        "board": "arena",
+        "window": "daily",
+        "period": "2026-11-21",
+        "removed": 10,
+    }
+    for scope in ("global", "region:EU", "region:US"):
+        body = await top(client, "arena", window="daily", scope=scope)
+        assert (body["total"], body["entries"]) == (0, [])
+    assert len(await ranking(client, "arena")) == 5  # all-time untouched
+    await submit(client, "arena", "p4", 5, at=_at(30), scopes={"region": "EU"})
+    assert await ranking(client, "arena", window="daily") == [("p4", 5)]
+    # only one scope
+    response = await client.post(
+        "/v1/boards/arena/reset",
+        json={"window": "all_time", "scope": "region:US"},
+        headers=AUTH,
+    )
+    assert response.json()["removed"] == 2
+    assert await ranking(client, "arena", scope="region:US") == []
+    assert len(await ranking(client, "arena", scope="region:EU")) == 3
+    for body in ({"window": "weekly"}, {"scope": "planet:x"}, {"reason": 1}):
+        response = await client.post("/v1/boards/arena/reset", json=body, headers=AUTH)
+        assert_problem(response, 422)
+
+
+async def test_rating_boards_refuse_removal_and_reset(client: httpx.AsyncClient) -> None:
+    await put_board(client, "chess", policy="rating", rating={"system": "elo"})
+    response = await client.delete("/v1/boards/chess/players/p1", headers=AUTH)
+    assert "void a match" in assert_problem(response, 409)["detail"]
+    response = await client.post("/v1/boards/chess/reset", json={}, headers=AUTH)
+    assert_problem(response, 409)
+
+
+async def _standings(store: SqlStore) -> list[tuple[Any, ...]]:
+    s = t.standings
+    async with store.engine.connect() as conn:
+        rows = await conn.execute(select(s).order_by(*s.primary_key.columns))
+        return [tuple(r) for r in rows]
+
+
+@pytest.mark.parametrize("max_held", [1_000_000, 3])
+async def test_moderation_survives_a_restart_and_is_reproduced_by_replay(
+    settings: Settings, clock: ManualClock, max_held: int
+) -> None:
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await _setup(client)
+        await _remove(client, "p1")
+        await submit(client, "arena", "p1", 5, at=_at(20), scopes={"region": "US"})
+        await _remove(client, "p2", window="daily", scope="region:EU")
+        await submit(client, "arena", "p3", 60, at=_at(21), scopes={"region": "US"})
+        reset = await client.post("/v1/boards/arena/reset", json={"window": "daily"}, headers=AUTH)
+        assert reset.status_code == 200, reset.text
+        await submit(client, "arena", "p4", 30, at=_at(22), scopes={"region": "EU"})
+        await submit(client, "arena", "p0", 70, at=_at(23), scopes={"region": "EU"})
+        views = await _views(client)
+        service: Rankline = app.state.service
+        rows = await _standings(service.store)
+    assert [r[4] for r in rows if r[1] == "daily" and r[3] == "global"] == ["p0", "p4"]
+    store = SqlStore(settings.database)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.execute(delete(t.standings))
+        done = await replay.replay(store, max_held=max_held)
+        assert done.removals == 3 and done.unexplained == 0
+        assert await _standings(store) == rows
+    finally:
+        await store.close()
+    if settings.redis_url:
+        flush_redis(settings.redis_url)
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        service = app.state.service
+        assert await _views(client) == views
+        report = await maintenance.verify(service.keeper, service.store, service.boards.boards())
+        assert report.count == 0, report.differences
