@@ -197,6 +197,75 @@ async def test_rating_boards_refuse_removal_and_reset(client: httpx.AsyncClient)
     assert_problem(response, 409)
 
 
+async def _void(client: httpx.AsyncClient, board: str, match: str, expect: int = 200) -> Any:
+    response = await client.post(
+        f"/v1/boards/{board}/matches/{match}/void", json={"reason": "fixed"}, headers=AUTH
+    )
+    assert response.status_code == expect, response.text
+    return response.json()
+
+
+async def test_a_voided_match_is_undone_as_if_never_submitted(client: httpx.AsyncClient) -> None:
+    await _setup(client)
+    # m1: p0 and p1 improve; p0 then submits a worse score elsewhere (not applied on best)
+    await submit(client, "arena", "p0", 90, "m1", at=_at(10), scopes={"region": "EU"})
+    await submit(client, "arena", "p1", 80, "m1", at=_at(10), scopes={"region": "US"})
+    await submit(client, "arena", "p0", 60, "m2", at=_at(11), scopes={"region": "EU"})
+    assert await ranking(client, "arena") == [
+        ("p0", 90),
+        ("p1", 80),
+        ("p2", 40),
+        ("p3", 20),
+        ("p4", 10),
+    ]
+    body = await _void(client, "arena", "m1")
+    assert body == {"board": "arena", "match_id": "m1", "players": ["p0", "p1"]}
+    # p0's best without m1 is 60 (from m2, reached at its time); p1 is back to 40
+    for where in WHERES[:2] + WHERES[3:5]:
+        assert await ranking(client, "arena", **where) == [
+            row
+            for row in [("p0", 60), ("p1", 40), ("p2", 40), ("p3", 20), ("p4", 10)]
+            if where["scope"] == "global"
+            or (where["scope"] == "region:EU") == (row[0] in ("p0", "p2", "p4"))
+        ]
+    view = await get_json(client, "/v1/boards/arena/players/p0")
+    assert view["achieved_at"] == _at(11)
+    # dense ranks: 60, 40, 40, 20, 10
+    entries = (await top(client, "arena"))["entries"]
+    assert [e["dense_rank"] for e in entries] == [1, 2, 2, 3, 4]
+    # the match id stays used: the same submission is a duplicate, another payload 409
+    again = await post_score(
+        client,
+        "arena",
+        {
+            "player_id": "p0",
+            "score": 90,
+            "match_id": "m1",
+            "at": _at(10),
+            "scopes": {"region": "EU"},
+        },
+    )
+    assert again.json()["duplicate"] is True and again.json()["score"] == 60
+    other = await post_score(client, "arena", {"player_id": "p0", "score": 95, "match_id": "m1"})
+    assert_problem(other, 409)
+    assert (await ranking(client, "arena"))[0] == ("p0", 60)
+    assert_problem(await client.post("/v1/boards/arena/matches/m1/void", headers=AUTH), 409)
+    assert_problem(await client.post("/v1/boards/arena/matches/m9/void", headers=AUTH), 404)
+    assert_problem(await client.post("/v1/boards/arena/matches/m2/void"), 401)
+
+
+async def test_a_void_on_a_sum_board_takes_its_scores_out(client: httpx.AsyncClient) -> None:
+    await put_board(client, "xp", policy="sum")
+    for match, score in (("a", 10), ("b", 20), ("c", 5)):
+        await submit(client, "xp", "p0", score, match, at=_at(len(match)))
+    await submit(client, "xp", "p1", 7, "b", at=_at(2))
+    await _void(client, "xp", "b")
+    assert await ranking(client, "xp") == [("p0", 15)]
+    assert_problem(await client.get("/v1/boards/xp/players/p1"), 404)
+    await submit(client, "xp", "p1", 3, "d", at=_at(5))
+    assert await ranking(client, "xp") == [("p0", 15), ("p1", 3)]
+
+
 async def _standings(store: SqlStore) -> list[tuple[Any, ...]]:
     s = t.standings
     async with store.engine.connect() as conn:
@@ -218,16 +287,21 @@ async def test_moderation_survives_a_restart_and_is_reproduced_by_replay(
         assert reset.status_code == 200, reset.text
         await submit(client, "arena", "p4", 30, at=_at(22), scopes={"region": "EU"})
         await submit(client, "arena", "p0", 70, at=_at(23), scopes={"region": "EU"})
+        await submit(client, "arena", "p2", 80, "big", at=_at(24), scopes={"region": "EU"})
+        await submit(client, "arena", "p3", 75, "big", at=_at(24), scopes={"region": "US"})
+        await submit(client, "arena", "p2", 45, "small", at=_at(25), scopes={"region": "EU"})
+        await _void(client, "arena", "big")
         views = await _views(client)
         service: Rankline = app.state.service
         rows = await _standings(service.store)
-    assert [r[4] for r in rows if r[1] == "daily" and r[3] == "global"] == ["p0", "p4"]
+    daily = [r[4] for r in rows if r[1] == "daily" and r[3] == "global"]
+    assert daily == ["p0", "p2", "p4"]
     store = SqlStore(settings.database)
     try:
         async with store.engine.begin() as conn:
             await conn.execute(delete(t.standings))
         done = await replay.replay(store, max_held=max_held)
-        assert done.removals == 3 and done.unexplained == 0
+        assert (done.removals, done.voided, done.unexplained) == (3, 2, 0)
         assert await _standings(store) == rows
     finally:
         await store.close()

@@ -5,6 +5,7 @@ the actor is the caller's key fingerprint (``Keys.actor``). ``routes.ENDPOINTS``
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import msgspec
@@ -12,13 +13,15 @@ from msgspec import Meta
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.boards import MATCH_ID_PATTERN
 from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
 from rankline.http.body import check_id, query_int, query_str
 from rankline.http.responses import json_response
-from rankline.moderation.answers import AuditOut, RemovedOut
+from rankline.moderation.answers import AuditOut, RemovedOut, VoidedOut
 from rankline.moderation.audit import MAX_REASON, check_reason
 
+MATCH_ID = re.compile(MATCH_ID_PATTERN)
 Reason = Annotated[str, Meta(max_length=MAX_REASON)]
 
 
@@ -54,6 +57,23 @@ async def reset_board(request: Request) -> Response:
         board_id,
         window=given.window,
         scope=given.scope,
+        reason=check_reason(given.reason, ["body", "reason"]),
+    )
+    return json_response(answer)
+
+
+class VoidIn(msgspec.Struct, forbid_unknown_fields=True):
+    reason: Reason | None = None
+
+
+async def void_match(request: Request) -> Response:
+    board_id = e.board_id(request)
+    match_id = check_id(request.path_params["match_id"], MATCH_ID, "match id")
+    given = await e.body_of(request, VoidIn) if await request.body() else VoidIn()
+    answer = await e.service_of(request).moderation.void(
+        e.keys_of(request).actor(request),
+        board_id,
+        match_id,
         reason=check_reason(given.reason, ["body", "reason"]),
     )
     return json_response(answer)
@@ -111,6 +131,26 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=ResetIn,
         response=RemovedOut,
         params=(e.BOARD,),
+        tag="moderation",
+    ),
+    e.Endpoint(
+        "POST",
+        "/v1/boards/{board_id}/matches/{match_id}/void",
+        void_match,
+        "Void a match: undo every submission under its id, as if never submitted",
+        auth="board",
+        body=VoidIn,
+        response=VoidedOut,
+        params=(
+            e.BOARD,
+            e.Param(
+                "match_id",
+                "path",
+                "The match id.",
+                {"type": "string", "pattern": MATCH_ID_PATTERN},
+                True,
+            ),
+        ),
         tag="moderation",
     ),
     e.Endpoint(

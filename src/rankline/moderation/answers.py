@@ -35,3 +35,10 @@ class RemovedOut(Answer, kw_only=True):
     scope: str | None = None
     removed: int
     """Entries taken off (one per leaderboard and player)."""
+
+
+class VoidedOut(Answer, kw_only=True):
+    board: str
+    match_id: str
+    players: list[str]
+    """The players whose submissions under the match were undone."""

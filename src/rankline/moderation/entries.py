@@ -26,13 +26,15 @@ from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.registry import Boards
-from rankline.moderation.answers import RemovedOut
+from rankline.moderation.answers import RemovedOut, VoidedOut
 from rankline.moderation.audit import Audit
 from rankline.periods import current_period, parse_period
+from rankline.store import moderation as moderation_store
 from rankline.store.audit import AuditEntry
 from rankline.store.moderation import Removal, remove_entries
 from rankline.store.sql import SqlStore
-from rankline.types import BoardId, Clock, IndexChange, PlayerId
+from rankline.types import BoardId, Clock, IndexChange, MatchId, PlayerId
+from rankline.writing.recompute import recompute_players
 
 log = logging.getLogger("rankline.moderation")
 
@@ -122,11 +124,62 @@ class Moderation:
             board=board.id, window=window, period=found.name, scope=scope, removed=removed
         )
 
-    async def _moderated(self, board_id: BoardId) -> Board:
+    async def void(
+        self, actor: str, board_id: BoardId, match_id: MatchId, *, reason: str | None = None
+    ) -> VoidedOut:
+        """Undo every submission under ``match_id`` on the board, as if never submitted:
+        each player's standings are recomputed from their other events. The match id stays
+        used. NotFound when the board has no such match; Conflict when it is voided already."""
+        board = await self._moderated(board_id, voiding=True)
+        async with self._commit_lock:
+            players = await moderation_store.match_players(self._store, board.id, match_id)
+            if not players:
+                raise NotFound(f"board {board.id!r} has no match {match_id!r}")
+            voided = await moderation_store.voided_matches(self._store, board.id)
+            if match_id in voided:
+                raise Conflict(f"match {match_id!r} on board {board.id!r} is voided already")
+            again = await recompute_players(self._store, board, players, voided | {match_id})
+            old = await moderation_store.player_standings(self._store, board.id, players)
+            now = self._clock.now()
+            entry = self._audit.entry(
+                actor,
+                "match.void",
+                board=board.id,
+                match_id=match_id,
+                reason=reason,
+                detail={"players": players},
+            )
+            await moderation_store.void_match(
+                self._store, board.id, match_id, now, players, again.rows, again.applied, entry
+            )
+            banned = await moderation_store.banned_of(self._store, players)
+            new = {(row[0], row[1]): row for row in again.rows}
+            # Each old entry goes first (unconditionally: the recomputed revisions may be
+            # lower than the index's), then each recomputed one is set.
+            changes = [
+                IndexChange(lb, player, None) for lb, player in old if not board.expired(lb, now)
+            ]
+            for (lb, player), row in sorted(new.items()):
+                if player in banned or board.expired(lb, now):
+                    continue
+                key = board.keys.encode(row[2], row[5], row[3], player)
+                changes.append(IndexChange(lb, player, key, row[4]))
+            for start in range(0, len(changes), _INDEX_CHUNK):
+                await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
+        for player in players:
+            try:
+                await self._lifecycle.rearchive_player(player)
+            except RanklineError as exc:
+                log.warning("could not re-archive the periods of %r: %s", player, exc.detail)
+        return VoidedOut(board=board.id, match_id=match_id, players=players)
+
+    async def _moderated(self, board_id: BoardId, *, voiding: bool = False) -> Board:
         board = await self._boards.find(board_id)
         if board.policy == "rating":
             raise Conflict(
-                f"board {board_id!r} is a rating board: its entries are its players' "
+                f"board {board_id!r} is a rating board: voiding its matches is not supported yet"
+                if voiding
+                else f"board {board_id!r} is a rating board: its entries are its players' "
                 "ratings; void a match instead"
             )
         # A build loads standings read before the change and could undo it: wait for it.

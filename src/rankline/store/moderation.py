@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, insert, select, true
+from sqlalchemy import ColumnElement, and_, delete, func, insert, select, true, update
 
+from rankline.errors import Conflict
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
 from rankline.store.sql import SqlStore, mapped_errors
-from rankline.types import BoardId, LeaderboardId, Micros, PlayerId
+from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, StandingRow
 
 _s, _r = t.standings, t.removals
 
@@ -60,7 +62,8 @@ async def remove_entries(
 ) -> list[tuple[LeaderboardId, PlayerId]]:
     """Delete the standings ``removal`` names, record it and ``audit(count removed)``, all
     in one transaction; the (leaderboard, player) pairs removed."""
-    async with mapped_errors(), store.engine.begin() as conn:
+    async with store.transaction() as tx:
+        conn = tx.conn
         newest = await conn.execute(
             select(func.max(t.score_events.c.id)).where(t.score_events.c.board_id == removal.board)
         )
@@ -116,3 +119,105 @@ async def delete_removed(store: SqlStore, removal: Removal) -> int:
     async with mapped_errors(), store.engine.begin() as conn:
         result = await conn.execute(delete(_s).where(_where(removal)))
         return int(result.rowcount)
+
+
+async def match_players(store: SqlStore, board: BoardId, match_id: MatchId) -> list[PlayerId]:
+    """The players with a score event under ``match_id`` on ``board``."""
+    e = t.score_events
+    query = select(e.c.player_id).where(e.c.board_id == board, e.c.match_id == match_id)
+    async with mapped_errors(), store.engine.connect() as conn:
+        return sorted(row[0] for row in await conn.execute(query))
+
+
+async def voided_matches(store: SqlStore, board: BoardId) -> set[MatchId]:
+    v = t.voids
+    async with mapped_errors(), store.engine.connect() as conn:
+        rows = await conn.execute(select(v.c.match_id).where(v.c.board_id == board))
+        return {row[0] for row in rows}
+
+
+async def voided_pairs(store: SqlStore, boards: Sequence[BoardId]) -> set[tuple[BoardId, MatchId]]:
+    """The (board, match id) of every match voided on these boards."""
+    if not boards:
+        return set()
+    v = t.voids
+    query = select(v.c.board_id, v.c.match_id).where(v.c.board_id.in_(list(boards)))
+    async with mapped_errors(), store.engine.connect() as conn:
+        return {(row[0], row[1]) for row in await conn.execute(query)}
+
+
+async def player_events(store: SqlStore, board: BoardId, players: Sequence[PlayerId]) -> list[Any]:
+    """The score events of these players on ``board`` in id order: (id, board, player, score,
+    at, received_at, applied, scopes, subscore, match_id), as ``rankline.writing.replay``
+    reads them."""
+    e = t.score_events
+    query = (
+        select(
+            e.c.id,
+            e.c.board_id,
+            e.c.player_id,
+            e.c.score,
+            e.c.at,
+            e.c.received_at,
+            e.c.applied,
+            e.c.scopes,
+            e.c.subscore,
+            e.c.match_id,
+        )
+        .where(e.c.board_id == board, e.c.player_id.in_(list(players)))
+        .order_by(e.c.id)
+    )
+    async with mapped_errors(), store.engine.connect() as conn:
+        return list(await conn.execute(query))
+
+
+async def player_standings(
+    store: SqlStore, board: BoardId, players: Sequence[PlayerId]
+) -> list[tuple[LeaderboardId, PlayerId]]:
+    query = select(_s.c.window, _s.c.period, _s.c.scope, _s.c.player_id).where(
+        _s.c.board_id == board, _s.c.player_id.in_(list(players))
+    )
+    async with mapped_errors(), store.engine.connect() as conn:
+        return sorted(
+            (LeaderboardId(board, w, p, s), player) for w, p, s, player in await conn.execute(query)
+        )
+
+
+async def banned_of(store: SqlStore, players: Sequence[PlayerId]) -> set[PlayerId]:
+    b = t.bans
+    query = select(b.c.player_id).where(b.c.player_id.in_(list(players)))
+    async with mapped_errors(), store.engine.connect() as conn:
+        return {row[0] for row in await conn.execute(query)}
+
+
+async def void_match(
+    store: SqlStore,
+    board: BoardId,
+    match_id: MatchId,
+    at: Micros,
+    players: Sequence[PlayerId],
+    rows: Sequence[StandingRow],
+    applied: dict[int, bool],
+    audit: AuditEntry,
+) -> None:
+    """In one transaction: record the void (``Conflict`` when the match is voided already),
+    replace the players' standings on the board by ``rows``, correct the recorded
+    ``applied`` of their later events, and write ``audit``."""
+    async with store.transaction() as tx:
+        conn = tx.conn
+        found = await conn.execute(
+            select(t.voids.c.at).where(t.voids.c.board_id == board, t.voids.c.match_id == match_id)
+        )
+        if found.first() is not None:
+            raise Conflict(f"match {match_id!r} on board {board!r} is voided already")
+        await conn.execute(insert(t.voids), [{"board_id": board, "match_id": match_id, "at": at}])
+        await conn.execute(
+            delete(_s).where(_s.c.board_id == board, _s.c.player_id.in_(list(players)))
+        )
+        await tx.insert_standings(rows)
+        e = t.score_events
+        for flag in (True, False):
+            ids = sorted(i for i, value in applied.items() if value is flag)
+            if ids:
+                await conn.execute(update(e).where(e.c.id.in_(ids)).values(applied=flag))
+        await add_audit(conn, audit)

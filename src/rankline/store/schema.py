@@ -440,3 +440,15 @@ removals = Table(
 reset), on every leaderboard of the board or those the window, period and scope name, as of
 the score event ``after_event`` (the newest when it was made), so ``rankline replay`` takes
 them off at the same point of the log (``rankline.store.moderation``)."""
+
+voids = Table(
+    "rl_voids",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("match_id", Ident(128), nullable=False),
+    Column("at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("board_id", "match_id"),
+    **TABLE_OPTIONS,
+)
+"""Matches voided by hand: their score events stay (the match id stays used) and count for
+nothing (``rankline.writing.recompute``, ``rankline.writing.replay``)."""

@@ -493,6 +493,7 @@ class SqlStore:
                 t.periods,
                 t.archive,
                 t.removals,
+                t.voids,
                 *t.RATING_TABLES,
                 t.board_deliveries,
             ):

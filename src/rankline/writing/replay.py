@@ -22,7 +22,8 @@ What the original write did is reproduced, not what a write now would do:
   they are not replayed.
 
 Entries removed by hand and periods reset (``rl_removals``) are taken off again at the
-point of the log they were made, so a replay ends where the moderated standings were.
+point of the log they were made, and the events of voided matches (``rl_voids``) are left
+out, so a replay ends where the moderated standings were.
 
 Banned players' events are replayed and their standings written, as the writer does (reads
 and the index leave them out). Erased players have no events left, hence no standings.
@@ -45,7 +46,12 @@ from rankline.policies import Entry, combine
 from rankline.settings import Settings
 from rankline.store import schema as t
 from rankline.store.definitions import stored_boards
-from rankline.store.moderation import Removal, delete_removed, recorded_removals
+from rankline.store.moderation import (
+    Removal,
+    delete_removed,
+    recorded_removals,
+    voided_pairs,
+)
 from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId, StandingRow
@@ -92,6 +98,8 @@ class ReplayReport:
     """Events of boards that no longer exist (left alone)."""
     removals: int = 0
     """Removals made by hand (entries removed, periods reset) taken off again."""
+    voided: int = 0
+    """Events of voided matches (left out)."""
 
 
 class _Held:
@@ -137,6 +145,7 @@ async def replay(
     periods: dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]] = {}
     fanout = FanOut()
     pending = deque(await recorded_removals(store, sorted(replayed)))
+    voided = await voided_pairs(store, sorted(replayed))
     after = 0
     if progress is not None:
         progress(0, total)
@@ -150,6 +159,9 @@ async def replay(
             on = replayed.get(row[1])
             if on is None:
                 report.orphans += board_ids is None
+                continue
+            if (row[1], row[9]) in voided:
+                report.voided += 1
                 continue
             planned.append((on, row, fanout.targets(on, row[4], _scopes(row[7]), row[5])))
         if held.flushed:
@@ -208,7 +220,7 @@ async def _events(
     store: SqlStore, boards: list[BoardId] | None, after: int, last: int, limit: int
 ) -> list[Any]:
     """The next events in id order: (id, board, player, score, at, received_at, applied,
-    scopes)."""
+    scopes, subscore, match_id)."""
     query = select(
         _e.c.id,
         _e.c.board_id,
@@ -219,6 +231,7 @@ async def _events(
         _e.c.applied,
         _e.c.scopes,
         _e.c.subscore,
+        _e.c.match_id,
     ).where(_e.c.id > after, _e.c.id <= last)
     if boards is not None:
         query = query.where(_e.c.board_id.in_(boards))
@@ -323,6 +336,11 @@ def _outcome(
         if lb.window == window and lb.scope == GLOBAL_SCOPE:
             primary = changed
     return changes, bool(changes) if primary is None else primary
+
+
+event_outcome = _outcome
+"""What one event sets on its targets given the standings held (``rankline.writing.recompute``
+replays one player's events with it)."""
 
 
 def _deciding_close(

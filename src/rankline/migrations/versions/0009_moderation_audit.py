@@ -1,4 +1,5 @@
-"""Moderation: the audit log (``rl_audit``) and the entries removed by hand (``rl_removals``).
+"""Moderation: the audit log (``rl_audit``), the entries removed by hand (``rl_removals``)
+and the matches voided (``rl_voids``).
 
 Revision ID: 0009m
 Revises: 0006r
@@ -47,8 +48,17 @@ def upgrade() -> None:
         **TABLE_OPTIONS,
     )
     op.create_index("ix_rl_removals_board", "rl_removals", ["board_id", "id"])
+    op.create_table(
+        "rl_voids",
+        sa.Column("board_id", Ident(64), nullable=False),
+        sa.Column("match_id", Ident(128), nullable=False),
+        sa.Column("at", sa.BigInteger, nullable=False),
+        sa.PrimaryKeyConstraint("board_id", "match_id"),
+        **TABLE_OPTIONS,
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("rl_voids")
     op.drop_table("rl_removals")
     op.drop_table("rl_audit")
