@@ -22,6 +22,7 @@ from helpers_api import (
     submit,
 )
 from rankline import ManualClock, Settings
+from rankline.client import ApiError, AsyncClient
 
 # The edge and one SQL table: one stack is enough (test_moderation covers the stacks).
 pytestmark = pytest.mark.edge
@@ -151,3 +152,33 @@ async def test_a_key_limited_to_boards_moderates_and_reads_only_those(
         assert actors == [("entry.remove", A_ACTOR), ("board.create", ACTOR)]
         game_b = await get_json(client, "/v1/boards/game-b/top")
         assert [e["player_id"] for e in game_b["entries"]] == ["p1"]
+
+
+async def test_the_python_client_moderates_and_reads_the_log(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with open_app(settings, clock) as app:
+        transport = httpx.ASGITransport(app=app)
+        async with AsyncClient("http://t", server_key=SERVER_KEY, transport=transport) as rl:
+            await rl.put_board("arena", windows=DAILY)
+            for player, score in (("p:1", 10), ("p:2", 20), ("p:3", 30)):
+                await rl.submit("arena", player, score, match_id="m1")
+            await rl.submit("arena", "p:1", 5, match_id="m2")
+            removed = await rl.remove_entry("arena", "p:3", window="daily", reason="dup")
+            assert removed["removed"] == 1
+            voided = await rl.void_match("arena", "m1", reason="bad server")
+            assert voided["players"] == ["p:1", "p:2", "p:3"]
+            top = await rl.top("arena")
+            assert [(e["player_id"], e["score"]) for e in top["entries"]] == [("p:1", 5)]
+            reset = await rl.reset("arena", window="daily")
+            assert reset["removed"] == 1
+            page = await rl.audit(board="arena", limit=2)
+            assert [i["action"] for i in page["items"]] == ["board.reset", "match.void"]
+            older = await rl.audit(board="arena", limit=2, cursor=page["next"])
+            assert [i["action"] for i in older["items"]] == ["entry.remove", "board.create"]
+            assert [i["action"] for i in (await rl.audit(player_id="p:3"))["items"]] == [
+                "entry.remove"
+            ]
+            with pytest.raises(ApiError) as refused:
+                await rl.void_match("arena", "m1")
+            assert refused.value.status == 409
