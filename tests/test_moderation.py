@@ -6,6 +6,7 @@ through a new submission, and is reproduced by ``rankline replay``."""
 from __future__ import annotations
 
 import hashlib
+import random
 from typing import Any
 
 import httpx
@@ -28,6 +29,7 @@ from helpers_api import (
 )
 from rankline import ManualClock, Settings
 from rankline.index import maintenance
+from rankline.ratings import rerate
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
@@ -189,14 +191,6 @@ async def test_a_reset_restarts_the_current_period(client: httpx.AsyncClient) ->
         assert_problem(response, 422)
 
 
-async def test_rating_boards_refuse_removal_and_reset(client: httpx.AsyncClient) -> None:
-    await put_board(client, "chess", policy="rating", rating={"system": "elo"})
-    response = await client.delete("/v1/boards/chess/players/p1", headers=AUTH)
-    assert "void a match" in assert_problem(response, 409)["detail"]
-    response = await client.post("/v1/boards/chess/reset", json={}, headers=AUTH)
-    assert_problem(response, 409)
-
-
 async def _void(client: httpx.AsyncClient, board: str, match: str, expect: int = 200) -> Any:
     response = await client.post(
         f"/v1/boards/{board}/matches/{match}/void", json={"reason": "fixed"}, headers=AUTH
@@ -312,3 +306,54 @@ async def test_moderation_survives_a_restart_and_is_reproduced_by_replay(
         assert await _views(client) == views
         report = await maintenance.verify(service.keeper, service.store, service.boards.boards())
         assert report.count == 0, report.differences
+
+
+async def test_a_void_on_a_rating_board_rerates_every_later_match(
+    client: httpx.AsyncClient, app: Any
+) -> None:
+    """The voided board ends where a board that never had the match is, to the last digit,
+    and ``ratings verify`` finds its stored states are what its matches give."""
+    spec = {
+        "policy": "rating",
+        "windows": ["all_time", "daily"],
+        "rating": {"system": "glicko2", "provisional_rd": 400},
+    }
+    await put_board(client, "g2", **spec)
+    await put_board(client, "twin", **spec)
+    rng = random.Random(3)
+    for i in range(12):
+        a, b, c = rng.sample([f"p{n}" for n in range(5)], 3)
+        results = [{"player_id": p, "place": n} for n, p in enumerate((a, b, c), 1)]
+        body = {"match_id": f"m{i}", "results": results, "at": _at(i)}
+        for board in ("g2", "twin") if i != 4 else ("g2",):
+            response = await client.post(f"/v1/boards/{board}/matches", json=body, headers=AUTH)
+            assert response.status_code == 200, response.text
+    voided = await _void(client, "g2", "m4")
+    assert voided["match_id"] == "m4" and len(voided["players"]) == 3
+    for where in ({}, {"window": "daily"}):
+        assert await ranking(client, "g2", **where) == await ranking(client, "twin", **where)
+    for n in range(5):
+        mine = await get_json(client, f"/v1/boards/g2/players/p{n}/rating")
+        twin = await get_json(client, f"/v1/boards/twin/players/p{n}/rating")
+        assert mine["rating"] == twin["rating"]
+        history = await get_json(client, f"/v1/players/p{n}/history", board="g2")
+        assert "m4" not in [item["match_id"] for item in history["items"]]
+    service: Rankline = app.state.service
+    report = await rerate.verify(service.ratings, service.boards.get("g2"))
+    assert report.identical and report.states > 0, report.differing
+    # the id stays used; the same match again is a duplicate and changes nothing
+    again = await client.post(
+        "/v1/boards/g2/matches",
+        json={
+            "match_id": "m4",
+            "results": [{"player_id": "p0", "place": 1}, {"player_id": "p1", "place": 2}],
+        },
+        headers=AUTH,
+    )
+    assert again.status_code in (200, 409), again.text
+    assert await ranking(client, "g2") == await ranking(client, "twin")
+    _ = await _void(client, "g2", "m4", expect=409)
+    # removals and resets are refused on rating boards: an entry is the player's rating
+    removal = await client.delete("/v1/boards/g2/players/p0", headers=AUTH)
+    assert "void a match" in assert_problem(removal, 409)["detail"]
+    assert_problem(await client.post("/v1/boards/g2/reset", json={}, headers=AUTH), 409)

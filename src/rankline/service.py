@@ -251,7 +251,7 @@ class Rankline:
         self.audit = audit = Audit(AuditStore(store), clock)
         """Every change made by hand: who, when, what, why."""
         self.moderation = Moderation(
-            store, boards, gateway, health, lifecycle, audit, commit_lock, clock
+            store, boards, gateway, health, lifecycle, self.ratings, audit, commit_lock, clock
         )
         """Entries removed and leaderboards reset by hand."""
         # Answers cached for the old definitions go when definitions change; a board made

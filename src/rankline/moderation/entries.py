@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import msgspec
+
 from rankline.boards import Board, parse_scope
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
 from rankline.index.gateway import IndexGateway
@@ -29,14 +31,18 @@ from rankline.lifecycle.registry import Boards
 from rankline.moderation.answers import RemovedOut, VoidedOut
 from rankline.moderation.audit import Audit
 from rankline.periods import current_period, parse_period
+from rankline.ratings.rated import MatchPlayer
+from rankline.ratings.rerate import rerate_without
 from rankline.store import moderation as moderation_store
 from rankline.store.audit import AuditEntry
 from rankline.store.moderation import Removal, remove_entries
+from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
 from rankline.types import BoardId, Clock, IndexChange, MatchId, PlayerId
 from rankline.writing.recompute import recompute_players
 
 log = logging.getLogger("rankline.moderation")
+_results = msgspec.json.Decoder(list[MatchPlayer])
 
 _INDEX_CHUNK = 1000
 """Index removals applied per call on a reset."""
@@ -50,6 +56,7 @@ class Moderation:
         gateway: IndexGateway,
         health: IndexHealth,
         lifecycle: Lifecycle,
+        ratings: RatingStore,
         audit: Audit,
         commit_lock: asyncio.Lock,
         clock: Clock,
@@ -59,6 +66,7 @@ class Moderation:
         self._gateway = gateway
         self._health = health
         self._lifecycle = lifecycle
+        self._ratings = ratings
         self._audit = audit
         self._commit_lock = commit_lock
         self._clock = clock
@@ -131,6 +139,8 @@ class Moderation:
         each player's standings are recomputed from their other events. The match id stays
         used. NotFound when the board has no such match; Conflict when it is voided already."""
         board = await self._moderated(board_id, voiding=True)
+        if board.policy == "rating":
+            return await self._void_rated(actor, board, match_id, reason)
         async with self._commit_lock:
             players = await moderation_store.match_players(self._store, board.id, match_id)
             if not players:
@@ -173,13 +183,49 @@ class Moderation:
                 log.warning("could not re-archive the periods of %r: %s", player, exc.detail)
         return VoidedOut(board=board.id, match_id=match_id, players=players)
 
+    async def _void_rated(
+        self, actor: str, board: Board, match_id: MatchId, reason: str | None
+    ) -> VoidedOut:
+        """A rating board's void: every rating after the match recomputed in serial order
+        without it (``ratings.rerate``), the standings that changed moved on."""
+        async with self._commit_lock:
+            stored = [m for m in await self._ratings.matches(board.id) if m.match_id == match_id]
+            if not stored:
+                raise NotFound(f"board {board.id!r} has no match {match_id!r}")
+            players = sorted({p.player for p in _results.decode(stored[0].results)})
+            voided = await moderation_store.voided_matches(self._store, board.id)
+            if match_id in voided:
+                raise Conflict(f"match {match_id!r} on board {board.id!r} is voided already")
+            rerated = await rerate_without(self._ratings, board, voided | {match_id})
+            now = self._clock.now()
+            entry = self._audit.entry(
+                actor,
+                "match.void",
+                board=board.id,
+                match_id=match_id,
+                reason=reason,
+                detail={"players": players},
+            )
+            writes, gone, banned = await moderation_store.void_rated(
+                self._store, board.id, match_id, now, rerated, entry
+            )
+            changes = [
+                IndexChange(lb, player, board.keys.encode(score, None, at, player), revision)
+                for lb, player, score, at, revision, _ in writes
+                if player not in banned and not board.expired(lb, now)
+            ]
+            changes += [
+                IndexChange(lb, player, None) for lb, player in gone if not board.expired(lb, now)
+            ]
+            for start in range(0, len(changes), _INDEX_CHUNK):
+                await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
+        return VoidedOut(board=board.id, match_id=match_id, players=players)
+
     async def _moderated(self, board_id: BoardId, *, voiding: bool = False) -> Board:
         board = await self._boards.find(board_id)
-        if board.policy == "rating":
+        if board.policy == "rating" and not voiding:
             raise Conflict(
-                f"board {board_id!r} is a rating board: voiding its matches is not supported yet"
-                if voiding
-                else f"board {board_id!r} is a rating board: its entries are its players' "
+                f"board {board_id!r} is a rating board: its entries are its players' "
                 "ratings; void a match instead"
             )
         # A build loads standings read before the change and could undo it: wait for it.

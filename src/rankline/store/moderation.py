@@ -14,6 +14,7 @@ from sqlalchemy import ColumnElement, and_, delete, func, insert, select, true, 
 from rankline.errors import Conflict
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
+from rankline.store.ratings import RatingRows, Rerated
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, StandingRow
 
@@ -221,3 +222,57 @@ async def void_match(
             if ids:
                 await conn.execute(update(e).where(e.c.id.in_(ids)).values(applied=flag))
         await add_audit(conn, audit)
+
+
+async def void_rated(
+    store: SqlStore,
+    board: BoardId,
+    match_id: MatchId,
+    at: Micros,
+    rerated: Rerated,
+    audit: AuditEntry,
+) -> tuple[list[StandingRow], list[tuple[LeaderboardId, PlayerId]], set[PlayerId]]:
+    """A rating board's void in one transaction: the void recorded (``Conflict`` when the
+    match is voided already), the board's rating states and rating changes replaced by the
+    rerated ones, every standing that changed moved to its next revision and those gone
+    deleted, and ``audit`` written. The standings written, those deleted, and which of their
+    players are banned."""
+    async with store.transaction() as tx:
+        conn = tx.conn
+        v = t.voids
+        found = await conn.execute(
+            select(v.c.at).where(v.c.board_id == board, v.c.match_id == match_id)
+        )
+        if found.first() is not None:
+            raise Conflict(f"match {match_id!r} on board {board!r} is voided already")
+        await conn.execute(insert(v), [{"board_id": board, "match_id": match_id, "at": at}])
+        rows = RatingRows(conn)
+        await rows.clear(board)
+        await rows.write(board, [], rerated.ratings, rerated.states, {})
+        old = {
+            (LeaderboardId(board, w, p, s), player): (score, achieved, revision)
+            for w, p, s, player, score, achieved, revision in await conn.execute(
+                select(
+                    _s.c.window,
+                    _s.c.period,
+                    _s.c.scope,
+                    _s.c.player_id,
+                    _s.c.score,
+                    _s.c.achieved_at,
+                    _s.c.revision,
+                ).where(_s.c.board_id == board)
+            )
+        }
+        writes: list[StandingRow] = []
+        for key, entry in sorted(rerated.entries.items()):
+            before = old.get(key)
+            if entry is None or (before is not None and before[:2] == entry):
+                continue
+            revision = 1 if before is None else before[2] + 1
+            writes.append((key[0], key[1], entry[0], entry[1], revision, None))
+        gone = sorted(k for k in old if rerated.entries.get(k) is None)
+        await tx.write_standings(writes)
+        await rows.remove_standings(gone)
+        banned = await tx.banned_players(sorted({player for _, player, *_ in writes}))
+        await add_audit(conn, audit)
+    return writes, gone, banned
