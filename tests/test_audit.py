@@ -74,6 +74,7 @@ async def test_every_hand_made_change_is_recorded_newest_first(
         assert (await client.delete("/v1/boards/other", headers=AUTH)).status_code == 204
         # failures are not recorded
         assert_problem(await client.delete("/v1/players/p1/ban", headers=AUTH), 404)
+        assert_problem(await client.delete("/v1/boards/arena/players/p9", headers=AUTH), 404)
         assert_problem(await client.put("/v1/boards/x", json={"order": 1}, headers=AUTH), 422)
 
         body = await _audit(client)

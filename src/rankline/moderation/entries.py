@@ -88,8 +88,6 @@ class Moderation:
         window, period, scope = _narrowed(board, window, period, scope)
         removal = Removal(board.id, player, window, period, scope, at=self._clock.now())
         removed = await self._remove(actor, "entry.remove", board, removal, reason)
-        if not removed:
-            raise NotFound(f"player {player!r} has no entry there on board {board.id!r}")
         try:
             await self._lifecycle.rearchive_player(player)
         except RanklineError as exc:

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, true, update
 
-from rankline.errors import Conflict
+from rankline.errors import Conflict, NotFound
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
 from rankline.store.ratings import RatingRows, Rerated
@@ -62,7 +62,8 @@ async def remove_entries(
     store: SqlStore, removal: Removal, audit: Callable[[int], AuditEntry]
 ) -> list[tuple[LeaderboardId, PlayerId]]:
     """Delete the standings ``removal`` names, record it and ``audit(count removed)``, all
-    in one transaction; the (leaderboard, player) pairs removed."""
+    in one transaction; the (leaderboard, player) pairs removed. ``NotFound`` (and nothing
+    recorded) when a player's removal finds no entry."""
     async with store.transaction() as tx:
         conn = tx.conn
         newest = await conn.execute(
@@ -75,6 +76,8 @@ async def remove_entries(
         removed = [
             (LeaderboardId(removal.board, w, p, s), player) for w, p, s, player in found.all()
         ]
+        if not removed and removal.player is not None:
+            raise NotFound(f"player {removal.player!r} has no entry there on {removal.board!r}")
         await conn.execute(delete(_s).where(_where(removal)))
         await conn.execute(
             insert(_r),
