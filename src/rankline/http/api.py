@@ -100,7 +100,7 @@ class Api:
             if endpoint.audit is None:
                 response = await handler(request)
             else:
-                response = await record_call(request, endpoint.audit, handler)
+                response = await record_call(request, endpoint.audit, handler, endpoint.query_names)
         except Exception as exc:
             response = error_response(exc, scope["method"], scope["path"])
         return response

@@ -16,15 +16,20 @@ from starlette.responses import Response
 
 from rankline.errors import RanklineError
 from rankline.http import endpoint as e
-from rankline.http.body import query_str
+from rankline.http.body import check_query, query_str
 from rankline.moderation.audit import check_reason
 
 log = logging.getLogger("rankline.audit")
 _unjson = msgspec.json.Decoder()
 
 
-async def record_call(request: Request, action: str, handler: e.Handler) -> Response:
-    """Run ``handler``; when it succeeds, record ``action`` in the audit log."""
+async def record_call(
+    request: Request, action: str, handler: e.Handler, known: frozenset[str]
+) -> Response:
+    """Run ``handler``; when it succeeds, record ``action`` in the audit log. Query
+    parameters other than ``known`` are refused first."""
+    if request.scope["query_string"]:
+        check_query(request, known)
     reason = check_reason(query_str(request, "reason"), ["query", "reason"])
     actor = e.keys_of(request).actor(request)
     service = e.service_of(request)

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from rankline.boards import MATCH_ID_PATTERN
 from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
-from rankline.http.body import check_id, query_int, query_str
+from rankline.http.body import check_id, check_query, query_int, query_str
 from rankline.http.responses import json_response
 from rankline.moderation.answers import AuditOut, RemovedOut, VoidedOut
 from rankline.moderation.audit import MAX_REASON, check_reason
@@ -36,6 +36,7 @@ class ResetIn(msgspec.Struct, forbid_unknown_fields=True):
 
 async def remove_entry(request: Request) -> Response:
     board_id, player_id = e.board_id(request), e.player_id(request)
+    check_query(request, _REMOVE_QUERY)
     reason = check_reason(query_str(request, "reason"), ["query", "reason"])
     answer = await e.service_of(request).moderation.remove(
         e.keys_of(request).actor(request),
@@ -51,6 +52,7 @@ async def remove_entry(request: Request) -> Response:
 
 async def reset_board(request: Request) -> Response:
     board_id = e.board_id(request)
+    check_query(request, frozenset())
     given = await e.body_of(request, ResetIn)
     answer = await e.service_of(request).moderation.reset(
         e.keys_of(request).actor(request),
@@ -68,6 +70,7 @@ class VoidIn(msgspec.Struct, forbid_unknown_fields=True):
 
 async def void_match(request: Request) -> Response:
     board_id = e.board_id(request)
+    check_query(request, frozenset())
     match_id = check_id(request.path_params["match_id"], MATCH_ID, "match id")
     given = await e.body_of(request, VoidIn) if await request.body() else VoidIn()
     answer = await e.service_of(request).moderation.void(
@@ -80,6 +83,7 @@ async def void_match(request: Request) -> Response:
 
 
 async def audit_log(request: Request) -> Response:
+    check_query(request, _AUDIT_QUERY)
     board = query_str(request, "board")
     if board is not None:
         check_id(board, e.BOARD_ID, "board id", "query", "board")
@@ -105,6 +109,8 @@ async def audit_log(request: Request) -> Response:
     return json_response(answer)
 
 
+_REMOVE_QUERY = frozenset({"window", "period", "scope", "reason"})
+_AUDIT_QUERY = frozenset({"board", "player", "limit", "cursor"})
 _NARROW = (
     e.Param("window", "query", "Only this window's leaderboards (default: every window)."),
     e.Param("period", "query", "Only this period of the window (default: every period)."),
