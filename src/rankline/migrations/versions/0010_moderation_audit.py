@@ -1,8 +1,8 @@
 """Moderation: the audit log (``rl_audit``), the entries removed by hand (``rl_removals``)
 and the matches voided (``rl_voids``).
 
-Revision ID: 0009m
-Revises: 0006r
+Revision ID: 0010m
+Revises: 0009lt
 Create Date: 2026-11-26
 """
 
@@ -13,8 +13,8 @@ from alembic import op
 
 from rankline.store.schema import TABLE_OPTIONS, EventId, Ident
 
-revision = "0009m"
-down_revision = "0006r"
+revision = "0010m"
+down_revision = "0009lt"
 branch_labels = None
 depends_on = None
 
