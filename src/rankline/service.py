@@ -372,6 +372,7 @@ class Rankline:
         await _bounded("applier", self.ingest.close())
         await _bounded("writer", self.writer.close())
         await _bounded("player tasks", self.players.close())
+        await _bounded("moderation tasks", self.moderation.close())
         self.health.stopping = True
         tasks = [*self._tasks, *self.keeper.repairs]
         for task in tasks:

@@ -11,7 +11,10 @@ replay`` takes the same entries off at the same point of the log) and the audit 
 written. Then, still holding this process's commit lock so no batch of this process
 interleaves, the index drops the entries; archived periods the player was in are archived
 again without them. A removed entry comes back only through a new submission, which starts
-afresh (the policy finds no standing). The player's score events stay: their history, and
+afresh (the policy finds no standing). On an index several workers share, a batch another
+worker committed just before the removal could reach the index just after it, so the
+removal is checked against SQL once more a moment later (``_SETTLE_SECONDS``), as bans are.
+The player's score events stay: their history, and
 the idempotency of their match ids, are untouched.
 """
 
@@ -38,7 +41,7 @@ from rankline.store.audit import AuditEntry
 from rankline.store.moderation import Removal, remove_entries
 from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
-from rankline.types import BoardId, Clock, IndexChange, MatchId, PlayerId
+from rankline.types import BoardId, Clock, IndexChange, LeaderboardId, MatchId, PlayerId
 from rankline.writing.recompute import recompute_players
 
 log = logging.getLogger("rankline.moderation")
@@ -46,6 +49,8 @@ _results = msgspec.json.Decoder(list[MatchPlayer])
 
 _INDEX_CHUNK = 1000
 """Index removals applied per call on a reset."""
+_SETTLE_SECONDS = 1.0
+"""After a removal on a shared index, when it is checked once more (as bans are)."""
 
 
 class Moderation:
@@ -70,6 +75,12 @@ class Moderation:
         self._audit = audit
         self._commit_lock = commit_lock
         self._clock = clock
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def remove(
         self,
@@ -258,7 +269,25 @@ class Moderation:
             ]
             for start in range(0, len(changes), _INDEX_CHUNK):
                 await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
+        if self._boards.shared and changes:
+            task = asyncio.create_task(self._settle(board.id, [c[:2] for c in changes]))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return len(removed)
+
+    async def _settle(self, board: BoardId, removed: list[tuple[LeaderboardId, PlayerId]]) -> None:
+        """Take off again what SQL no longer holds: a batch another worker committed just
+        before the removal may have reached the shared index after it."""
+        await asyncio.sleep(_SETTLE_SECONDS)
+        try:
+            async with self._commit_lock:
+                players = sorted({player for _, player in removed})
+                kept = set(await moderation_store.player_standings(self._store, board, players))
+                again = [IndexChange(lb, p, None) for lb, p in removed if (lb, p) not in kept]
+                for start in range(0, len(again), _INDEX_CHUNK):
+                    await self._gateway.apply(again[start : start + _INDEX_CHUNK])
+        except RanklineError as exc:
+            log.warning("could not re-check the removals on %r: %s", board, exc.detail)
 
 
 def _narrowed(
