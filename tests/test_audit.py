@@ -23,6 +23,7 @@ from helpers_api import (
 )
 from rankline import ManualClock, Settings
 from rankline.client import ApiError, AsyncClient
+from rankline.store.dead_letters import DeadLetter
 
 # The edge and one SQL table: one stack is enough (test_moderation covers the stacks).
 pytestmark = pytest.mark.edge
@@ -183,3 +184,34 @@ async def test_the_python_client_moderates_and_reads_the_log(
             with pytest.raises(ApiError) as refused:
                 await rl.void_match("arena", "m1")
             assert refused.value.status == 409
+            assert (await rl.dead_letters(board="arena")) == {"total": 0, "items": []}
+
+
+async def test_dead_letters_are_listed_for_the_server_key(
+    settings: Settings, clock: ManualClock
+) -> None:
+    scoped = settings.model_copy(update={"server_keys": f"{settings.server_keys},{GAME_A}:game-a*"})
+    async with open_app(scoped, clock) as app, open_client(app) as client:
+        await app.state.service.dead_letters.add(
+            [
+                DeadLetter("game-a", "p1", "m1", 0, 7, "board frozen", '{"score": 5}', clock.now()),
+                DeadLetter(
+                    "game-b", "p2", "m2", 0, 8, "board deleted", '{"score": 6}', clock.now()
+                ),
+            ]
+        )
+        response = await client.get("/v1/dead-letters", headers=AUTH)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["total"] == 2
+        assert [(i["board"], i["reason"], i["submission"]) for i in body["items"]] == [
+            ("game-b", "board deleted", {"score": 6}),
+            ("game-a", "board frozen", {"score": 5}),
+        ]
+        assert body["items"][0]["failed_at"] == NOW
+        mine = await client.get("/v1/dead-letters", params={"board": "game-a"}, headers=A_AUTH)
+        assert [i["player_id"] for i in mine.json()["items"]] == ["p1"]
+        assert_problem(await client.get("/v1/dead-letters", headers=A_AUTH), 422)
+        response = await client.get("/v1/dead-letters", params={"board": "game-b"}, headers=A_AUTH)
+        assert_problem(response, 403)
+        assert_problem(await client.get("/v1/dead-letters", params={"limit": 0}, headers=AUTH), 422)

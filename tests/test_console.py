@@ -146,11 +146,27 @@ def test_each_console_action_shows_through_the_api(
         expect(page.locator("#notice")).to_contain_text("ban: dee", timeout=WAIT_MS)
         assert api.get("/v1/players/dee").json()["banned"] is True
 
+        # tournaments and dead letters
+        tournament = {
+            "title": "Weekly Cup",
+            "order": "desc",
+            "policy": "best",
+            "starts_at": "2026-01-01T00:00:00Z",
+            "ends_at": "2036-01-01T00:00:00Z",
+        }
+        response = api.put("/v1/tournaments/cup", json=tournament, headers=AUTH)
+        assert response.status_code == 201, response.text
+        page.click("[data-tab=operations]")
+        expect(page.locator("#tournament-list tbody tr")).to_contain_text(
+            "Weekly Cup", timeout=WAIT_MS
+        )
+        expect(page.locator("#dead-total")).to_contain_text("0 dead letter(s)")
+
         # the audit log, newest first, with the reasons given
         page.click("[data-tab=audit]")
         audit = page.locator("#audit-list tbody tr")
-        expect(audit.first).to_contain_text("player.ban", timeout=WAIT_MS)
-        expect(audit.first).to_contain_text("smurf")
+        expect(audit.first).to_contain_text("tournament.create", timeout=WAIT_MS)
+        expect(audit.filter(has_text="player.ban")).to_contain_text("smurf")
         for action, reason in [
             ("board.reset", "restart"),
             ("match.void", "bad server"),

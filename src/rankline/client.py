@@ -372,6 +372,11 @@ class _Api(Generic[R]):
         params: dict[str, Any] = {"limit": limit, **{k: v for k, v in found.items() if v}}
         return self._call(Call("GET", "/v1/audit", params, write=True))
 
+    def dead_letters(self, *, board: str | None = None, limit: int = 50) -> R:
+        """The submissions taken asynchronously that could not be applied, newest first."""
+        params: dict[str, Any] = {"limit": limit, **({"board": board} if board else {})}
+        return self._call(Call("GET", "/v1/dead-letters", params, write=True))
+
     # tournaments
     def list_tournaments(self) -> R:
         return self._call(Call("GET", "/v1/tournaments"))

@@ -18,8 +18,8 @@ from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
 from rankline.http.body import check_id, check_query, query_int, query_str
 from rankline.http.responses import json_response
-from rankline.moderation.answers import AuditOut, RemovedOut, VoidedOut
-from rankline.moderation.audit import MAX_REASON, check_reason
+from rankline.moderation.answers import AuditOut, DeadLettersOut, RemovedOut, VoidedOut
+from rankline.moderation.audit import MAX_REASON, check_reason, dead_letters
 
 MATCH_ID = re.compile(MATCH_ID_PATTERN)
 Reason = Annotated[str, Meta(max_length=MAX_REASON)]
@@ -84,22 +84,10 @@ async def void_match(request: Request) -> Response:
 
 async def audit_log(request: Request) -> Response:
     check_query(request, _AUDIT_QUERY)
-    board = query_str(request, "board")
-    if board is not None:
-        check_id(board, e.BOARD_ID, "board id", "query", "board")
+    board = _board_for(request)
     player = query_str(request, "player")
     if player is not None:
         check_id(player, e.PLAYER_ID, "player id", "query", "player")
-    scope = e.key_scope(request)
-    if scope is not None:
-        if board is None:
-            raise InvalidInput.at(
-                ["query", "board"],
-                f"this key is limited to boards {'|'.join(scope.patterns)}: "
-                "read the audit log of one of them with ?board=",
-            )
-        if not scope.allows(board):
-            raise scope.refuse(board)
     answer = await e.service_of(request).audit.page(
         limit=query_int(request, "limit", 100, 1, 1000),
         cursor=query_str(request, "cursor"),
@@ -109,6 +97,33 @@ async def audit_log(request: Request) -> Response:
     return json_response(answer)
 
 
+def _board_for(request: Request) -> str | None:
+    """The ``board`` query parameter; a key limited to boards must name one of its own."""
+    board = query_str(request, "board")
+    if board is not None:
+        check_id(board, e.BOARD_ID, "board id", "query", "board")
+    scope = e.key_scope(request)
+    if scope is not None:
+        if board is None:
+            raise InvalidInput.at(
+                ["query", "board"],
+                f"this key is limited to boards {'|'.join(scope.patterns)}: "
+                "name one of them with ?board=",
+            )
+        if not scope.allows(board):
+            raise scope.refuse(board)
+    return board
+
+
+async def list_dead_letters(request: Request) -> Response:
+    check_query(request, _DEAD_QUERY)
+    board = _board_for(request)
+    limit = query_int(request, "limit", 50, 1, 1000)
+    service = e.service_of(request)
+    return json_response(await dead_letters(service.dead_letters, limit, board))
+
+
+_DEAD_QUERY = frozenset({"board", "limit"})
 _REMOVE_QUERY = frozenset({"window", "period", "scope", "reason"})
 _AUDIT_QUERY = frozenset({"board", "player", "limit", "cursor"})
 _NARROW = (
@@ -171,6 +186,19 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
             e.Param("player", "query", "Only this player's entries."),
             e.Param("limit", "query", "Entries per page, 1..1000, default 100.", e.INT),
             e.Param("cursor", "query", "The `next` of the previous page."),
+        ),
+        tag="moderation",
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/dead-letters",
+        list_dead_letters,
+        "Submissions taken asynchronously that could not be applied, newest first",
+        auth="server",
+        response=DeadLettersOut,
+        params=(
+            e.Param("board", "query", "Only this board's dead letters."),
+            e.Param("limit", "query", "At most this many, 1..1000, default 50.", e.INT),
         ),
         tag="moderation",
     ),

@@ -42,3 +42,20 @@ class VoidedOut(Answer, kw_only=True):
     match_id: str
     players: list[str]
     """The players whose submissions under the match were undone."""
+
+
+class DeadLetterOut(Answer, kw_only=True):
+    id: str
+    failed_at: Time
+    board: str
+    player_id: str
+    match_id: str
+    reason: str
+    submission: dict[str, Any]
+    """The submission as it was taken."""
+
+
+class DeadLettersOut(Answer, kw_only=True):
+    total: int
+    """Dead letters in all (of every board)."""
+    items: list[DeadLetterOut]

@@ -69,8 +69,9 @@ function confirmed(what) {
 function tab(name) {
   $("notice").hidden = true;
   $("error").hidden = true;
-  for (const id of ["boards", "board", "players", "audit"]) $(id).hidden = id !== name;
+  for (const id of ["boards", "board", "players", "operations", "audit"]) $(id).hidden = id !== name;
   if (name === "boards") run(loadBoards);
+  if (name === "operations") run(loadOperations);
   if (name === "audit") run(() => loadAudit(false));
 }
 
@@ -146,6 +147,13 @@ async function openBoard(b) {
   $("b-window").replaceChildren(...b.windows.map((w) => new Option(w, w)));
   await loadPeriods();
   await loadEntries();
+  await loadDeliveries();
+}
+
+async function loadDeliveries() {
+  const b = state.board;
+  const { deliveries } = await api("GET", `/v1/boards/${encodeURIComponent(b.id)}/deliveries`, { query: { limit: "50" } });
+  $("deliveries").tBodies[0].replaceChildren(...deliveries.map((d) => row([d.created_at, d.window, d.period, d.scope, d.state, d.attempts])));
 }
 
 function where() {
@@ -259,6 +267,19 @@ async function playerAction(label, method, path) {
     await api(method, path(encodeURIComponent(player)), { query: { reason } });
     if (label !== "Erase") await lookUp(); else $("player").hidden = true;
   }, `${label.toLowerCase()}: ${player}`);
+}
+
+// --- tournaments and dead letters ----------------------------------------------------
+
+async function loadOperations() {
+  const { tournaments } = await api("GET", "/v1/tournaments");
+  $("tournament-list").tBodies[0].replaceChildren(...tournaments.map((t) => {
+    const e = t.edition || {};
+    return row([t.id, t.title, e.edition, e.state, e.players, e.ends_at]);
+  }));
+  const dead = await api("GET", "/v1/dead-letters", { query: { limit: "100" } });
+  $("dead-total").textContent = `${dead.total} dead letter(s) in all`;
+  $("dead-letters").tBodies[0].replaceChildren(...dead.items.map((d) => row([d.failed_at, d.board, d.player_id, d.match_id, d.reason])));
 }
 
 // --- audit log ------------------------------------------------------------------------
