@@ -26,6 +26,7 @@ from helpers_api import (
     ranking,
     submit,
     top,
+    utc,
 )
 from rankline import ManualClock, Settings
 from rankline.index import maintenance
@@ -358,3 +359,43 @@ async def test_a_void_on_a_rating_board_rerates_every_later_match(
     removal = await client.delete("/v1/boards/g2/players/p0", headers=AUTH)
     assert "void a match" in assert_problem(removal, 409)["detail"]
     assert_problem(await client.post("/v1/boards/g2/reset", json={}, headers=AUTH), 409)
+
+
+async def test_a_removal_from_an_archived_period_is_archived_again(
+    client: httpx.AsyncClient, app: Any, clock: ManualClock
+) -> None:
+    await _setup(client)
+    clock.set(utc(2026, 11, 23, 1))  # 2026-11-21 closed (and past its grace): archive it
+    service: Rankline = app.state.service
+    assert await service.archive_periods()
+    where = {"window": "daily", "period": "2026-11-21"}
+    assert [p for p, _ in await ranking(client, "arena", **where)] == PLAYERS
+    body = await _remove(client, "p0", **where)
+    assert body["removed"] == 2  # global and region:EU
+    archived = await top(client, "arena", **where)
+    assert [(e["rank"], e["player_id"]) for e in archived["entries"]] == [
+        (1, "p1"),
+        (2, "p2"),
+        (3, "p3"),
+        (4, "p4"),
+    ]
+    assert archived["total"] == 4
+    # the archive itself (read once the live leaderboard's retention ends) closed up too
+    a = t.archive
+    async with service.store.engine.connect() as conn:
+        rows = await conn.execute(
+            select(a.c.scope, a.c.rank, a.c.player_id)
+            .where(a.c.board_id == "arena", a.c.window == "daily", a.c.period == "2026-11-21")
+            .order_by(a.c.scope, a.c.rank)
+        )
+        assert [tuple(r) for r in rows] == [
+            ("global", 1, "p1"),
+            ("global", 2, "p2"),
+            ("global", 3, "p3"),
+            ("global", 4, "p4"),
+            ("region:EU", 1, "p2"),
+            ("region:EU", 2, "p4"),
+            ("region:US", 1, "p1"),
+            ("region:US", 2, "p3"),
+        ]
+    assert next(p for p, _ in await ranking(client, "arena")) == "p0"  # all-time kept

@@ -99,10 +99,7 @@ class Moderation:
         window, period, scope = _narrowed(board, window, period, scope)
         removal = Removal(board.id, player, window, period, scope, at=self._clock.now())
         removed = await self._remove(actor, "entry.remove", board, removal, reason)
-        try:
-            await self._lifecycle.rearchive_player(player)
-        except RanklineError as exc:
-            log.warning("could not re-archive the periods of %r: %s", player, exc.detail)
+        await self._rearchive({player})
         return RemovedOut(
             board=board.id,
             player_id=player,
@@ -185,11 +182,7 @@ class Moderation:
                 changes.append(IndexChange(lb, player, key, row[4]))
             for start in range(0, len(changes), _INDEX_CHUNK):
                 await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
-        for player in players:
-            try:
-                await self._lifecycle.rearchive_player(player)
-            except RanklineError as exc:
-                log.warning("could not re-archive the periods of %r: %s", player, exc.detail)
+        await self._rearchive(set(players))
         return VoidedOut(board=board.id, match_id=match_id, players=players)
 
     async def _void_rated(
@@ -228,7 +221,16 @@ class Moderation:
             ]
             for start in range(0, len(changes), _INDEX_CHUNK):
                 await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
+        await self._rearchive({player for _, player, *_ in writes} | {p for _, p in gone})
         return VoidedOut(board=board.id, match_id=match_id, players=players)
+
+    async def _rearchive(self, players: set[PlayerId]) -> None:
+        """Archive again the archived periods these players are in (ranks closed up)."""
+        for player in sorted(players):
+            try:
+                await self._lifecycle.rearchive_player(player)
+            except RanklineError as exc:
+                log.warning("could not re-archive the periods of %r: %s", player, exc.detail)
 
     async def _moderated(self, board_id: BoardId, *, voiding: bool = False) -> Board:
         board = await self._boards.find(board_id)
