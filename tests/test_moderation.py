@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 
 from backends import flush_redis
 from helpers_api import (
@@ -29,7 +29,9 @@ from helpers_api import (
     utc,
 )
 from rankline import ManualClock, Settings
+from rankline.clock import parse_time as clock_micros
 from rankline.index import maintenance
+from rankline.moderation import entries as entries_module
 from rankline.ratings import rerate
 from rankline.service import Rankline
 from rankline.store import schema as t
@@ -399,3 +401,45 @@ async def test_a_removal_from_an_archived_period_is_archived_again(
             ("region:US", 2, "p3"),
         ]
     assert next(p for p, _ in await ranking(client, "arena")) == "p0"  # all-time kept
+
+
+@pytest.mark.edge
+async def test_a_void_that_finds_a_newer_submission_starts_again(
+    client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another worker's submission for a player of the match, committed between the void's
+    recomputation and its transaction: the void computes again and keeps it."""
+    await put_board(client, "arena")
+    await submit(client, "arena", "p0", 50, "m1", at=_at(1))
+    await submit(client, "arena", "p0", 20, "m2", at=_at(2))
+    service: Rankline = app.state.service
+    calls = []
+    original = entries_module.recompute_players
+
+    async def recompute_then_a_submission(*args: Any) -> Any:
+        done = await original(*args)
+        if not calls:  # as if another worker committed one just now
+            async with service.store.engine.begin() as conn:
+                await conn.execute(
+                    insert(t.score_events),
+                    [
+                        {
+                            "board_id": "arena",
+                            "player_id": "p0",
+                            "match_id": "elsewhere",
+                            "score": 30,
+                            "at": clock_micros(_at(3)),
+                            "received_at": clock_micros(_at(3)),
+                            "applied": False,
+                            "scopes": "{}",
+                            "metadata": "{}",
+                        }
+                    ],
+                )
+        calls.append(1)
+        return done
+
+    monkeypatch.setattr(entries_module, "recompute_players", recompute_then_a_submission)
+    await _void(client, "arena", "m1")
+    assert len(calls) == 2
+    assert await ranking(client, "arena") == [("p0", 30)]

@@ -26,7 +26,14 @@ import logging
 import msgspec
 
 from rankline.boards import Board, parse_scope
-from rankline.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, RanklineError
+from rankline.errors import (
+    Conflict,
+    IndexUnavailable,
+    InvalidInput,
+    NotFound,
+    RanklineError,
+    WriteConflict,
+)
 from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
@@ -49,6 +56,8 @@ _results = msgspec.json.Decoder(list[MatchPlayer])
 
 _INDEX_CHUNK = 1000
 """Index removals applied per call on a reset."""
+_VOID_ATTEMPTS = 3
+"""Tries of a void that finds its players (or its rating board) written meanwhile."""
 _SETTLE_SECONDS = 1.0
 """After a removal on a shared index, when it is checked once more (as bans are)."""
 
@@ -145,8 +154,19 @@ class Moderation:
         each player's standings are recomputed from their other events. The match id stays
         used. NotFound when the board has no such match; Conflict when it is voided already."""
         board = await self._moderated(board_id, voiding=True)
-        if board.policy == "rating":
-            return await self._void_rated(actor, board, match_id, reason)
+        void = self._void_rated if board.policy == "rating" else self._void_scored
+        for attempt in range(_VOID_ATTEMPTS):
+            try:
+                return await void(actor, board, match_id, reason)
+            except WriteConflict:
+                # another worker wrote these players (or rated a match) meanwhile: again
+                if attempt == _VOID_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _void_scored(
+        self, actor: str, board: Board, match_id: MatchId, reason: str | None
+    ) -> VoidedOut:
         async with self._commit_lock:
             players = await moderation_store.match_players(self._store, board.id, match_id)
             if not players:
@@ -166,7 +186,15 @@ class Moderation:
                 detail={"players": players},
             )
             await moderation_store.void_match(
-                self._store, board.id, match_id, now, players, again.rows, again.applied, entry
+                self._store,
+                board.id,
+                match_id,
+                now,
+                players,
+                again.rows,
+                again.applied,
+                again.last_event,
+                entry,
             )
             banned = await moderation_store.banned_of(self._store, players)
             new = {(row[0], row[1]): row for row in again.rows}

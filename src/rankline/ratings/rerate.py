@@ -76,6 +76,7 @@ async def rerate_without(ratings: RatingStore, board: Board, without: set[str]) 
     done = Rerated()
     fanout = FanOut()
     for stored in await ratings.matches(board.id):
+        done.last_seq = stored.seq
         if stored.match_id in without:
             continue
         results = _results.decode(stored.results)

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, true, update
 
-from rankline.errors import Conflict, NotFound
+from rankline.errors import Conflict, NotFound, WriteConflict
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
 from rankline.store.ratings import RatingRows, Rerated
@@ -202,9 +202,11 @@ async def void_match(
     players: Sequence[PlayerId],
     rows: Sequence[StandingRow],
     applied: dict[int, bool],
+    last_event: int,
     audit: AuditEntry,
 ) -> None:
-    """In one transaction: record the void (``Conflict`` when the match is voided already),
+    """In one transaction: record the void (``Conflict`` when the match is voided already;
+    ``WriteConflict`` when one of the players has an event newer than ``last_event``),
     replace the players' standings on the board by ``rows``, correct the recorded
     ``applied`` of their later events, and write ``audit``."""
     async with store.transaction() as tx:
@@ -214,12 +216,17 @@ async def void_match(
         )
         if found.first() is not None:
             raise Conflict(f"match {match_id!r} on board {board!r} is voided already")
+        e = t.score_events
+        newest = await conn.execute(
+            select(func.max(e.c.id)).where(e.c.board_id == board, e.c.player_id.in_(list(players)))
+        )
+        if int(newest.scalar_one() or 0) != last_event:
+            raise WriteConflict("a submission of these players landed during the void")
         await conn.execute(insert(t.voids), [{"board_id": board, "match_id": match_id, "at": at}])
         await conn.execute(
             delete(_s).where(_s.c.board_id == board, _s.c.player_id.in_(list(players)))
         )
         await tx.insert_standings(rows)
-        e = t.score_events
         for flag in (True, False):
             ids = sorted(i for i, value in applied.items() if value is flag)
             if ids:
@@ -236,7 +243,8 @@ async def void_rated(
     audit: AuditEntry,
 ) -> tuple[list[StandingRow], list[tuple[LeaderboardId, PlayerId]], set[PlayerId]]:
     """A rating board's void in one transaction: the void recorded (``Conflict`` when the
-    match is voided already), the board's rating states and rating changes replaced by the
+    match is voided already; ``WriteConflict`` when a match was rated since ``rerated`` was
+    computed), the board's rating states and rating changes replaced by the
     rerated ones, every standing that changed moved to its next revision and those gone
     deleted, and ``audit`` written. The standings written, those deleted, and which of their
     players are banned."""
@@ -248,8 +256,10 @@ async def void_rated(
         )
         if found.first() is not None:
             raise Conflict(f"match {match_id!r} on board {board!r} is voided already")
-        await conn.execute(insert(v), [{"board_id": board, "match_id": match_id, "at": at}])
         rows = RatingRows(conn)
+        if await rows.last_seq(board) != rerated.last_seq:
+            raise WriteConflict("a match of the board was rated during the void")
+        await conn.execute(insert(v), [{"board_id": board, "match_id": match_id, "at": at}])
         await rows.clear(board)
         await rows.write(board, [], rerated.ratings, rerated.states, {})
         old = {

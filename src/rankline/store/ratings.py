@@ -248,6 +248,8 @@ class Rerated:
         default_factory=dict
     )
     """Each standing the matches set: (score, achieved_at), None for a provisional player."""
+    last_seq: int = 0
+    """The board's last match number when it was rated again (the void checks it holds)."""
 
 
 class RatingStore:

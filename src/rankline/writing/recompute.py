@@ -34,6 +34,8 @@ class Recomputed:
     """The players' standings on the board, in key order."""
     applied: dict[int, bool] = field(default_factory=dict)
     """Event id -> its recomputed ``applied``, where that differs from the recorded one."""
+    last_event: int = 0
+    """The newest of the players' events read: the void checks none came after it."""
 
 
 async def recompute_players(
@@ -62,6 +64,7 @@ async def recompute_players(
         player: PlayerId = row[2]
         score, at, received_at, applied = row[3], row[4], row[5], bool(row[6])
         take_off(event_id)
+        result.last_event = event_id
         if row[9] in voided:
             continue
         scopes = {} if row[7] == "{}" else _unjson.decode(row[7])
