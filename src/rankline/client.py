@@ -323,6 +323,60 @@ class _Api(Generic[R]):
     def erase(self, player_id: str) -> R:
         return self._call(Call("DELETE", f"/v1/players/{_p(player_id)}", write=True))
 
+    # moderation and audit (server key)
+    def remove_entry(
+        self,
+        board: str,
+        player_id: str,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+        reason: str | None = None,
+    ) -> R:
+        """Remove a player's entry from every leaderboard of a board, or those named."""
+        params = _where(window, period, scope)
+        if reason is not None:
+            params["reason"] = reason
+        path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}"
+        return self._call(Call("DELETE", path, params, write=True))
+
+    def reset(
+        self,
+        board: str,
+        *,
+        window: str | None = None,
+        scope: str | None = None,
+        reason: str | None = None,
+    ) -> R:
+        """Restart the current period of a board's window (on every scope, or ``scope``)."""
+        body = {k: v for k, v in {"window": window, "scope": scope, "reason": reason}.items() if v}
+        return self._call(Call("POST", f"/v1/boards/{_p(board)}/reset", body=body, write=True))
+
+    def void_match(self, board: str, match_id: str, *, reason: str | None = None) -> R:
+        """Undo every submission under ``match_id`` on the board, as if never submitted."""
+        body = {} if reason is None else {"reason": reason}
+        path = f"/v1/boards/{_p(board)}/matches/{_p(match_id)}/void"
+        return self._call(Call("POST", path, body=body, write=True))
+
+    def audit(
+        self,
+        *,
+        board: str | None = None,
+        player_id: str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> R:
+        """A page of the audit log, newest first; pass the answer's ``next`` as ``cursor``."""
+        found = {"board": board, "player": player_id, "cursor": cursor}
+        params: dict[str, Any] = {"limit": limit, **{k: v for k, v in found.items() if v}}
+        return self._call(Call("GET", "/v1/audit", params, write=True))
+
+    def dead_letters(self, *, board: str | None = None, limit: int = 50) -> R:
+        """The submissions taken asynchronously that could not be applied, newest first."""
+        params: dict[str, Any] = {"limit": limit, **({"board": board} if board else {})}
+        return self._call(Call("GET", "/v1/dead-letters", params, write=True))
+
     # tournaments
     def list_tournaments(self) -> R:
         return self._call(Call("GET", "/v1/tournaments"))

@@ -39,6 +39,8 @@ from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.events import BoardEvents
 from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.log.factory import logs_for
+from rankline.moderation.audit import Audit
+from rankline.moderation.entries import Moderation
 from rankline.players.accounts import Players
 from rankline.ratings.matches import Matches
 from rankline.ratings.rated import Handoff, MatchApplier
@@ -49,6 +51,7 @@ from rankline.reading.reads import Reads
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
+from rankline.store.audit import AuditStore
 from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.store.deliveries import BoardDeliveries
@@ -245,6 +248,12 @@ class Rankline:
             commit_lock,
             clock,
         )
+        self.audit = audit = Audit(AuditStore(store), clock)
+        """Every change made by hand: who, when, what, why."""
+        self.moderation = Moderation(
+            store, boards, gateway, health, lifecycle, self.ratings, audit, commit_lock, clock
+        )
+        """Entries removed and leaderboards reset by hand."""
         # Answers cached for the old definitions go when definitions change; a board made
         # again after a deletion records its periods again.
         boards.on_change(tops.clear)
@@ -363,6 +372,7 @@ class Rankline:
         await _bounded("applier", self.ingest.close())
         await _bounded("writer", self.writer.close())
         await _bounded("player tasks", self.players.close())
+        await _bounded("moderation tasks", self.moderation.close())
         self.health.stopping = True
         tasks = [*self._tasks, *self.keeper.repairs]
         for task in tasks:

@@ -100,7 +100,8 @@ export interface paths {
         get: operations["player"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Remove a player's entry from a board (every leaderboard, or those named) */
+        delete: operations["remove_entry"];
         options?: never;
         head?: never;
         patch?: never;
@@ -184,6 +185,23 @@ export interface paths {
         };
         /** The known periods of a board */
         get: operations["periods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{board_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The board webhook's period-close events and their delivery state, newest first */
+        get: operations["deliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -470,6 +488,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{board_id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restart the current period of a board's window */
+        post: operations["reset_board"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{board_id}/matches/{match_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Void a match: undo every submission under its id, as if never submitted */
+        post: operations["void_match"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log of changes made by hand, newest first */
+        get: operations["audit_log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Submissions taken asynchronously that could not be applied, newest first */
+        get: operations["list_dead_letters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -581,7 +667,9 @@ export interface components {
              * @enum {unknown}
              */
             policy?: "best" | "first" | "latest" | "rating" | "sum";
-            windows?: ("all_time" | "daily" | "monthly" | "season" | "weekly")[];
+            windows?: (("all_time" | "daily" | "monthly" | "season" | "weekly") | components["schemas"]["WindowSpec"])[];
+            /** @default null */
+            timezone?: string | null;
             /** @default [] */
             seasons?: components["schemas"]["SeasonSpec"][];
             /** @default [] */
@@ -605,6 +693,8 @@ export interface components {
             rating?: Record<string, unknown> | null;
             /** @default {} */
             metadata?: Record<string, unknown>;
+            /** @default null */
+            webhook?: components["schemas"]["BoardWebhookSpec"] | null;
             /**
              * Format: int64
              * @default 1
@@ -620,6 +710,22 @@ export interface components {
             schedule?: components["schemas"]["ScheduleSpec"] | null;
             /** @default null */
             subscore?: ("asc" | "desc") | null;
+        };
+        /**
+         * WindowSpec
+         * @description A window given as an object in ``windows``: ``{"id": "daily", "timezone": ...}`` sets
+         *         the time zone of a calendar window (``daily``, ``weekly``, ``monthly``);
+         *         ``{"id": "friday-event", "cron": "0 18 * * FRI", "timezone": ...}`` is a cron window,
+         *         whose periods run from one firing to the next (``rankline.cron``).
+         */
+        WindowSpec: {
+            id: string;
+            /** @default null */
+            cron?: string | null;
+            /** @default null */
+            timezone?: string | null;
+            /** @default null */
+            retention_days?: number | null;
         };
         /** SeasonSpec */
         SeasonSpec: {
@@ -640,6 +746,21 @@ export interface components {
             monthly?: number | null;
             /** @default null */
             season?: number | null;
+        };
+        /**
+         * BoardWebhookSpec
+         * @description Where each closed leaderboard's final top is posted, signed with ``secret`` (shown
+         *         without it).
+         */
+        BoardWebhookSpec: {
+            url: string;
+            /** @default null */
+            secret?: string | null;
+            /**
+             * Format: int64
+             * @default 100
+             */
+            top?: number;
         };
         /**
          * TierSpec
@@ -1040,6 +1161,31 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        /** DeliveriesOut */
+        DeliveriesOut: {
+            board: string;
+            deliveries: components["schemas"]["DeliveryOut"][];
+        };
+        /** DeliveryOut */
+        DeliveryOut: {
+            /** @description The event's id, as its body carries it */
+            id: string;
+            window: string;
+            period: string;
+            scope: string;
+            /**
+             * @description pending (not tried yet), failing (tried, retrying) or delivered
+             * @enum {unknown}
+             */
+            state: "delivered" | "failing" | "pending";
+            /** Format: int64 */
+            attempts: number;
+            /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
+            created_at: string;
+            delivered_at: string | null;
+            next_attempt_at: string | null;
+            last_error: string | null;
+        };
         /**
          * ProfileIn
          * @description A player's profile. PUT replaces it whole: an omitted field becomes null (or {}).
@@ -1406,6 +1552,84 @@ export interface components {
             /** @default null */
             reward?: Record<string, unknown> | null;
         };
+        /** RemovedOut */
+        RemovedOut: {
+            board: string;
+            /** @default null */
+            player_id?: string | null;
+            /** @default null */
+            window?: string | null;
+            /** @default null */
+            period?: string | null;
+            /** @default null */
+            scope?: string | null;
+            /** Format: int64 */
+            removed: number;
+        };
+        /**
+         * ResetIn
+         * @description What a reset restarts: the current period of ``window`` (default the board's first),
+         *         on every scope or on ``scope`` only.
+         */
+        ResetIn: {
+            /** @default null */
+            window?: string | null;
+            /** @default null */
+            scope?: string | null;
+            /** @default null */
+            reason?: string | null;
+        };
+        /** VoidIn */
+        VoidIn: {
+            /** @default null */
+            reason?: string | null;
+        };
+        /** VoidedOut */
+        VoidedOut: {
+            board: string;
+            match_id: string;
+            players: string[];
+        };
+        /** AuditOut */
+        AuditOut: {
+            items: components["schemas"]["AuditItemOut"][];
+            /** @default null */
+            next?: string | null;
+        };
+        /** AuditItemOut */
+        AuditItemOut: {
+            id: string;
+            /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
+            at: string;
+            actor: string;
+            action: string;
+            /** @default null */
+            board?: string | null;
+            /** @default null */
+            player_id?: string | null;
+            /** @default null */
+            match_id?: string | null;
+            /** @default null */
+            reason?: string | null;
+            detail: Record<string, unknown>;
+        };
+        /** DeadLettersOut */
+        DeadLettersOut: {
+            /** Format: int64 */
+            total: number;
+            items: components["schemas"]["DeadLetterOut"][];
+        };
+        /** DeadLetterOut */
+        DeadLetterOut: {
+            id: string;
+            /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
+            failed_at: string;
+            board: string;
+            player_id: string;
+            match_id: string;
+            reason: string;
+            submission: Record<string, unknown>;
+        };
     };
     responses: never;
     parameters: never;
@@ -1640,7 +1864,10 @@ export interface operations {
     };
     put_board: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
@@ -1766,7 +1993,10 @@ export interface operations {
     };
     delete_board: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
@@ -2133,9 +2363,9 @@ export interface operations {
     top: {
         parameters: {
             query?: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -2275,9 +2505,9 @@ export interface operations {
     player: {
         parameters: {
             query?: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -2396,12 +2626,136 @@ export interface operations {
             };
         };
     };
+    remove_entry: {
+        parameters: {
+            query?: {
+                /** @description Only this window's leaderboards (default: every window). */
+                window?: string;
+                /** @description Only this period of the window (default: every period). */
+                period?: string;
+                /** @description Only this scope, global or dimension:value (default: every one). */
+                scope?: string;
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+                /** @description The player id: 1 to 64 characters: letters, digits and _ . : @ - */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     around: {
         parameters: {
             query?: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -2525,9 +2879,9 @@ export interface operations {
     rank_of: {
         parameters: {
             query: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -2651,9 +3005,9 @@ export interface operations {
     stored_friends: {
         parameters: {
             query?: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -2777,9 +3131,9 @@ export interface operations {
     friends: {
         parameters: {
             query?: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -2905,9 +3259,9 @@ export interface operations {
     ranks: {
         parameters: {
             query?: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -3144,12 +3498,132 @@ export interface operations {
             };
         };
     };
+    deliveries: {
+        parameters: {
+            query?: {
+                /** @description Only this window. */
+                window?: string;
+                /** @description Only this period. */
+                period?: string;
+                /** @description At most this many (1..1000, default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveriesOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     stream: {
         parameters: {
             query?: {
-                /** @description all_time (default), daily, weekly, monthly or season. */
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
                 window?: string;
-                /** @description The period name, e.g. 2026-11-21 or 2026-W47; default current. */
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
                 period?: string;
                 /** @description global (default) or dimension:value, e.g. region:EU. */
                 scope?: string;
@@ -3509,7 +3983,10 @@ export interface operations {
     };
     delete_player: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The player id: 1 to 64 characters: letters, digits and _ . : @ - */
@@ -3970,7 +4447,10 @@ export interface operations {
     };
     ban_player: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The player id: 1 to 64 characters: letters, digits and _ . : @ - */
@@ -4083,7 +4563,10 @@ export interface operations {
     };
     unban_player: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The player id: 1 to 64 characters: letters, digits and _ . : @ - */
@@ -4796,7 +5279,10 @@ export interface operations {
     };
     put_tournament: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The tournament id (also the id of the board it ranks on). */
@@ -4922,7 +5408,10 @@ export interface operations {
     };
     delete_tournament: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit). */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The tournament id (also the id of the board it ranks on). */
@@ -5651,6 +6140,476 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResultsOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reset_board: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    void_match: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+                /** @description The match id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoidIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoidedOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    audit_log: {
+        parameters: {
+            query?: {
+                /** @description Only this board's entries. */
+                board?: string;
+                /** @description Only this player's entries. */
+                player?: string;
+                /** @description Entries per page, 1..1000, default 100. */
+                limit?: number;
+                /** @description The `next` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_dead_letters: {
+        parameters: {
+            query?: {
+                /** @description Only this board's dead letters. */
+                board?: string;
+                /** @description At most this many, 1..1000, default 50. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLettersOut"];
                 };
             };
             /** @description Malformed JSON */

@@ -19,6 +19,7 @@ RootGroup.ORDER = [
     "dead-letters",
     "archive",
     "import",
+    "export",
     "replay",
     "demo",
     "bench",
@@ -36,6 +37,7 @@ app.command()(operate.verify)
 app.command("dead-letters")(operate.dead_letters)
 app.command()(operate.archive)
 app.command("import")(data.import_standings)
+app.command("export")(data.export_standings)
 app.command()(operate.replay)
 app.command()(serve.demo)
 app.add_typer(measure.bench_app, name="bench")

@@ -1,9 +1,10 @@
-"""Data into the durable store: ``rankline migrate`` (its schema) and ``rankline import``
-(standings from a file)."""
+"""Data into and out of the durable store: ``rankline migrate`` (its schema), ``rankline
+import`` (standings from a file) and ``rankline export`` (a leaderboard to a file)."""
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -142,3 +143,68 @@ def _print_import(summary: Summary, settings: Settings) -> None:
             "its in-process index (restart a server that is running on this store)",
             highlight=False,
         )
+
+
+def export_standings(
+    board: Annotated[str | None, typer.Option(help="The board to export (required).")] = None,
+    window: Annotated[
+        str | None, typer.Option(help="The window (default: all_time, or the board's first).")
+    ] = None,
+    period: Annotated[
+        str | None,
+        typer.Option(help="The period, live or archived (default: the current one)."),
+    ] = None,
+    scope: Annotated[
+        str | None, typer.Option(help="global (default) or dimension:value, e.g. region:EU.")
+    ] = None,
+    file_format: Annotated[
+        str | None, typer.Option("--format", help="csv or jsonl (required).")
+    ] = None,
+    metadata: Annotated[
+        bool, typer.Option("--metadata", help="jsonl: each row's submission metadata too.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", dir_okay=False, help="The file (default: stdout)."),
+    ] = None,
+) -> None:
+    """Export a leaderboard's standings (live or archived) in the format `rankline import`
+    reads: each row with the scopes, match id and metadata of the submission that set it,
+    so importing the file into an empty store gives the same standings. Banned players are
+    left out. A progress bar shows on a terminal while writing to a file."""
+    from rankline.boards import BOARD_ID_PATTERN
+    from rankline.cli.progress import export_progress
+    from rankline.clock import SystemClock
+    from rankline.reading import export
+
+    settings = Settings()
+    setup_logging("warning")
+    if board is None:
+        fail("--board is required: the board to export")
+    if not re.match(BOARD_ID_PATTERN, board):
+        fail(f"--board {board!r} is not a board id")
+    if file_format not in export.FORMATS:
+        fail("--format is required: csv or jsonl")
+    out = sys.stdout if output is None else output.open("w", encoding="utf-8", newline="")
+    try:
+        with export_progress(output is not None) as progress:
+            rows = run_on_stores(
+                settings,
+                export.export_from_store(
+                    settings,
+                    board,
+                    window,
+                    period,
+                    scope,
+                    fmt=file_format,
+                    metadata=metadata,
+                    write=out.write,
+                    now=SystemClock().now(),
+                    progress=progress,
+                ),
+            )
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if output is not None:
+        console.print(f"exported {rows:,} rows of board {board} to {output}", highlight=False)

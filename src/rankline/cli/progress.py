@@ -59,6 +59,15 @@ def replay_progress() -> Iterator[Callable[[int, int], None]]:
 
 
 @contextmanager
+def export_progress(shown: bool) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar over the rows exported (on a terminal, when not writing to stdout)."""
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not (shown and console.is_terminal)) as bar:
+        task = bar.add_task("exporting", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
+
+
+@contextmanager
 def import_progress(file: Path) -> Iterator[Callable[[int, Summary], None]]:
     """A progress bar over the file's bytes, with rows read and written and their rate (on
     a terminal only)."""

@@ -100,6 +100,10 @@ async def _home(request: Request) -> Response:
     return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
 
+async def _console(request: Request) -> Response:
+    return FileResponse(STATIC_DIR / "console.html", headers={"Cache-Control": "no-cache"})
+
+
 async def _on_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, HTTPException):
         if exc.status_code == 404:
@@ -189,6 +193,7 @@ def create_app(
     )
     routes: list[BaseRoute] = [
         Route("/", _home, methods=["GET"]),
+        Route("/console", _console, methods=["GET"]),
         Route("/healthz", _healthz, methods=["GET"]),
         Route("/readyz", _readyz, methods=["GET"]),
         Route("/metrics", _metrics, methods=["GET"]),

@@ -9,6 +9,7 @@ which belong to every board. A plain ``key`` is limited to nothing.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import hmac
 import logging
 import os
@@ -143,6 +144,11 @@ class Keys:
         if auth == "server":
             return self.server_scope(request)
         raise ValueError(f"unknown auth {auth!r}")
+
+    def actor(self, request: Request) -> str:
+        """Who is calling, for the audit log: ``key:`` and the first 12 hex digits of the
+        SHA-256 of the caller's key (never the key itself)."""
+        return "key:" + hashlib.sha256(self._bearer(request)).hexdigest()[:12]
 
     def require_read(self, request: Request) -> None:
         if not self._read:

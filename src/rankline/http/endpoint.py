@@ -72,6 +72,9 @@ class Endpoint:
     tag: str = "leaderboards"
     not_modified: bool = False
     """Answers carry an ETag and honour If-None-Match with 304."""
+    audit: str | None = None
+    """The audit log's name for what a successful call did (``rankline.http.audited``):
+    each call that succeeds is recorded, with ``?reason=`` when given."""
 
     @property
     def query_names(self) -> frozenset[str]:
@@ -156,6 +159,11 @@ WHERE = (
         "The token of a 202 answer (Prefer: respond-async): answer once the submissions it "
         "names are applied, waiting up to 2 s (then 503 with Retry-After).",
     ),
+)
+REASON = Param(
+    "reason",
+    "query",
+    "Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit).",
 )
 PREFER = Param(
     "Prefer",

@@ -106,7 +106,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Erase a player everywhere",
         auth="players",
         status=204,
-        params=(e.PLAYER,),
+        params=(e.PLAYER, e.REASON),
+        audit="player.erase",
         tag="players",
     ),
     e.Endpoint(
@@ -150,7 +151,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Hide a player from every leaderboard",
         auth="players",
         response=s.BanOut,
-        params=(e.PLAYER,),
+        params=(e.PLAYER, e.REASON),
+        audit="player.ban",
         tag="players",
     ),
     e.Endpoint(
@@ -160,7 +162,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Bring a banned player back",
         auth="players",
         response=s.BanOut,
-        params=(e.PLAYER,),
+        params=(e.PLAYER, e.REASON),
+        audit="player.unban",
         tag="players",
     ),
     e.Endpoint(

@@ -24,6 +24,7 @@ from rankline.http.body import (
     read_body,
 )
 from rankline.http.match_routes import MATCH_ENDPOINTS
+from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
@@ -204,8 +205,9 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=BoardSpec,
         response=BoardSpec,
         also=(201,),
-        params=(e.BOARD,),
+        params=(e.BOARD, e.REASON),
         tag="boards",
+        audit="board.put",
     ),
     e.Endpoint(
         "GET",
@@ -223,8 +225,9 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Delete a board and all its entries",
         auth="board",
         status=204,
-        params=(e.BOARD,),
+        params=(e.BOARD, e.REASON),
         tag="boards",
+        audit="board.delete",
     ),
     e.Endpoint(
         "POST",
@@ -368,3 +371,4 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
 
 ENDPOINTS += PLAYER_ENDPOINTS + MATCH_ENDPOINTS
 ENDPOINTS += TOURNAMENT_ENDPOINTS
+ENDPOINTS += MODERATION_ENDPOINTS

@@ -192,8 +192,9 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=TournamentSpec,
         response=TournamentOut,
         also=(201,),
-        params=(TOURNAMENT,),
+        params=(TOURNAMENT, e.REASON),
         tag=_TAG,
+        audit="tournament.put",
     ),
     e.Endpoint(
         "GET",
@@ -211,8 +212,9 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Delete a tournament, its board, joins and results",
         auth="server",
         status=204,
-        params=(TOURNAMENT,),
+        params=(TOURNAMENT, e.REASON),
         tag=_TAG,
+        audit="tournament.delete",
     ),
     e.Endpoint(
         "POST",

@@ -19,12 +19,13 @@ import msgspec
 
 from rankline.boards import Board
 from rankline.errors import InvalidInput
-from rankline.rating import RatingState, system_of
+from rankline.fanout import FanOut
+from rankline.rating import RatingState, score_of, system_of
 from rankline.ratings.rated import MatchPayload, MatchPlayer, rate_match, state_text
 from rankline.settings import Settings
 from rankline.store.definitions import stored_boards
 from rankline.store.opening import open_store
-from rankline.store.ratings import RatingStore, StateKey
+from rankline.store.ratings import RatingRow, RatingStore, Rerated, StateKey
 from rankline.store.sql import SqlStore
 
 _results = msgspec.json.Decoder(list[MatchPlayer])
@@ -62,6 +63,62 @@ async def recompute(ratings: RatingStore, board: Board) -> dict[StateKey, str]:
     return {key: state_text(state) for key, state in states.items()}
 
 
+async def rerate_without(ratings: RatingStore, board: Board, without: set[str]) -> Rerated:
+    """Rate the board's matches again in their serial order, leaving out the ``without``
+    match ids, on the periods each was rated on: every rating after a left-out match is
+    recomputed, with the same code and order as ``recompute``."""
+    if board.spec.rating is None:
+        raise InvalidInput(f"board {board.id!r} is not a rating board")
+    system = system_of(board.spec.rating)
+    periods = await ratings.match_periods(board.id)
+    states: dict[StateKey, RatingState] = {}
+    texts: dict[StateKey, str] = {}
+    done = Rerated()
+    fanout = FanOut()
+    for stored in await ratings.matches(board.id):
+        done.last_seq = stored.seq
+        if stored.match_id in without:
+            continue
+        results = _results.decode(stored.results)
+        match = MatchPayload(stored.match_id, stored.at, stored.received_at, True, results)
+        rated_on = periods.get(stored.seq, [])
+        for window, period in rated_on:
+            keys = [(window, period, p.player) for p in results]
+            before = [states.get(key) or system.initial() for key in keys]
+            after = rate_match(system, before, match)
+            for key, new, p in zip(keys, after, results, strict=True):
+                previous = texts.get(key) or state_text(system.initial())
+                texts[key] = state_text(new)
+                states[key] = new
+                done.ratings.append(
+                    RatingRow(
+                        board.id,
+                        stored.match_id,
+                        p.player,
+                        window,
+                        period,
+                        stored.seq,
+                        stored.at,
+                        p.place,
+                        previous,
+                        texts[key],
+                        system.provisional(new),
+                    )
+                )
+        open_periods = set(rated_on)
+        for p in results:
+            for target in fanout.targets(board, stored.at, p.scopes, stored.received_at):
+                lb = target.leaderboard
+                if (lb.window, lb.period) not in open_periods:
+                    continue
+                new = states[lb.window, lb.period, p.player]
+                done.entries[lb, p.player] = (
+                    None if system.provisional(new) else (score_of(new), stored.at)
+                )
+    done.states = texts
+    return done
+
+
 async def verify(ratings: RatingStore, board: Board) -> VerifyReport:
     """Whether the stored rating states are what the stored matches give."""
     again = await recompute(ratings, board)
@@ -95,4 +152,12 @@ async def verify_store(
         return await verify_boards(store, board_ids)
 
 
-__all__ = ["VerifyReport", "recompute", "verify", "verify_boards", "verify_store"]
+__all__ = [
+    "Rerated",
+    "VerifyReport",
+    "recompute",
+    "rerate_without",
+    "verify",
+    "verify_boards",
+    "verify_store",
+]

@@ -10,7 +10,7 @@ in order (a replay).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import Table, delete, func, select
@@ -237,6 +237,21 @@ class RatingRows:
             await self._conn.execute(delete(table).where(table.c.board_id == board))
 
 
+@dataclass
+class Rerated:
+    """A rating board rated again without some matches (``without``): what a void writes."""
+
+    states: dict[StateKey, str] = field(default_factory=dict)
+    ratings: list[RatingRow] = field(default_factory=list)
+    """Every remaining match's rating changes, in serial order."""
+    entries: dict[tuple[LeaderboardId, PlayerId], tuple[int, Micros] | None] = field(
+        default_factory=dict
+    )
+    """Each standing the matches set: (score, achieved_at), None for a provisional player."""
+    last_seq: int = 0
+    """The board's last match number when it was rated again (the void checks it holds)."""
+
+
 class RatingStore:
     """What is read about rating boards outside the applier."""
 
@@ -345,4 +360,4 @@ class RatingStore:
             return row.scalar()
 
 
-__all__ = ["RatingRow", "RatingRows", "RatingStore", "StateKey", "StoredMatch"]
+__all__ = ["RatingRow", "RatingRows", "RatingStore", "Rerated", "StateKey", "StoredMatch"]

@@ -402,3 +402,53 @@ round-trip exactly). Scopes share it: a country leaderboard shows the same ratin
 
 RATING_TABLES = (matches, match_ratings, rating_states)
 """Every table of rating boards (a board's deletion empties them)."""
+
+audit = Table(
+    "rl_audit",
+    metadata,
+    Column("id", EventId, primary_key=True, autoincrement=True),
+    Column("at", BigInteger, nullable=False),
+    Column("actor", String(100), nullable=False),
+    Column("action", Ident(32), nullable=False),
+    Column("board_id", Ident(64), nullable=True),
+    Column("player_id", Ident(64), nullable=True),
+    Column("match_id", Ident(128), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("detail", Text, nullable=False),
+    Index("ix_rl_audit_board", "board_id", "id"),
+    Index("ix_rl_audit_player", "player_id", "id"),
+    **TABLE_OPTIONS,
+)
+"""Every change made by hand (definitions, bans, erasure, moderation): who (a key's name or
+fingerprint, never the key), when, what, why (``rankline.store.audit``)."""
+
+removals = Table(
+    "rl_removals",
+    metadata,
+    Column("id", EventId, primary_key=True, autoincrement=True),
+    Column("board_id", Ident(64), nullable=False),
+    Column("player_id", Ident(64), nullable=True),
+    Column("window", Ident(16), nullable=True),
+    Column("period", Ident(64), nullable=True),
+    Column("scope", Ident(100), nullable=True),
+    Column("after_event", BigInteger, nullable=False),
+    Column("at", BigInteger, nullable=False),
+    Index("ix_rl_removals_board", "board_id", "id"),
+    **TABLE_OPTIONS,
+)
+"""Entries taken off by hand: one player's (``player_id`` set) or a whole leaderboard's (a
+reset), on every leaderboard of the board or those the window, period and scope name, as of
+the score event ``after_event`` (the newest when it was made), so ``rankline replay`` takes
+them off at the same point of the log (``rankline.store.moderation``)."""
+
+voids = Table(
+    "rl_voids",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("match_id", Ident(128), nullable=False),
+    Column("at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("board_id", "match_id"),
+    **TABLE_OPTIONS,
+)
+"""Matches voided by hand: their score events stay (the match id stays used) and count for
+nothing (``rankline.writing.recompute``, ``rankline.writing.replay``)."""

@@ -492,6 +492,8 @@ class SqlStore:
                 t.score_events,
                 t.periods,
                 t.archive,
+                t.removals,
+                t.voids,
                 *t.RATING_TABLES,
                 t.board_deliveries,
             ):

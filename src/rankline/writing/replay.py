@@ -21,12 +21,17 @@ What the original write did is reproduced, not what a write now would do:
   (a score accepted before ``min_score`` changed stays). Rating boards take no score events:
   they are not replayed.
 
+Entries removed by hand and periods reset (``rl_removals``) are taken off again at the
+point of the log they were made, and the events of voided matches (``rl_voids``) are left
+out, so a replay ends where the moderated standings were.
+
 Banned players' events are replayed and their standings written, as the writer does (reads
 and the index leave them out). Erased players have no events left, hence no standings.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +46,12 @@ from rankline.policies import Entry, combine
 from rankline.settings import Settings
 from rankline.store import schema as t
 from rankline.store.definitions import stored_boards
+from rankline.store.moderation import (
+    Removal,
+    delete_removed,
+    recorded_removals,
+    voided_pairs,
+)
 from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId, StandingRow
@@ -85,6 +96,10 @@ class ReplayReport:
     definition (its grace, its seasons) changed since, or the log is incomplete."""
     orphans: int = 0
     """Events of boards that no longer exist (left alone)."""
+    removals: int = 0
+    """Removals made by hand (entries removed, periods reset) taken off again."""
+    voided: int = 0
+    """Events of voided matches (left out)."""
 
 
 class _Held:
@@ -129,6 +144,8 @@ async def replay(
     leaderboards: set[LeaderboardId] = set()
     periods: dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]] = {}
     fanout = FanOut()
+    pending = deque(await recorded_removals(store, sorted(replayed)))
+    voided = await voided_pairs(store, sorted(replayed))
     after = 0
     if progress is not None:
         progress(0, total)
@@ -143,10 +160,15 @@ async def replay(
             if on is None:
                 report.orphans += board_ids is None
                 continue
+            if (row[1], row[9]) in voided:
+                report.voided += 1
+                continue
             planned.append((on, row, fanout.targets(on, row[4], _scopes(row[7]), row[5])))
         if held.flushed:
             await _read_back(store, held, planned)
-        for board, row, targets in planned:
+        for i, (board, row, targets) in enumerate(planned):
+            if pending and pending[0].after_event < row[0]:
+                await _take_off(store, held, pending, row[0], planned[i:], report)
             for target in _apply(board, row, targets, held, report):
                 lb = target.leaderboard
                 if lb not in leaderboards:
@@ -158,6 +180,8 @@ async def replay(
             await _flush(store, held)
         if progress is not None:
             progress(report.events, total)
+    if pending:
+        await _take_off(store, held, pending, last_id + 1, [], report)
     await _flush(store, held)
     report.standings = await _count(store, sorted(replayed))
     report.leaderboards = len(leaderboards)
@@ -196,7 +220,7 @@ async def _events(
     store: SqlStore, boards: list[BoardId] | None, after: int, last: int, limit: int
 ) -> list[Any]:
     """The next events in id order: (id, board, player, score, at, received_at, applied,
-    scopes)."""
+    scopes, subscore, match_id)."""
     query = select(
         _e.c.id,
         _e.c.board_id,
@@ -207,6 +231,7 @@ async def _events(
         _e.c.applied,
         _e.c.scopes,
         _e.c.subscore,
+        _e.c.match_id,
     ).where(_e.c.id > after, _e.c.id <= last)
     if boards is not None:
         query = query.where(_e.c.board_id.in_(boards))
@@ -313,6 +338,11 @@ def _outcome(
     return changes, bool(changes) if primary is None else primary
 
 
+event_outcome = _outcome
+"""What one event sets on its targets given the standings held (``rankline.writing.recompute``
+replays one player's events with it)."""
+
+
 def _deciding_close(
     board: Board, targets: list[Target], changes: list[tuple[Target, Entry]]
 ) -> Micros | None:
@@ -347,6 +377,29 @@ async def _read_back(
     for key, (_, _, score, at, revision, subscore) in found.items():
         held.rows[key] = [score, at, revision, subscore]
         held.stored.add(key)
+
+
+async def _take_off(
+    store: SqlStore,
+    held: _Held,
+    pending: deque[Removal],
+    before: int,
+    rest: list[tuple[Board, Any, list[Target]]],
+    report: ReplayReport,
+) -> None:
+    """Take off the entries of the removals made before the event ``before``, as they were
+    when it was made; ``rest``, the events of the chunk still to replay, are read back
+    again if standings had to be written first."""
+    while pending and pending[0].after_event < before:
+        removal = pending.popleft()
+        report.removals += 1
+        if held.flushed:
+            await _flush(store, held)
+            await delete_removed(store, removal)
+            await _read_back(store, held, rest)
+        else:
+            for key in [k for k in held.rows if removal.matches(*k)]:
+                del held.rows[key]
 
 
 async def _flush(store: SqlStore, held: _Held) -> None:

@@ -1,0 +1,157 @@
+"""The audit log: who changed what by hand, when, and why.
+
+Moderation records its own entries in the transaction that makes the change
+(``rankline.store.moderation``); the edge records the other hand-made changes (definitions,
+bans, erasure) once they succeed, through ``Audit.record``. ``actor`` is a key's name or
+fingerprint (``http.auth.Keys.actor``), never the key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import hashlib
+from typing import Any
+
+import msgspec
+
+from rankline.clock import format_time
+from rankline.errors import InvalidInput
+from rankline.moderation.answers import AuditItemOut, AuditOut, DeadLetterOut, DeadLettersOut
+from rankline.store.audit import AuditEntry, AuditStore
+from rankline.store.dead_letters import DeadLetters
+from rankline.types import BoardId, Clock, MatchId, PlayerId
+
+_CURSOR_PREFIX = "a1:"
+_json = msgspec.json.Encoder()
+_unjson = msgspec.json.Decoder(dict[str, Any])
+
+MAX_REASON = 1000
+"""Characters a reason may have."""
+
+
+def check_reason(reason: str | None, loc: list[str | int]) -> str | None:
+    """A reason as stored: at most ``MAX_REASON`` characters of valid text; blank is none."""
+    if reason is None or not reason.strip():
+        return None
+    if len(reason) > MAX_REASON:
+        raise InvalidInput.at(loc, f"a reason has at most {MAX_REASON} characters")
+    if "\x00" in reason:
+        raise InvalidInput.at(loc, "the text contains a NUL character")
+    try:
+        reason.encode()
+    except UnicodeEncodeError:
+        raise InvalidInput.at(loc, "the text is not valid Unicode") from None
+    return reason
+
+
+def erased_alias(player: PlayerId) -> str:
+    """What the audit log calls an erased player: ``erased:`` and 12 hex digits of the
+    SHA-256 of their id (whoever knows the id can still find their entries)."""
+    return "erased:" + hashlib.sha256(player.encode()).hexdigest()[:12]
+
+
+class Audit:
+    def __init__(self, store: AuditStore, clock: Clock) -> None:
+        self.store = store
+        self._clock = clock
+
+    def entry(
+        self,
+        actor: str,
+        action: str,
+        *,
+        board: BoardId | None = None,
+        player: PlayerId | None = None,
+        match_id: MatchId | None = None,
+        reason: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> AuditEntry:
+        return AuditEntry(
+            at=self._clock.now(),
+            actor=actor,
+            action=action,
+            board=board,
+            player=player,
+            match_id=match_id,
+            reason=reason,
+            detail=_json.encode(detail or {}).decode(),
+        )
+
+    async def record(self, entry: AuditEntry) -> None:
+        """Record ``entry``; an erasure's player (here and in earlier entries) becomes
+        ``erased_alias`` of them, so the log keeps what was done without the id."""
+        if entry.action == "player.erase" and entry.player is not None:
+            alias = erased_alias(entry.player)
+            await self.store.rename_player(entry.player, alias)
+            entry = dataclasses.replace(entry, player=alias)
+        await self.store.add(entry)
+
+    async def page(
+        self,
+        *,
+        limit: int,
+        cursor: str | None = None,
+        board: BoardId | None = None,
+        player: PlayerId | None = None,
+    ) -> AuditOut:
+        """The newest entries first, ``limit`` at a time, filtered by board and player."""
+        before = None if cursor is None else _decode_cursor(cursor)
+        found = await self.store.page(limit + 1, before=before, board=board, player=player)
+        more = len(found) > limit
+        found = found[:limit]
+        return AuditOut(
+            items=[_item(entry) for entry in found],
+            next=_encode_cursor(found[-1].id) if more else None,
+        )
+
+
+async def dead_letters(store: DeadLetters, limit: int, board: BoardId | None) -> DeadLettersOut:
+    """The newest dead letters (of ``board``), as ``rankline dead-letters`` lists them."""
+    letters = await store.newest(limit, board)
+    return DeadLettersOut(
+        total=await store.count(),
+        items=[
+            DeadLetterOut(
+                id=str(d.id),
+                failed_at=format_time(d.failed_at),
+                board=d.board,
+                player_id=d.player,
+                match_id=d.match_id,
+                reason=d.reason,
+                submission=_unjson.decode(d.submission),
+            )
+            for d in letters
+        ],
+    )
+
+
+def _item(entry: AuditEntry) -> AuditItemOut:
+    return AuditItemOut(
+        id=str(entry.id),
+        at=format_time(entry.at),
+        actor=entry.actor,
+        action=entry.action,
+        board=entry.board,
+        player_id=entry.player,
+        match_id=entry.match_id,
+        reason=entry.reason,
+        detail=_unjson.decode(entry.detail),
+    )
+
+
+def _encode_cursor(entry_id: int) -> str:
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{entry_id}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> int:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        if text.startswith(_CURSOR_PREFIX):
+            value = int(text.removeprefix(_CURSOR_PREFIX))
+            if 0 < value < 1 << 63 and _encode_cursor(value) == cursor:
+                return value
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        pass
+    raise InvalidInput.at(["query", "cursor"], "the cursor is not one this API gave out")

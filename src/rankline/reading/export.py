@@ -1,0 +1,194 @@
+"""One leaderboard out of the durable store, in the format ``rankline import`` reads:
+what ``rankline export`` does.
+
+Each row is a standing of the leaderboard (banned players left out) with the scopes, match
+id and metadata of the submission that set it (the player's score event on the board at the
+standing's ``achieved_at``), so importing the file into an empty store gives the same
+standing on that leaderboard, and on the others wherever the player's standings came from
+those submissions. A standing no single submission set (a ``sum`` total) is written without
+a match id: the import makes one. Rows come in player order, ``CHUNK`` standings per query,
+so a leaderboard of any size streams in constant memory.
+
+    async for line in export_lines(store, board, leaderboard, fmt="jsonl"):
+        out.write(line)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import msgspec
+from sqlalchemy import func, select, tuple_
+
+from rankline.boards import Board
+from rankline.clock import format_time
+from rankline.lifecycle.registry import resolve
+from rankline.settings import Settings
+from rankline.store import schema as t
+from rankline.store.definitions import stored_boards
+from rankline.store.opening import open_store
+from rankline.store.sql import SqlStore, mapped_errors, unbanned
+from rankline.types import LeaderboardId
+
+FORMATS = ("csv", "jsonl")
+CHUNK = 5000
+"""Standings read per query."""
+
+Progress = Callable[[int, int], None]
+"""Called with (rows written, rows to write)."""
+
+_s, _e = t.standings, t.score_events
+_json = msgspec.json.Encoder()
+_unjson = msgspec.json.Decoder()
+
+
+def leaderboard_of(
+    board: Board, window: str | None, period: str | None, scope: str | None, now: int
+) -> LeaderboardId:
+    """The leaderboard the options name (defaults as on reads: the primary window's current
+    period, global)."""
+    return resolve(board, window, period, scope, now)[0]
+
+
+async def export_lines(
+    store: SqlStore,
+    board: Board,
+    leaderboard: LeaderboardId,
+    *,
+    fmt: str,
+    metadata: bool = False,
+    progress: Progress | None = None,
+) -> AsyncIterator[str]:
+    """The file's lines (each ending in a newline): a CSV header then a row per standing, or
+    one JSON object per standing."""
+    if fmt not in FORMATS:
+        raise ValueError(f"the format is csv or jsonl, not {fmt!r}")
+    total = await _count(store, leaderboard)
+    dimensions = list(board.spec.scopes)
+    columns = ["player_id", "score", "achieved_at", "match_id"]
+    if board.spec.subscore is not None:
+        columns.insert(2, "subscore")
+    if fmt == "csv":
+        yield _csv_line([*columns, *dimensions])
+    done = 0
+    after = ""
+    while True:
+        rows = await _standings(store, leaderboard, after)
+        if not rows:
+            break
+        after = rows[-1][0]
+        events = await _events(store, leaderboard, rows)
+        for player, score, at, subscore in rows:
+            found = events.get((player, at))
+            item: dict[str, Any] = {"player_id": player, "score": score}
+            if board.spec.subscore is not None:
+                item["subscore"] = subscore
+            item["achieved_at"] = format_time(at)
+            scopes: dict[str, str] = {}
+            extra: Any = {}
+            if found is not None:
+                match_id, event_score, event_subscore, scopes_text, metadata_text = found
+                if (event_score, event_subscore) == (score, subscore):
+                    item["match_id"] = match_id
+                scopes = _unjson.decode(scopes_text) if scopes_text != "{}" else {}
+                extra = _unjson.decode(metadata_text) if metadata_text != "{}" else {}
+            if fmt == "csv":
+                values = [item.get(name) for name in columns]
+                values += [scopes.get(name) for name in dimensions]
+                yield _csv_line(["" if v is None else str(v) for v in values])
+            else:
+                if scopes:
+                    item["scopes"] = scopes
+                if metadata and extra:
+                    item["metadata"] = extra
+                yield _json.encode(item).decode() + "\n"
+            done += 1
+        if progress is not None:
+            progress(done, total)
+
+
+def _csv_line(values: list[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(values)
+    return out.getvalue()
+
+
+def _where(leaderboard: LeaderboardId) -> Any:
+    return (
+        (_s.c.board_id == leaderboard.board)
+        & (_s.c.window == leaderboard.window)
+        & (_s.c.period == leaderboard.period)
+        & (_s.c.scope == leaderboard.scope)
+        & unbanned(_s.c.player_id)
+    )
+
+
+async def _count(store: SqlStore, leaderboard: LeaderboardId) -> int:
+    async with mapped_errors(), store.engine.connect() as conn:
+        query = select(func.count()).select_from(_s).where(_where(leaderboard))
+        return int((await conn.execute(query)).scalar_one())
+
+
+async def _standings(store: SqlStore, leaderboard: LeaderboardId, after: str) -> list[Any]:
+    query = (
+        select(_s.c.player_id, _s.c.score, _s.c.achieved_at, _s.c.subscore)
+        .where(_where(leaderboard), _s.c.player_id > after)
+        .order_by(_s.c.player_id)
+        .limit(CHUNK)
+    )
+    async with mapped_errors(), store.engine.connect() as conn:
+        return list(await conn.execute(query))
+
+
+async def _events(
+    store: SqlStore, leaderboard: LeaderboardId, rows: list[Any]
+) -> dict[tuple[str, int], tuple[Any, ...]]:
+    """The newest score event of each (player, at) of ``rows`` on the board."""
+    wanted = [(row[0], row[2]) for row in rows]
+    query = (
+        select(
+            _e.c.player_id,
+            _e.c.at,
+            _e.c.match_id,
+            _e.c.score,
+            _e.c.subscore,
+            _e.c.scopes,
+            _e.c.metadata,
+        )
+        .where(_e.c.board_id == leaderboard.board, tuple_(_e.c.player_id, _e.c.at).in_(wanted))
+        .order_by(_e.c.id)
+    )
+    found: dict[tuple[str, int], tuple[Any, ...]] = {}
+    async with mapped_errors(), store.engine.connect() as conn:
+        for row in await conn.execute(query):
+            found[row[0], row[1]] = tuple(row[2:])
+    return found
+
+
+async def export_from_store(
+    settings: Settings,
+    board_id: str,
+    window: str | None,
+    period: str | None,
+    scope: str | None,
+    *,
+    fmt: str,
+    metadata: bool,
+    write: Callable[[str], object],
+    now: int,
+    progress: Progress | None = None,
+) -> int:
+    """``rankline export``: the leaderboard's lines through ``write``; the rows written."""
+    async with open_store(settings, schema="current") as store:
+        board = (await stored_boards(store, [board_id]))[board_id]
+        leaderboard = leaderboard_of(board, window, period, scope, now)
+        rows = -1 if fmt == "csv" else 0
+        async for line in export_lines(
+            store, board, leaderboard, fmt=fmt, metadata=metadata, progress=progress
+        ):
+            write(line)
+            rows += 1
+        return rows
