@@ -38,6 +38,9 @@ class Entry(Answer, kw_only=True):
     dense_rank: int | None = None
     """1 + the count of distinct scores better than the entry's (ties share it: 1, 2, 2, 3);
     only on boards with ``dense_rank``."""
+    metadata: dict[str, Any] | None = None
+    """The metadata of the submission that set the entry, when the read asks for it
+    (``metadata=true``) or the board has ``entry_metadata`` (``{}`` when it had none)."""
 
 
 class FriendEntry(Entry, kw_only=True):
@@ -64,6 +67,9 @@ class PlayerStanding(Answer, kw_only=True):
     best_rank: int | None
     """The best rank the player held in this period, just before or after any of their
     changes and now (null when not known, as after the index was rebuilt)."""
+    metadata: dict[str, Any] | None = None
+    """The metadata of the submission that set the entry, when the read asks for it
+    (``metadata=true``) or the board has ``entry_metadata`` (``{}`` when it had none)."""
 
 
 class FriendPlayer(PlayerStanding, kw_only=True):
@@ -119,6 +125,9 @@ class PlayerOut(Head, kw_only=True):
     dense_rank: int | None = None
     previous_rank: int | None
     best_rank: int | None
+    metadata: dict[str, Any] | None = None
+    """The metadata of the submission that set the entry, when the read asks for it
+    (``metadata=true``) or the board has ``entry_metadata`` (``{}`` when it had none)."""
 
 
 class AroundOut(Head, kw_only=True):

@@ -167,6 +167,9 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     subscore: Order | None = None
     """A second number that orders equal scores (``desc``: higher first), before the time;
     submissions then carry one. Fixed once the board has entries."""
+    entry_metadata: bool = False
+    """Every read's entries carry the metadata of the submission that set them, as with
+    ``metadata=true`` on the read; may change at any time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,6 +447,8 @@ class Board:
         for optional in ("cohort_size", "schedule", "timezone", "webhook"):  # only where set
             if data[optional] is None:
                 del data[optional]
+        if not data["entry_metadata"]:  # shown only where set
+            del data["entry_metadata"]
         data["retention_days"] = {w: self.retention_days[w] for w in DEFAULT_RETENTION_DAYS}
         given = {_window_id(w): w for w in self.spec.windows}
         data["windows"] = [

@@ -46,6 +46,7 @@ from rankline.ratings.matches import Matches
 from rankline.ratings.rated import Handoff, MatchApplier
 from rankline.reading.cache import HotReads, TopCache
 from rankline.reading.feed import make_feed
+from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.reading.reads import Reads
 from rankline.settings import Settings
@@ -217,7 +218,11 @@ class Rankline:
         """Single-flight for one player's reads, shared for a short TTL."""
         player_store = PlayerStore(store)
         self.names = names = NameDirectory(player_store, settings.names_in_memory)
-        self.reads = reads = Reads(boards, gateway, names, tops, hot, store, clock)
+        self.entry_metadata = entry_metadata = EntryMetadata(store)
+        """The metadata of the submissions behind entries, for reads that carry it."""
+        self.reads = reads = Reads(
+            boards, gateway, names, tops, hot, store, clock, metadata=entry_metadata
+        )
         self.cohorts = Cohorts(CohortStore(store), clock)
         """Each player's cohort per period on boards with ``cohort_size``."""
         self.scores = scores = Scores(
@@ -258,6 +263,7 @@ class Rankline:
         # again after a deletion records its periods again.
         boards.on_change(tops.clear)
         boards.on_change(hot.clear)
+        boards.on_change(entry_metadata.forget)
         boards.on_change(writer.forget_periods)
         self._tasks: list[asyncio.Task[None]] = []
 

@@ -241,6 +241,19 @@ def query_str(request: Request, name: str) -> str | None:
     return value if value else None
 
 
+_TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
+
+
+def query_bool(request: Request, name: str) -> bool:
+    """A yes/no query parameter: ``true`` or ``1``, ``false`` or ``0`` (absent: false)."""
+    raw = query(request).get(name)
+    if raw is None or raw.lower() in _FALSE:
+        return False
+    if raw.lower() in _TRUE:
+        return True
+    raise InvalidInput.at(["query", name], f"{name} must be true or false")
+
+
 def check_id(
     value: str, pattern: re.Pattern[str], name: str, where: str = "path", field: str = ""
 ) -> str:

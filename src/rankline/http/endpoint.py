@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.http.auth import BoardScope, Keys
-from rankline.http.body import ALLOWED, check_id, query_str, read_json
+from rankline.http.body import ALLOWED, check_id, query_bool, query_str, read_json
 from rankline.reading.reads import Query
 from rankline.service import Rankline
 from rankline.settings import Settings
@@ -112,6 +112,7 @@ def read_query(request: Request) -> Query:
         query_str(request, "window"),
         query_str(request, "period"),
         query_str(request, "scope"),
+        query_bool(request, "metadata"),
     )
 
 
@@ -164,6 +165,13 @@ REASON = Param(
     "reason",
     "query",
     "Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit).",
+)
+METADATA = Param(
+    "metadata",
+    "query",
+    "true: each entry carries the metadata of the submission that set it (as on a board "
+    "with entry_metadata).",
+    {"type": "boolean"},
 )
 PREFER = Param(
     "Prefer",

@@ -172,6 +172,12 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         stored_friends,
         "The leaderboard among a player and their stored friends",
         response=s.FriendsOut,
-        params=(e.BOARD, e.PLAYER, *e.WHERE, e.Param("k", "query", "0..5000; default all.", e.INT)),
+        params=(
+            e.BOARD,
+            e.PLAYER,
+            *e.WHERE,
+            e.METADATA,
+            e.Param("k", "query", "0..5000; default all.", e.INT),
+        ),
     ),
 )

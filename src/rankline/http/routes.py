@@ -262,6 +262,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(
             e.BOARD,
             *e.WHERE,
+            e.METADATA,
             e.Param("limit", "query", "1..1000, default 100.", e.INT),
             e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
             e.Param("tier", "query", "Only the entries of this tier of the board's `tiers`."),
@@ -279,7 +280,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         player,
         "A player's rank",
         response=s.PlayerOut,
-        params=(e.BOARD, e.PLAYER, *e.WHERE),
+        params=(e.BOARD, e.PLAYER, *e.WHERE, e.METADATA),
     ),
     e.Endpoint(
         "GET",
@@ -287,7 +288,13 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         around,
         "The players around a player",
         response=s.AroundOut,
-        params=(e.BOARD, e.PLAYER, *e.WHERE, e.Param("k", "query", "0..100, default 5.", e.INT)),
+        params=(
+            e.BOARD,
+            e.PLAYER,
+            *e.WHERE,
+            e.METADATA,
+            e.Param("k", "query", "0..100, default 5.", e.INT),
+        ),
     ),
     e.Endpoint(
         "GET",
@@ -321,7 +328,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The leaderboard among a player and their friends",
         body=s.FriendsIn,
         response=s.FriendsOut,
-        params=(e.BOARD, e.PLAYER, *e.WHERE),
+        params=(e.BOARD, e.PLAYER, *e.WHERE, e.METADATA),
     ),
     e.Endpoint(
         "POST",
@@ -330,7 +337,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The ranks of up to 1,000 players",
         body=s.RanksIn,
         response=s.RanksOut,
-        params=(e.BOARD, *e.WHERE),
+        params=(e.BOARD, *e.WHERE, e.METADATA),
     ),
     e.Endpoint(
         "GET",
@@ -363,6 +370,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(
             e.BOARD,
             *e.WHERE,
+            e.METADATA,
             e.Param("limit", "query", "Entries in each `top` event, 1..100, default 10.", e.INT),
             e.Param("players", "query", "Up to 50 comma-separated player ids to watch."),
         ),

@@ -122,8 +122,8 @@ class TopCache:
 
     def __init__(self, names_ttl: float, *, coalesce: bool = False) -> None:
         self._names_ttl = names_ttl
-        self._held: dict[LeaderboardId, _Top] = {}
-        self._filling: dict[tuple[LeaderboardId, int], asyncio.Task[_Top]] = {}
+        self._held: dict[tuple[LeaderboardId, Hashable], _Top] = {}
+        self._filling: dict[tuple[LeaderboardId, Hashable, int], asyncio.Task[_Top]] = {}
         self._stamps = StampReads() if coalesce else None
 
     def clear(self) -> None:
@@ -137,9 +137,11 @@ class TopCache:
         limit: int,
         render: Render,
         context: Context = _no_context,
+        variant: Hashable = None,
     ) -> tuple[int, list[bytes], str]:
         """The leaderboard's total, the entries ranked ``offset + 1`` to ``offset + limit``,
-        and a digest of the entries they were cut from (for ETags)."""
+        and a digest of the entries they were cut from (for ETags). Each ``variant`` of the
+        rendering (entries with their metadata) is held apart."""
         stop = offset + limit
         if stop > TOP_WINDOW:  # a deep page: read just that page, never kept
             total, keys = await index.page(leaderboard, offset, stop)
@@ -149,14 +151,14 @@ class TopCache:
             stamp, total = await index.top_stamp(leaderboard)
         else:
             stamp, total = await self._stamps.read(index, leaderboard)
-        held = self._held.get(leaderboard)
+        held = self._held.get((leaderboard, variant))
         if (
             held is None
             or not self._fresh(held, stamp)
             or not held.covers(stop)
             or held.context != context(total)
         ):
-            held = await self._fill(index, leaderboard, stamp, stop, render, context)
+            held = await self._fill(index, (leaderboard, variant), stamp, stop, render, context)
             total = held.total
         return total, held.entries[offset:stop], held.digest
 
@@ -166,20 +168,20 @@ class TopCache:
     async def _fill(
         self,
         index: IndexReader,
-        leaderboard: LeaderboardId,
+        held_as: tuple[LeaderboardId, Hashable],
         stamp: int,
         stop: int,
         render: Render,
         context: Context,
     ) -> _Top:
         """Read and encode the top under ``stamp``; concurrent misses share one read."""
-        flight = (leaderboard, stamp)
+        flight = (*held_as, stamp)
         task = self._filling.get(flight)
         if task is not None:
             held = await asyncio.shield(task)
             if held.covers(stop) and held.context == context(held.total):
                 return held
-        task = asyncio.ensure_future(self._read(index, leaderboard, stamp, stop, render, context))
+        task = asyncio.ensure_future(self._read(index, held_as, stamp, stop, render, context))
         self._filling[flight] = task
         try:
             return await asyncio.shield(task)
@@ -190,7 +192,7 @@ class TopCache:
     async def _read(
         self,
         index: IndexReader,
-        leaderboard: LeaderboardId,
+        held_as: tuple[LeaderboardId, Hashable],
         stamp: int,
         stop: int,
         render: Render,
@@ -198,13 +200,13 @@ class TopCache:
     ) -> _Top:
         depth = min(TOP_WINDOW, max(stop, _FIRST_FILL))
         made = time.monotonic()
-        total, keys = await index.page(leaderboard, 0, depth)
+        total, keys = await index.page(held_as[0], 0, depth)
         entries = await render(keys, 0, total)
         held = _Top(stamp, made, total, entries, _digest(entries), context(total))
         if stamp >= 0:
-            current = self._held.get(leaderboard)
+            current = self._held.get(held_as)
             if current is None or current.stamp <= stamp:
-                self._held[leaderboard] = held
+                self._held[held_as] = held
         return held
 
 

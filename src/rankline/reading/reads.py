@@ -39,6 +39,7 @@ from rankline.index.gateway import Flags, IndexGateway
 from rankline.lifecycle.registry import Boards, Resolved
 from rankline.periods import Period, current_period, parse_period
 from rankline.reading.cache import HotReads, TopCache, join_entries
+from rankline.reading.metadata import EntryMetadata, Held
 from rankline.reading.names import NameDirectory
 from rankline.store import archive as store_archive
 from rankline.store.sql import SqlStore
@@ -55,6 +56,8 @@ from rankline.types import (
 T = TypeVar("T")
 _encoder = msgspec.json.Encoder()
 Names = dict[PlayerId, str | None]
+Metadata = dict[SortKey, Held] | None
+"""The metadata behind each entry's key, when the read carries it (None: it does not)."""
 
 
 class HeadFields(TypedDict):
@@ -80,6 +83,9 @@ class Query(NamedTuple):
     window: str | None = None
     period: str | None = None
     scope: str | None = None
+    metadata: bool = False
+    """Entries carry the metadata of the submission that set them (as on a board with
+    ``entry_metadata``)."""
 
 
 def top_etag(digest: str, offset: int, limit: int, total: int, flags: Flags) -> str:
@@ -101,6 +107,7 @@ class Reads:
         hot: HotReads,
         store: SqlStore,
         clock: Clock,
+        metadata: EntryMetadata | None = None,
     ) -> None:
         self._boards = boards
         self._gateway = gateway
@@ -109,6 +116,7 @@ class Reads:
         self._hot = hot
         self._store = store
         self._clock = clock
+        self._metadata = metadata if metadata is not None else EntryMetadata(store)
 
     # --- running a read ----------------------------------------------------------------
 
@@ -163,6 +171,12 @@ class Reads:
     async def _named(self, players: Iterable[PlayerId]) -> Names:
         return await self._names.get(players)
 
+    async def _described(self, board: Board, query: Query, keys: Iterable[SortKey]) -> Metadata:
+        """The metadata behind ``keys`` when the read carries it, else None."""
+        if not (query.metadata or board.spec.entry_metadata):
+            return None
+        return await self._metadata.of(board, keys)
+
     # --- top -----------------------------------------------------------------------------
 
     async def top(
@@ -175,6 +189,7 @@ class Reads:
         async def on(board: Board) -> tuple[bytes, str]:
             resolved = self._boards.resolve(board, query.window, query.period, query.scope)
             leaderboard = resolved.leaderboard
+            described = query.metadata or board.spec.entry_metadata
             if tier is not None and tier not in {name for name, _, _ in board.tiers}:
                 raise InvalidInput.at(["query", "tier"], f"the board has no tier {tier!r}")
 
@@ -202,9 +217,10 @@ class Reads:
                     start,
                     count,
                     lambda keys, at, total: self._render(
-                        board, keys, at, total, index, leaderboard
+                        board, keys, at, total, index, leaderboard, described
                     ),
                     context,
+                    variant=described,
                 )
                 return total, entries, digest, start, count, size
 
@@ -231,13 +247,15 @@ class Reads:
         total: int,
         index: IndexReader,
         leaderboard: LeaderboardId,
+        described: bool = False,
     ) -> list[bytes]:
-        """Keys read from ``offset`` as JSON entries, display names joined: what the top
-        cache keeps."""
+        """Keys read from ``offset`` as JSON entries, display names (and, when
+        ``described``, metadata) joined: what the top cache keeps."""
         names = await self._named(board.keys.player_of(key) for key in keys)
         dense = await _dense_run(board, index, leaderboard, keys, offset)
+        meta = await self._metadata.of(board, keys) if described else None
         return [
-            _encoder.encode(_entry(board, offset + i + 1, key, names, total, dense[i]))
+            _encoder.encode(_entry(board, offset + i + 1, key, names, total, dense[i], meta))
             for i, key in enumerate(keys)
         ]
 
@@ -254,6 +272,7 @@ class Reads:
             total, offset = position.total, position.offset
             (dense,) = await _dense_of(board, index, resolved.leaderboard, [position.key])
             moved = await _movement(board, index, resolved.leaderboard, position)
+            meta = await self._described(board, query, [position.key])
             return PlayerOut(
                 **self._head(board, resolved, total, _NONE),
                 player_id=player,
@@ -268,9 +287,10 @@ class Reads:
                 previous_rank=moved.previous,
                 best_rank=moved.best,
                 subscore=subscore,
+                metadata=None if meta is None else meta.get(position.key),
             )
 
-        answer, _, flags = await self._run(query, read, ("player", player))
+        answer, _, flags = await self._run(query, read, ("player", player, query.metadata))
         return _flagged(answer, flags)
 
     async def around(self, query: Query, player: PlayerId, k: int) -> AroundOut:
@@ -285,18 +305,19 @@ class Reads:
             dense = await _dense_run(board, index, resolved.leaderboard, keys, first)
             me = position.offset - first
             moved = await _movement(board, index, resolved.leaderboard, position)
+            meta = await self._described(board, query, [*keys, position.key])
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
                 player=_standing(
-                    board, position, names, moved, dense[me] if me < len(dense) else None
+                    board, position, names, moved, dense[me] if me < len(dense) else None, meta
                 ),
                 entries=[
-                    _entry(board, first + i + 1, key, names, position.total, dense[i])
+                    _entry(board, first + i + 1, key, names, position.total, dense[i], meta)
                     for i, key in enumerate(keys)
                 ],
             )
 
-        answer, _, flags = await self._run(query, read, ("around", player, k))
+        answer, _, flags = await self._run(query, read, ("around", player, k, query.metadata))
         return _flagged(answer, flags)
 
     async def rank_of(self, query: Query, score: int, subscore: int | None = None) -> RankOfOut:
@@ -348,9 +369,10 @@ class Reads:
             player_of = board.keys.player_of
             names = await self._named(player_of(key) for _, key in ranked)
             dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
+            meta = await self._described(board, query, [key for _, key in ranked])
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
             entries = [
-                _friend_entry(_entry(board, at + 1, key, names, total, dense[i]), i + 1)
+                _friend_entry(_entry(board, at + 1, key, names, total, dense[i], meta), i + 1)
                 for i, (at, key) in enumerate(ranked)
             ]
             me_out: FriendPlayer | None = None
@@ -362,7 +384,9 @@ class Reads:
                     raise NotFound(f"player {player!r} has no entry on this leaderboard")
                 (mine,) = await _dense_of(board, index, leaderboard, [position.key])
                 moved = await _movement(board, index, leaderboard, position)
-                standing = _standing(board, position, names, moved, mine)
+                if meta is not None and position.key not in meta:
+                    meta |= await self._metadata.of(board, [position.key])
+                standing = _standing(board, position, names, moved, mine, meta)
                 me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
             return FriendsOut(
@@ -384,10 +408,11 @@ class Reads:
             total = await index.total(leaderboard)
             names = await self._named(board.keys.player_of(key) for _, key in ranked)
             dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
+            meta = await self._described(board, query, [key for _, key in ranked])
             return RanksOut(
                 **self._head(board, resolved, total, _NONE),
                 entries=[
-                    _entry(board, at + 1, key, names, total, dense[i])
+                    _entry(board, at + 1, key, names, total, dense[i], meta)
                     for i, (at, key) in enumerate(ranked)
                 ],
             )
@@ -471,6 +496,7 @@ def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
         tier=entry.tier,
         dense_rank=entry.dense_rank,
         subscore=entry.subscore,
+        metadata=entry.metadata,
         friends_rank=friends_rank,
     )
 
@@ -530,6 +556,7 @@ def _entry(
     names: Names,
     total: int,
     dense: int | None = None,
+    meta: Metadata = None,
 ) -> Entry:
     score, subscore, at, player = board.keys.decode(key)
     return Entry(
@@ -541,6 +568,7 @@ def _entry(
         tier=board.tier_of(rank, total) if board.tiers else None,
         dense_rank=dense,
         subscore=subscore,
+        metadata=None if meta is None else meta.get(key),
     )
 
 
@@ -550,6 +578,7 @@ def _standing(
     names: Names,
     moved: Movement,
     dense: int | None = None,
+    meta: Metadata = None,
 ) -> PlayerStanding:
     score, subscore, at, player = board.keys.decode(position.key)
     total = position.total
@@ -566,6 +595,7 @@ def _standing(
         previous_rank=moved.previous,
         best_rank=moved.best,
         subscore=subscore,
+        metadata=None if meta is None else meta.get(position.key),
     )
 
 
