@@ -19,14 +19,11 @@ import msgspec
 
 from rankline.answers import (
     AroundOut,
-    Entry,
-    FriendEntry,
     FriendPlayer,
     FriendsOut,
     PeriodOut,
     PeriodsOut,
     PlayerOut,
-    PlayerStanding,
     RankOfOut,
     RanksOut,
     TopHead,
@@ -39,7 +36,17 @@ from rankline.index.gateway import Flags, IndexGateway
 from rankline.lifecycle.registry import Boards, Resolved
 from rankline.periods import Period, current_period, parse_period
 from rankline.reading.cache import HotReads, TopCache, join_entries
-from rankline.reading.metadata import EntryMetadata, Held
+from rankline.reading.entries import (
+    Metadata,
+    Names,
+    dense_of,
+    dense_run,
+    entry,
+    friend_entry,
+    movement,
+    standing,
+)
+from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NameDirectory
 from rankline.store import archive as store_archive
 from rankline.store.sql import SqlStore
@@ -47,17 +54,12 @@ from rankline.types import (
     GLOBAL_SCOPE,
     Clock,
     LeaderboardId,
-    Movement,
     PlayerId,
-    Position,
     SortKey,
 )
 
 T = TypeVar("T")
 _encoder = msgspec.json.Encoder()
-Names = dict[PlayerId, str | None]
-Metadata = dict[SortKey, Held] | None
-"""The metadata behind each entry's key, when the read carries it (None: it does not)."""
 
 
 class HeadFields(TypedDict):
@@ -252,10 +254,10 @@ class Reads:
         """Keys read from ``offset`` as JSON entries, display names (and, when
         ``described``, metadata) joined: what the top cache keeps."""
         names = await self._named(board.keys.player_of(key) for key in keys)
-        dense = await _dense_run(board, index, leaderboard, keys, offset)
+        dense = await dense_run(board, index, leaderboard, keys, offset)
         meta = await self._metadata.of(board, keys) if described else None
         return [
-            _encoder.encode(_entry(board, offset + i + 1, key, names, total, dense[i], meta))
+            _encoder.encode(entry(board, offset + i + 1, key, names, total, dense[i], meta))
             for i, key in enumerate(keys)
         ]
 
@@ -270,8 +272,8 @@ class Reads:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             score, subscore, at, _ = board.keys.decode(position.key)
             total, offset = position.total, position.offset
-            (dense,) = await _dense_of(board, index, resolved.leaderboard, [position.key])
-            moved = await _movement(board, index, resolved.leaderboard, position)
+            (dense,) = await dense_of(board, index, resolved.leaderboard, [position.key])
+            moved = await movement(board, index, resolved.leaderboard, position)
             meta = await self._described(board, query, [position.key])
             return PlayerOut(
                 **self._head(board, resolved, total, _NONE),
@@ -302,17 +304,17 @@ class Reads:
                 raise NotFound(f"player {player!r} has no entry on this leaderboard")
             position, first, keys = found
             names = await self._named(board.keys.player_of(key) for key in keys)
-            dense = await _dense_run(board, index, resolved.leaderboard, keys, first)
+            dense = await dense_run(board, index, resolved.leaderboard, keys, first)
             me = position.offset - first
-            moved = await _movement(board, index, resolved.leaderboard, position)
+            moved = await movement(board, index, resolved.leaderboard, position)
             meta = await self._described(board, query, [*keys, position.key])
             return AroundOut(
                 **self._head(board, resolved, position.total, _NONE),
-                player=_standing(
+                player=standing(
                     board, position, names, moved, dense[me] if me < len(dense) else None, meta
                 ),
                 entries=[
-                    _entry(board, first + i + 1, key, names, position.total, dense[i], meta)
+                    entry(board, first + i + 1, key, names, position.total, dense[i], meta)
                     for i, key in enumerate(keys)
                 ],
             )
@@ -368,11 +370,11 @@ class Reads:
             total = await index.total(leaderboard)
             player_of = board.keys.player_of
             names = await self._named(player_of(key) for _, key in ranked)
-            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
+            dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
             meta = await self._described(board, query, [key for _, key in ranked])
             me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
             entries = [
-                _friend_entry(_entry(board, at + 1, key, names, total, dense[i], meta), i + 1)
+                friend_entry(entry(board, at + 1, key, names, total, dense[i], meta), i + 1)
                 for i, (at, key) in enumerate(ranked)
             ]
             me_out: FriendPlayer | None = None
@@ -382,12 +384,12 @@ class Reads:
                 position = await index.position(leaderboard, player)
                 if position is None:
                     raise NotFound(f"player {player!r} has no entry on this leaderboard")
-                (mine,) = await _dense_of(board, index, leaderboard, [position.key])
-                moved = await _movement(board, index, leaderboard, position)
+                (mine,) = await dense_of(board, index, leaderboard, [position.key])
+                moved = await movement(board, index, leaderboard, position)
                 if meta is not None and position.key not in meta:
                     meta |= await self._metadata.of(board, [position.key])
-                standing = _standing(board, position, names, moved, mine, meta)
-                me_out = FriendPlayer(**msgspec.structs.asdict(standing), friends_rank=me + 1)
+                view = standing(board, position, names, moved, mine, meta)
+                me_out = FriendPlayer(**msgspec.structs.asdict(view), friends_rank=me + 1)
                 shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
             return FriendsOut(
                 **self._head(board, resolved, total, _NONE),
@@ -407,12 +409,12 @@ class Reads:
             ranked = await index.positions(leaderboard, players)
             total = await index.total(leaderboard)
             names = await self._named(board.keys.player_of(key) for _, key in ranked)
-            dense = await _dense_of(board, index, leaderboard, [key for _, key in ranked])
+            dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
             meta = await self._described(board, query, [key for _, key in ranked])
             return RanksOut(
                 **self._head(board, resolved, total, _NONE),
                 entries=[
-                    _entry(board, at + 1, key, names, total, dense[i], meta)
+                    entry(board, at + 1, key, names, total, dense[i], meta)
                     for i, (at, key) in enumerate(ranked)
                 ],
             )
@@ -484,119 +486,6 @@ def _flagged(answer: _Flagged, flags: Flags) -> _Flagged:
     if flags == _NONE:
         return answer
     return msgspec.structs.replace(answer, degraded=flags.degraded, archived=flags.archived)
-
-
-def _friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
-    return FriendEntry(
-        rank=entry.rank,
-        player_id=entry.player_id,
-        score=entry.score,
-        achieved_at=entry.achieved_at,
-        display_name=entry.display_name,
-        tier=entry.tier,
-        dense_rank=entry.dense_rank,
-        subscore=entry.subscore,
-        metadata=entry.metadata,
-        friends_rank=friends_rank,
-    )
-
-
-async def _movement(
-    board: Board, index: IndexReader, leaderboard: LeaderboardId, position: Position
-) -> Movement:
-    """The player's movement as an answer shows it: the best rank counts the rank now."""
-    moved = await index.movement(leaderboard, board.keys.player_of(position.key))
-    if moved.best is None:
-        return moved
-    return moved._replace(best=min(moved.best, position.offset + 1))
-
-
-async def _dense_of(
-    board: Board, index: IndexReader, leaderboard: LeaderboardId, keys: Sequence[SortKey]
-) -> list[int | None]:
-    """The dense rank of each of ``keys`` (all None on a board without dense ranks): one
-    more than the count of distinct better values (the score, and the subscore on a board
-    with one: the keys' first ``board.keys.prefix`` bytes)."""
-    if not board.dense or not keys:
-        return [None] * len(keys)
-    size = board.keys.prefix
-    before = await index.distinct_before(leaderboard, [key[:size] for key in keys])
-    return [count + 1 for count in before]
-
-
-async def _dense_run(
-    board: Board,
-    index: IndexReader,
-    leaderboard: LeaderboardId,
-    keys: Sequence[SortKey],
-    offset: int,
-) -> list[int | None]:
-    """The dense ranks of consecutive ``keys`` read from ``offset``: one count for the
-    first (none from the top), then one more at each new value (``_dense_of``)."""
-    if not board.dense or not keys:
-        return [None] * len(keys)
-    size = board.keys.prefix
-    dense = 0
-    if offset > 0:
-        (dense,) = await index.distinct_before(leaderboard, [keys[0][:size]])
-    ranks: list[int | None] = []
-    last = None
-    for key in keys:
-        prefix = key[:size]
-        if prefix != last:
-            dense, last = dense + 1, prefix
-        ranks.append(dense)
-    return ranks
-
-
-def _entry(
-    board: Board,
-    rank: int,
-    key: SortKey,
-    names: Names,
-    total: int,
-    dense: int | None = None,
-    meta: Metadata = None,
-) -> Entry:
-    score, subscore, at, player = board.keys.decode(key)
-    return Entry(
-        rank=rank,
-        player_id=player,
-        score=score,
-        achieved_at=format_time(at),
-        display_name=names.get(player),
-        tier=board.tier_of(rank, total) if board.tiers else None,
-        dense_rank=dense,
-        subscore=subscore,
-        metadata=None if meta is None else meta.get(key),
-    )
-
-
-def _standing(
-    board: Board,
-    position: Position,
-    names: Names,
-    moved: Movement,
-    dense: int | None = None,
-    meta: Metadata = None,
-) -> PlayerStanding:
-    score, subscore, at, player = board.keys.decode(position.key)
-    total = position.total
-    return PlayerStanding(
-        player_id=player,
-        score=score,
-        rank=position.offset + 1,
-        competition_rank=position.better + 1,
-        percentile=round(100.0 * (total - position.offset - 1) / total, 4),
-        achieved_at=format_time(at),
-        display_name=names.get(player),
-        tier=board.tier_of(position.offset + 1, total) if board.tiers else None,
-        dense_rank=dense,
-        previous_rank=moved.previous,
-        best_rank=moved.best,
-        subscore=subscore,
-        metadata=None if meta is None else meta.get(position.key),
-    )
 
 
 __all__ = ["Query", "Reads", "top_etag"]
