@@ -169,6 +169,7 @@ async def test_asc_board_ranks_lowest_first(client: httpx.AsyncClient) -> None:
 async def test_top_limit_and_offset(client: httpx.AsyncClient) -> None:
     await _twenty(client)
     body = await top(client, "arena", limit=3, offset=4)
+    assert isinstance(body.pop("next"), str)  # entries follow (cursors: test_api_cursors.py)
     assert body == {**HEAD, "total": 20, "entries": [_entry(4), _entry(5), _entry(6)]}
     assert (await top(client, "arena"))["entries"] == [_entry(i) for i in range(20)]
     assert (await top(client, "arena", limit=1))["entries"] == [_entry(0)]

@@ -103,6 +103,9 @@ class TopHead(Head, kw_only=True):
     """The tier the page was cut from (``?tier=``)."""
     tier_total: int | None = None
     """How many entries that tier holds."""
+    next: str | None = None
+    """A cursor for the entries after this page's last (``?cursor=``); absent on the last
+    page."""
 
 
 class TopOut(TopHead, kw_only=True):

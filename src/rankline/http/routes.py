@@ -116,7 +116,10 @@ async def top(request: Request) -> Response:
     limit = query_int(request, "limit", 100, 1, 1000)
     offset = query_int(request, "offset", 0, 0, 2**62)
     tier = query_str(request, "tier")
-    body, etag = await e.service_of(request).reads.top(query, offset, limit, tier)
+    cursor = query_str(request, "cursor")
+    if cursor is not None and offset:
+        raise InvalidInput.at(["query", "cursor"], "give a cursor or an offset, not both")
+    body, etag = await e.service_of(request).reads.top(query, offset, limit, tier, cursor)
     headers = {"ETag": etag}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
@@ -265,6 +268,12 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
             e.METADATA,
             e.Param("limit", "query", "1..1000, default 100.", e.INT),
             e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
+            e.Param(
+                "cursor",
+                "query",
+                "The `next` of an earlier page: the entries after that page's last one "
+                "(instead of an offset; stable while the board changes).",
+            ),
             e.Param("tier", "query", "Only the entries of this tier of the board's `tiers`."),
             e.Param(
                 "If-None-Match",

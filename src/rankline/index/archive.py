@@ -203,6 +203,11 @@ class ArchiveRouter:
     async def total(self, leaderboard: LeaderboardId) -> int:
         return await (await self._pick(leaderboard)).total(leaderboard)
 
+    async def after(
+        self, leaderboard: LeaderboardId, key: SortKey, limit: int
+    ) -> tuple[int, int, list[SortKey]]:
+        return await (await self._pick(leaderboard)).after(leaderboard, key, limit)
+
     async def counts_before(
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:

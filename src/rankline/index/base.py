@@ -68,6 +68,14 @@ class IndexReader(Protocol):
 
     async def total(self, leaderboard: LeaderboardId) -> int: ...
 
+    async def after(
+        self, leaderboard: LeaderboardId, key: SortKey, limit: int
+    ) -> tuple[int, int, list[SortKey]]:
+        """A seek (a cursor's next page): the total, the position of the first key
+        returned, and up to ``limit`` keys that sort strictly after ``key``, whether or
+        not ``key`` is still held."""
+        ...
+
     async def counts_before(
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:
@@ -240,6 +248,16 @@ class RankingIndex(abc.ABC):
 
     @abc.abstractmethod
     async def total(self, leaderboard: LeaderboardId) -> int: ...
+
+    async def after(
+        self, leaderboard: LeaderboardId, key: SortKey, limit: int
+    ) -> tuple[int, int, list[SortKey]]:
+        """See ``IndexReader.after``: the keys come from one range read of the index's
+        own order (``neighbours`` from the smallest key above ``key``), so an entry that
+        stays in place is never skipped nor repeated; the position is counted after it."""
+        _, keys = await self.neighbours(leaderboard, key + b"\x00", 0, limit)
+        total, (first,) = await self.counts_before(leaderboard, [keys[0] if keys else key])
+        return total, first, keys
 
     # The two reads below are what a sharded leaderboard (``index.sharded``) is made of:
     # each shard answers how many of its keys come before a key, and its keys next to one,

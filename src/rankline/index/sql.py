@@ -127,6 +127,16 @@ class ReadOnlySql:
     async def total(self, leaderboard: LeaderboardId) -> int:
         raise NotImplementedError
 
+    async def after(
+        self, leaderboard: LeaderboardId, key: SortKey, limit: int
+    ) -> tuple[int, int, list[SortKey]]:
+        """The entries after ``key``: those from its position on, less ``key`` itself."""
+        _, (first,) = await self.counts_before(leaderboard, [key])
+        total, keys = await self.page(leaderboard, first, first + limit + 1)
+        if keys and keys[0] == key:
+            return total, first + 1, keys[1:]
+        return total, first, keys[:limit]
+
     async def counts_before(
         self, leaderboard: LeaderboardId, bounds: Sequence[bytes]
     ) -> tuple[int, list[int]]:

@@ -53,6 +53,8 @@ class _Top:
     digest: str
     """A hash of all the entries: with the offset and limit, it names a page's contents."""
     context: Hashable = None
+    keys: Sequence[SortKey] = ()
+    """The entries' keys (a page's last one is its cursor)."""
 
     def covers(self, stop: int) -> bool:
         # A leaderboard held whole (shorter than the window) has nothing more to show:
@@ -138,15 +140,15 @@ class TopCache:
         render: Render,
         context: Context = _no_context,
         variant: Hashable = None,
-    ) -> tuple[int, list[bytes], str]:
+    ) -> tuple[int, list[bytes], str, Sequence[SortKey]]:
         """The leaderboard's total, the entries ranked ``offset + 1`` to ``offset + limit``,
-        and a digest of the entries they were cut from (for ETags). Each ``variant`` of the
-        rendering (entries with their metadata) is held apart."""
+        a digest of the entries they were cut from (for ETags) and the page's keys. Each
+        ``variant`` of the rendering (entries with their metadata) is held apart."""
         stop = offset + limit
         if stop > TOP_WINDOW:  # a deep page: read just that page, never kept
             total, keys = await index.page(leaderboard, offset, stop)
             entries = await render(keys, offset, total)
-            return total, entries, _digest(entries)
+            return total, entries, digest(entries), keys
         if self._stamps is None:
             stamp, total = await index.top_stamp(leaderboard)
         else:
@@ -160,7 +162,7 @@ class TopCache:
         ):
             held = await self._fill(index, (leaderboard, variant), stamp, stop, render, context)
             total = held.total
-        return total, held.entries[offset:stop], held.digest
+        return total, held.entries[offset:stop], held.digest, held.keys[offset:stop]
 
     def _fresh(self, held: _Top, stamp: int) -> bool:
         return held.stamp == stamp and time.monotonic() - held.made < self._names_ttl
@@ -202,7 +204,7 @@ class TopCache:
         made = time.monotonic()
         total, keys = await index.page(held_as[0], 0, depth)
         entries = await render(keys, 0, total)
-        held = _Top(stamp, made, total, entries, _digest(entries), context(total))
+        held = _Top(stamp, made, total, entries, digest(entries), context(total), keys)
         if stamp >= 0:
             current = self._held.get(held_as)
             if current is None or current.stamp <= stamp:
@@ -286,7 +288,8 @@ class HotReads:
             del self._held[held]
 
 
-def _digest(entries: Sequence[bytes]) -> str:
+def digest(entries: Sequence[bytes]) -> str:
+    """A short hash naming a list of encoded entries (what a top page's ETag carries)."""
     return hashlib.blake2b(b"\n".join(entries), digest_size=12).hexdigest()
 
 

@@ -35,7 +35,8 @@ from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
 from rankline.lifecycle.registry import Boards, Resolved
 from rankline.periods import Period, current_period, parse_period
-from rankline.reading.cache import HotReads, TopCache, join_entries
+from rankline.reading.cache import HotReads, Render, TopCache, digest, join_entries
+from rankline.reading.cursors import decode_cursor, encode_cursor
 from rankline.reading.entries import (
     Metadata,
     Names,
@@ -88,6 +89,20 @@ class Query(NamedTuple):
     metadata: bool = False
     """Entries carry the metadata of the submission that set them (as on a board with
     ``entry_metadata``)."""
+
+
+class _Page(NamedTuple):
+    """A top page as read: what its answer and its ETag are made of."""
+
+    total: int
+    entries: list[bytes]
+    digest: str
+    start: int
+    taken: int
+    """How many entries the page was cut to (its ETag's limit)."""
+    size: int
+    """The tier's size (0 without a tier)."""
+    keys: Sequence[SortKey]
 
 
 def top_etag(digest: str, offset: int, limit: int, total: int, flags: Flags) -> str:
@@ -182,11 +197,18 @@ class Reads:
     # --- top -----------------------------------------------------------------------------
 
     async def top(
-        self, query: Query, offset: int, limit: int, tier: str | None = None
+        self,
+        query: Query,
+        offset: int,
+        limit: int,
+        tier: str | None = None,
+        cursor: str | None = None,
     ) -> tuple[bytes, str]:
         """A top page as ready JSON bytes and its weak ETag, from the top cache when the
-        index can vouch for it (see ``rankline.reading.cache``). With ``tier``, the page is cut from
-        that tier's entries (``offset`` and ``limit`` count within it)."""
+        index can vouch for it (see ``rankline.reading.cache``). With ``tier``, the page is
+        cut from that tier's entries (``offset`` and ``limit`` count within it). With
+        ``cursor`` (a page's ``next``), the page holds the entries after that one
+        (``rankline.reading.cursors``) instead of counting ``offset``."""
 
         async def on(board: Board) -> tuple[bytes, str]:
             resolved = self._boards.resolve(board, query.window, query.period, query.scope)
@@ -194,6 +216,7 @@ class Reads:
             described = query.metadata or board.spec.entry_metadata
             if tier is not None and tier not in {name for name, _, _ in board.tiers}:
                 raise InvalidInput.at(["query", "tier"], f"the board has no tier {tier!r}")
+            after = None if cursor is None else decode_cursor(board, cursor)
 
             def context(total: int) -> Hashable:
                 if not board.tiers:
@@ -201,40 +224,54 @@ class Reads:
                 by_total = any(percent is not None for _, percent, _ in board.tiers)
                 return board.tiers, total if by_total else None
 
-            async def page(index: IndexReader) -> tuple[int, list[bytes], str, int, int, int]:
+            def render(index: IndexReader) -> Render:
+                return lambda keys, at, total: self._render(
+                    board, keys, at, total, index, leaderboard, described
+                )
+
+            def bounds(total: int) -> tuple[int, int]:
+                """The positions the page may hold: the tier's, or the whole leaderboard."""
+                if tier is None:
+                    return 0, total
+                found = board.tier_range(tier, total)
+                assert found is not None
+                return found[0] - 1, max(found[0] - 1, found[1])
+
+            async def seek(index: IndexReader, key: SortKey) -> _Page:
+                total, start, keys = await index.after(leaderboard, key, limit)
+                low, high = bounds(total)
+                skip = max(0, low - start)
+                start, keys = start + skip, keys[skip : max(skip, high - start)]
+                entries = await render(index)(keys, start, total)
+                return _Page(total, entries, digest(entries), start, len(keys), high - low, keys)
+
+            async def page(index: IndexReader) -> _Page:
+                if after is not None:
+                    return await seek(index, after)
                 start, count, size = offset, limit, 0
                 if tier is not None:
-                    found = board.tier_range(tier, await index.total(leaderboard))
-                    assert found is not None
-                    first, last = found
-                    size = max(0, last - first + 1)
-                    start = first - 1 + offset
-                    count = min(limit, last - start)
+                    low, high = bounds(await index.total(leaderboard))
+                    size, start = high - low, low + offset
+                    count = min(limit, high - start)
                     if count <= 0:
                         total = await index.total(leaderboard)
-                        return total, [], "", start, 0, size
-                total, entries, digest = await self._tops.page(
-                    index,
-                    leaderboard,
-                    start,
-                    count,
-                    lambda keys, at, total: self._render(
-                        board, keys, at, total, index, leaderboard, described
-                    ),
-                    context,
-                    variant=described,
+                        return _Page(total, [], "", start, 0, size, ())
+                total, entries, held, keys = await self._tops.page(
+                    index, leaderboard, start, count, render(index), context, variant=described
                 )
-                return total, entries, digest, start, count, size
+                return _Page(total, entries, held, start, count, size, keys)
 
             routed = board if resolved.expired else None
-            (total, entries, digest, start, count, size), flags = await self._gateway.read(
-                page, routed
-            )
+            cut, flags = await self._gateway.read(page, routed)
+            total, start, size = cut.total, cut.start, cut.size
             head = TopHead(**self._head(board, resolved, total, flags))
             if tier is not None:
                 head = msgspec.structs.replace(head, tier=tier, tier_total=size)
-            body = join_entries(_encoder.encode(head), entries)
-            etag = top_etag(digest, start, count, total, flags)
+            stop = total if tier is None else bounds(total)[1]
+            if cut.keys and start + len(cut.keys) < stop:
+                head = msgspec.structs.replace(head, next=encode_cursor(cut.keys[-1]))
+            body = join_entries(_encoder.encode(head), cut.entries)
+            etag = top_etag(cut.digest, start, cut.taken, total, flags)
             if tier is not None:
                 etag = etag[:-1] + f".{tier}.{size}" + '"'
             return body, etag

@@ -1,0 +1,43 @@
+"""Cursors of top pages: the last entry's place in the ranking order, opaque to clients.
+
+A cursor is the entry's ordering key (score, subscore, time, player: ``rankline.ordering``)
+in base64url without padding. The next page holds the entries that sort strictly after it
+(``IndexReader.after``), so a board that changes between two pages never shows a client an
+entry twice or skips one that stayed in place, which an offset cannot promise.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from rankline.boards import Board
+from rankline.errors import InvalidInput
+from rankline.types import SortKey
+
+MAX_CURSOR = 128
+"""Longest cursor accepted, in characters: a key is at most 24 bytes and a 64-byte id."""
+_PLAYER_ID_BYTES = 64
+
+
+def encode_cursor(key: SortKey) -> str:
+    return base64.urlsafe_b64encode(key).rstrip(b"=").decode("ascii")
+
+
+def decode_cursor(board: Board, cursor: str) -> SortKey:
+    """The key a cursor names; InvalidInput at ``query.cursor`` when it names none of this
+    board's."""
+    bad = InvalidInput.at(["query", "cursor"], "not a cursor of this board's pages")
+    if len(cursor) > MAX_CURSOR or not cursor.isascii():
+        raise bad
+    try:
+        key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    except (binascii.Error, ValueError):
+        raise bad from None
+    player = key[board.keys.head :]
+    if not 1 <= len(player) <= _PLAYER_ID_BYTES or not player.isascii():
+        raise bad
+    return key
+
+
+__all__ = ["MAX_CURSOR", "decode_cursor", "encode_cursor"]
