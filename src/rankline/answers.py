@@ -106,10 +106,30 @@ class TopHead(Head, kw_only=True):
     next: str | None = None
     """A cursor for the entries after this page's last (``?cursor=``); absent on the last
     page."""
+    taken_at: Time | None = None
+    """With ``?at=``: when the snapshot answering was taken (``as_of`` says the same and
+    ``total`` is the leaderboard's then)."""
 
 
 class TopOut(TopHead, kw_only=True):
     entries: list[Entry]
+
+
+class SnapshotOut(Answer, kw_only=True):
+    taken_at: Time
+    total: int
+    """The leaderboard's total when the snapshot was taken."""
+    entries: int
+    """How many entries the snapshot holds (the board's ``k``, or fewer)."""
+
+
+class SnapshotsOut(Answer, kw_only=True):
+    board: str
+    window: str
+    period: str
+    scope: str
+    snapshots: list[SnapshotOut]
+    """Newest first."""
 
 
 class PlayerOut(Head, kw_only=True):
@@ -290,6 +310,8 @@ __all__ = [
     "ProfileStandingOut",
     "RankOfOut",
     "RanksOut",
+    "SnapshotOut",
+    "SnapshotsOut",
     "StandingOut",
     "SubmitOut",
     "TopHead",

@@ -117,6 +117,15 @@ class BoardWebhookSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults
     top: Annotated[int, Meta(ge=1, le=MAX_WEBHOOK_TOP)] = DEFAULT_WEBHOOK_TOP
 
 
+class SnapshotSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """The top ``k`` of each live leaderboard, stored every ``every_seconds`` and kept
+    ``keep_days`` (``rankline.lifecycle.snapshots``)."""
+
+    every_seconds: Annotated[int, Meta(ge=10, le=86_400)] = 60
+    k: Annotated[int, Meta(ge=1, le=1000)] = 100
+    keep_days: Annotated[int, Meta(ge=1, le=3660)] = 7
+
+
 COHORT_SCOPE = "cohort"
 """The scope dimension of cohorts, on boards with ``cohort_size``."""
 
@@ -170,6 +179,9 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     entry_metadata: bool = False
     """Every read's entries carry the metadata of the submission that set them, as with
     ``metadata=true`` on the read; may change at any time."""
+    snapshots: SnapshotSpec | None = None
+    """Top-K snapshots by time (``GET …/top?at=``, ``GET …/snapshots``); may change at any
+    time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -449,6 +461,8 @@ class Board:
                 del data[optional]
         if not data["entry_metadata"]:  # shown only where set
             del data["entry_metadata"]
+        if data["snapshots"] is None:
+            del data["snapshots"]
         data["retention_days"] = {w: self.retention_days[w] for w in DEFAULT_RETENTION_DAYS}
         given = {_window_id(w): w for w in self.spec.windows}
         data["windows"] = [

@@ -38,6 +38,7 @@ from rankline.index.sharded_shared import ShardedShared
 from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.events import BoardEvents
 from rankline.lifecycle.registry import BoardChanges, Boards
+from rankline.lifecycle.snapshots import Snapshots
 from rankline.log.factory import logs_for
 from rankline.moderation.audit import Audit
 from rankline.moderation.entries import Moderation
@@ -49,6 +50,7 @@ from rankline.reading.feed import make_feed
 from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.reading.reads import Reads
+from rankline.reading.snapshots import SnapshotReads
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
@@ -59,6 +61,7 @@ from rankline.store.deliveries import BoardDeliveries
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
 from rankline.store.ratings import RatingStore
+from rankline.store.snapshots import SnapshotStore
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments.editions import Tournaments
@@ -223,6 +226,10 @@ class Rankline:
         self.reads = reads = Reads(
             boards, gateway, names, tops, hot, store, clock, metadata=entry_metadata
         )
+        snapshot_store = SnapshotStore(store)
+        self.snapshots = Snapshots(snapshot_store, boards, gateway, clock)
+        """Takes the top-K snapshots of boards that keep them (one worker per interval)."""
+        self.snapshot_reads = SnapshotReads(snapshot_store, boards)
         self.cohorts = Cohorts(CohortStore(store), clock)
         """Each player's cohort per period on boards with ``cohort_size``."""
         self.scores = scores = Scores(
@@ -310,6 +317,14 @@ class Rankline:
                 name="rankline-tournaments",
             )
         )
+        if self.settings.snapshot_check_seconds > 0:
+            every = self.settings.snapshot_check_seconds
+            self._tasks.append(
+                asyncio.create_task(
+                    self.snapshots.run(every, lambda: self.health.stopping),
+                    name="rankline-snapshots",
+                )
+            )
         if self.shared is not None:
             self._tasks.append(asyncio.create_task(self.keeper.watch(), name="rankline-watch"))
             self._tasks.append(asyncio.create_task(self._refresh_boards(), name="rankline-boards"))

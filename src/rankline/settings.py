@@ -239,6 +239,13 @@ class Settings(BaseSettings):
         "results and each closed leaderboard's event are recorded and delivered once, "
         "whichever worker gets there first).",
     )
+    snapshot_check_seconds: float = Field(
+        1.0,
+        ge=0,
+        description="How often each worker looks for top-K snapshots due on boards with "
+        "`snapshots` (each interval's snapshot is taken once, whichever worker gets there "
+        "first); 0: this worker takes none.",
+    )
     archive_interval_seconds: float = Field(
         60.0,
         gt=0,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.answers import SnapshotsOut
 from rankline.boards import BoardSpec, shown
 from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
@@ -117,6 +118,12 @@ async def top(request: Request) -> Response:
     offset = query_int(request, "offset", 0, 0, 2**62)
     tier = query_str(request, "tier")
     cursor = query_str(request, "cursor")
+    at = _instant(request, "at")
+    if at is not None:
+        if tier is not None or cursor is not None:
+            raise InvalidInput.at(["query", "at"], "a snapshot has no tiers or cursors")
+        reads = e.service_of(request).snapshot_reads
+        return json_response(await reads.top_at(query, at, offset, limit))
     if cursor is not None and offset:
         raise InvalidInput.at(["query", "cursor"], "give a cursor or an offset, not both")
     body, etag = await e.service_of(request).reads.top(query, offset, limit, tier, cursor)
@@ -124,6 +131,23 @@ async def top(request: Request) -> Response:
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return JsonBody(body, 200, headers)
+
+
+def _instant(request: Request, name: str) -> int | None:
+    raw = query_str(request, name)
+    if raw is None:
+        return None
+    try:
+        return parse_time(raw)
+    except ValueError as exc:
+        raise InvalidInput.at(["query", name], str(exc)) from None
+
+
+async def snapshots(request: Request) -> Response:
+    query = e.read_query(request)
+    limit = query_int(request, "limit", 100, 1, 1000)
+    before = _instant(request, "before")
+    return json_response(await e.service_of(request).snapshot_reads.listing(query, before, limit))
 
 
 async def player(request: Request) -> Response:
@@ -276,6 +300,13 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
             ),
             e.Param("tier", "query", "Only the entries of this tier of the board's `tiers`."),
             e.Param(
+                "at",
+                "query",
+                "An instant (RFC 3339): the top as the latest snapshot taken at or before it "
+                "kept it, with `taken_at` (boards with `snapshots`; 404 when none); the period "
+                "defaults to the one containing the instant.",
+            ),
+            e.Param(
                 "If-None-Match",
                 "header",
                 "An ETag of an earlier answer: 304 without a body while the page is unchanged.",
@@ -347,6 +378,19 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=s.RanksIn,
         response=s.RanksOut,
         params=(e.BOARD, *e.WHERE, e.METADATA),
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/snapshots",
+        snapshots,
+        "The top-K snapshots of a leaderboard, newest first",
+        response=SnapshotsOut,
+        params=(
+            e.BOARD,
+            *e.WHERE[:3],
+            e.Param("limit", "query", "1..1000, default 100.", e.INT),
+            e.Param("before", "query", "Only snapshots taken before this instant (RFC 3339)."),
+        ),
     ),
     e.Endpoint(
         "GET",

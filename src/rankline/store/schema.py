@@ -452,3 +452,25 @@ voids = Table(
 )
 """Matches voided by hand: their score events stay (the match id stays used) and count for
 nothing (``rankline.writing.recompute``, ``rankline.writing.replay``)."""
+
+snapshots = Table(
+    "rl_snapshots",
+    metadata,
+    Column("board_id", Ident(64), nullable=False),
+    Column("window", Ident(16), nullable=False),
+    Column("period", Ident(64), nullable=False),
+    Column("scope", Ident(100), nullable=False),
+    Column("slot", BigInteger, nullable=False),
+    Column("taken_at", BigInteger, nullable=False),
+    Column("taken_by", Ident(128), nullable=False),
+    Column("total", BigInteger, nullable=True),
+    Column("size", Integer, nullable=True),
+    Column("entries", LogPayload, nullable=True),
+    PrimaryKeyConstraint("board_id", "window", "period", "scope", "slot"),
+    Index("ix_rl_snapshots_taken", "board_id", "taken_at"),
+    **TABLE_OPTIONS,
+)
+"""Top-K snapshots of live leaderboards, one per interval (``slot``: the time divided by the
+board's ``every_seconds``). A worker claims a slot by inserting its row (the primary key
+refuses a second), then fills ``total``, ``size`` and ``entries`` (JSON) once; rows not yet
+filled are never read."""

@@ -498,6 +498,7 @@ class SqlStore:
                 t.board_deliveries,
             ):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
+            await conn.execute(delete(t.snapshots).where(t.snapshots.c.board_id == board_id))
             return bool(found.rowcount)
 
     async def board_has_entries(self, board_id: BoardId) -> bool:
