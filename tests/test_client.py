@@ -114,6 +114,41 @@ async def test_async_client_zones_cron_windows_and_board_events(
             ]
 
 
+async def test_async_client_reads_metadata_cursors_and_snapshots(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "data", server_keys=SERVER_KEY, snapshot_check_seconds=0
+    )
+    async with open_app(settings, clock) as app:
+        transport = httpx.ASGITransport(app=app)
+        async with AsyncClient("http://t", server_key=SERVER_KEY, transport=transport) as rl:
+            await rl.put_board("arena", snapshots={"every_seconds": 10, "k": 2})
+            for i in range(5):
+                await rl.submit("arena", f"p{i}", 10 - i, match_id="m", metadata={"car": i})
+            first = await rl.top("arena", limit=2, metadata=True)
+            assert [e["metadata"] for e in first["entries"]] == [{"car": 0}, {"car": 1}]
+            rest = await rl.top("arena", limit=10, cursor=first["next"])
+            assert [e["player_id"] for e in rest["entries"]] == ["p2", "p3", "p4"]
+            assert "next" not in rest and "metadata" not in rest["entries"][0]
+            assert (await rl.player("arena", "p3", metadata=True))["metadata"] == {"car": 3}
+            around = await rl.around("arena", "p3", k=1, metadata=True)
+            assert [e["metadata"]["car"] for e in around["entries"]] == [2, 3, 4]
+            friends = await rl.friends("arena", "p1", ["p4"], metadata=True)
+            assert [e["metadata"]["car"] for e in friends["entries"]] == [1, 4]
+            ranks = await rl.ranks("arena", ["p4"], metadata=True)
+            assert ranks["entries"][0]["metadata"] == {"car": 4}
+            taken = await app.state.service.snapshots.take_due()
+            assert len(taken) == 1
+            listing = await rl.snapshots("arena")
+            [snapshot] = listing["snapshots"]
+            assert (snapshot["total"], snapshot["entries"]) == (5, 2)
+            then = await rl.top("arena", at=snapshot["taken_at"])
+            assert [e["player_id"] for e in then["entries"]] == ["p0", "p1"]
+            assert then["taken_at"] == snapshot["taken_at"]
+            assert (await rl.snapshots("arena", before=snapshot["taken_at"]))["snapshots"] == []
+
+
 def test_a_large_upload_is_split_into_batches_of_1000() -> None:
     sizes: list[int] = []
 

@@ -63,6 +63,11 @@ def _where(window: str | None, period: str | None, scope: str | None) -> dict[st
     return {k: v for k, v in found.items() if v is not None}
 
 
+def _described(params: dict[str, Any], metadata: bool) -> dict[str, Any]:
+    """``params`` asking for entry metadata (``metadata=true``) when ``metadata``."""
+    return params | {"metadata": "true"} if metadata else params
+
+
 def _headers(key: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"} if key else {}
 
@@ -183,12 +188,40 @@ class _Api(Generic[R]):
         period: str | None = None,
         scope: str | None = None,
         tier: str | None = None,
+        cursor: str | None = None,
+        at: str | None = None,
+        metadata: bool = False,
     ) -> R:
-        """The top of a leaderboard; with ``tier``, the page is cut from that tier."""
-        params = {"limit": limit, "offset": offset, **_where(window, period, scope)}
-        if tier is not None:
-            params["tier"] = tier
-        return self._call(Call("GET", f"/v1/boards/{_p(board)}/top", params))
+        """The top of a leaderboard; with ``tier``, the page is cut from that tier. A page
+        with more after it carries ``next``: pass it as ``cursor`` (instead of an offset)
+        for the entries after that page's last, however the board changed meanwhile. With
+        ``at`` (an RFC 3339 instant), the top as the latest snapshot taken at or before it
+        kept it (boards with ``snapshots``). With ``metadata``, each entry carries the
+        metadata of the submission that set it."""
+        params: Json = {"limit": limit, **_where(window, period, scope)}
+        if offset:
+            params["offset"] = offset
+        extra = {"tier": tier, "cursor": cursor, "at": at}
+        params |= {k: v for k, v in extra.items() if v is not None}
+        path = f"/v1/boards/{_p(board)}/top"
+        return self._call(Call("GET", path, _described(params, metadata)))
+
+    def snapshots(
+        self,
+        board: str,
+        *,
+        limit: int = 100,
+        before: str | None = None,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+    ) -> R:
+        """The leaderboard's top-K snapshots (``taken_at``, ``total``, ``entries``), newest
+        first; ``before`` (an instant) for older ones."""
+        params: Json = {"limit": limit, **_where(window, period, scope)}
+        if before is not None:
+            params["before"] = before
+        return self._call(Call("GET", f"/v1/boards/{_p(board)}/snapshots", params))
 
     def player(
         self,
@@ -198,12 +231,14 @@ class _Api(Generic[R]):
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
+        metadata: bool = False,
     ) -> R:
         """The player's view: ``rank``, ``competition_rank``, ``percentile``, movement
         (``previous_rank``, ``best_rank``: None where not known) and, on boards that keep
-        them, ``dense_rank`` and ``tier``."""
+        them, ``dense_rank`` and ``tier``; with ``metadata``, the ``metadata`` of the
+        submission that set the entry."""
         path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}"
-        return self._call(Call("GET", path, _where(window, period, scope)))
+        return self._call(Call("GET", path, _described(_where(window, period, scope), metadata)))
 
     def around(
         self,
@@ -214,9 +249,11 @@ class _Api(Generic[R]):
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
+        metadata: bool = False,
     ) -> R:
         path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}/around"
-        return self._call(Call("GET", path, {"k": k, **_where(window, period, scope)}))
+        params = {"k": k, **_where(window, period, scope)}
+        return self._call(Call("GET", path, _described(params, metadata)))
 
     def rank_of(
         self,
@@ -246,10 +283,11 @@ class _Api(Generic[R]):
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
+        metadata: bool = False,
     ) -> R:
         """Among these ``friends``; without them, among the player's stored friend list."""
         path = f"/v1/boards/{_p(board)}/players/{_p(player_id)}/friends"
-        where = _where(window, period, scope)
+        where = _described(_where(window, period, scope), metadata)
         if friends is None:
             return self._call(Call("GET", path, where | ({} if k is None else {"k": k})))
         body: Json = {"friends": list(friends)}
@@ -265,10 +303,12 @@ class _Api(Generic[R]):
         window: str | None = None,
         period: str | None = None,
         scope: str | None = None,
+        metadata: bool = False,
     ) -> R:
         body = {"player_ids": list(player_ids)}
         path = f"/v1/boards/{_p(board)}/ranks"
-        return self._call(Call("POST", path, _where(window, period, scope), body))
+        where = _described(_where(window, period, scope), metadata)
+        return self._call(Call("POST", path, where, body))
 
     def periods(self, board: str, *, window: str | None = None) -> R:
         params = {} if window is None else {"window": window}
