@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -328,4 +328,59 @@ def test_the_page_shows_subscores_and_dense_ranks(server: Server, browser: Brows
     expect(top.nth(2).locator(".subscore")).to_have_text(" · 12")
     expect(page.locator("#me-score")).to_have_text("200 · 12", timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#me-note")).to_contain_text("dense #2")
+    assert errors == []
+
+
+def test_the_page_shows_entry_metadata_and_a_snapshot_at_a_picked_time(
+    server: Server, browser: Browser
+) -> None:
+    """Each row shows the metadata of the submission behind it beside the name; on a board
+    with snapshots, picking a time shows the top as the latest snapshot before it kept it,
+    and "live" goes back to the live top."""
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        board = {"snapshots": {"every_seconds": 10, "k": 5}}
+        assert api.put("/v1/boards/shots", json=board, headers=AUTH).status_code == 201
+        for i, name in enumerate(NAMES[:3]):
+            body = {"player_id": f"p:{name}", "score": 100 * (i + 1), "match_id": "m",
+                    "metadata": {"car": name}}  # fmt: skip
+            assert api.post("/v1/boards/shots/scores", json=body, headers=AUTH).is_success
+        # the server takes a snapshot in the interval it is in (it looks every second)
+        deadline = datetime.now().timestamp() + 15
+        while not (taken := api.get("/v1/boards/shots/snapshots").json()["snapshots"]):
+            assert datetime.now().timestamp() < deadline, "no snapshot was taken"
+            api.get("/healthz")
+        first = taken[-1]["taken_at"]
+        body = {"player_id": "p:new", "score": 1000, "match_id": "m", "metadata": {"car": "x"}}
+        assert api.post("/v1/boards/shots/scores", json=body, headers=AUTH).is_success
+
+    errors: list[str] = []
+    page = _open(browser, server.url + "/#board=shots", errors)
+    top = page.locator("#top tbody tr")
+    expect(top).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
+    expect(top.nth(0).locator(".meta")).to_have_text("car: x")
+    expect(top.nth(1).locator(".meta")).to_have_text(f"car: {NAMES[2]}")
+    expect(page.locator("#snapshot-box")).to_be_visible()
+    # the picker takes local time to the second: a second after the first snapshot
+    local = page.evaluate(
+        """(iso) => {
+          const d = new Date(Date.parse(iso) + 1000);
+          const p = (n) => String(n).padStart(2, "0");
+          return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + "T" +
+            p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
+        }""",
+        first,
+    )
+    picked = datetime.fromisoformat(first.replace("Z", "+00:00")) + timedelta(seconds=1)
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        params = {"at": picked.replace(microsecond=0).isoformat(), "limit": 20}
+        then = api.get("/v1/boards/shots/top", params=params).json()
+    page.fill("#snapshot-at", local)
+    page.dispatch_event("#snapshot-at", "change")
+    expect(page.locator("#mode")).to_have_text("snapshot", timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator("#snapshot-note")).to_have_text("snapshot taken " + then["taken_at"])
+    expect(top).to_have_count(len(then["entries"]))
+    assert _top_players(page) == [e["player_id"] for e in then["entries"]]
+    page.click("#snapshot-live")
+    expect(top).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator("#snapshot-note")).to_be_hidden()
     assert errors == []

@@ -80,6 +80,27 @@
     return q.toString();
   }
 
+  // The metadata of the submission behind an entry, short enough for a row (all of it in
+  // the title); nothing for none.
+  function metaNote(metadata) {
+    if (!metadata || typeof metadata !== "object") return null;
+    const parts = Object.entries(metadata).map(
+      ([k, v]) => k + ": " + (typeof v === "object" ? JSON.stringify(v) : String(v)),
+    );
+    if (!parts.length) return null;
+    const span = document.createElement("span");
+    span.className = "meta";
+    const text = parts.join(" · ");
+    span.textContent = text.length > 48 ? text.slice(0, 47) + "…" : text;
+    span.title = JSON.stringify(metadata);
+    return span;
+  }
+
+  // Reads of entries ask for each one's submission metadata, shown beside its name.
+  function described(extra) {
+    return where(Object.assign({ metadata: "true" }, extra || {}));
+  }
+
   function boardPath(rest) {
     return "/v1/boards/" + encodeURIComponent(state.board.id) + rest;
   }
@@ -155,6 +176,8 @@
     name.className = "name";
     name.textContent = entry.display_name || entry.player_id;
     if (entry.display_name) name.title = entry.player_id;
+    const meta = metaNote(entry.metadata);
+    if (meta) name.append(" ", meta);
     if (entry.tier) {
       const tier = document.createElement("span");
       tier.className = "tier";
@@ -197,6 +220,8 @@
   }
 
   function renderTop(body) {
+    $("snapshot-note").hidden = !body.taken_at;
+    if (body.taken_at) $("snapshot-note").textContent = "snapshot taken " + body.taken_at;
     const tbody = $("top").querySelector("tbody");
     const previous = state.lastRanks;
     const rows = body.entries.map((e) => row(e, { previous: previous }));
@@ -258,7 +283,7 @@
 
   async function loadTop(generation) {
     const headers = state.etag ? { "If-None-Match": state.etag } : {};
-    const got = await api(boardPath("/top?" + where({ limit: LIMIT })), { headers: headers });
+    const got = await api(boardPath("/top?" + described({ limit: LIMIT })), { headers: headers });
     if (generation !== state.generation) return;
     if (got.notModified) {
       // The server confirmed the page is current.
@@ -268,6 +293,26 @@
     }
     state.etag = got.response.headers.get("ETag");
     renderTop(got.body);
+  }
+
+  // A board with `snapshots`: the top as it was at the instant picked (the latest snapshot
+  // taken at or before it), instead of live.
+  async function loadSnapshot(generation) {
+    const picked = new Date($("snapshot-at").value); // local time, as the input shows it
+    if (Number.isNaN(picked.getTime())) return;
+    const at = picked.toISOString();
+    try {
+      const got = await api(boardPath("/top?" + described({ limit: LIMIT, at: at })));
+      if (generation !== state.generation) return;
+      renderTop(got.body);
+    } catch (err) {
+      if (generation !== state.generation) return;
+      if (!(err instanceof HttpError) || err.status !== 404) throw err;
+      $("top").querySelector("tbody").replaceChildren();
+      $("top-empty").hidden = false;
+      $("snapshot-note").hidden = false;
+      $("snapshot-note").textContent = "no snapshot at or before " + at;
+    }
   }
 
   // ---- rating boards: the watched player's rating after each match -------------------
@@ -341,7 +386,7 @@
     state.playerAgain = false;
     try {
       const path = "/players/" + encodeURIComponent(state.player) + "/around?";
-      const got = await api(boardPath(path + where({ k: AROUND_K })));
+      const got = await api(boardPath(path + described({ k: AROUND_K })));
       if (generation !== state.generation) return;
       renderPlayer(got.body.player);
       if (state.board.cohort_size) guard(loadCohort(generation));
@@ -377,7 +422,7 @@
 
   async function loadFriends(generation) {
     const path = boardPath(
-      "/players/" + encodeURIComponent(state.player) + "/friends?" + where(),
+      "/players/" + encodeURIComponent(state.player) + "/friends?" + described(),
     );
     const typed = (state.friends || "")
       .split(",")
@@ -446,7 +491,7 @@
     if (state.player) extra.players = state.player;
     let source;
     try {
-      source = new EventSource(boardPath("/stream?" + where(extra)));
+      source = new EventSource(boardPath("/stream?" + described(extra)));
     } catch (_) {
       startPolling(generation);
       return;
@@ -492,8 +537,14 @@
     state.lastRanks = new Map();
     const generation = state.generation;
     if (!state.board) return;
-    setMode("connecting");
     saveHash();
+    if ($("snapshot-at").value && state.board.snapshots) {
+      setMode("snapshot");
+      guard(loadSnapshot(generation).then(() => loadPlayer(generation)));
+      return;
+    }
+    $("snapshot-note").hidden = true;
+    setMode("connecting");
     guard(
       loadTop(generation)
         .then(() => loadPlayer(generation))
@@ -554,6 +605,8 @@
     state.board = state.boards.find((b) => b.id === id) || state.boards[0] || null;
     if (!state.board) return;
     $("board").value = state.board.id;
+    $("snapshot-box").hidden = !state.board.snapshots;
+    if (!state.board.snapshots) $("snapshot-at").value = "";
     const windows = state.board.windows || ["all_time"];
     fillSelect($("window"), windows.map((w) => [windowId(w), windowLabel(w)]), state.window);
     state.window = $("window").value;
@@ -650,6 +703,11 @@
     });
     $("scope-value").addEventListener("change", () => {
       readScope();
+      connect();
+    });
+    $("snapshot-at").addEventListener("change", connect);
+    $("snapshot-live").addEventListener("click", () => {
+      $("snapshot-at").value = "";
       connect();
     });
     $("key").addEventListener("change", () => {
