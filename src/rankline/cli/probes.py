@@ -44,7 +44,10 @@ def reads(
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 1,
     endpoints: Annotated[
         str,
-        typer.Option(help="Comma-separated: rank, around, top, deep, friends (default: all)."),
+        typer.Option(
+            help="Comma-separated: rank, around, top, deep, friends, rank-meta, around-meta, "
+            "top-meta (with metadata=true), cursor (deep's page by cursor) (default: all)."
+        ),
     ] = "",
     profile: Annotated[
         str, typer.Option(help="An endpoint to run under cProfile instead (prints the top 25).")
@@ -295,6 +298,23 @@ def projection(
         probe.run(probe.Options(players, batch, seconds, data_dir, layouts))
     except ValueError as exc:
         _usage(exc)
+
+
+@probe_app.command()
+def snapshots(
+    n: Annotated[int, typer.Option(min=1, help="Players on the bench board.")] = 200_000,
+    k: Annotated[int, typer.Option(min=1, max=1000, help="Entries per snapshot.")] = 100,
+    every_seconds: Annotated[
+        int, typer.Option(min=10, help="The snapshots' interval, in seconds.")
+    ] = 60,
+    slots: Annotated[int, typer.Option(min=1, help="Snapshots to take.")] = 500,
+    database_url: _DatabaseUrl = None,
+) -> None:
+    """Top-K snapshots: bytes stored per snapshot and per day of one leaderboard, and the
+    CPU a snapshot takes (on a clock moved one interval at a time)."""
+    from rankline.bench.probe import snapshots as probe
+
+    probe.run(probe.Options(n, k, every_seconds, slots, database_url))
 
 
 @probe_app.command()

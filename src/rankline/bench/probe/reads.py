@@ -9,6 +9,7 @@ on the machine moves the figure less; on Redis it leaves out the Redis server's 
 
     rankline bench probe reads --n 200000
     rankline bench probe reads --n 200000 --profile rank    # cProfile top 25
+    rankline bench probe reads --endpoints rank,rank-meta,top,top-meta,deep,cursor
     rankline bench probe reads --n 10000000 --data-dir /tmp/rl10m  # load once, reuse
     rankline bench probe reads --redis-url redis://127.0.0.1:6379/7 --concurrency 32 \\
         --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_probe
@@ -18,12 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import cProfile
+import gc
 import pstats
 import random
 import shutil
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +40,18 @@ from rankline.settings import Settings
 from rankline.store import admin
 
 KEY = "read-probe-key"
-ENDPOINTS = ("rank", "around", "top", "deep", "friends")
+ENDPOINTS = (
+    "rank",
+    "around",
+    "top",
+    "deep",
+    "friends",
+    "rank-meta",
+    "around-meta",
+    "top-meta",
+    "cursor",
+)
+"""``-meta``: the same read with ``metadata=true``; ``cursor``: deep's page by its cursor."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +99,14 @@ def _scope(method: str, path: str, query: str = "") -> dict[str, Any]:
 
 
 async def _call(app: Any, method: str, path: str, query: str = "", body: bytes = b"") -> int:
+    return (await _answer(app, method, path, query, body))[0]
+
+
+async def _answer(
+    app: Any, method: str, path: str, query: str = "", body: bytes = b""
+) -> tuple[int, bytes]:
     status = 0
+    sent: list[bytes] = []
 
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": body, "more_body": False}
@@ -94,12 +115,16 @@ async def _call(app: Any, method: str, path: str, query: str = "", body: bytes =
         nonlocal status
         if message["type"] == "http.response.start":
             status = message["status"]
+        elif message["type"] == "http.response.body":
+            sent.append(message.get("body", b""))
 
     await app(_scope(method, path, query), receive, send)
-    return status
+    return status, b"".join(sent)
 
 
-def _requests(n: int) -> dict[str, Callable[[random.Random], tuple[str, str, str, bytes]]]:
+def _requests(
+    n: int, cursor: str = ""
+) -> dict[str, Callable[[random.Random], tuple[str, str, str, bytes]]]:
     base = f"/v1/boards/{load.BOARD_ID}"
 
     def friends(rng: random.Random) -> tuple[str, str, str, bytes]:
@@ -113,7 +138,30 @@ def _requests(n: int) -> dict[str, Callable[[random.Random], tuple[str, str, str
         "top": lambda rng: ("GET", f"{base}/top", "limit=100", b""),
         "deep": lambda rng: ("GET", f"{base}/top", f"limit=100&offset={n // 2}", b""),
         "friends": friends,
+        "rank-meta": lambda rng: (
+            "GET",
+            f"{base}/players/p:{rng.randrange(n)}",
+            "metadata=true",
+            b"",
+        ),
+        "around-meta": lambda rng: (
+            "GET",
+            f"{base}/players/p:{rng.randrange(n)}/around",
+            "k=5&metadata=true",
+            b"",
+        ),
+        "top-meta": lambda rng: ("GET", f"{base}/top", "limit=100&metadata=true", b""),
+        "cursor": lambda rng: ("GET", f"{base}/top", f"limit=100&cursor={cursor}", b""),
     }
+
+
+async def _deep_cursor(app: Any, n: int) -> str:
+    """The cursor after entry n // 2 - 1: its page is deep's page."""
+    query = f"limit=1&offset={n // 2 - 1}"
+    status, body = await _answer(app, "GET", f"/v1/boards/{load.BOARD_ID}/top", query)
+    assert status == 200, body
+    found: str = orjson.loads(body)["next"]
+    return found
 
 
 async def _measure(
@@ -165,10 +213,10 @@ async def main(args: Options) -> None:
 async def _probe(args: Options, settings: Settings) -> None:
     app = serving_app(settings)
     rng = random.Random(1)
-    requests = _requests(args.n)
-    chosen = args.endpoints.split(",") if args.endpoints else list(requests)
+    chosen = args.endpoints.split(",") if args.endpoints else list(_requests(args.n))
     async with app.running():
         await app.state.service.wait_ready()
+        requests = _requests(args.n, await _deep_cursor(app, args.n))
         for name in chosen:
             redis_before = redis_after = None
             if args.profile == name:
@@ -195,6 +243,39 @@ async def _probe(args: Options, settings: Settings) -> None:
                     f"{calls / done:.2f} EVALSHA/request, {each:.1f} µs each"
                 )
             sys.stdout.flush()
+        if any(name.endswith("-meta") for name in chosen):
+            await _metadata_memory(app.state.service, min(args.n, 20_000))
+
+
+async def _metadata_memory(service: Any, count: int) -> None:
+    """The memory the entry-metadata cache takes per entry held (tracemalloc, after a
+    collection), and the CPU of a lookup of 100 entries it does not hold (one query) and of
+    100 it holds."""
+    board = await service.boards.find(load.BOARD_ID)
+    leaderboard = service.boards.resolve(board, None, None, None).leaderboard
+    _, keys = await service.index.page(leaderboard, 0, count)
+    cache = service.entry_metadata
+    cache.forget()
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    started = time.process_time()
+    for i in range(0, len(keys), 100):
+        await cache.of(board, keys[i : i + 100])
+    missed = time.process_time() - started
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    started = time.process_time()
+    for i in range(0, len(keys), 100):
+        await cache.of(board, keys[i : i + 100])
+    hit = time.process_time() - started
+    batches = len(keys) / 100
+    print(
+        f"metadata {held / len(keys):8.0f} B per entry held ({len(keys):,} entries); "
+        f"100 entries: {missed / batches * 1e6:.0f} µs CPU looked up, "
+        f"{hit / batches * 1e6:.0f} µs held"
+    )
 
 
 async def _redis_usage(url: str | None) -> dict[str, float] | None:
