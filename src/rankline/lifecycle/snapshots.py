@@ -116,7 +116,7 @@ class Snapshots:
         current = {
             window: period.name
             for window in board.windows
-            if (period := current_period(window, now, board.seasons)) is not None
+            if (period := current_period(window, now, board.calendar)) is not None
         }
         held, _ = await self._gateway.read(lambda index: index.leaderboards(board.id))
         return sorted(lb for lb in held if current.get(lb.window) == lb.period)

@@ -33,7 +33,7 @@ class SnapshotReads:
         period = query.period
         if period is None and when is not None:
             window = query.window or board.primary_window
-            found = period_at(window, when, board.seasons) if window in board.windows else None
+            found = period_at(window, when, board.calendar) if window in board.windows else None
             if found is None:
                 raise NotFound(f"the board has no {window} period at that time")
             period = found.name

@@ -1,7 +1,7 @@
 """Top-K snapshots by time: ``rl_snapshots``, one row per leaderboard and interval.
 
-Revision ID: 0009lr
-Revises: 0006r
+Revision ID: 0010lr
+Revises: 0009lt
 Create Date: 2026-11-26
 """
 
@@ -12,8 +12,8 @@ from alembic import op
 
 from rankline.store.schema import TABLE_OPTIONS, Ident, LogPayload
 
-revision = "0009lr"
-down_revision = "0006r"
+revision = "0010lr"
+down_revision = "0009lt"
 branch_labels = None
 depends_on = None
 
