@@ -9,6 +9,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
@@ -217,3 +218,19 @@ def test_cursor_pages_match_the_model_under_concurrent_writes(
 ) -> None:
     """Each example on a board of its own (deleted after), with a service started for it."""
     asyncio.run(_run(settings, clock, initial, limit, steps))
+
+
+@pytest.mark.edge
+async def test_the_openapi_document_describes_cursors_metadata_and_snapshots(
+    client: httpx.AsyncClient,
+) -> None:
+    document = (await client.get("/openapi.json")).json()
+    schemas = document["components"]["schemas"]
+    assert {"next", "taken_at"} <= schemas["TopOut"]["properties"].keys()
+    for name in ("Entry", "FriendEntry", "PlayerOut", "PlayerStanding"):
+        assert "metadata" in schemas[name]["properties"], name
+    assert {"entry_metadata", "snapshots"} <= schemas["BoardSpec"]["properties"].keys()
+    top = document["paths"]["/v1/boards/{board_id}/top"]["get"]
+    assert {"cursor", "at", "metadata"} <= {p["name"] for p in top["parameters"]}
+    listing = document["paths"]["/v1/boards/{board_id}/snapshots"]["get"]
+    assert {"before", "limit"} <= {p["name"] for p in listing["parameters"]}
