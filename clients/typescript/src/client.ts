@@ -136,9 +136,30 @@ export class Client {
     return this.call({ method: "GET", path: `${onBoard(id, playerId)}/rating`, query });
   }
 
-  // reads: each takes window, period, scope and `after` (a 202 answer's token)
+  // reads: each takes window, period, scope and `after` (a 202 answer's token); the reads
+  // of entries take `metadata: true` for each entry's submission metadata
+  /**
+   * A top page. It carries `next` while entries follow: pass it as `cursor` for the entries
+   * after its last, however the board changed meanwhile (`pages` does). With `at` (an
+   * instant), the top as the latest snapshot taken at or before it kept it.
+   */
   top(id: string, query?: Query<"top">): Promise<Schemas["TopOut"]> {
     return this.call({ method: "GET", path: `${board(id)}/top`, query });
+  }
+
+  /** Every top page from the first (or `query.cursor`), following each page's `next`. */
+  async *pages(id: string, query: Query<"top"> = {}): AsyncGenerator<Schemas["TopOut"]> {
+    let page = await this.top(id, query);
+    yield page;
+    while (page.next) {
+      page = await this.top(id, { ...query, offset: undefined, cursor: page.next });
+      yield page;
+    }
+  }
+
+  /** A leaderboard's top-K snapshots (`taken_at`, `total`, `entries`), newest first. */
+  snapshots(id: string, query?: Query<"snapshots">): Promise<Schemas["SnapshotsOut"]> {
+    return this.call({ method: "GET", path: `${board(id)}/snapshots`, query });
   }
 
   /** The player's view: rank, competition rank, percentile, movement; 404 without an entry. */

@@ -176,6 +176,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{board_id}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The top-K snapshots of a leaderboard, newest first */
+        get: operations["snapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{board_id}/periods": {
         parameters: {
             query?: never;
@@ -710,6 +727,26 @@ export interface components {
             schedule?: components["schemas"]["ScheduleSpec"] | null;
             /** @default null */
             subscore?: ("asc" | "desc") | null;
+            /** @default false */
+            entry_metadata?: boolean;
+            /** @default null */
+            snapshots?: components["schemas"]["SnapshotSpec"] | null;
+        };
+        /**
+         * WindowSpec
+         * @description A window given as an object in ``windows``: ``{"id": "daily", "timezone": ...}`` sets
+         *         the time zone of a calendar window (``daily``, ``weekly``, ``monthly``);
+         *         ``{"id": "friday-event", "cron": "0 18 * * FRI", "timezone": ...}`` is a cron window,
+         *         whose periods run from one firing to the next (``rankline.cron``).
+         */
+        WindowSpec: {
+            id: string;
+            /** @default null */
+            cron?: string | null;
+            /** @default null */
+            timezone?: string | null;
+            /** @default null */
+            retention_days?: number | null;
         };
         /**
          * WindowSpec
@@ -785,6 +822,28 @@ export interface components {
             ends_at: string;
             /** @default null */
             every_seconds?: number | null;
+        };
+        /**
+         * SnapshotSpec
+         * @description The top ``k`` of each live leaderboard, stored every ``every_seconds`` and kept
+         *         ``keep_days`` (``rankline.lifecycle.snapshots``).
+         */
+        SnapshotSpec: {
+            /**
+             * Format: int64
+             * @default 60
+             */
+            every_seconds?: number;
+            /**
+             * Format: int64
+             * @default 100
+             */
+            k?: number;
+            /**
+             * Format: int64
+             * @default 7
+             */
+            keep_days?: number;
         };
         /**
          * ScoreIn
@@ -910,6 +969,10 @@ export interface components {
             tier?: string | null;
             /** @default null */
             tier_total?: number | null;
+            /** @default null */
+            next?: string | null;
+            /** @default null */
+            taken_at?: string | null;
             entries: components["schemas"]["Entry"][];
         };
         /** Entry */
@@ -929,6 +992,8 @@ export interface components {
             tier?: string | null;
             /** @default null */
             dense_rank?: number | null;
+            /** @default null */
+            metadata?: Record<string, unknown> | null;
         };
         /**
          * PlayerOut
@@ -969,6 +1034,8 @@ export interface components {
             dense_rank?: number | null;
             previous_rank: number | null;
             best_rank: number | null;
+            /** @default null */
+            metadata?: Record<string, unknown> | null;
         };
         /** AroundOut */
         AroundOut: {
@@ -1011,6 +1078,8 @@ export interface components {
             dense_rank?: number | null;
             previous_rank: number | null;
             best_rank: number | null;
+            /** @default null */
+            metadata?: Record<string, unknown> | null;
         };
         /**
          * RankOfOut
@@ -1095,6 +1164,8 @@ export interface components {
             dense_rank?: number | null;
             previous_rank: number | null;
             best_rank: number | null;
+            /** @default null */
+            metadata?: Record<string, unknown> | null;
             /** Format: int64 */
             friends_rank: number;
         };
@@ -1115,6 +1186,8 @@ export interface components {
             tier?: string | null;
             /** @default null */
             dense_rank?: number | null;
+            /** @default null */
+            metadata?: Record<string, unknown> | null;
             /** Format: int64 */
             friends_rank: number;
         };
@@ -1139,6 +1212,23 @@ export interface components {
             /** @default false */
             archived?: boolean;
             entries: components["schemas"]["Entry"][];
+        };
+        /** SnapshotsOut */
+        SnapshotsOut: {
+            board: string;
+            window: string;
+            period: string;
+            scope: string;
+            snapshots: components["schemas"]["SnapshotOut"][];
+        };
+        /** SnapshotOut */
+        SnapshotOut: {
+            /** @description RFC 3339 time in UTC, e.g. 2026-11-21T22:30:00.000Z */
+            taken_at: string;
+            /** Format: int64 */
+            total: number;
+            /** Format: int64 */
+            entries: number;
         };
         /** PeriodsOut */
         PeriodsOut: {
@@ -2371,12 +2461,18 @@ export interface operations {
                 scope?: string;
                 /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
                 after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
                 /** @description 1..1000, default 100. */
                 limit?: number;
                 /** @description Entries to skip, default 0. */
                 offset?: number;
+                /** @description The `next` of an earlier page: the entries after that page's last one (instead of an offset; stable while the board changes). */
+                cursor?: string;
                 /** @description Only the entries of this tier of the board's `tiers`. */
                 tier?: string;
+                /** @description An instant (RFC 3339): the top as the latest snapshot taken at or before it kept it, with `taken_at` (boards with `snapshots`; 404 when none); the period defaults to the one containing the instant. */
+                at?: string;
             };
             header?: {
                 /** @description An ETag of an earlier answer: 304 without a body while the page is unchanged. */
@@ -2513,6 +2609,8 @@ export interface operations {
                 scope?: string;
                 /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
                 after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
             };
             header?: never;
             path: {
@@ -2761,6 +2859,8 @@ export interface operations {
                 scope?: string;
                 /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
                 after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
                 /** @description 0..100, default 5. */
                 k?: number;
             };
@@ -3013,6 +3113,8 @@ export interface operations {
                 scope?: string;
                 /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
                 after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
                 /** @description 0..5000; default all. */
                 k?: number;
             };
@@ -3139,6 +3241,8 @@ export interface operations {
                 scope?: string;
                 /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
                 after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
             };
             header?: never;
             path: {
@@ -3267,6 +3371,8 @@ export interface operations {
                 scope?: string;
                 /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
                 after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
             };
             header?: never;
             path: {
@@ -3288,6 +3394,130 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RanksOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    snapshots: {
+        parameters: {
+            query?: {
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
+                window?: string;
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
+                period?: string;
+                /** @description global (default) or dimension:value, e.g. region:EU. */
+                scope?: string;
+                /** @description 1..1000, default 100. */
+                limit?: number;
+                /** @description Only snapshots taken before this instant (RFC 3339). */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotsOut"];
                 };
             };
             /** @description Malformed JSON */
@@ -3629,6 +3859,8 @@ export interface operations {
                 scope?: string;
                 /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
                 after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
                 /** @description Entries in each `top` event, 1..100, default 10. */
                 limit?: number;
                 /** @description Up to 50 comma-separated player ids to watch. */

@@ -246,3 +246,28 @@ test("the stream sends the top, then each change of it and of a watched player",
   stream.close();
   assert.equal((await events.next()).done, true);
 });
+
+test("pages follow cursors, entries carry their submission's metadata", async () => {
+  const board = fresh("cursor");
+  await admin.putBoard(board, {});
+  for (let i = 0; i < 5; i += 1) {
+    await admin.submit(board, {
+      player_id: `p:${i}`,
+      score: 100 - i,
+      match_id: "m",
+      metadata: { car: `c${i}` },
+    });
+  }
+  const seen = [];
+  for await (const page of reader.pages(board, { limit: 2, metadata: true })) {
+    seen.push(...page.entries.map((e) => [e.player_id, e.metadata.car]));
+  }
+  assert.deepEqual(seen, [
+    ["p:0", "c0"],
+    ["p:1", "c1"],
+    ["p:2", "c2"],
+    ["p:3", "c3"],
+    ["p:4", "c4"],
+  ]);
+  await assert.rejects(reader.snapshots(board), (e) => e instanceof ApiError && e.status === 404);
+});
