@@ -334,3 +334,31 @@ async def test_reflection_lists_and_describes_the_service(
         described = [descriptor_pb2.FileDescriptorProto.FromString(f) for f in files]
         [found] = [f for f in described if f.name == "rankline/v1/rankline.proto"]
         assert "GetTop" in {m.name for m in found.service[0].method}
+
+
+# --- cursors, entry metadata and snapshots ---------------------------------------------
+
+
+@pytest.mark.edge
+async def test_cursors_metadata_and_snapshots_over_grpc(
+    settings: Settings, clock: ManualClock
+) -> None:
+    settings = settings.model_copy(update={"snapshot_check_seconds": 0})
+    async with rig(settings, clock) as r:
+        spec = pb.BoardSpec(snapshots=pb.SnapshotSpec(every_seconds=10, k=2))
+        await r.stub.PutBoard(pb.PutBoardRequest(board_id="arena", body=spec), metadata=METADATA)
+        for i in range(3):
+            body = _score(f"p{i}", 10 - i)
+            body.metadata.update({"car": f"c{i}"})
+            await r.stub.SubmitScore(
+                pb.SubmitScoreRequest(board_id="arena", body=body), metadata=METADATA
+            )
+        first = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", limit=2, metadata=True))
+        assert [as_json(e)["metadata"] for e in first.entries] == [{"car": "c0"}, {"car": "c1"}]
+        rest = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", cursor=first.next))
+        assert [e.player_id for e in rest.entries] == ["p2"] and not rest.HasField("next")
+        await r.app.state.service.snapshots.take_due()
+        listed = await r.stub.ListSnapshots(pb.ListSnapshotsRequest(board_id="arena"))
+        [snapshot] = listed.snapshots
+        then = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", at=snapshot.taken_at))
+        assert then.taken_at == snapshot.taken_at and len(then.entries) == 2

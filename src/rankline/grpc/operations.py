@@ -58,6 +58,7 @@ RPCS: dict[str, tuple[str, str]] = {
     "GetTournamentAround": ("GET", "/v1/tournaments/{tournament_id}/players/{player_id}/around"),
     "GetTournamentResults": ("GET", "/v1/tournaments/{tournament_id}/results"),
     "ListDeliveries": ("GET", "/v1/boards/{board_id}/deliveries"),
+    "ListSnapshots": ("GET", "/v1/boards/{board_id}/snapshots"),
 }
 """Each RPC and its HTTP operation (method, path template)."""
 

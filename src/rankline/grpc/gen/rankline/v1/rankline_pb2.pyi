@@ -75,7 +75,7 @@ class SubmitScoresResponse(_message.Message):
     def __init__(self, result: _Optional[_Union[BatchOut, _Mapping]] = ..., accepted: _Optional[_Union[AcceptedOut, _Mapping]] = ...) -> None: ...
 
 class GetTopRequest(_message.Message):
-    __slots__ = ("board_id", "window", "period", "scope", "after", "limit", "offset", "tier")
+    __slots__ = ("board_id", "window", "period", "scope", "after", "limit", "offset", "tier", "metadata", "cursor", "at")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +84,9 @@ class GetTopRequest(_message.Message):
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     TIER_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     window: str
     period: str
@@ -92,26 +95,31 @@ class GetTopRequest(_message.Message):
     limit: int
     offset: int
     tier: str
-    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., tier: _Optional[str] = ...) -> None: ...
+    metadata: bool
+    cursor: str
+    at: str
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., tier: _Optional[str] = ..., metadata: _Optional[bool] = ..., cursor: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
 
 class GetPlayerRequest(_message.Message):
-    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after")
+    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "metadata")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     AFTER_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     player_id: str
     window: str
     period: str
     scope: str
     after: str
-    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ...) -> None: ...
+    metadata: bool
+    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., metadata: _Optional[bool] = ...) -> None: ...
 
 class GetAroundRequest(_message.Message):
-    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "k")
+    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "k", "metadata")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
@@ -119,6 +127,7 @@ class GetAroundRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     AFTER_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     player_id: str
     window: str
@@ -126,7 +135,8 @@ class GetAroundRequest(_message.Message):
     scope: str
     after: str
     k: int
-    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., k: _Optional[int] = ...) -> None: ...
+    metadata: bool
+    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., k: _Optional[int] = ..., metadata: _Optional[bool] = ...) -> None: ...
 
 class GetRankOfRequest(_message.Message):
     __slots__ = ("board_id", "window", "period", "scope", "after", "score", "subscore")
@@ -147,7 +157,7 @@ class GetRankOfRequest(_message.Message):
     def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., score: _Optional[int] = ..., subscore: _Optional[int] = ...) -> None: ...
 
 class GetFriendsRequest(_message.Message):
-    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "body")
+    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "body", "metadata")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
@@ -155,6 +165,7 @@ class GetFriendsRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     AFTER_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     player_id: str
     window: str
@@ -162,23 +173,26 @@ class GetFriendsRequest(_message.Message):
     scope: str
     after: str
     body: FriendsIn
-    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., body: _Optional[_Union[FriendsIn, _Mapping]] = ...) -> None: ...
+    metadata: bool
+    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., body: _Optional[_Union[FriendsIn, _Mapping]] = ..., metadata: _Optional[bool] = ...) -> None: ...
 
 class GetRanksRequest(_message.Message):
-    __slots__ = ("board_id", "window", "period", "scope", "after", "body")
+    __slots__ = ("board_id", "window", "period", "scope", "after", "body", "metadata")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     AFTER_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     window: str
     period: str
     scope: str
     after: str
     body: RanksIn
-    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., body: _Optional[_Union[RanksIn, _Mapping]] = ...) -> None: ...
+    metadata: bool
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., body: _Optional[_Union[RanksIn, _Mapping]] = ..., metadata: _Optional[bool] = ...) -> None: ...
 
 class ListPeriodsRequest(_message.Message):
     __slots__ = ("board_id", "window")
@@ -201,7 +215,7 @@ class ListDeliveriesRequest(_message.Message):
     def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("board_id", "window", "period", "scope", "after", "limit", "players")
+    __slots__ = ("board_id", "window", "period", "scope", "after", "limit", "players", "metadata")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
@@ -209,6 +223,7 @@ class WatchRequest(_message.Message):
     AFTER_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     window: str
     period: str
@@ -216,7 +231,8 @@ class WatchRequest(_message.Message):
     after: str
     limit: int
     players: str
-    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., limit: _Optional[int] = ..., players: _Optional[str] = ...) -> None: ...
+    metadata: bool
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., limit: _Optional[int] = ..., players: _Optional[str] = ..., metadata: _Optional[bool] = ...) -> None: ...
 
 class PutProfileRequest(_message.Message):
     __slots__ = ("player_id", "body")
@@ -285,7 +301,7 @@ class UnbanPlayerRequest(_message.Message):
     def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class GetStoredFriendsRequest(_message.Message):
-    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "k")
+    __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "k", "metadata")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
@@ -293,6 +309,7 @@ class GetStoredFriendsRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     AFTER_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     player_id: str
     window: str
@@ -300,7 +317,8 @@ class GetStoredFriendsRequest(_message.Message):
     scope: str
     after: str
     k: int
-    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., k: _Optional[int] = ...) -> None: ...
+    metadata: bool
+    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., k: _Optional[int] = ..., metadata: _Optional[bool] = ...) -> None: ...
 
 class SubmitMatchRequest(_message.Message):
     __slots__ = ("board_id", "respond_async", "body")
@@ -512,7 +530,7 @@ class BoardsOut(_message.Message):
     def __init__(self, boards: _Optional[_Iterable[_Union[BoardSpec, _Mapping]]] = ...) -> None: ...
 
 class BoardSpec(_message.Message):
-    __slots__ = ("id", "title", "order", "policy", "windows", "seasons", "scopes", "retention_days", "grace_seconds", "min_score", "max_score", "status", "rating", "metadata", "shards", "tiers", "dense_rank", "cohort_size", "schedule", "subscore", "timezone", "webhook")
+    __slots__ = ("id", "title", "order", "policy", "windows", "seasons", "scopes", "retention_days", "grace_seconds", "min_score", "max_score", "status", "rating", "metadata", "shards", "tiers", "dense_rank", "cohort_size", "schedule", "subscore", "timezone", "webhook", "entry_metadata", "snapshots")
     ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     ORDER_FIELD_NUMBER: _ClassVar[int]
@@ -535,6 +553,8 @@ class BoardSpec(_message.Message):
     SUBSCORE_FIELD_NUMBER: _ClassVar[int]
     TIMEZONE_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_METADATA_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
     id: str
     title: str
     order: str
@@ -557,7 +577,9 @@ class BoardSpec(_message.Message):
     subscore: str
     timezone: str
     webhook: BoardWebhookSpec
-    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., order: _Optional[str] = ..., policy: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., seasons: _Optional[_Iterable[_Union[SeasonSpec, _Mapping]]] = ..., scopes: _Optional[_Iterable[str]] = ..., retention_days: _Optional[_Union[RetentionDays, _Mapping]] = ..., grace_seconds: _Optional[int] = ..., min_score: _Optional[int] = ..., max_score: _Optional[int] = ..., status: _Optional[str] = ..., rating: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., shards: _Optional[int] = ..., tiers: _Optional[_Iterable[_Union[TierSpec, _Mapping]]] = ..., dense_rank: _Optional[bool] = ..., cohort_size: _Optional[int] = ..., schedule: _Optional[_Union[ScheduleSpec, _Mapping]] = ..., subscore: _Optional[str] = ..., timezone: _Optional[str] = ..., webhook: _Optional[_Union[BoardWebhookSpec, _Mapping]] = ...) -> None: ...
+    entry_metadata: bool
+    snapshots: SnapshotSpec
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., order: _Optional[str] = ..., policy: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., seasons: _Optional[_Iterable[_Union[SeasonSpec, _Mapping]]] = ..., scopes: _Optional[_Iterable[str]] = ..., retention_days: _Optional[_Union[RetentionDays, _Mapping]] = ..., grace_seconds: _Optional[int] = ..., min_score: _Optional[int] = ..., max_score: _Optional[int] = ..., status: _Optional[str] = ..., rating: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., shards: _Optional[int] = ..., tiers: _Optional[_Iterable[_Union[TierSpec, _Mapping]]] = ..., dense_rank: _Optional[bool] = ..., cohort_size: _Optional[int] = ..., schedule: _Optional[_Union[ScheduleSpec, _Mapping]] = ..., subscore: _Optional[str] = ..., timezone: _Optional[str] = ..., webhook: _Optional[_Union[BoardWebhookSpec, _Mapping]] = ..., entry_metadata: _Optional[bool] = ..., snapshots: _Optional[_Union[SnapshotSpec, _Mapping]] = ...) -> None: ...
 
 class BoardWebhookSpec(_message.Message):
     __slots__ = ("url", "secret", "top")
@@ -733,7 +755,7 @@ class BatchResultOut(_message.Message):
     def __init__(self, index: _Optional[int] = ..., player_id: _Optional[str] = ..., match_id: _Optional[str] = ..., applied: _Optional[bool] = ..., duplicate: _Optional[bool] = ..., previous_score: _Optional[int] = ..., score: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[StandingOut, _Mapping]]] = ..., error: _Optional[_Union[Problem, _Mapping]] = ...) -> None: ...
 
 class TopOut(_message.Message):
-    __slots__ = ("board", "window", "period", "scope", "total", "as_of", "period_ends_at", "closes_at", "degraded", "archived", "tier", "tier_total", "entries")
+    __slots__ = ("board", "window", "period", "scope", "total", "as_of", "period_ends_at", "closes_at", "degraded", "archived", "tier", "tier_total", "entries", "next", "taken_at")
     BOARD_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
@@ -747,6 +769,8 @@ class TopOut(_message.Message):
     TIER_FIELD_NUMBER: _ClassVar[int]
     TIER_TOTAL_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_AT_FIELD_NUMBER: _ClassVar[int]
     board: str
     window: str
     period: str
@@ -760,10 +784,12 @@ class TopOut(_message.Message):
     tier: str
     tier_total: int
     entries: _containers.RepeatedCompositeFieldContainer[Entry]
-    def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., total: _Optional[int] = ..., as_of: _Optional[str] = ..., period_ends_at: _Optional[str] = ..., closes_at: _Optional[str] = ..., degraded: _Optional[bool] = ..., archived: _Optional[bool] = ..., tier: _Optional[str] = ..., tier_total: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ...) -> None: ...
+    next: str
+    taken_at: str
+    def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., total: _Optional[int] = ..., as_of: _Optional[str] = ..., period_ends_at: _Optional[str] = ..., closes_at: _Optional[str] = ..., degraded: _Optional[bool] = ..., archived: _Optional[bool] = ..., tier: _Optional[str] = ..., tier_total: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ..., next: _Optional[str] = ..., taken_at: _Optional[str] = ...) -> None: ...
 
 class Entry(_message.Message):
-    __slots__ = ("rank", "player_id", "score", "achieved_at", "subscore", "display_name", "tier", "dense_rank")
+    __slots__ = ("rank", "player_id", "score", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "metadata")
     RANK_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -772,6 +798,7 @@ class Entry(_message.Message):
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     TIER_FIELD_NUMBER: _ClassVar[int]
     DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     rank: int
     player_id: str
     score: int
@@ -780,10 +807,11 @@ class Entry(_message.Message):
     display_name: str
     tier: str
     dense_rank: int
-    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class PlayerOut(_message.Message):
-    __slots__ = ("board", "window", "period", "scope", "total", "as_of", "period_ends_at", "closes_at", "degraded", "archived", "player_id", "score", "rank", "competition_rank", "percentile", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "previous_rank", "best_rank")
+    __slots__ = ("board", "window", "period", "scope", "total", "as_of", "period_ends_at", "closes_at", "degraded", "archived", "player_id", "score", "rank", "competition_rank", "percentile", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "previous_rank", "best_rank", "metadata")
     BOARD_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
@@ -806,6 +834,7 @@ class PlayerOut(_message.Message):
     DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_RANK_FIELD_NUMBER: _ClassVar[int]
     BEST_RANK_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     board: str
     window: str
     period: str
@@ -828,7 +857,8 @@ class PlayerOut(_message.Message):
     dense_rank: int
     previous_rank: int
     best_rank: int
-    def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., total: _Optional[int] = ..., as_of: _Optional[str] = ..., period_ends_at: _Optional[str] = ..., closes_at: _Optional[str] = ..., degraded: _Optional[bool] = ..., archived: _Optional[bool] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., competition_rank: _Optional[int] = ..., percentile: _Optional[float] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., previous_rank: _Optional[int] = ..., best_rank: _Optional[int] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., total: _Optional[int] = ..., as_of: _Optional[str] = ..., period_ends_at: _Optional[str] = ..., closes_at: _Optional[str] = ..., degraded: _Optional[bool] = ..., archived: _Optional[bool] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., competition_rank: _Optional[int] = ..., percentile: _Optional[float] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., previous_rank: _Optional[int] = ..., best_rank: _Optional[int] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class AroundOut(_message.Message):
     __slots__ = ("board", "window", "period", "scope", "total", "as_of", "period_ends_at", "closes_at", "degraded", "archived", "player", "entries")
@@ -859,7 +889,7 @@ class AroundOut(_message.Message):
     def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., total: _Optional[int] = ..., as_of: _Optional[str] = ..., period_ends_at: _Optional[str] = ..., closes_at: _Optional[str] = ..., degraded: _Optional[bool] = ..., archived: _Optional[bool] = ..., player: _Optional[_Union[PlayerStanding, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[Entry, _Mapping]]] = ...) -> None: ...
 
 class PlayerStanding(_message.Message):
-    __slots__ = ("player_id", "score", "rank", "competition_rank", "percentile", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "previous_rank", "best_rank")
+    __slots__ = ("player_id", "score", "rank", "competition_rank", "percentile", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "previous_rank", "best_rank", "metadata")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
@@ -872,6 +902,7 @@ class PlayerStanding(_message.Message):
     DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_RANK_FIELD_NUMBER: _ClassVar[int]
     BEST_RANK_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     score: int
     rank: int
@@ -884,7 +915,8 @@ class PlayerStanding(_message.Message):
     dense_rank: int
     previous_rank: int
     best_rank: int
-    def __init__(self, player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., competition_rank: _Optional[int] = ..., percentile: _Optional[float] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., previous_rank: _Optional[int] = ..., best_rank: _Optional[int] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., competition_rank: _Optional[int] = ..., percentile: _Optional[float] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., previous_rank: _Optional[int] = ..., best_rank: _Optional[int] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class RankOfOut(_message.Message):
     __slots__ = ("board", "window", "period", "scope", "total", "as_of", "period_ends_at", "closes_at", "degraded", "archived", "score", "rank", "competition_rank", "percentile", "tier", "dense_rank", "subscore")
@@ -963,7 +995,7 @@ class FriendsOut(_message.Message):
     def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., total: _Optional[int] = ..., as_of: _Optional[str] = ..., period_ends_at: _Optional[str] = ..., closes_at: _Optional[str] = ..., degraded: _Optional[bool] = ..., archived: _Optional[bool] = ..., player: _Optional[_Union[FriendPlayer, _Mapping]] = ..., friends_total: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[FriendEntry, _Mapping]]] = ...) -> None: ...
 
 class FriendPlayer(_message.Message):
-    __slots__ = ("player_id", "score", "rank", "competition_rank", "percentile", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "previous_rank", "best_rank", "friends_rank")
+    __slots__ = ("player_id", "score", "rank", "competition_rank", "percentile", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "previous_rank", "best_rank", "friends_rank", "metadata")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
@@ -977,6 +1009,7 @@ class FriendPlayer(_message.Message):
     PREVIOUS_RANK_FIELD_NUMBER: _ClassVar[int]
     BEST_RANK_FIELD_NUMBER: _ClassVar[int]
     FRIENDS_RANK_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     score: int
     rank: int
@@ -990,10 +1023,11 @@ class FriendPlayer(_message.Message):
     previous_rank: int
     best_rank: int
     friends_rank: int
-    def __init__(self, player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., competition_rank: _Optional[int] = ..., percentile: _Optional[float] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., previous_rank: _Optional[int] = ..., best_rank: _Optional[int] = ..., friends_rank: _Optional[int] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., competition_rank: _Optional[int] = ..., percentile: _Optional[float] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., previous_rank: _Optional[int] = ..., best_rank: _Optional[int] = ..., friends_rank: _Optional[int] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class FriendEntry(_message.Message):
-    __slots__ = ("rank", "player_id", "score", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "friends_rank")
+    __slots__ = ("rank", "player_id", "score", "achieved_at", "subscore", "display_name", "tier", "dense_rank", "friends_rank", "metadata")
     RANK_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -1003,6 +1037,7 @@ class FriendEntry(_message.Message):
     TIER_FIELD_NUMBER: _ClassVar[int]
     DENSE_RANK_FIELD_NUMBER: _ClassVar[int]
     FRIENDS_RANK_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     rank: int
     player_id: str
     score: int
@@ -1012,7 +1047,8 @@ class FriendEntry(_message.Message):
     tier: str
     dense_rank: int
     friends_rank: int
-    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., friends_rank: _Optional[int] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., achieved_at: _Optional[str] = ..., subscore: _Optional[int] = ..., display_name: _Optional[str] = ..., tier: _Optional[str] = ..., dense_rank: _Optional[int] = ..., friends_rank: _Optional[int] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class RanksIn(_message.Message):
     __slots__ = ("player_ids",)
@@ -1579,3 +1615,53 @@ class DeliveryOut(_message.Message):
     next_attempt_at: str
     last_error: str
     def __init__(self, id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., state: _Optional[str] = ..., attempts: _Optional[int] = ..., created_at: _Optional[str] = ..., delivered_at: _Optional[str] = ..., next_attempt_at: _Optional[str] = ..., last_error: _Optional[str] = ...) -> None: ...
+
+class ListSnapshotsRequest(_message.Message):
+    __slots__ = ("board_id", "window", "period", "scope", "limit", "before")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    window: str
+    period: str
+    scope: str
+    limit: int
+    before: str
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ...) -> None: ...
+
+class SnapshotSpec(_message.Message):
+    __slots__ = ("every_seconds", "k", "keep_days")
+    EVERY_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    KEEP_DAYS_FIELD_NUMBER: _ClassVar[int]
+    every_seconds: int
+    k: int
+    keep_days: int
+    def __init__(self, every_seconds: _Optional[int] = ..., k: _Optional[int] = ..., keep_days: _Optional[int] = ...) -> None: ...
+
+class SnapshotOut(_message.Message):
+    __slots__ = ("taken_at", "total", "entries")
+    TAKEN_AT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    taken_at: str
+    total: int
+    entries: int
+    def __init__(self, taken_at: _Optional[str] = ..., total: _Optional[int] = ..., entries: _Optional[int] = ...) -> None: ...
+
+class SnapshotsOut(_message.Message):
+    __slots__ = ("board", "window", "period", "scope", "snapshots")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    window: str
+    period: str
+    scope: str
+    snapshots: _containers.RepeatedCompositeFieldContainer[SnapshotOut]
+    def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., snapshots: _Optional[_Iterable[_Union[SnapshotOut, _Mapping]]] = ...) -> None: ...

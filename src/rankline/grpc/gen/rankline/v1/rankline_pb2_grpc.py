@@ -220,6 +220,11 @@ class RanklineStub:
                 request_serializer=rankline_dot_v1_dot_rankline__pb2.ListDeliveriesRequest.SerializeToString,
                 response_deserializer=rankline_dot_v1_dot_rankline__pb2.DeliveriesOut.FromString,
                 _registered_method=True)
+        self.ListSnapshots = channel.unary_unary(
+                '/rankline.v1.Rankline/ListSnapshots',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.ListSnapshotsRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.SnapshotsOut.FromString,
+                _registered_method=True)
 
 
 class RanklineServicer:
@@ -484,6 +489,13 @@ class RanklineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListSnapshots(self, request, context):
+        """The top-K snapshots of a leaderboard, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RanklineServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -671,6 +683,11 @@ def add_RanklineServicer_to_server(servicer, server):
                     servicer.ListDeliveries,
                     request_deserializer=rankline_dot_v1_dot_rankline__pb2.ListDeliveriesRequest.FromString,
                     response_serializer=rankline_dot_v1_dot_rankline__pb2.DeliveriesOut.SerializeToString,
+            ),
+            'ListSnapshots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSnapshots,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.ListSnapshotsRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.SnapshotsOut.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1672,6 +1689,33 @@ class Rankline:
             '/rankline.v1.Rankline/ListDeliveries',
             rankline_dot_v1_dot_rankline__pb2.ListDeliveriesRequest.SerializeToString,
             rankline_dot_v1_dot_rankline__pb2.DeliveriesOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSnapshots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/ListSnapshots',
+            rankline_dot_v1_dot_rankline__pb2.ListSnapshotsRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.SnapshotsOut.FromString,
             options,
             channel_credentials,
             insecure,
