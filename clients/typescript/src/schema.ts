@@ -748,22 +748,6 @@ export interface components {
             /** @default null */
             retention_days?: number | null;
         };
-        /**
-         * WindowSpec
-         * @description A window given as an object in ``windows``: ``{"id": "daily", "timezone": ...}`` sets
-         *         the time zone of a calendar window (``daily``, ``weekly``, ``monthly``);
-         *         ``{"id": "friday-event", "cron": "0 18 * * FRI", "timezone": ...}`` is a cron window,
-         *         whose periods run from one firing to the next (``rankline.cron``).
-         */
-        WindowSpec: {
-            id: string;
-            /** @default null */
-            cron?: string | null;
-            /** @default null */
-            timezone?: string | null;
-            /** @default null */
-            retention_days?: number | null;
-        };
         /** SeasonSpec */
         SeasonSpec: {
             id: string;

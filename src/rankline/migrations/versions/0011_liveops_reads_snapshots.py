@@ -1,7 +1,7 @@
 """Top-K snapshots by time: ``rl_snapshots``, one row per leaderboard and interval.
 
-Revision ID: 0010lr
-Revises: 0009lt
+Revision ID: 0011lr
+Revises: 0010m
 Create Date: 2026-11-26
 """
 
@@ -12,8 +12,8 @@ from alembic import op
 
 from rankline.store.schema import TABLE_OPTIONS, Ident, LogPayload
 
-revision = "0010lr"
-down_revision = "0009lt"
+revision = "0011lr"
+down_revision = "0010m"
 branch_labels = None
 depends_on = None
 
