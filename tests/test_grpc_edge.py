@@ -135,6 +135,38 @@ async def test_keys_kinds_and_board_scoping(settings: Settings, clock: ManualClo
             r.stub.BanPlayer(pb.BanPlayerRequest(player_id="p"), metadata=scoped),
             grpc.StatusCode.PERMISSION_DENIED,
         )
+        # Moderation: a limited key acts on its boards only, and names one of them to read
+        # the audit log and the dead letters.
+        removal = pb.RemoveEntryRequest(board_id="game-b-1", player_id="p")
+        await _refused(
+            r.stub.RemoveEntry(removal, metadata=scoped), grpc.StatusCode.PERMISSION_DENIED
+        )
+        await _refused(
+            r.stub.RemoveEntry(removal, metadata=reader), grpc.StatusCode.PERMISSION_DENIED
+        )
+        reset = pb.ResetBoardRequest(board_id="game-a-1")
+        await _refused(r.stub.ResetBoard(reset), grpc.StatusCode.UNAUTHENTICATED)
+        void = pb.VoidMatchRequest(board_id="game-a-1", match_id="m-p")
+        assert list((await r.stub.VoidMatch(void, metadata=scoped)).players) == ["p"]
+        problem, _ = await _refused(  # voided already
+            r.stub.VoidMatch(void, metadata=scoped), grpc.StatusCode.FAILED_PRECONDITION
+        )
+        http = await r.http.post(
+            "/v1/boards/game-a-1/matches/m-p/void", headers={"Authorization": "Bearer scoped"}
+        )
+        assert http.status_code == 409 and problem == clean(http.json())
+        await _refused(
+            r.stub.ListAuditEntries(pb.ListAuditEntriesRequest(), metadata=scoped),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        )
+        await _refused(
+            r.stub.ListDeadLetters(pb.ListDeadLettersRequest(board="game-b-1"), metadata=scoped),
+            grpc.StatusCode.PERMISSION_DENIED,
+        )
+        mine = await r.stub.ListAuditEntries(
+            pb.ListAuditEntriesRequest(board="game-a-1"), metadata=scoped
+        )
+        assert [i.action for i in mine.items] == ["match.void", "board.create"]
 
 
 # --- errors -----------------------------------------------------------------------------
@@ -167,6 +199,31 @@ async def test_invalid_input_carries_the_problem_of_http(
         )
         await _refused(
             r.stub.GetTop(pb.GetTopRequest(board_id="Bad Id")), grpc.StatusCode.INVALID_ARGUMENT
+        )
+        # A reason too long, on a moderation call and on an audited write (then not made).
+        long = "x" * 1001
+        removal = pb.RemoveEntryRequest(board_id="arena", player_id="p", reason=long)
+        problem, _ = await _refused(
+            r.stub.RemoveEntry(removal, metadata=METADATA), grpc.StatusCode.INVALID_ARGUMENT
+        )
+        assert problem["errors"][0]["loc"] == ["query", "reason"]
+        reset = pb.ResetBoardRequest(board_id="arena", body=pb.ResetIn(reason=long))
+        problem, _ = await _refused(
+            r.stub.ResetBoard(reset, metadata=METADATA), grpc.StatusCode.INVALID_ARGUMENT
+        )
+        assert problem["errors"][0]["loc"] == ["body", "reason"]
+        await _refused(
+            r.stub.DeleteBoard(
+                pb.DeleteBoardRequest(board_id="arena", reason=long), metadata=METADATA
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        )
+        assert (await r.stub.GetBoard(pb.GetBoardRequest(board_id="arena"))).id == "arena"
+        await _refused(
+            r.stub.VoidMatch(
+                pb.VoidMatchRequest(board_id="arena", match_id="no spaces"), metadata=METADATA
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
         )
 
 

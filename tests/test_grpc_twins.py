@@ -15,6 +15,7 @@ import pytest
 from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
+from rankline.store.dead_letters import DeadLetter
 
 STARTS, ENDS = "2026-11-21T11:00:00.000Z", "2026-11-22T12:00:00.000Z"
 
@@ -37,9 +38,9 @@ async def _http(r: Rig, method: str, url: str, body: Any = None, **params: Any) 
     return clean(response.json())
 
 
-async def _mirror(r: Rig, method: str, url: str, body: Any = None) -> Any:
+async def _mirror(r: Rig, method: str, url: str, body: Any = None, **params: Any) -> Any:
     """The HTTP answer of the same write on the mirror (a board or tournament of its own)."""
-    return _named(await _http(r, method, url, body), MIRROR)
+    return _named(await _http(r, method, url, body, **params), MIRROR)
 
 
 def _result(message: Any) -> Any:
@@ -143,6 +144,37 @@ async def _writes(r: Rig) -> None:
         )
         url = "/v1/tournaments/cup-mirror/scores"
         assert as_json(answer) == await _mirror(r, "POST", url, item)
+
+
+async def _moderation(r: Rig) -> None:
+    """The same moderation through gRPC (arena) and through HTTP (its mirror): the same
+    answers. Neither is repeated: a second removal finds nothing, a second void is 409."""
+    removal = pb.RemoveEntryRequest(board_id="arena", player_id="d", reason="cheating")
+    answer = await r.stub.RemoveEntry(removal, metadata=METADATA)
+    url = "/v1/boards/mirror/players/d"
+    assert as_json(answer) == await _mirror(r, "DELETE", url, reason="cheating")
+    assert answer.removed > 0
+    narrow = {"window": "all_time", "scope": "region:NA"}
+    removal = pb.RemoveEntryRequest(board_id="arena", player_id="a", **narrow)
+    answer = await r.stub.RemoveEntry(removal, metadata=METADATA)
+    assert as_json(answer) == await _mirror(r, "DELETE", "/v1/boards/mirror/players/a", **narrow)
+    assert answer.removed == 1
+    void = pb.VoidMatchRequest(board_id="arena", match_id="m1", body=pb.VoidIn(reason="bot"))
+    answer = await r.stub.VoidMatch(void, metadata=METADATA)
+    url = "/v1/boards/mirror/matches/m1/void"
+    assert as_json(answer) == await _mirror(r, "POST", url, {"reason": "bot"})
+    assert list(answer.players) == ["b"]
+    answer = await r.stub.VoidMatch(  # no body, as over HTTP
+        pb.VoidMatchRequest(board_id="arena", match_id="b"), metadata=METADATA
+    )
+    assert as_json(answer) == await _mirror(r, "POST", "/v1/boards/mirror/matches/b/void")
+    assert list(answer.players) == ["q0", "q1", "q2"]
+    reset = {"window": "daily", "reason": "restart"}
+    answer = await r.stub.ResetBoard(
+        pb.ResetBoardRequest(board_id="arena", body=pb.ResetIn(**reset)), metadata=METADATA
+    )
+    assert as_json(answer) == await _mirror(r, "POST", "/v1/boards/mirror/reset", reset)
+    assert answer.removed > 0
 
 
 READS: list[tuple[str, Any, str, str, Any, dict[str, Any]]] = [
@@ -303,11 +335,51 @@ async def test_every_rpc_answers_as_its_http_twin(settings: Settings, clock: Man
             await r.stub.GetTournamentResults(pb.GetTournamentResultsRequest(tournament_id="cup"))
         assert refused.value.code() == grpc.StatusCode.NOT_FOUND
         assert (await r.http.get("/v1/tournaments/cup/results")).status_code == 404
+        await _moderation(r)
         # The deletions: gone both ways.
         await r.stub.DeleteTournament(
-            pb.DeleteTournamentRequest(tournament_id="cup"), metadata=METADATA
+            pb.DeleteTournamentRequest(tournament_id="cup", reason="over"), metadata=METADATA
         )
         await r.stub.ErasePlayer(pb.ErasePlayerRequest(player_id="c"), metadata=METADATA)
         await r.stub.DeleteBoard(pb.DeleteBoardRequest(board_id="elo"), metadata=METADATA)
         for url in ("/v1/tournaments/cup", "/v1/boards/elo", "/v1/boards/arena/players/c"):
             assert (await r.http.get(url)).status_code == 404, url
+        # The audit log of all that (a reason given over gRPC is kept), and the dead letters.
+        letter = DeadLetter("arena", "z", "mz", 0, 1, "board frozen", '{"score": 5}', 1)
+        await r.app.state.service.dead_letters.add([letter])
+        for name, request, url, params in [
+            ("ListAuditEntries", pb.ListAuditEntriesRequest(limit=5), "/v1/audit", {"limit": 5}),
+            (
+                "ListAuditEntries",
+                pb.ListAuditEntriesRequest(board="arena", player="d"),
+                "/v1/audit",
+                {"board": "arena", "player": "d"},
+            ),
+            (
+                "ListDeadLetters",
+                pb.ListDeadLettersRequest(board="arena", limit=1),
+                "/v1/dead-letters",
+                {"board": "arena", "limit": 1},
+            ),
+        ]:
+            answer = await getattr(r.stub, name)(request, metadata=METADATA)
+            assert as_json(answer) == await _http(r, "GET", url, **params), name
+        page = await r.stub.ListAuditEntries(pb.ListAuditEntriesRequest(limit=5), metadata=METADATA)
+        assert [(i.action, i.reason) for i in page.items][:2] == [
+            ("board.delete", ""),
+            ("player.erase", ""),
+        ]
+        assert ("tournament.delete", "over") in [(i.action, i.reason) for i in page.items]
+        older = await r.stub.ListAuditEntries(
+            pb.ListAuditEntriesRequest(limit=5, cursor=page.next), metadata=METADATA
+        )
+        assert as_json(older) == await _http(r, "GET", "/v1/audit", limit=5, cursor=page.next)
+        [removed] = (
+            await r.stub.ListAuditEntries(
+                pb.ListAuditEntriesRequest(board="arena", player="d"), metadata=METADATA
+            )
+        ).items
+        assert (removed.action, removed.reason) == ("entry.remove", "cheating")
+        assert (await r.stub.ListDeadLetters(pb.ListDeadLettersRequest(), metadata=METADATA)).items[
+            0
+        ].submission["score"] == 5

@@ -59,6 +59,11 @@ RPCS: dict[str, tuple[str, str]] = {
     "GetTournamentResults": ("GET", "/v1/tournaments/{tournament_id}/results"),
     "ListDeliveries": ("GET", "/v1/boards/{board_id}/deliveries"),
     "ListSnapshots": ("GET", "/v1/boards/{board_id}/snapshots"),
+    "RemoveEntry": ("DELETE", "/v1/boards/{board_id}/players/{player_id}"),
+    "ResetBoard": ("POST", "/v1/boards/{board_id}/reset"),
+    "VoidMatch": ("POST", "/v1/boards/{board_id}/matches/{match_id}/void"),
+    "ListAuditEntries": ("GET", "/v1/audit"),
+    "ListDeadLetters": ("GET", "/v1/dead-letters"),
 }
 """Each RPC and its HTTP operation (method, path template)."""
 

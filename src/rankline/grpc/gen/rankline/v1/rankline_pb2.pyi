@@ -13,12 +13,14 @@ class ListBoardsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class PutBoardRequest(_message.Message):
-    __slots__ = ("board_id", "body")
+    __slots__ = ("board_id", "body", "reason")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     board_id: str
     body: BoardSpec
-    def __init__(self, board_id: _Optional[str] = ..., body: _Optional[_Union[BoardSpec, _Mapping]] = ...) -> None: ...
+    reason: str
+    def __init__(self, board_id: _Optional[str] = ..., body: _Optional[_Union[BoardSpec, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class PutBoardResponse(_message.Message):
     __slots__ = ("result", "created")
@@ -35,10 +37,12 @@ class GetBoardRequest(_message.Message):
     def __init__(self, board_id: _Optional[str] = ...) -> None: ...
 
 class DeleteBoardRequest(_message.Message):
-    __slots__ = ("board_id",)
+    __slots__ = ("board_id", "reason")
     BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     board_id: str
-    def __init__(self, board_id: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, board_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class SubmitScoreRequest(_message.Message):
     __slots__ = ("board_id", "respond_async", "body")
@@ -257,10 +261,12 @@ class GetProfileRequest(_message.Message):
     def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class ErasePlayerRequest(_message.Message):
-    __slots__ = ("player_id",)
+    __slots__ = ("player_id", "reason")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     player_id: str
-    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class GetHistoryRequest(_message.Message):
     __slots__ = ("player_id", "board", "limit", "cursor")
@@ -289,16 +295,20 @@ class GetFriendListRequest(_message.Message):
     def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class BanPlayerRequest(_message.Message):
-    __slots__ = ("player_id",)
+    __slots__ = ("player_id", "reason")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     player_id: str
-    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class UnbanPlayerRequest(_message.Message):
-    __slots__ = ("player_id",)
+    __slots__ = ("player_id", "reason")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     player_id: str
-    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class GetStoredFriendsRequest(_message.Message):
     __slots__ = ("board_id", "player_id", "window", "period", "scope", "after", "k", "metadata")
@@ -373,12 +383,14 @@ class ListTournamentsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class PutTournamentRequest(_message.Message):
-    __slots__ = ("tournament_id", "body")
+    __slots__ = ("tournament_id", "body", "reason")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     body: TournamentSpec
-    def __init__(self, tournament_id: _Optional[str] = ..., body: _Optional[_Union[TournamentSpec, _Mapping]] = ...) -> None: ...
+    reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., body: _Optional[_Union[TournamentSpec, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class PutTournamentResponse(_message.Message):
     __slots__ = ("result", "created")
@@ -395,10 +407,12 @@ class GetTournamentRequest(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
 
 class DeleteTournamentRequest(_message.Message):
-    __slots__ = ("tournament_id",)
+    __slots__ = ("tournament_id", "reason")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
-    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class JoinTournamentRequest(_message.Message):
     __slots__ = ("tournament_id", "body")
@@ -463,6 +477,60 @@ class GetTournamentResultsRequest(_message.Message):
     tournament_id: str
     edition: str
     def __init__(self, tournament_id: _Optional[str] = ..., edition: _Optional[str] = ...) -> None: ...
+
+class RemoveEntryRequest(_message.Message):
+    __slots__ = ("board_id", "player_id", "window", "period", "scope", "reason")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    player_id: str
+    window: str
+    period: str
+    scope: str
+    reason: str
+    def __init__(self, board_id: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ResetBoardRequest(_message.Message):
+    __slots__ = ("board_id", "body")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    body: ResetIn
+    def __init__(self, board_id: _Optional[str] = ..., body: _Optional[_Union[ResetIn, _Mapping]] = ...) -> None: ...
+
+class VoidMatchRequest(_message.Message):
+    __slots__ = ("board_id", "match_id", "body")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    match_id: str
+    body: VoidIn
+    def __init__(self, board_id: _Optional[str] = ..., match_id: _Optional[str] = ..., body: _Optional[_Union[VoidIn, _Mapping]] = ...) -> None: ...
+
+class ListAuditEntriesRequest(_message.Message):
+    __slots__ = ("board", "player", "limit", "cursor")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    player: str
+    limit: int
+    cursor: str
+    def __init__(self, board: _Optional[str] = ..., player: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListDeadLettersRequest(_message.Message):
+    __slots__ = ("board", "limit")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    limit: int
+    def __init__(self, board: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class WatchEvent(_message.Message):
     __slots__ = ("top", "player", "error")
@@ -1665,3 +1733,101 @@ class SnapshotsOut(_message.Message):
     scope: str
     snapshots: _containers.RepeatedCompositeFieldContainer[SnapshotOut]
     def __init__(self, board: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., snapshots: _Optional[_Iterable[_Union[SnapshotOut, _Mapping]]] = ...) -> None: ...
+
+class ResetIn(_message.Message):
+    __slots__ = ("window", "scope", "reason")
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    window: str
+    scope: str
+    reason: str
+    def __init__(self, window: _Optional[str] = ..., scope: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RemovedOut(_message.Message):
+    __slots__ = ("board", "player_id", "window", "period", "scope", "removed")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    player_id: str
+    window: str
+    period: str
+    scope: str
+    removed: int
+    def __init__(self, board: _Optional[str] = ..., player_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., removed: _Optional[int] = ...) -> None: ...
+
+class VoidIn(_message.Message):
+    __slots__ = ("reason",)
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    def __init__(self, reason: _Optional[str] = ...) -> None: ...
+
+class VoidedOut(_message.Message):
+    __slots__ = ("board", "match_id", "players")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    match_id: str
+    players: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, board: _Optional[str] = ..., match_id: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AuditOut(_message.Message):
+    __slots__ = ("items", "next")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[AuditItemOut]
+    next: str
+    def __init__(self, items: _Optional[_Iterable[_Union[AuditItemOut, _Mapping]]] = ..., next: _Optional[str] = ...) -> None: ...
+
+class AuditItemOut(_message.Message):
+    __slots__ = ("id", "at", "actor", "action", "board", "player_id", "match_id", "reason", "detail")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    at: str
+    actor: str
+    action: str
+    board: str
+    player_id: str
+    match_id: str
+    reason: str
+    detail: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., at: _Optional[str] = ..., actor: _Optional[str] = ..., action: _Optional[str] = ..., board: _Optional[str] = ..., player_id: _Optional[str] = ..., match_id: _Optional[str] = ..., reason: _Optional[str] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class DeadLettersOut(_message.Message):
+    __slots__ = ("total", "items")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    items: _containers.RepeatedCompositeFieldContainer[DeadLetterOut]
+    def __init__(self, total: _Optional[int] = ..., items: _Optional[_Iterable[_Union[DeadLetterOut, _Mapping]]] = ...) -> None: ...
+
+class DeadLetterOut(_message.Message):
+    __slots__ = ("id", "failed_at", "board", "player_id", "match_id", "reason", "submission")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    FAILED_AT_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SUBMISSION_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    failed_at: str
+    board: str
+    player_id: str
+    match_id: str
+    reason: str
+    submission: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., failed_at: _Optional[str] = ..., board: _Optional[str] = ..., player_id: _Optional[str] = ..., match_id: _Optional[str] = ..., reason: _Optional[str] = ..., submission: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...

@@ -225,6 +225,31 @@ class RanklineStub:
                 request_serializer=rankline_dot_v1_dot_rankline__pb2.ListSnapshotsRequest.SerializeToString,
                 response_deserializer=rankline_dot_v1_dot_rankline__pb2.SnapshotsOut.FromString,
                 _registered_method=True)
+        self.RemoveEntry = channel.unary_unary(
+                '/rankline.v1.Rankline/RemoveEntry',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.RemoveEntryRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.RemovedOut.FromString,
+                _registered_method=True)
+        self.ResetBoard = channel.unary_unary(
+                '/rankline.v1.Rankline/ResetBoard',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.ResetBoardRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.RemovedOut.FromString,
+                _registered_method=True)
+        self.VoidMatch = channel.unary_unary(
+                '/rankline.v1.Rankline/VoidMatch',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.VoidMatchRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.VoidedOut.FromString,
+                _registered_method=True)
+        self.ListAuditEntries = channel.unary_unary(
+                '/rankline.v1.Rankline/ListAuditEntries',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.ListAuditEntriesRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.AuditOut.FromString,
+                _registered_method=True)
+        self.ListDeadLetters = channel.unary_unary(
+                '/rankline.v1.Rankline/ListDeadLetters',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.ListDeadLettersRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.DeadLettersOut.FromString,
+                _registered_method=True)
 
 
 class RanklineServicer:
@@ -496,6 +521,41 @@ class RanklineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RemoveEntry(self, request, context):
+        """Remove a player's entry from a board (every leaderboard, or those named).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResetBoard(self, request, context):
+        """Restart the current period of a board's window.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VoidMatch(self, request, context):
+        """Void a match: undo every submission under its id, as if never submitted.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAuditEntries(self, request, context):
+        """The audit log of changes made by hand, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDeadLetters(self, request, context):
+        """Submissions taken asynchronously that could not be applied, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RanklineServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -688,6 +748,31 @@ def add_RanklineServicer_to_server(servicer, server):
                     servicer.ListSnapshots,
                     request_deserializer=rankline_dot_v1_dot_rankline__pb2.ListSnapshotsRequest.FromString,
                     response_serializer=rankline_dot_v1_dot_rankline__pb2.SnapshotsOut.SerializeToString,
+            ),
+            'RemoveEntry': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveEntry,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.RemoveEntryRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.RemovedOut.SerializeToString,
+            ),
+            'ResetBoard': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResetBoard,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.ResetBoardRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.RemovedOut.SerializeToString,
+            ),
+            'VoidMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.VoidMatch,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.VoidMatchRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.VoidedOut.SerializeToString,
+            ),
+            'ListAuditEntries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAuditEntries,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.ListAuditEntriesRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.AuditOut.SerializeToString,
+            ),
+            'ListDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeadLetters,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.ListDeadLettersRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.DeadLettersOut.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1716,6 +1801,141 @@ class Rankline:
             '/rankline.v1.Rankline/ListSnapshots',
             rankline_dot_v1_dot_rankline__pb2.ListSnapshotsRequest.SerializeToString,
             rankline_dot_v1_dot_rankline__pb2.SnapshotsOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveEntry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/RemoveEntry',
+            rankline_dot_v1_dot_rankline__pb2.RemoveEntryRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.RemovedOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResetBoard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/ResetBoard',
+            rankline_dot_v1_dot_rankline__pb2.ResetBoardRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.RemovedOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VoidMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/VoidMatch',
+            rankline_dot_v1_dot_rankline__pb2.VoidMatchRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.VoidedOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAuditEntries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/ListAuditEntries',
+            rankline_dot_v1_dot_rankline__pb2.ListAuditEntriesRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.AuditOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/ListDeadLetters',
+            rankline_dot_v1_dot_rankline__pb2.ListDeadLettersRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.DeadLettersOut.FromString,
             options,
             channel_credentials,
             insecure,
