@@ -52,8 +52,14 @@ async def _writes(r: Rig) -> None:
     """The same writes through gRPC (arena, elo, cup) and through HTTP (their mirrors): the
     same answers."""
     zoned = {"id": "daily", "timezone": "Europe/Paris"}
-    spec = {"title": "Arena", "scopes": ["region"], "windows": ["all_time", zoned]}
-    board = pb.BoardSpec(title="Arena", scopes=["region"])
+    snapshots = {"every_seconds": 60, "k": 2}
+    spec = {
+        "title": "Arena",
+        "scopes": ["region"],
+        "windows": ["all_time", zoned],
+        "snapshots": snapshots,
+    }
+    board = pb.BoardSpec(title="Arena", scopes=["region"], snapshots=pb.SnapshotSpec(**snapshots))
     board.windows.add().string_value = "all_time"  # a window's name, or its object
     board.windows.add().struct_value.update(zoned)
     put = await r.stub.PutBoard(pb.PutBoardRequest(board_id="arena", body=board), metadata=METADATA)
@@ -197,6 +203,40 @@ READS: list[tuple[str, Any, str, str, Any, dict[str, Any]]] = [
         {"scope": "region:EU", "window": "daily"},
     ),
     (
+        "GetTop",
+        pb.GetTopRequest(board_id="arena", limit=2, metadata=True),
+        "GET",
+        "/v1/boards/arena/top",
+        None,
+        {"limit": 2, "metadata": "true"},
+    ),
+    (
+        "GetAround",
+        pb.GetAroundRequest(board_id="arena", player_id="d", k=1, metadata=True),
+        "GET",
+        "/v1/boards/arena/players/d/around",
+        None,
+        {"k": 1, "metadata": "true"},
+    ),
+    (
+        "GetFriends",
+        pb.GetFriendsRequest(
+            board_id="arena", player_id="a", body=pb.FriendsIn(friends=["b"]), metadata=True
+        ),
+        "POST",
+        "/v1/boards/arena/players/a/friends",
+        {"friends": ["b"]},
+        {"metadata": "true"},
+    ),
+    (
+        "ListSnapshots",
+        pb.ListSnapshotsRequest(board_id="arena"),
+        "GET",
+        "/v1/boards/arena/snapshots",
+        None,
+        {},
+    ),
+    (
         "GetPlayer",
         pb.GetPlayerRequest(board_id="arena", player_id="a"),
         "GET",
@@ -324,12 +364,28 @@ READS: list[tuple[str, Any, str, str, Any, dict[str, Any]]] = [
 
 
 async def test_every_rpc_answers_as_its_http_twin(settings: Settings, clock: ManualClock) -> None:
+    settings = settings.model_copy(update={"snapshot_check_seconds": 0})  # taken by the test
     async with rig(settings, clock) as r:
         await _writes(r)
+        assert await r.app.state.service.snapshots.take_due()
         for name, request, method, url, body, params in READS:
             answer = await getattr(r.stub, name)(request, metadata=METADATA)
             assert as_json(answer) == await _http(r, method, url, body, **params), name
             assert as_json(answer), name  # an answer with content, not an empty message
+        # A page after a cursor, and the top as a snapshot kept it.
+        first = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", limit=2))
+        assert first.next and not first.entries[0].HasField("metadata")  # when asked only
+        after = pb.GetTopRequest(board_id="arena", limit=2, cursor=first.next)
+        answer = await r.stub.GetTop(after)
+        http = await _http(r, "GET", "/v1/boards/arena/top", limit=2, cursor=first.next)
+        assert as_json(answer) == http and answer.entries[0].rank == 3
+        [snapshot, *_] = (
+            await r.stub.ListSnapshots(pb.ListSnapshotsRequest(board_id="arena"))
+        ).snapshots
+        answer = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", at=snapshot.taken_at))
+        http = await _http(r, "GET", "/v1/boards/arena/top", at=snapshot.taken_at)
+        assert as_json(answer) == http and answer.taken_at == snapshot.taken_at
+        assert len(answer.entries) == 2  # the snapshot's k
         # An edition that has not ended has no results: the same 404 both ways.
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await r.stub.GetTournamentResults(pb.GetTournamentResultsRequest(tournament_id="cup"))
