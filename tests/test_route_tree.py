@@ -51,7 +51,12 @@ def test_the_tree_finds_what_starlette_finds(method: str, segments: list[str]) -
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: f"{e.method} {e.path}")
 def test_every_v1_route_is_found_with_its_parameters(endpoint: Endpoint) -> None:
-    values = (("board_id", "b-1"), ("player_id", "p:7"), ("tournament_id", "t-1"))
+    values = (
+        ("board_id", "b-1"),
+        ("player_id", "p:7"),
+        ("tournament_id", "t-1"),
+        ("match_id", "m-3"),
+    )
     path = endpoint.path
     for name, value in values:
         path = path.replace("{" + name + "}", value)
