@@ -111,7 +111,8 @@ async def test_every_read_refuses_an_unknown_query_parameter(
         assert ("GET" if path != "ranks" else "POST", f"/v1/boards/{{board_id}}/{path}") in reads
     assert {("GET", "/v1/boards"), ("GET", "/v1/players/{player_id}")} <= reads
     assert ("GET", "/v1/players/{player_id}/history") in reads
-    await put_board(client, "arena")
+    # (with snapshots kept, so that listing them answers)
+    await put_board(client, "arena", snapshots={"every_seconds": 60, "k": 10, "keep_days": 1})
     await submit(client, "arena", "p0", 5)
     await put_board(client, "chess", policy="rating", rating={"system": "elo"})
     match = {

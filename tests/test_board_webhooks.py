@@ -20,6 +20,7 @@ from procs import Server
 from rankline import ManualClock, Settings
 from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.events import BoardEvents
+from rankline.lifecycle.webhooks import LEASE_SECONDS
 from rankline.store.deliveries import BoardDeliveries
 from rankline.store.sql import SqlStore
 from webhook_receiver import receiver
@@ -223,7 +224,9 @@ def test_events_pending_at_a_kill_9_are_sent_once_after_the_restart(tmp_path: Pa
                 got.failures = 0  # the receiver accepts from now on
             second.start()
             second.wait_ready()
-            _wait(lambda: len(got.acknowledged()) >= 3, 40, "the events after the restart")
+            # an event the killed server had claimed waits for its lease to run out
+            after = LEASE_SECONDS + 20
+            _wait(lambda: len(got.acknowledged()) >= 3, after, "the events after the restart")
             time.sleep(1.0)  # ten more delivery steps: none may send again
             with httpx.Client(base_url=second.url, headers=AUTH, timeout=10) as c:
                 listed = c.get("/v1/boards/cup/deliveries").json()["deliveries"]

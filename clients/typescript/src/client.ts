@@ -162,6 +162,14 @@ export class Client {
     return this.call({ method: "GET", path: `${board(id)}/snapshots`, query });
   }
 
+  /**
+   * The board webhook's period-close events and their delivery state, newest first (needs the
+   * server key).
+   */
+  deliveries(id: string, query?: Query<"deliveries">): Promise<Schemas["DeliveriesOut"]> {
+    return this.call({ method: "GET", path: `${board(id)}/deliveries`, query, write: true });
+  }
+
   /** The player's view: rank, competition rank, percentile, movement; 404 without an entry. */
   player(id: string, playerId: string, query?: Query<"player">): Promise<Schemas["PlayerOut"]> {
     return this.call({ method: "GET", path: onBoard(id, playerId), query });

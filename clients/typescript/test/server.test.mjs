@@ -271,3 +271,15 @@ test("pages follow cursors, entries carry their submission's metadata", async ()
   ]);
   await assert.rejects(reader.snapshots(board), (e) => e instanceof ApiError && e.status === 404);
 });
+
+test("a board's webhook deliveries are listed with the server key only", async () => {
+  const board = fresh("hook");
+  await admin.putBoard(board, {
+    windows: ["all_time", "daily"],
+    webhook: { url: "http://127.0.0.1:9/hook", secret: "s3cret-s3cret-s3cret" },
+  });
+  const listed = await admin.deliveries(board, { window: "daily" });
+  assert.equal(listed.board, board);
+  assert.deepEqual(listed.deliveries, []);
+  await assert.rejects(reader.deliveries(board), (e) => e instanceof ApiError && e.status === 401);
+});

@@ -21,8 +21,10 @@ from urllib.parse import parse_qs
 import msgspec
 from starlette.types import Receive, Scope, Send
 
+from rankline import ordering
 from rankline.bench.load import BOARD_ID, Dataset
 from rankline.clock import SystemClock, format_time
+from rankline.reading.cursors import encode_cursor
 
 _encoder = msgspec.json.Encoder()
 _HEADERS = [(b"content-type", b"application/json")]
@@ -112,7 +114,11 @@ class LeanApp:
             offset = int(params.get("offset", 0))
             limit = int(params.get("limit", 100))
             entries = board.entries(offset, offset + limit)
-            return 200, _encoder.encode(head | {"entries": entries})
+            page = head | {"entries": entries}
+            if entries and offset + limit < len(board.keys):  # a cursor to the next page
+                score, at, player = board.keys[offset + limit - 1]
+                page["next"] = encode_cursor(ordering.encode(-score, at, player, "desc"))
+            return 200, _encoder.encode(page)
         if not rest.startswith("players/"):
             return 404, _NOT_FOUND
         player, _, tail = rest[len("players/") :].partition("/")
