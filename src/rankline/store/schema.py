@@ -278,6 +278,20 @@ tournament_submissions = Table(
 )
 """Each submission counted against ``max_submissions`` (a retry of one is not counted again)."""
 
+
+def _delivery_columns() -> list[Column[Any]]:
+    """The delivery state of a webhook outbox's row (``rankline.lifecycle.webhooks``): when it
+    was delivered, its attempts, when it is next due, who holds its lease, its last error."""
+    return [
+        Column("delivered_at", BigInteger, nullable=True),
+        Column("attempts", Integer, nullable=False),
+        Column("next_attempt_at", BigInteger, nullable=False),
+        Column("lease_owner", Ident(128), nullable=True),
+        Column("lease_until", BigInteger, nullable=True),
+        Column("last_error", Text, nullable=True),
+    ]
+
+
 tournament_results = Table(
     "rl_tournament_results",
     metadata,
@@ -286,12 +300,7 @@ tournament_results = Table(
     Column("body", Text, nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Column("webhook_url", Text, nullable=True),
-    Column("delivered_at", BigInteger, nullable=True),
-    Column("attempts", Integer, nullable=False),
-    Column("next_attempt_at", BigInteger, nullable=False),
-    Column("lease_owner", Ident(128), nullable=True),
-    Column("lease_until", BigInteger, nullable=True),
-    Column("last_error", Text, nullable=True),
+    *_delivery_columns(),
     PrimaryKeyConstraint("tournament_id", "edition"),
     **TABLE_OPTIONS,
 )
@@ -308,12 +317,7 @@ board_deliveries = Table(
     Column("body", Text, nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Column("webhook_url", Text, nullable=False),
-    Column("delivered_at", BigInteger, nullable=True),
-    Column("attempts", Integer, nullable=False),
-    Column("next_attempt_at", BigInteger, nullable=False),
-    Column("lease_owner", Ident(128), nullable=True),
-    Column("lease_until", BigInteger, nullable=True),
-    Column("last_error", Text, nullable=True),
+    *_delivery_columns(),
     PrimaryKeyConstraint("board_id", "window", "period", "scope"),
     Index("ix_rl_board_deliveries_due", "delivered_at", "next_attempt_at"),
     **TABLE_OPTIONS,
