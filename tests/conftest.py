@@ -89,10 +89,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark each test ``services`` and ``slow`` by what it uses; the slow tests of a module
     share one xdist group (one worker runs them, and their module's fixtures once).
     Deselect the cases of a ``cases`` test beyond its first on any stack but the edge's."""
-    extra = [item for item in items if _extra_case(item)]
+    extra = {id(item) for item in items if _extra_case(item)}
     if extra:
-        config.hook.pytest_deselected(items=extra)
-        items[:] = [item for item in items if not _extra_case(item)]
+        config.hook.pytest_deselected(items=[item for item in items if id(item) in extra])
+        items[:] = [item for item in items if id(item) not in extra]
     for item in items:
         if not isinstance(item, pytest.Function):
             continue
