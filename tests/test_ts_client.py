@@ -7,6 +7,7 @@ lock it installed); Node and npm come from the machine (scripts/ensure-tools.sh)
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import re
@@ -28,6 +29,10 @@ SERVER_KEY = "ts-client-key"
 AUTH = {"Authorization": f"Bearer {SERVER_KEY}"}
 CHROMIUM = "/usr/bin/chromium"
 
+# npm ci empties node_modules and tsc rewrites dist/: one worker builds, and every test of this
+# module runs on it (a second worker building beside it reads half-written files)
+pytestmark = pytest.mark.slow
+
 
 def _run(*argv: str, env: dict[str, str] | None = None, timeout: float = 180) -> str:
     tool = shutil.which(argv[0])
@@ -47,13 +52,16 @@ def _run(*argv: str, env: dict[str, str] | None = None, timeout: float = 180) ->
 
 @pytest.fixture(scope="module")
 def built() -> Path:
-    """node_modules as package-lock.json says, and dist/ built from src/."""
+    """node_modules as package-lock.json says, and dist/ built from src/; under a file lock, so
+    that two pytest runs in one checkout never build over each other."""
     lock = hashlib.sha256((PACKAGE / "package-lock.json").read_bytes()).hexdigest()[:16]
     stamp = PACKAGE / "node_modules" / f".rankline-lock-{lock}"
-    if not stamp.exists():
-        _run("npm", "ci", "--no-audit", "--no-fund")
-        stamp.touch()
-    _run("npm", "run", "build")
+    with (PACKAGE / ".build.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not stamp.exists():
+            _run("npm", "ci", "--no-audit", "--no-fund")
+            stamp.touch()
+        _run("npm", "run", "build")
     return PACKAGE / "dist"
 
 
