@@ -64,13 +64,21 @@ def reads(
             "--reuse", help="With --database-url: the database holds the players already."
         ),
     ] = False,
+    served: Annotated[
+        bool,
+        typer.Option(
+            "--served",
+            help="Through the app as `rankline serve` serves it: with request ids (and JSON "
+            "logs or traces when the environment asks for them).",
+        ),
+    ] = False,
 ) -> None:
     """CPU time of each read endpoint, called in process through the serving app (no
     sockets, no HTTP parsing): rankline's own share of a request, in µs per request."""
     from rankline.bench.probe import reads as probe
 
     options = probe.Options(
-        n, count, concurrency, endpoints, profile, data_dir, database_url, redis_url, reuse
+        n, count, concurrency, endpoints, profile, data_dir, database_url, redis_url, reuse, served
     )
     try:
         probe.run(options)

@@ -10,6 +10,7 @@ on the machine moves the figure less; on Redis it leaves out the Redis server's 
     rankline bench probe reads --n 200000
     rankline bench probe reads --n 200000 --profile rank    # cProfile top 25
     rankline bench probe reads --endpoints rank,rank-meta,top,top-meta,deep,cursor
+    rankline bench probe reads --served    # as `rankline serve` serves it: with request ids
     rankline bench probe reads --n 10000000 --data-dir /tmp/rl10m  # load once, reuse
     rankline bench probe reads --redis-url redis://127.0.0.1:6379/7 --concurrency 32 \\
         --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_probe
@@ -36,6 +37,7 @@ import orjson
 
 from rankline.bench import load
 from rankline.http.app import serving_app
+from rankline.observability import observe
 from rankline.settings import Settings
 from rankline.store import admin
 
@@ -65,6 +67,8 @@ class Options:
     database_url: str | None = None
     redis_url: str | None = None
     reuse: bool = False
+    served: bool = False
+    """Through ``observe``'s wrapper, as a server serves the app (request ids)."""
 
 
 def run(options: Options) -> None:
@@ -212,6 +216,9 @@ async def main(args: Options) -> None:
 
 async def _probe(args: Options, settings: Settings) -> None:
     app = serving_app(settings)
+    called: Any = app
+    if args.served:
+        called = observe(app, log_level=settings.log_level, log_format=settings.log_format)
     rng = random.Random(1)
     chosen = args.endpoints.split(",") if args.endpoints else list(_requests(args.n))
     async with app.running():
@@ -222,12 +229,12 @@ async def _probe(args: Options, settings: Settings) -> None:
             if args.profile == name:
                 profiler = cProfile.Profile()
                 profiler.enable()
-                per = await _measure(app, requests[name], args.count, rng, args.concurrency)
+                per = await _measure(called, requests[name], args.count, rng, args.concurrency)
                 profiler.disable()
                 pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
             else:
                 redis_before = await _redis_usage(settings.redis_url)
-                per = await _measure(app, requests[name], args.count, rng, args.concurrency)
+                per = await _measure(called, requests[name], args.count, rng, args.concurrency)
                 redis_after = await _redis_usage(settings.redis_url)
             at_once = f"{args.count} requests, {args.concurrency} at a time"
             print(f"{name:8} {per:8.1f} µs CPU/request  (n={args.n:,}, {at_once})")
