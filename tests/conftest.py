@@ -85,6 +85,7 @@ def _module_fixtures(item: pytest.Function) -> list[Callable[..., Any]]:
     return found
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook appends them to node ids)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test ``services`` and ``slow`` by what it uses; the slow tests of a module
     share one xdist group (one worker runs them, and their module's fixtures once).
@@ -107,6 +108,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name in sorted(marks):
             if item.get_closest_marker(name) is None:
                 item.add_marker(name)
+    # the long groups first: the workers take them while the many short tests are left to
+    # even out the end (a sort by this key keeps the collection order otherwise)
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+
+
+_UNGROUPED = pytest.StashKey[bool]()
+
+
+class _GroupCheck:
+    """Under ``--dist loadgroup``, a grouped test whose node id did not get its group (a
+    pytest that pytest-xdist cannot group on, which would spread a module's slow tests and
+    its expensive fixtures over both workers without a word) fails at setup, saying why."""
+
+    @pytest.hookimpl(trylast=True)  # after xdist's hook has added the groups
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if not config.getvalue("loadgroup"):
+            return
+        for item in items:
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+                item.stash[_UNGROUPED] = True
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if item.stash.get(_UNGROUPED, False):
+            pytest.fail(
+                "pytest-xdist did not put this test in its group: this pytest and "
+                "pytest-xdist do not work together (see the pins in pyproject.toml)",
+                pytrace=False,
+            )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_GroupCheck(), "rankline-group-check")
 
 
 def _extra_case(item: pytest.Item) -> bool:
