@@ -73,8 +73,9 @@ class Endpoint:
     not_modified: bool = False
     """Answers carry an ETag and honour If-None-Match with 304."""
     audit: str | None = None
-    """The audit log's name for what a successful call did (``rankline.http.audited``):
-    each call that succeeds is recorded, with ``?reason=`` when given."""
+    """The audit log's name for what a successful call did, for a change whose service does
+    not write its audit entry itself (``rankline.http.audited.record_call``): each call
+    that succeeds is recorded after it, with ``?reason=`` when given."""
 
     @property
     def query_names(self) -> frozenset[str]:
