@@ -131,7 +131,10 @@ async def test_a_change_and_its_audit_entry_commit_together(
     changed = {**active, "order": "asc"}
     assert_problem(await client.put("/v1/boards/arena", json=changed, headers=AUTH), 409)
 
-    # player.ban, player.unban
+    # player.ban, player.unban (a mistyped query parameter is refused before anything)
+    typo = {"reson": "ok"}
+    assert_problem(await client.post("/v1/players/p1/ban", params=typo, headers=AUTH), 422)
+    assert_problem(await client.delete("/v1/boards/arena", params=typo, headers=AUTH), 422)
     _refused(await client.post("/v1/players/p1/ban", params=refused, headers=AUTH))
     assert await ranking(client, "arena") == [("p3", 30), ("p2", 20), ("p1", 10)]
     response = await client.post("/v1/players/p1/ban", params=ok, headers=AUTH)

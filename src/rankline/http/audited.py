@@ -20,8 +20,17 @@ from rankline.store.audit import Attribution
 log = logging.getLogger("rankline.audit")
 
 
+_REASON = frozenset({"reason"})
+
+
 def attribution(request: Request) -> Attribution:
-    """The caller's key fingerprint and the request's ``?reason=`` (checked)."""
+    """The caller's key fingerprint and the request's ``?reason=`` (checked): the one query
+    parameter a change made by hand takes (any other is answered 422)."""
+    check_query(request, _REASON)
+    return _attributed(request)
+
+
+def _attributed(request: Request) -> Attribution:
     reason = check_reason(query_str(request, "reason"), ["query", "reason"])
     return Attribution(e.keys_of(request).actor(request), reason)
 
@@ -33,7 +42,7 @@ async def record_call(
     parameters other than ``known`` are refused first."""
     if request.scope["query_string"]:
         check_query(request, known)
-    by = attribution(request)
+    by = _attributed(request)
     response = await handler(request)
     if response.status_code >= 300:
         return response
