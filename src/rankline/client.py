@@ -394,7 +394,8 @@ class _Api(Generic[R]):
         return self._call(Call("POST", f"/v1/boards/{_p(board)}/reset", body=body, write=True))
 
     def void_match(self, board: str, match_id: str, *, reason: str | None = None) -> R:
-        """Undo every submission under ``match_id`` on the board, as if never submitted."""
+        """Undo every submission under ``match_id`` on the board, as if never submitted
+        (a "/" in ``match_id`` is sent percent-encoded, as every path segment is)."""
         body = {} if reason is None else {"reason": reason}
         path = f"/v1/boards/{_p(board)}/matches/{_p(match_id)}/void"
         return self._call(Call("POST", path, body=body, write=True))

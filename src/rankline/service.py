@@ -54,7 +54,7 @@ from rankline.reading.snapshots import SnapshotReads
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
-from rankline.store.audit import AuditStore
+from rankline.store.audit_log import AuditStore
 from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.store.deliveries import BoardDeliveries

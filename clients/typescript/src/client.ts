@@ -5,6 +5,7 @@ import { type Call, type ClientOptions, Http, segment } from "./http.js";
 import { LiveStream, type StreamOptions } from "./stream.js";
 import type {
   Accepted,
+  AuditQuery,
   BatchItem,
   BatchResults,
   Board,
@@ -255,6 +256,49 @@ export class Client {
   /** Erase the player everywhere: entries, history, profile. */
   erase(playerId: string): Promise<void> {
     return this.call({ method: "DELETE", path: player(playerId), write: true });
+  }
+
+  // moderation and operations (server key)
+  /** Remove a player's entry from every leaderboard of a board, or from those the `window`,
+   * `period` and `scope` name; `reason` is kept in the audit log. ApiError 404 without one. */
+  removeEntry(
+    id: string,
+    playerId: string,
+    query?: Query<"remove_entry">,
+  ): Promise<Schemas["RemovedOut"]> {
+    return this.call({ method: "DELETE", path: onBoard(id, playerId), query, write: true });
+  }
+
+  /** Restart the current period of a board's window (default its first), on every scope or
+   * on `scope` only. */
+  reset(id: string, options: Schemas["ResetIn"] = {}): Promise<Schemas["RemovedOut"]> {
+    const path = `${board(id)}/reset`;
+    return this.call({ method: "POST", path, body: options, write: true });
+  }
+
+  /** Undo every submission under `matchId` on the board, as if never submitted (a "/" in it
+   * is sent percent-encoded). ApiError 404 for a match the board never had, 409 when voided
+   * already. */
+  voidMatch(
+    id: string,
+    matchId: string,
+    options: Schemas["VoidIn"] = {},
+  ): Promise<Schemas["VoidedOut"]> {
+    const path = `${board(id)}/matches/${segment(matchId)}/void`;
+    return this.call({ method: "POST", path, body: options, write: true });
+  }
+
+  /** A page of the audit log, newest first; pass the answer's `next` as `cursor` for the
+   * older page. `player_id` names the player whose entries to list. */
+  audit(query: AuditQuery = {}): Promise<Schemas["AuditOut"]> {
+    const { player_id, ...rest } = query;
+    const where = player_id === undefined ? rest : { ...rest, player: player_id };
+    return this.call({ method: "GET", path: "/v1/audit", query: where, write: true });
+  }
+
+  /** The submissions taken asynchronously that could not be applied, newest first. */
+  deadLetters(query?: Query<"list_dead_letters">): Promise<Schemas["DeadLettersOut"]> {
+    return this.call({ method: "GET", path: "/v1/dead-letters", query, write: true });
   }
 
   // tournaments

@@ -7,6 +7,7 @@ export type { components, operations, paths } from "./schema.js";
 export { LiveStream, type StreamEvent, type StreamOptions } from "./stream.js";
 export type {
   Accepted,
+  AuditQuery,
   BatchItem,
   BatchResults,
   Board,

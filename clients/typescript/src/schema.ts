@@ -6574,7 +6574,7 @@ export interface operations {
             path: {
                 /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
                 board_id: string;
-                /** @description The match id. */
+                /** @description The match id. A "/" in it may be sent as it is or percent-encoded (%2F). */
                 match_id: string;
             };
             cookie?: never;

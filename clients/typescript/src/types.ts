@@ -27,6 +27,9 @@ export type RankOfQuery = Omit<Query<"rank_of">, "score" | "subscore"> & {
   score: Int64;
   subscore?: Int64;
 };
+/** The query of `audit`: the audit log's filters and page, the player named `player_id`
+ * (as everywhere in the client) rather than the parameter's `player`. */
+export type AuditQuery = Omit<Query<"audit_log">, "player"> & { player_id?: string };
 export type Submitted = Schemas["SubmitOut"];
 /** The 202 answer to an asynchronous submission: pass `token` as `after` to a read. */
 export type Accepted = Schemas["AcceptedOut"];

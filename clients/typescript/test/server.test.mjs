@@ -283,3 +283,62 @@ test("a board's webhook deliveries are listed with the server key only", async (
   assert.deepEqual(listed.deliveries, []);
   await assert.rejects(reader.deliveries(board), (e) => e instanceof ApiError && e.status === 401);
 });
+
+test("moderation: an entry removed, a match voided, a period reset, each in the audit log", async () => {
+  const board = fresh("moderated");
+  const [p1, p2, p3] = ["p:1", "p:2", "p:3"].map((p) => `${p}-${board}`);
+  await admin.putBoard(board, { windows: ["all_time", "daily"] });
+  for (const [player, score] of [
+    [p1, 10],
+    [p2, 20],
+    [p3, 30],
+  ]) {
+    await admin.submit(board, { player_id: player, score, match_id: "round/1" });
+  }
+  await admin.submit(board, { player_id: p1, score: 5, match_id: "m2" });
+
+  const removed = await admin.removeEntry(board, p3, { window: "daily", reason: "dup" });
+  assert.deepEqual([removed.player_id, removed.window, removed.removed], [p3, "daily", 1]);
+  const voided = await admin.voidMatch(board, "round/1", { reason: "bad server" });
+  assert.deepEqual(voided, { board, match_id: "round/1", players: [p1, p2, p3] });
+  const top = await reader.top(board);
+  assert.deepEqual(
+    top.entries.map((e) => [e.player_id, e.score]),
+    [[p1, 5]],
+  );
+  const reset = await admin.reset(board, { window: "daily" });
+  assert.deepEqual([reset.window, reset.removed], ["daily", 1]);
+  await assert.rejects(
+    admin.voidMatch(board, "round/1"),
+    (e) => e instanceof ApiError && e.status === 409,
+  );
+  await assert.rejects(
+    admin.removeEntry(board, "nobody"),
+    (e) => e instanceof ApiError && e.status === 404,
+  );
+
+  const page = await admin.audit({ board, limit: 2 });
+  assert.deepEqual(
+    page.items.map((i) => i.action),
+    ["board.reset", "match.void"],
+  );
+  assert.equal(page.items[1].reason, "bad server");
+  assert.ok(page.next);
+  const older = await admin.audit({ board, limit: 2, cursor: page.next });
+  assert.deepEqual(
+    older.items.map((i) => i.action),
+    ["entry.remove", "board.create"],
+  );
+  assert.equal(older.next, undefined);
+  const mine = await admin.audit({ player_id: p3 });
+  assert.deepEqual(
+    mine.items.map((i) => [i.action, i.board, i.reason]),
+    [["entry.remove", board, "dup"]],
+  );
+  await assert.rejects(reader.audit(), (e) => e instanceof ApiError && e.status === 401);
+
+  const letters = await admin.deadLetters({ board, limit: 10 });
+  assert.deepEqual(letters.items, []);
+  assert.equal(typeof letters.total, "number");
+  await assert.rejects(reader.deadLetters(), (e) => e instanceof ApiError && e.status === 401);
+});

@@ -1,16 +1,13 @@
-"""The audit log's entries for hand-made changes that are not moderation: board definitions
-(create, change, freeze, unfreeze, delete), tournaments, bans, unbans and erasure. An
-endpoint naming an ``audit`` action is recorded here once its handler succeeds, with the
-caller's key fingerprint (``Keys.actor``), the board and player of its path and the
-``reason`` query parameter. (Moderation records its own entries in the transaction that
-makes the change: ``rankline.moderation``.)"""
+"""Who makes a change by hand and why, as a request says it (``attribution``): the caller's
+key fingerprint (``Keys.actor``) and the ``reason`` query parameter. Board definitions, bans,
+unbans and erasure hand it to the service, which writes the audit entry in the transaction
+of the change (as moderation does). A tournament's changes are recorded here instead, once
+the handler succeeds (``record_call``, for an endpoint naming an ``audit`` action)."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -18,9 +15,24 @@ from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http.body import check_query, query_str
 from rankline.moderation.audit import check_reason
+from rankline.store.audit import Attribution
 
 log = logging.getLogger("rankline.audit")
-_unjson = msgspec.json.Decoder()
+
+
+_REASON = frozenset({"reason"})
+
+
+def attribution(request: Request) -> Attribution:
+    """The caller's key fingerprint and the request's ``?reason=`` (checked): the one query
+    parameter a change made by hand takes (any other is answered 422)."""
+    check_query(request, _REASON)
+    return _attributed(request)
+
+
+def _attributed(request: Request) -> Attribution:
+    reason = check_reason(query_str(request, "reason"), ["query", "reason"])
+    return Attribution(e.keys_of(request).actor(request), reason)
 
 
 async def record_call(
@@ -30,50 +42,19 @@ async def record_call(
     parameters other than ``known`` are refused first."""
     if request.scope["query_string"]:
         check_query(request, known)
-    reason = check_reason(query_str(request, "reason"), ["query", "reason"])
-    actor = e.keys_of(request).actor(request)
-    service = e.service_of(request)
-    params = request.path_params
-    board_id = params.get("board_id") or params.get("tournament_id")
-    before = _status_of(service.boards.boards(), board_id)
+    by = _attributed(request)
     response = await handler(request)
     if response.status_code >= 300:
         return response
-    detail: dict[str, Any] = {}
-    if action == "board.put":
-        answer = _unjson.decode(bytes(response.body)) if response.body else {}
-        status = answer.get("status") if isinstance(answer, dict) else None
-        detail = {"definition": answer}
-        if response.status_code == 201:
-            action = "board.create"
-        elif status == "frozen" and before != "frozen":
-            action = "board.freeze"
-        elif status == "active" and before == "frozen":
-            action = "board.unfreeze"
-        else:
-            action = "board.change"
-    elif action == "tournament.put":
+    if action == "tournament.put":
         action = "tournament.create" if response.status_code == 201 else "tournament.change"
-    audit = service.audit
+    audit = e.service_of(request).audit
     entry = audit.entry(
-        actor,
-        action,
-        board=board_id,
-        player=params.get("player_id"),
-        reason=reason,
-        detail=detail,
+        by.actor, action, board=request.path_params.get("tournament_id"), reason=by.reason
     )
     try:
         await audit.record(entry)
     except RanklineError as exc:
         # The change is made; its record could not be written. Say so loudly.
-        log.error("the audit entry of %s on %s was not recorded: %s", action, board_id, exc.detail)
+        log.error("the audit entry of %s was not recorded: %s", action, exc.detail)
     return response
-
-
-def _status_of(boards: list[Any], board_id: str | None) -> str | None:
-    for board in boards:
-        if board.id == board_id:
-            status: str = board.spec.status
-            return status
-    return None

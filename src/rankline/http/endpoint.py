@@ -49,6 +49,9 @@ class Param:
     description: str
     schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
     required: bool = False
+    slashes: bool = False
+    """A path parameter that may hold "/", raw or percent-encoded: it is routed with
+    Starlette's ``path`` converter (``Endpoint.route``)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,8 +76,19 @@ class Endpoint:
     not_modified: bool = False
     """Answers carry an ETag and honour If-None-Match with 304."""
     audit: str | None = None
-    """The audit log's name for what a successful call did (``rankline.http.audited``):
-    each call that succeeds is recorded, with ``?reason=`` when given."""
+    """The audit log's name for what a successful call did, for a change whose service does
+    not write its audit entry itself (``rankline.http.audited.record_call``): each call
+    that succeeds is recorded after it, with ``?reason=`` when given."""
+
+    @property
+    def route(self) -> str:
+        """The path as the router matches it: ``path``, with each parameter that may hold
+        "/" given Starlette's ``path`` converter (``{match_id:path}``)."""
+        route = self.path
+        for param in self.params:
+            if param.where == "path" and param.slashes:
+                route = route.replace(f"{{{param.name}}}", f"{{{param.name}:path}}")
+        return route
 
     @property
     def query_names(self) -> frozenset[str]:

@@ -167,9 +167,10 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
             e.Param(
                 "match_id",
                 "path",
-                "The match id.",
+                'The match id. A "/" in it may be sent as it is or percent-encoded (%2F).',
                 {"type": "string", "pattern": MATCH_ID_PATTERN},
                 True,
+                slashes=True,
             ),
         ),
         tag="moderation",

@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
+from rankline.http.audited import attribution
 from rankline.http.body import check_id, check_metadata, query, query_int, query_str
 from rankline.http.responses import json_response
 from rankline.players.accounts import Players, Profile
@@ -34,7 +35,7 @@ async def get_player(request: Request) -> Response:
 
 
 async def delete_player(request: Request) -> Response:
-    await _players(request).erase(e.player_id(request))
+    await _players(request).erase(e.player_id(request), attribution(request))
     return Response(status_code=204)
 
 
@@ -64,11 +65,12 @@ async def get_friend_list(request: Request) -> Response:
 
 
 async def ban_player(request: Request) -> Response:
-    return json_response(await _players(request).ban(e.player_id(request)))
+    return json_response(await _players(request).ban(e.player_id(request), attribution(request)))
 
 
 async def unban_player(request: Request) -> Response:
-    return json_response(await _players(request).unban(e.player_id(request)))
+    answer = await _players(request).unban(e.player_id(request), attribution(request))
+    return json_response(answer)
 
 
 async def stored_friends(request: Request) -> Response:
@@ -107,7 +109,6 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         auth="players",
         status=204,
         params=(e.PLAYER, e.REASON),
-        audit="player.erase",
         tag="players",
     ),
     e.Endpoint(
@@ -152,7 +153,6 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         auth="players",
         response=s.BanOut,
         params=(e.PLAYER, e.REASON),
-        audit="player.ban",
         tag="players",
     ),
     e.Endpoint(
@@ -163,7 +163,6 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         auth="players",
         response=s.BanOut,
         params=(e.PLAYER, e.REASON),
-        audit="player.unban",
         tag="players",
     ),
     e.Endpoint(

@@ -1,6 +1,8 @@
 """The v1 path templates as a tree of segments (``Routes``): a lookup is one dict lookup per
 segment, not a regular expression per route. It finds what Starlette's router would find
-(tests/test_route_tree.py), and which methods a path has, for a 405's ``Allow``.
+(tests/test_route_tree.py), and which methods a path has, for a 405's ``Allow``. A parameter
+with Starlette's ``path`` converter (``{match_id:path}``, ``Endpoint.route``) takes one or
+more segments, "/" included, the most it can (Starlette's ``.*``).
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from rankline.http.endpoint import Endpoint
 
 class _Node:
     """One path segment of the route tree: literal children, the parameter child (at most
-    one: a ``{name}`` segment), and the handlers of the paths ending here, by method."""
+    one: a ``{name}`` segment), the child of a parameter that may hold "/" (at most one: a
+    ``{name:path}`` segment), and the handlers of the paths ending here, by method."""
 
-    __slots__ = ("handlers", "literals", "param")
+    __slots__ = ("handlers", "literals", "param", "rest")
 
     def __init__(self) -> None:
         self.literals: dict[str, _Node] = {}
         self.param: _Node | None = None
+        self.rest: _Node | None = None
         self.handlers: dict[str, tuple[Endpoint, tuple[str, ...]]] = {}
 
 
@@ -30,8 +34,13 @@ class Routes:
         self._root = _Node()
         for endpoint in endpoints:
             node, names = self._root, []
-            for part in endpoint.path.strip("/").split("/"):
-                if part.startswith("{"):
+            for part in endpoint.route.strip("/").split("/"):
+                if part.endswith(":path}"):
+                    names.append(part[1:].removesuffix(":path}"))
+                    if node.rest is None:
+                        node.rest = _Node()
+                    node = node.rest
+                elif part.startswith("{"):
                     names.append(part[1:-1])
                     if node.param is None:
                         node.param = _Node()
@@ -81,7 +90,7 @@ _METHODS = ("DELETE", "GET", "PATCH", "POST", "PUT")
 def _find(node: _Node, method: str, parts: list[str], at: int, values: list[str]) -> _Node | None:
     """The node whose path is ``parts[at:]`` below ``node`` and that has ``method``,
     parameters appended to ``values``; an empty segment is no parameter (Starlette's
-    ``[^/]+``)."""
+    ``[^/]+``), but a ``path`` parameter may be empty or hold several (Starlette's ``.*``)."""
     if at == len(parts):
         return node if method in node.handlers else None
     part = parts[at]
@@ -96,4 +105,11 @@ def _find(node: _Node, method: str, parts: list[str], at: int, values: list[str]
         if found is not None:
             return found
         values.pop()
+    if node.rest is not None:
+        for stop in range(len(parts), at, -1):  # the most segments first, as ``.*`` takes
+            values.append("/".join(parts[at:stop]))
+            found = _find(node.rest, method, parts, stop, values)
+            if found is not None:
+                return found
+            values.pop()
     return None

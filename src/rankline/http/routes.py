@@ -13,6 +13,7 @@ from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
+from rankline.http.audited import attribution
 from rankline.http.batch import answer_batch
 from rankline.http.body import (
     batch_items,
@@ -49,13 +50,15 @@ async def get_board(request: Request) -> Response:
 
 async def put_board(request: Request) -> Response:
     board_id = e.board_id(request)
+    by = attribution(request)
     spec = await e.body_of(request, BoardSpec)
-    board, created = await e.service_of(request).board_changes.put(board_id, spec)
+    board, created = await e.service_of(request).board_changes.put(board_id, spec, by)
     return json_response(shown(board), 201 if created else 200)
 
 
 async def delete_board(request: Request) -> Response:
-    await e.service_of(request).board_changes.delete(e.board_id(request))
+    board_id, by = e.board_id(request), attribution(request)
+    await e.service_of(request).board_changes.delete(board_id, by=by)
     return Response(status_code=204)
 
 
@@ -234,7 +237,6 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         also=(201,),
         params=(e.BOARD, e.REASON),
         tag="boards",
-        audit="board.put",
     ),
     e.Endpoint(
         "GET",
@@ -254,7 +256,6 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         status=204,
         params=(e.BOARD, e.REASON),
         tag="boards",
-        audit="board.delete",
     ),
     e.Endpoint(
         "POST",

@@ -19,6 +19,7 @@ index is unusable (Redis down) a refresh reloads from SQL.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -29,12 +30,13 @@ from typing import Any, TypeVar
 import msgspec
 from cachetools import Cache
 
-from rankline.boards import Board, BoardSpec, parse_scope
+from rankline.boards import Board, BoardSpec, parse_scope, shown
 from rankline.errors import Conflict, InvalidInput, NotFound
 from rankline.index.base import RankingIndex
 from rankline.index.gateway import CheckedVersions
 from rankline.ordering import HEAD_BYTES, Keys
 from rankline.periods import Period, current_period, parse_period
+from rankline.store.audit import Attribution, AuditEntry
 from rankline.store.sql import SqlStore
 from rankline.types import GLOBAL_SCOPE, BoardId, Clock, LeaderboardId, Micros, Order
 
@@ -320,9 +322,13 @@ class BoardChanges:
         self._clock = clock
         self._lock = asyncio.Lock()
 
-    async def put(self, board_id: BoardId, spec: BoardSpec) -> tuple[Board, bool]:
+    async def put(
+        self, board_id: BoardId, spec: BoardSpec, by: Attribution | None = None
+    ) -> tuple[Board, bool]:
         """Create or update a board; True when it was created. Checked against the stored
-        definition, whichever worker stored it."""
+        definition, whichever worker stored it. Made by hand (``by``), the change is
+        audited in its transaction: ``board.create``, ``board.freeze``, ``board.unfreeze``
+        or ``board.change``, with the definition as stored."""
         new = Board.define(board_id, spec)
 
         def check(stored: dict[str, Any] | None, has_entries: bool) -> None:
@@ -334,22 +340,46 @@ class BoardChanges:
                 Board(msgspec.convert(stored, BoardSpec)).check_update(new)
 
         async with self._lock, self._commit_lock, self._boards.changing():
-            created = await self._store.save_board(
-                board_id, new.to_json(), self._clock.now(), check
-            )
+            now = self._clock.now()
+            audit = None if by is None else functools.partial(_put_entry, by, now, new)
+            created = await self._store.save_board(board_id, new.to_json(), now, check, audit)
             self._boards.put(new)
         return new, created
 
-    async def delete(self, board_id: BoardId, *, tournament: bool = False) -> None:
+    async def delete(
+        self, board_id: BoardId, *, tournament: bool = False, by: Attribution | None = None
+    ) -> None:
         """Delete the board, its standings and events, and its leaderboards in the index.
-        A tournament's board goes only with its tournament (``tournament``)."""
+        A tournament's board goes only with its tournament (``tournament``). Made by hand
+        (``by``), the deletion is audited in its transaction (``board.delete``)."""
         if not tournament and (await self._boards.find(board_id)).spec.schedule is not None:
             raise Conflict(
                 f"board {board_id!r} ranks a tournament: delete it with DELETE /v1/tournaments"
             )
         async with self._lock, self._commit_lock, self._boards.changing():
-            if not await self._store.delete_board(board_id):
+            audit = (
+                None if by is None else by.entry(self._clock.now(), "board.delete", board=board_id)
+            )
+            if not await self._store.delete_board(board_id, audit):
                 self._boards.drop(board_id)
                 raise NotFound(f"no board {board_id!r}")
             self._boards.drop(board_id)
             await self._index.drop(await self._index.leaderboards(board_id))
+
+
+def _put_entry(
+    by: Attribution, at: Micros, new: Board, stored: dict[str, Any] | None
+) -> AuditEntry:
+    """The audit entry of storing ``new`` over the ``stored`` definition (None: none):
+    ``board.create``, ``board.freeze``, ``board.unfreeze`` or ``board.change``, with the
+    definition as shown."""
+    before = None if stored is None else stored.get("status", "active")
+    if before is None:
+        action = "board.create"
+    elif new.spec.status == "frozen" and before != "frozen":
+        action = "board.freeze"
+    elif new.spec.status == "active" and before == "frozen":
+        action = "board.unfreeze"
+    else:
+        action = "board.change"
+    return by.entry(at, action, board=new.id, detail={"definition": shown(new)})

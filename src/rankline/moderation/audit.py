@@ -1,17 +1,17 @@
 """The audit log: who changed what by hand, when, and why.
 
-Moderation records its own entries in the transaction that makes the change
-(``rankline.store.moderation``); the edge records the other hand-made changes (definitions,
-bans, erasure) once they succeed, through ``Audit.record``. ``actor`` is a key's name or
-fingerprint (``http.auth.Keys.actor``), never the key.
+Every hand-made change writes its entry in the transaction that makes it: moderation
+(``rankline.store.moderation``), board definitions (``lifecycle.registry.BoardChanges``),
+bans, unbans and erasure (``players.accounts.Players``), each given the caller's
+``store.audit.Attribution``. The edge records a tournament's changes once they succeed,
+through ``Audit.record``. ``actor`` is a key's name or fingerprint (``http.auth.Keys.actor``),
+never the key.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
-import hashlib
 from typing import Any
 
 import msgspec
@@ -19,12 +19,12 @@ import msgspec
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
 from rankline.moderation.answers import AuditItemOut, AuditOut, DeadLetterOut, DeadLettersOut
-from rankline.store.audit import AuditEntry, AuditStore
+from rankline.store.audit import Attribution, AuditEntry
+from rankline.store.audit_log import AuditStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.types import BoardId, Clock, MatchId, PlayerId
 
 _CURSOR_PREFIX = "a1:"
-_json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder(dict[str, Any])
 
 MAX_REASON = 1000
@@ -46,12 +46,6 @@ def check_reason(reason: str | None, loc: list[str | int]) -> str | None:
     return reason
 
 
-def erased_alias(player: PlayerId) -> str:
-    """What the audit log calls an erased player: ``erased:`` and 12 hex digits of the
-    SHA-256 of their id (whoever knows the id can still find their entries)."""
-    return "erased:" + hashlib.sha256(player.encode()).hexdigest()[:12]
-
-
 class Audit:
     def __init__(self, store: AuditStore, clock: Clock) -> None:
         self.store = store
@@ -68,24 +62,17 @@ class Audit:
         reason: str | None = None,
         detail: dict[str, Any] | None = None,
     ) -> AuditEntry:
-        return AuditEntry(
-            at=self._clock.now(),
-            actor=actor,
-            action=action,
+        return Attribution(actor, reason).entry(
+            self._clock.now(),
+            action,
             board=board,
             player=player,
             match_id=match_id,
-            reason=reason,
-            detail=_json.encode(detail or {}).decode(),
+            detail=detail,
         )
 
     async def record(self, entry: AuditEntry) -> None:
-        """Record ``entry``; an erasure's player (here and in earlier entries) becomes
-        ``erased_alias`` of them, so the log keeps what was done without the id."""
-        if entry.action == "player.erase" and entry.player is not None:
-            alias = erased_alias(entry.player)
-            await self.store.rename_player(entry.player, alias)
-            entry = dataclasses.replace(entry, player=alias)
+        """Record ``entry`` on its own, after the change it names (a tournament's)."""
         await self.store.add(entry)
 
     async def page(

@@ -47,6 +47,7 @@ from rankline.periods import current_period
 from rankline.reading.cache import TopCache
 from rankline.reading.names import NameDirectory
 from rankline.reading.reads import Query, Reads
+from rankline.store.audit import Attribution
 from rankline.store.players import PlayerStore, Profile
 from rankline.types import (
     BoardId,
@@ -225,26 +226,31 @@ class Players:
 
     # --- bans and erasure ----------------------------------------------------------------
 
-    async def ban(self, player: PlayerId) -> BanOut:
-        """Take the player off every leaderboard; their standings stay in SQL."""
+    async def ban(self, player: PlayerId, by: Attribution | None = None) -> BanOut:
+        """Take the player off every leaderboard; their standings stay in SQL. Made by hand
+        (``by``), the ban is audited in its transaction (``player.ban``)."""
         self._check_built()
         async with self._commit_lock:
-            banned_at = await self.store.ban(player, self._clock.now())
+            now = self._clock.now()
+            audit = None if by is None else by.entry(now, "player.ban", player=player)
+            banned_at = await self.store.ban(player, now, audit)
             leaderboards = await self._live(await self.store.standings(player))
             await self._remove(player, leaderboards)
         self._settle_later(player, leaderboards)
         await self._rearchive(player)
         return BanOut(player_id=player, banned=True, banned_at=format_time(banned_at))
 
-    async def unban(self, player: PlayerId) -> BanOut:
-        """Put the player back on every live leaderboard, as SQL has their standings."""
+    async def unban(self, player: PlayerId, by: Attribution | None = None) -> BanOut:
+        """Put the player back on every live leaderboard, as SQL has their standings. Made
+        by hand (``by``), the unban is audited in its transaction (``player.unban``)."""
         self._check_built()
         async with self._commit_lock:
-            if not await self.store.unban(player):
+            now = self._clock.now()
+            audit = None if by is None else by.entry(now, "player.unban", player=player)
+            if not await self.store.unban(player, audit):
                 raise NotFound(f"player {player!r} is not banned")
             standings = await self.store.standings(player)
             boards = await self._boards_of({s.leaderboard.board for s in standings})
-            now = self._clock.now()
             changes = [
                 IndexChange(
                     s.leaderboard,
@@ -261,14 +267,18 @@ class Players:
         await self._rearchive(player)
         return BanOut(player_id=player, banned=False, banned_at=None)
 
-    async def erase(self, player: PlayerId) -> None:
+    async def erase(self, player: PlayerId, by: Attribution | None = None) -> None:
         """Delete everything about the player (events, standings, archived rows, profile,
         friend lists, ban) and take them off every leaderboard; NotFound when nothing was
-        there."""
+        there. Made by hand (``by``), the erasure is audited in its transaction
+        (``player.erase``, the player named by an alias from then on)."""
         self._check_built()
         async with self._commit_lock:
             leaderboards = {s.leaderboard for s in await self.store.standings(player)}
-            removed = await self.store.erase(player)
+            audit = (
+                None if by is None else by.entry(self._clock.now(), "player.erase", player=player)
+            )
+            removed = await self.store.erase(player, audit)
             self._names.forget(player)
             self._tops.clear()
             for board in self._boards.boards():
@@ -278,7 +288,7 @@ class Players:
         # The archived periods they were in are archived again without them (ranks closed
         # up); whatever of theirs is left in the archive then goes regardless.
         await self._rearchive(player)
-        removed += await self.store.erase_archived(player)
+        await self.store.erase_archived(player)
         if not removed:
             raise NotFound(f"no player {player!r}")
 

@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.store import schema as t
+from rankline.store.audit import AuditEntry, add_audit, add_erasure_audit
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, Score, Standing
 
@@ -221,28 +222,38 @@ class PlayerStore:
             row = (await conn.execute(select(b.c.banned_at).where(b.c.player_id == player))).first()
         return None if row is None else int(row[0])
 
-    async def ban(self, player: PlayerId, now: Micros) -> Micros:
-        """Ban the player (once: a second ban keeps the first time); when they were banned."""
+    async def ban(self, player: PlayerId, now: Micros, audit: AuditEntry | None = None) -> Micros:
+        """Ban the player (once: a second ban keeps the first time) and write ``audit`` in the
+        same transaction; when they were banned."""
         b = t.bans
         async with mapped_errors(), self._engine.begin() as conn:
             row = (await conn.execute(select(b.c.banned_at).where(b.c.player_id == player))).first()
-            if row is not None:
-                return int(row[0])
-            await conn.execute(insert(b).values(player_id=player, banned_at=now))
-            return now
+            if row is None:
+                await conn.execute(insert(b).values(player_id=player, banned_at=now))
+            if audit is not None:
+                await add_audit(conn, audit)
+            return now if row is None else int(row[0])
 
-    async def unban(self, player: PlayerId) -> bool:
-        """Lift the ban; False when the player was not banned."""
+    async def unban(self, player: PlayerId, audit: AuditEntry | None = None) -> bool:
+        """Lift the ban and write ``audit`` in the same transaction; False (and no ``audit``)
+        when the player was not banned."""
         b = t.bans
         async with mapped_errors(), self._engine.begin() as conn:
-            return bool((await conn.execute(delete(b).where(b.c.player_id == player))).rowcount)
+            done = await conn.execute(delete(b).where(b.c.player_id == player))
+            if done.rowcount and audit is not None:
+                await add_audit(conn, audit)
+            return bool(done.rowcount)
 
     # --- erasure -------------------------------------------------------------------------
 
-    async def erase(self, player: PlayerId) -> int:
+    async def erase(self, player: PlayerId, audit: AuditEntry | None = None) -> int:
         """Delete every row about the player but their archived ones, in one transaction;
-        how many went."""
+        how many went, their archived rows counted (``erase_archived`` deletes those once
+        their periods are archived again). When there was any, ``audit`` is written in the
+        same transaction, the player named by their alias there and in every earlier entry
+        (``add_erasure_audit``)."""
         f = t.friends
+        a = t.archive
         removed = 0
         async with mapped_errors(), self._engine.begin() as conn:
             # rating boards: the player's states and rating history (the matches they played
@@ -264,6 +275,10 @@ class PlayerStore:
                 delete(f).where(or_(f.c.player_id == player, f.c.friend_id == player))
             )
             removed += max(done.rowcount, 0)
+            archived = select(func.count()).select_from(a).where(a.c.player_id == player)
+            removed += int((await conn.execute(archived)).scalar_one())
+            if removed and audit is not None:
+                await add_erasure_audit(conn, audit)
         return removed
 
     async def erase_archived(self, player: PlayerId) -> int:

@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from rankline.errors import StoreUnavailable, WriteConflict
 from rankline.metrics import BACKEND_ERRORS
 from rankline.store import schema as t
+from rankline.store.audit import AuditEntry, add_audit
 from rankline.store.hot import EVENT_COLUMNS, HotStatements, hot_statements, stored_event
 from rankline.types import (
     BoardId,
@@ -449,10 +450,13 @@ class SqlStore:
         definition: dict[str, Any],
         now: Micros,
         check: Callable[[dict[str, Any] | None, bool], None] | None = None,
+        audit: Callable[[dict[str, Any] | None], AuditEntry] | None = None,
     ) -> bool:
         """Store a board's definition; True when it was created. ``check`` sees the stored
         definition (None: none) and whether the board has entries, in the same transaction
-        (the row is locked, so concurrent changes of one board take turns), and may raise."""
+        (the row is locked, so concurrent changes of one board take turns), and may raise.
+        ``audit`` gives the change's audit entry from the stored definition, written in the
+        same transaction."""
         b, s = t.boards, t.standings
         text = _json.encode(definition).decode()
         async with mapped_errors(), self._engine.begin() as conn:
@@ -466,7 +470,10 @@ class SqlStore:
                 await conn.execute(
                     insert(b).values(id=board_id, definition=text, created_at=now, updated_at=now)
                 )
+                if audit is not None:
+                    await add_audit(conn, audit(None))
                 return True
+            stored_definition = _unjson.decode(old)
             if check is not None:
                 entries = await conn.execute(
                     select(s.c.player_id).where(s.c.board_id == board_id).limit(1)
@@ -475,16 +482,20 @@ class SqlStore:
                 rated = await conn.execute(
                     select(t.matches.c.seq).where(t.matches.c.board_id == board_id).limit(1)
                 )
-                check(_unjson.decode(old), entries.first() is not None or rated.first() is not None)
+                has_entries = entries.first() is not None or rated.first() is not None
+                check(stored_definition, has_entries)
             await conn.execute(
                 update(b).where(b.c.id == board_id).values(definition=text, updated_at=now)
             )
+            if audit is not None:
+                await add_audit(conn, audit(stored_definition))
             return False
 
-    async def delete_board(self, board_id: BoardId) -> bool:
-        """Delete a board and everything on it; False when there was no such board. The
-        board's row goes first: a group commit holding it (``board_definitions``) finishes
-        before, and one starting later finds no board."""
+    async def delete_board(self, board_id: BoardId, audit: AuditEntry | None = None) -> bool:
+        """Delete a board and everything on it, and write ``audit`` in the same transaction;
+        False (and no ``audit``) when there was no such board. The board's row goes
+        first: a group commit holding it (``board_definitions``) finishes before, and one
+        starting later finds no board."""
         async with mapped_errors(), self._engine.begin() as conn:
             found = await conn.execute(delete(t.boards).where(t.boards.c.id == board_id))
             for table in (
@@ -499,6 +510,8 @@ class SqlStore:
             ):
                 await conn.execute(delete(table).where(table.c.board_id == board_id))
             await conn.execute(delete(t.snapshots).where(t.snapshots.c.board_id == board_id))
+            if found.rowcount and audit is not None:
+                await add_audit(conn, audit)
             return bool(found.rowcount)
 
     async def board_has_entries(self, board_id: BoardId) -> bool:
