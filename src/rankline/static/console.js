@@ -299,7 +299,7 @@ async function loadOperations() {
 }
 
 function scoreOf(entry) {
-  return entry.subscore === undefined ? entry.score : `${entry.score} (${entry.subscore})`;
+  return entry.subscore == null ? entry.score : `${entry.score} (${entry.subscore})`;
 }
 
 // A tournament: the top of its current edition, and the editions that ended, with results.
