@@ -129,7 +129,7 @@ class Exports:
         period: str | None,
         scope: str | None,
         *,
-        fmt: str | None,
+        fmt: str,
         metadata: bool = False,
     ) -> AsyncIterator[str]:
         """The file's lines, once the board, leaderboard and format are known good (a bad one
