@@ -3,21 +3,28 @@ through Playwright), against a real ``rankline serve``: each action done through
 (a board created and frozen, an entry removed, a match voided, a period reset, a player
 banned), then its effect checked through the API; the audit log shows them with their
 reasons; a bad definition shows the API's problem; a key limited to one board cannot act on
-another from the console. A screenshot goes to the test's temporary directory, or with
-``RANKLINE_UPDATE_SCREENSHOT=1`` to docs/console.png (the README's picture)."""
+another from the console. Tournaments are created, opened (current top, an ended edition's
+results), changed and deleted from it; its download is the file ``rankline export`` writes,
+and ``rankline import`` of it into an empty store gives the same standings. A screenshot
+goes to the test's temporary directory, or with ``RANKLINE_UPDATE_SCREENSHOT=1`` to
+docs/console.png (the README's picture)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 
-from procs import REPO, Server, serving
+from procs import REPO, Server, cli_env, run_cli, serving
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -130,8 +137,15 @@ def test_each_console_action_shows_through_the_api(
         page.click("#void")
         expect(page.locator("#notice")).to_contain_text("voided", timeout=WAIT_MS)
         assert _top(api, "game-a") == [("dee", 40), ("bo", 20), ("ada", 10)]
+        # the removal took cy off the leaderboard shown only: the daily one still has it
+        assert _top(api, "game-a", window="daily") == [
+            ("dee", 40),
+            ("cy", 30),
+            ("bo", 20),
+            ("ada", 10),
+        ]
         page.select_option("#b-window", "daily")
-        expect(rows).to_have_count(3, timeout=WAIT_MS)
+        expect(rows).to_have_count(4, timeout=WAIT_MS)
         page.click("#reset")
         expect(page.locator("#notice")).to_contain_text("restarted", timeout=WAIT_MS)
         assert _top(api, "game-a", window="daily") == []
@@ -196,3 +210,225 @@ def test_each_console_action_shows_through_the_api(
         assert "bo" in dict(_top(api, "other"))
     assert not errors, errors
     assert reasons == []
+
+
+def _wait(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    """Poll ``check`` until it holds: the server's scheduler acts on its own time."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not after {seconds} s")
+        time.sleep(0.2)
+
+
+def _instant(delta: timedelta) -> str:
+    return (datetime.now(UTC) + delta).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_tournaments_from_the_console(server: Server, browser: Browser) -> None:
+    """A tournament created, opened (its current top, an ended edition's results), changed
+    and deleted from the console, each checked through the API; a bad definition shows the
+    API's problem, and so does an edition without results."""
+    errors: list[str] = []
+    # edition 1 ends in a few seconds; edition 2 follows it at once and runs ten minutes
+    spec: dict[str, Any] = {
+        "title": "Friday Cup",
+        "starts_at": _instant(timedelta(seconds=-600)),
+        "ends_at": _instant(timedelta(seconds=4)),
+        "every_seconds": 604,
+        "grace_seconds": 0,
+        "rewards": [{"ranks": [1, 1], "reward": {"gems": 5}}],
+    }
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        reasons = ["new cup", "renamed", "cancelled"]
+        page = _login(browser, server.url, KEY, errors, reasons)
+        page.click("[data-tab=operations]")
+        expect(page.locator("#dead-total")).to_contain_text("dead letter(s)", timeout=WAIT_MS)
+
+        # created through the editor; a bad definition shows the API's problem
+        page.fill("#t-id", "cup")
+        page.fill("#t-spec", json.dumps({**spec, "policy": "most"}))
+        page.click("#t-editor button")
+        expect(page.locator("#error")).to_contain_text("422", timeout=WAIT_MS)
+        assert api.get("/v1/tournaments/cup").status_code == 404
+        page.fill("#t-spec", json.dumps(spec))
+        page.fill("#t-reason", reasons.pop(0))
+        page.click("#t-editor button")
+        expect(page.locator("#notice")).to_contain_text("tournament cup saved", timeout=WAIT_MS)
+        made = api.get("/v1/tournaments/cup").json()
+        assert made["title"] == "Friday Cup" and made["every_seconds"] == 604
+        expect(page.locator("#tournament-list tbody tr")).to_contain_text("Friday Cup")
+
+        for player, score in [("ada", 10), ("bo", 20)]:
+            body = {"player_id": player, "score": score, "match_id": f"m-{player}"}
+            response = api.post("/v1/tournaments/cup/scores", json=body, headers=AUTH)
+            assert response.status_code == 200, response.text
+        _wait(
+            lambda: api.get("/v1/tournaments/cup/results?edition=1").status_code == 200,
+            "the results of edition 1",
+        )
+        body = {"player_id": "cy", "score": 30, "match_id": "m-cy"}
+        response = api.post("/v1/tournaments/cup/scores", json=body, headers=AUTH)
+        assert response.status_code == 200, response.text
+        assert api.get("/v1/tournaments/cup").json()["edition"]["edition"] == "2"
+
+        # opened: the current edition's top, and edition 1's results with the rewards
+        page.click("[data-tab=operations]")
+        page.locator("#tournament-list").get_by_role("link", name="cup", exact=True).click()
+        expect(page.locator("#t-top-title")).to_contain_text("edition 2", timeout=WAIT_MS)
+        top = page.locator("#t-top tbody tr")
+        expect(top).to_have_count(1)
+        expect(top.first).to_contain_text("cy")
+        results = page.locator("#t-results tbody tr")
+        expect(results).to_have_count(2, timeout=WAIT_MS)
+        expect(page.locator("#t-edition")).to_have_value("1")
+        expect(results.nth(0)).to_contain_text("bo")
+        expect(results.nth(0)).to_contain_text('{"gems":5}')
+        expect(results.nth(1)).to_contain_text("ada")
+        recorded = api.get("/v1/tournaments/cup/results?edition=1").json()["results"]
+        assert [(r["player_id"], r.get("reward")) for r in recorded] == [
+            ("bo", {"gems": 5}),
+            ("ada", None),
+        ]
+
+        # an edition without results: the API's problem
+        page.evaluate("document.getElementById('t-edition').append(new Option('2', '2'))")
+        page.select_option("#t-edition", "2")
+        page.click("#t-editions button")
+        expect(page.locator("#error")).to_contain_text("404", timeout=WAIT_MS)
+        assert api.get("/v1/tournaments/cup/results?edition=2").status_code == 404
+
+        # changed from the list: the definition comes back in the editor
+        page.locator("#tournament-list tr", has_text="Friday Cup").get_by_text("Edit").click()
+        edited = json.loads(page.input_value("#t-spec"))
+        assert edited["title"] == "Friday Cup" and "edition" not in edited
+        page.fill("#t-spec", json.dumps({**edited, "title": "Saturday Cup"}))
+        page.fill("#t-reason", reasons.pop(0))
+        page.click("#t-editor button")
+        expect(page.locator("#notice")).to_contain_text("tournament cup saved", timeout=WAIT_MS)
+        assert api.get("/v1/tournaments/cup").json()["title"] == "Saturday Cup"
+        expect(page.locator("#tournament-title")).to_contain_text("Saturday Cup")
+
+        # deleted, after a confirmation and with a reason
+        page.locator("#tournament-list tr", has_text="Saturday Cup").get_by_text("Delete").click()
+        expect(page.locator("#notice")).to_contain_text("tournament cup deleted", timeout=WAIT_MS)
+        assert api.get("/v1/tournaments/cup").status_code == 404
+        expect(page.locator("#tournament-list tbody tr")).to_have_count(0)
+        expect(page.locator("#tournament")).to_be_hidden()
+
+        audit = api.get("/v1/audit", params={"board": "cup"}, headers=AUTH).json()["items"]
+        assert [(i["action"], i.get("reason")) for i in audit] == [
+            ("tournament.delete", "cancelled"),
+            ("tournament.change", "renamed"),
+            ("tournament.create", "new cup"),
+        ]
+    assert not errors, errors
+    assert reasons == []
+
+
+ARENA: dict[str, Any] = {
+    "title": "Arena",
+    "windows": ["all_time", "daily"],
+    "scopes": ["region"],
+    "subscore": "asc",
+}
+SCOPES = ["global", "region:EU", "region:US"]
+
+
+def _standings(api: httpx.Client, board: str) -> dict[str, Any]:
+    """Every all-time leaderboard of ``board``: its total and entries, with metadata."""
+    found = {}
+    for scope in SCOPES:
+        params = {"scope": scope, "metadata": "true", "limit": "100"}
+        response = api.get(f"/v1/boards/{board}/top", params=params)
+        assert response.status_code == 200, response.text
+        found[scope] = (response.json()["total"], response.json()["entries"])
+    return found
+
+
+def _download(page: Page, path: Path) -> str:
+    """Click the download button; the file saved at ``path``; its suggested name."""
+    with page.expect_download() as info:
+        page.click("#export")
+    info.value.save_as(path)
+    expect(page.locator("#notice")).to_contain_text("downloaded", timeout=WAIT_MS)
+    return info.value.suggested_filename
+
+
+def test_a_download_imports_into_an_empty_store(
+    server: Server, browser: Browser, tmp_path: Path
+) -> None:
+    """The console's download is the file `rankline export` writes for the leaderboard shown
+    (JSON lines with metadata, CSV with its scope): `rankline import` of each into an empty
+    store gives the same standings, scopes, subscores and metadata."""
+    errors: list[str] = []
+    with httpx.Client(base_url=server.url, timeout=30) as api:
+        assert api.put("/v1/boards/arena", json=ARENA, headers=AUTH).status_code == 201
+        for i in range(8):
+            for round_, score in enumerate([100 + i % 3, 100 + i % 4]):
+                body = {
+                    "player_id": f"p:{i}",
+                    "score": score,
+                    "subscore": (i + round_) % 2,
+                    "match_id": f"m{round_}-{i}",
+                    "scopes": {"region": "EU" if i % 3 else "US"},
+                    "metadata": {"kills": i * (round_ + 1), "round": round_},
+                }
+                response = api.post("/v1/boards/arena/scores", json=body, headers=AUTH)
+                assert response.status_code == 200, response.text
+        before = _standings(api, "arena")
+        assert before["region:EU"][0] == 5 and before["region:US"][0] == 3
+
+        page = _login(browser, server.url, KEY, errors, [])
+        _open_board(page, "arena")
+        expect(page.locator("#entries tbody tr")).to_have_count(8, timeout=WAIT_MS)
+        page.select_option("#x-format", "jsonl")
+        page.check("#x-metadata")
+        jsonl = tmp_path / "arena.jsonl"
+        assert _download(page, jsonl) == "arena.jsonl"
+        page.fill("#b-scope", "region:EU")
+        page.click("#where button")
+        expect(page.locator("#entries tbody tr")).to_have_count(5, timeout=WAIT_MS)
+        page.select_option("#x-format", "csv")
+        expect(page.locator("#x-metadata")).to_be_disabled()
+        csv = tmp_path / "arena-eu.csv"
+        assert _download(page, csv) == "arena.csv"
+        page.close()
+    assert not errors, errors
+
+    # the very bytes `rankline export` writes (it reads beside the running server)
+    env = cli_env(server.data_dir)
+    for path, options in [
+        (jsonl, ["--format", "jsonl", "--metadata"]),
+        (csv, ["--format", "csv", "--scope", "region:EU"]),
+    ]:
+        done = run_cli("export", "--board", "arena", *options, env=env)
+        assert done.returncode == 0, done.stderr
+        assert path.read_text(encoding="utf-8") == done.stdout
+    header = csv.read_text().splitlines()[0]
+    assert header == "player_id,score,subscore,achieved_at,match_id,region"
+    assert all(json.loads(line)["metadata"] for line in jsonl.read_text().splitlines())
+
+    # an empty store with the same definitions, the files imported, then served again
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    with (
+        serving(copy, tmp_path / "copy.log", server_keys=KEY) as empty,
+        httpx.Client(base_url=empty.url, timeout=30) as api,
+    ):
+        for board in ("arena", "arena-eu"):
+            response = api.put(f"/v1/boards/{board}", json=ARENA, headers=AUTH)
+            assert response.status_code == 201, response.text
+    for path, board in [(jsonl, "arena"), (csv, "arena-eu")]:
+        done = run_cli("import", str(path), "--board", board, env=cli_env(copy))
+        assert done.returncode == 0, done.stdout + done.stderr
+    with (
+        serving(copy, tmp_path / "copy-again.log", server_keys=KEY) as imported,
+        httpx.Client(base_url=imported.url, timeout=30) as api,
+    ):
+        assert _standings(api, "arena") == before
+        eu = _standings(api, "arena-eu")
+    assert eu["region:EU"][0] == 5
+    # the CSV carries no metadata: the same standings otherwise
+    plain = [{k: v for k, v in e.items() if k != "metadata"} for e in before["region:EU"][1]]
+    assert [{k: v for k, v in e.items() if k != "metadata"} for e in eu["region:EU"][1]] == plain

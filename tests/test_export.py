@@ -167,3 +167,71 @@ def test_the_command_writes_the_file(
     assert lines[0] == "player_id,score,subscore,achieved_at,match_id,region"
     assert sorted(line.split(",")[0] for line in lines[1:]) == ["p:0", "p:3", "p:6", "p:9"]
     assert all(line.endswith(",US") for line in lines[1:])
+
+
+EXPORTS = [
+    ({"format": "csv"}, ["--format", "csv"]),
+    ({"format": "jsonl"}, ["--format", "jsonl"]),
+    ({"format": "jsonl", "metadata": "true"}, ["--format", "jsonl", "--metadata"]),
+]
+PLACES = [
+    ({}, []),
+    ({"scope": "region:EU"}, ["--scope", "region:EU"]),
+    (
+        {"window": "daily", "period": "2026-11-21", "scope": "region:US"},
+        ["--window", "daily", "--period", "2026-11-21", "--scope", "region:US"],
+    ),
+]
+
+
+@pytest.mark.edge
+def test_the_api_serves_the_bytes_the_command_writes(
+    settings: Settings, clock: ManualClock, tmp_path: Path
+) -> None:
+    """``GET /v1/boards/{id}/export`` (the console's download) answers exactly the file
+    ``rankline export`` writes, for each format and leaderboard; a bad request is a problem."""
+    served: dict[int, bytes] = {}
+
+    async def fill_and_download() -> None:
+        async with open_app(settings, clock) as app, open_client(app) as client:
+            await _fill(client)
+            for i, ((given, _), (where, _)) in enumerate((x, y) for x in EXPORTS for y in PLACES):
+                response = await client.get(
+                    "/v1/boards/arena/export", params={**given, **where}, headers=AUTH
+                )
+                assert response.status_code == 200, response.text
+                fmt = given["format"]
+                assert response.headers["content-disposition"] == (
+                    f'attachment; filename="arena.{fmt}"'
+                )
+                kind = "text/csv" if fmt == "csv" else "application/x-ndjson"
+                assert response.headers["content-type"].startswith(kind)
+                served[i] = response.content
+            for params, status, loc in [
+                ({}, 422, ["query", "format"]),
+                ({"format": "xml"}, 422, ["query", "format"]),
+                ({"format": "csv", "window": "weekly"}, 422, ["query", "window"]),
+                ({"format": "csv", "scope": "planet:mars"}, 422, None),
+            ]:
+                response = await client.get("/v1/boards/arena/export", params=params, headers=AUTH)
+                assert response.status_code == status, response.text
+                assert response.headers["content-type"] == "application/problem+json"
+                if loc is not None:
+                    assert response.json()["errors"][0]["loc"] == loc
+            missing = await client.get("/v1/boards/absent/export?format=csv", headers=AUTH)
+            assert missing.status_code == 404
+            assert missing.json()["title"] == "Not found"
+            assert (await client.get("/v1/boards/arena/export?format=csv")).status_code == 401
+
+    asyncio.run(fill_and_download())
+    env = {"RANKLINE_DATABASE_URL": settings.database, "RANKLINE_DATA_DIR": str(tmp_path)}
+    runner = CliRunner()
+    for i, ((_, options), (_, place)) in enumerate((x, y) for x in EXPORTS for y in PLACES):
+        out = tmp_path / f"export-{i}"
+        done = runner.invoke(
+            cli_app, ["export", "--board", "arena", *options, *place, "-o", str(out)], env=env
+        )
+        assert done.exit_code == 0, done.output
+        assert served[i] == out.read_bytes(), (options, place)
+        assert served[i].count(b"\n") >= 2  # rows, not just a header
+        assert (b'"metadata":' in served[i]) == ("--metadata" in options)

@@ -10,7 +10,8 @@ the wiring):
   ``health`` says whether reads may use it.
 - ``reads`` (``reads.Reads``): every leaderboard read; ``scores`` (``scores.Scores``) and its
   ``writer`` (the group commit): the write path; ``players``: profiles, history, friend
-  lists, bans and erasure; ``lifecycle``: closing and archiving periods.
+  lists, bans and erasure; ``lifecycle``: closing and archiving periods; ``exports``: a
+  leaderboard as the file ``rankline export`` writes.
 
     service = Rankline(Settings())
     await service.start()
@@ -46,6 +47,7 @@ from rankline.players.accounts import Players
 from rankline.ratings.matches import Matches
 from rankline.ratings.rated import Handoff, MatchApplier
 from rankline.reading.cache import HotReads, TopCache
+from rankline.reading.export import Exports
 from rankline.reading.feed import make_feed
 from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NAME_TTL_SECONDS, NameDirectory
@@ -230,6 +232,7 @@ class Rankline:
         self.snapshots = Snapshots(snapshot_store, boards, gateway, clock)
         """Takes the top-K snapshots of boards that keep them (one worker per interval)."""
         self.snapshot_reads = SnapshotReads(snapshot_store, boards)
+        self.exports = Exports(store, boards, clock)
         self.cohorts = Cohorts(CohortStore(store), clock)
         """Each player's cohort per period on boards with ``cohort_size``."""
         self.scores = scores = Scores(

@@ -67,9 +67,12 @@ RPCS: dict[str, tuple[str, str]] = {
 }
 """Each RPC and its HTTP operation (method, path template)."""
 
-EXCLUDED: dict[tuple[str, str], str] = {}
-"""HTTP operations with no RPC, and why (none: every operation has one). Conditional reads
-(``If-None-Match``/304) are HTTP caching and have no gRPC form; the read itself is an RPC."""
+EXCLUDED: dict[tuple[str, str], str] = {
+    ("GET", "/v1/boards/{board_id}/export"): "a file download (CSV or JSON lines), not a "
+    "message: over gRPC, page through GetTop, or run `rankline export`",
+}
+"""HTTP operations with no RPC, and why. Conditional reads (``If-None-Match``/304) are HTTP
+caching and have no gRPC form; the read itself is an RPC."""
 
 Shape = Literal["plain", "accepted", "created", "empty", "stream"]
 

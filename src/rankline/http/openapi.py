@@ -54,6 +54,8 @@ def _operation(
     ok: dict[str, Any] = {"description": "OK"}
     if endpoint.response is not None:
         ok["content"] = {"application/json": {"schema": refs[endpoint.response]}}
+    for media in endpoint.download:
+        ok.setdefault("content", {})[media] = {"schema": {"type": "string"}}
     cached: dict[str, Any] = {}
     if endpoint.not_modified:
         etag = {

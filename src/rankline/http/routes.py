@@ -25,6 +25,7 @@ from rankline.http.body import (
     query_str,
     read_body,
 )
+from rankline.http.export_routes import EXPORT_ENDPOINTS
 from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
@@ -434,3 +435,4 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
 ENDPOINTS += PLAYER_ENDPOINTS + MATCH_ENDPOINTS
 ENDPOINTS += TOURNAMENT_ENDPOINTS
 ENDPOINTS += MODERATION_ENDPOINTS
+ENDPOINTS += EXPORT_ENDPOINTS

@@ -11,6 +11,9 @@ so a leaderboard of any size streams in constant memory.
 
     async for line in export_lines(store, board, leaderboard, fmt="jsonl"):
         out.write(line)
+
+``Exports`` serves the same lines to ``GET /v1/boards/{board_id}/export`` (the console's
+download), so a file from the API is byte for byte the file ``rankline export`` writes.
 """
 
 from __future__ import annotations
@@ -25,13 +28,14 @@ from sqlalchemy import func, select, tuple_
 
 from rankline.boards import Board
 from rankline.clock import format_time
-from rankline.lifecycle.registry import resolve
+from rankline.errors import InvalidInput
+from rankline.lifecycle.registry import Boards, resolve
 from rankline.settings import Settings
 from rankline.store import schema as t
 from rankline.store.definitions import stored_boards
 from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore, mapped_errors, unbanned
-from rankline.types import LeaderboardId
+from rankline.types import Clock, LeaderboardId
 
 FORMATS = ("csv", "jsonl")
 CHUNK = 5000
@@ -108,6 +112,42 @@ async def export_lines(
             done += 1
         if progress is not None:
             progress(done, total)
+
+
+class Exports:
+    """Leaderboards out of the service's store, as ``rankline export`` writes them."""
+
+    def __init__(self, store: SqlStore, boards: Boards, clock: Clock) -> None:
+        self._store = store
+        self._boards = boards
+        self._clock = clock
+
+    async def open(
+        self,
+        board_id: str,
+        window: str | None,
+        period: str | None,
+        scope: str | None,
+        *,
+        fmt: str,
+        metadata: bool = False,
+    ) -> AsyncIterator[str]:
+        """The file's lines, once the board, leaderboard and format are known good (a bad one
+        raises here, before any line): the first line is read before this returns."""
+        if fmt not in FORMATS:
+            raise InvalidInput.at(["query", "format"], "the format is csv or jsonl")
+        board = await self._boards.find(board_id)
+        leaderboard = leaderboard_of(board, window, period, scope, self._clock.now())
+        lines = export_lines(self._store, board, leaderboard, fmt=fmt, metadata=metadata)
+        first = await anext(lines, None)
+        return _chained(first, lines)
+
+
+async def _chained(first: str | None, rest: AsyncIterator[str]) -> AsyncIterator[str]:
+    if first is not None:
+        yield first
+    async for line in rest:
+        yield line
 
 
 def _csv_line(values: list[str]) -> str:

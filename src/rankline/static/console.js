@@ -3,11 +3,11 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { board: null, shown: null, auditNext: null, player: null };
+const state = { board: null, shown: null, auditNext: null, player: null, tournament: null };
 
 function key() { return sessionStorage.getItem("rankline-key") || ""; }
 
-async function api(method, path, { query, body } = {}) {
+async function send(method, path, { query, body } = {}) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) if (v) url.searchParams.set(k, v);
   const init = { method, headers: { Authorization: `Bearer ${key()}` } };
@@ -16,18 +16,24 @@ async function api(method, path, { query, body } = {}) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
   }
   const response = await fetch(url, init);
-  const text = await response.text();
-  const data = text ? JSON.parse(text) : null;
   if (!response.ok) {
-    const problem = data || {};
+    const text = await response.text();
+    let problem = {};
+    try { problem = JSON.parse(text) || {}; } catch { /* not JSON: the text is the detail */ }
     throw new Error(`${response.status} ${problem.title || ""}: ${problem.detail || text}`);
   }
-  return data;
+  return response;
+}
+
+async function api(method, path, options) {
+  const text = await (await send(method, path, options)).text();
+  return text ? JSON.parse(text) : null;
 }
 
 function show(message, kind = "notice") {
   const other = kind === "notice" ? "error" : "notice";
   $(other).hidden = true;
+  $(other).textContent = "";
   $(kind).textContent = message;
   $(kind).hidden = false;
 }
@@ -67,8 +73,10 @@ function confirmed(what) {
 }
 
 function tab(name) {
-  $("notice").hidden = true;
-  $("error").hidden = true;
+  for (const id of ["notice", "error"]) {
+    $(id).hidden = true;
+    $(id).textContent = "";
+  }
   for (const id of ["boards", "board", "players", "operations", "audit"]) $(id).hidden = id !== name;
   if (name === "boards") run(loadBoards);
   if (name === "operations") run(loadOperations);
@@ -142,6 +150,7 @@ async function removeBoard(b) {
 
 async function openBoard(b) {
   state.board = b;
+  state.shown = null;
   tab("board");
   $("board-title").textContent = `${b.title || b.id} (${b.id})`;
   $("b-window").replaceChildren(...b.windows.map((w) => new Option(w, w)));
@@ -186,8 +195,6 @@ async function loadEntries() {
   for (const e of entries) {
     body.append(row([e.rank, e.player_id, e.score, e.achieved_at, button("Remove", () => removeEntry(e.player_id))]));
   }
-  const q = new URLSearchParams(Object.entries(where()).filter(([, v]) => v));
-  $("export").href = `#${q}`;
 }
 
 async function removeEntry(player) {
@@ -226,22 +233,25 @@ async function voidMatch() {
   }, `match ${match} voided`);
 }
 
-// A CSV of the shown leaderboard, built from its pages (rank order; the columns rankline import reads).
+// The shown leaderboard as the file `rankline export` writes (GET /v1/boards/{id}/export:
+// the same bytes), which `rankline import` reads back.
 async function download(event) {
   event.preventDefault();
   const b = state.board;
+  const format = $("x-format").value;
+  const query = { ...(state.shown || where()), format };
+  if (format === "jsonl" && $("x-metadata").checked) query.metadata = "true";
+  let name = `${b.id}.${format}`;
   await run(async () => {
-    const lines = ["player_id,score,achieved_at"];
-    for (let offset = 0; ; offset += 1000) {
-      const page = await api("GET", `/v1/boards/${encodeURIComponent(b.id)}/top`, { query: { ...where(), limit: "1000", offset: String(offset) } });
-      for (const e of page.entries) lines.push(`${e.player_id},${e.score},${e.achieved_at}`);
-      if (page.entries.length < 1000) break;
-    }
+    const response = await send("GET", `/v1/boards/${encodeURIComponent(b.id)}/export`, { query });
+    const given = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+    if (given) name = given[1];
     const link = document.createElement("a");
-    link.href = URL.createObjectURL(new Blob([lines.join("\n") + "\n"], { type: "text/csv" }));
-    link.download = `${b.id}.csv`;
+    link.href = URL.createObjectURL(await response.blob());
+    link.download = name;
     link.click();
-  });
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+  }, `downloaded ${name}`);
 }
 
 // --- players --------------------------------------------------------------------------
@@ -275,11 +285,95 @@ async function loadOperations() {
   const { tournaments } = await api("GET", "/v1/tournaments");
   $("tournament-list").tBodies[0].replaceChildren(...tournaments.map((t) => {
     const e = t.edition || {};
-    return row([t.id, t.title, e.edition, e.state, e.players, e.ends_at]);
+    const open = document.createElement("a");
+    open.href = "#";
+    open.textContent = t.id;
+    open.addEventListener("click", (event) => { event.preventDefault(); run(() => openTournament(t.id)); });
+    const actions = document.createElement("span");
+    actions.append(button("Edit", () => editTournament(t)), button("Delete", () => removeTournament(t)));
+    return row([open, t.title, e.edition, e.state, e.players, e.ends_at, actions]);
   }));
   const dead = await api("GET", "/v1/dead-letters", { query: { limit: "100" } });
   $("dead-total").textContent = `${dead.total} dead letter(s) in all`;
   $("dead-letters").tBodies[0].replaceChildren(...dead.items.map((d) => row([d.failed_at, d.board, d.player_id, d.match_id, d.reason])));
+}
+
+function scoreOf(entry) {
+  return entry.subscore == null ? entry.score : `${entry.score} (${entry.subscore})`;
+}
+
+// A tournament: the top of its current edition, and the editions that ended, with results.
+async function openTournament(id) {
+  const t = await api("GET", `/v1/tournaments/${encodeURIComponent(id)}`);
+  state.tournament = t;
+  const e = t.edition || {};
+  $("tournament").hidden = false;
+  $("tournament-title").textContent = `${t.title || t.id} (${t.id})`;
+  $("t-top-title").textContent = `Top of edition ${e.edition} (${e.state})`;
+  $("t-top-info").hidden = true;
+  try {
+    const top = await api("GET", `/v1/tournaments/${encodeURIComponent(id)}/top`, { query: { edition: e.edition, limit: "100" } });
+    $("t-top").tBodies[0].replaceChildren(...top.entries.map((x) => row([x.rank, x.player_id, scoreOf(x), x.achieved_at])));
+  } catch (error) {
+    $("t-top").tBodies[0].replaceChildren();
+    $("t-top-info").textContent = error.message;
+    $("t-top-info").hidden = false;
+  }
+  // editions 1 .. the last ended one, newest first (the edition shown ends later)
+  const last = Number(e.edition || 0) - (e.state === "ended" ? 0 : 1);
+  const editions = [];
+  for (let n = last; n >= 1; n -= 1) editions.push(new Option(String(n), String(n)));
+  $("t-edition").replaceChildren(...editions);
+  $("t-results").tBodies[0].replaceChildren();
+  $("t-results-info").textContent = last >= 1 ? "" : "no edition has ended yet";
+  if (last >= 1) await loadResults();
+}
+
+async function loadResults() {
+  const t = state.tournament;
+  const edition = $("t-edition").value;
+  $("t-results").tBodies[0].replaceChildren();
+  $("t-results-info").textContent = `edition ${edition}`;
+  const r = await api("GET", `/v1/tournaments/${encodeURIComponent(t.id)}/results`, { query: { edition } });
+  $("t-results-info").textContent = `edition ${r.edition}: ${r.starts_at} to ${r.ends_at}, ${r.total} player(s)`;
+  $("t-results").tBodies[0].replaceChildren(...r.results.map((x) => row([x.rank, x.player_id, scoreOf(x), x.reward ? JSON.stringify(x.reward) : ""])));
+}
+
+function editTournament(t) {
+  $("t-id").value = t.id;
+  const spec = { ...t };
+  delete spec.id;
+  delete spec.edition;
+  $("t-spec").value = JSON.stringify(spec, null, 2);
+  $("t-spec").focus();
+}
+
+async function saveTournament(event) {
+  event.preventDefault();
+  let spec;
+  try { spec = JSON.parse($("t-spec").value); } catch (error) {
+    show(`the definition is not JSON: ${error.message}`, "error");
+    return;
+  }
+  const id = $("t-id").value.trim();
+  await run(async () => {
+    await api("PUT", `/v1/tournaments/${encodeURIComponent(id)}`, { body: spec, query: { reason: $("t-reason").value } });
+    await loadOperations();
+    if (state.tournament && state.tournament.id === id) await openTournament(id);
+  }, `tournament ${id} saved`);
+}
+
+async function removeTournament(t) {
+  const reason = confirmed(`Delete tournament ${t.id}, its board, joins and results`);
+  if (reason === null) return;
+  await run(async () => {
+    await api("DELETE", `/v1/tournaments/${encodeURIComponent(t.id)}`, { query: { reason } });
+    if (state.tournament && state.tournament.id === t.id) {
+      state.tournament = null;
+      $("tournament").hidden = true;
+    }
+    await loadOperations();
+  }, `tournament ${t.id} deleted`);
 }
 
 // --- audit log ------------------------------------------------------------------------
@@ -315,7 +409,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("b-window").addEventListener("change", () => run(async () => { await loadPeriods(); await loadEntries(); }));
   $("reset").addEventListener("click", resetPeriod);
   $("void").addEventListener("click", voidMatch);
-  $("export").addEventListener("click", download);
+  $("download").addEventListener("submit", download);
+  $("x-format").addEventListener("change", () => { $("x-metadata").disabled = $("x-format").value !== "jsonl"; });
+  $("t-editor").addEventListener("submit", saveTournament);
+  $("t-editions").addEventListener("submit", (e) => { e.preventDefault(); run(loadResults); });
   $("player-form").addEventListener("submit", lookUp);
   $("ban").addEventListener("click", () => playerAction("Ban", "POST", (p) => `/v1/players/${p}/ban`));
   $("unban").addEventListener("click", () => playerAction("Unban", "DELETE", (p) => `/v1/players/${p}/ban`));
