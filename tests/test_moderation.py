@@ -443,3 +443,55 @@ async def test_a_void_that_finds_a_newer_submission_starts_again(
     await _void(client, "arena", "m1")
     assert len(calls) == 2
     assert await ranking(client, "arena") == [("p0", 30)]
+
+
+async def test_a_void_keeps_a_write_that_committed_after_its_period_closed_out(
+    client: httpx.AsyncClient, app: Any, settings: Settings
+) -> None:
+    """A submission received just before its day closed, whose write committed after the
+    close, never counted there (its ``applied`` is False although it beat the standing).
+    Voiding an earlier match leaves it out as the write did, as ``rankline replay`` does,
+    not as if it had been written when it was received."""
+    await put_board(client, "late", windows=["daily"])
+    await submit(client, "late", "p0", 30, "m0", at=_at(0))
+    await submit(client, "late", "p0", 40, "m1", at=_at(1))
+    service: Rankline = app.state.service
+    # As the writer leaves a commit that came after the close (2026-11-22T00:05 with the
+    # default grace): the event recorded, not applied, no standing changed.
+    async with service.store.engine.begin() as conn:
+        await conn.execute(
+            insert(t.score_events),
+            [
+                {
+                    "board_id": "late",
+                    "player_id": "p0",
+                    "match_id": "m-late",
+                    "score": 50,
+                    "at": clock_micros("2026-11-21T23:59:00.000Z"),
+                    "received_at": clock_micros("2026-11-21T23:59:30.000Z"),
+                    "applied": False,
+                    "scopes": "{}",
+                    "metadata": "{}",
+                }
+            ],
+        )
+    assert await ranking(client, "late", window="daily") == [("p0", 40)]
+    await _void(client, "late", "m1")
+    assert await ranking(client, "late", window="daily") == [("p0", 30)]
+    e = t.score_events
+    async with service.store.engine.connect() as conn:
+        found = await conn.execute(select(e.c.match_id, e.c.applied).where(e.c.board_id == "late"))
+        flags = {match: bool(applied) for match, applied in found}
+    assert flags == {"m0": True, "m1": True, "m-late": False}
+    rows = await _standings(service.store)
+    report = await maintenance.verify(service.keeper, service.store, service.boards.boards())
+    assert report.count == 0, report.differences
+    store = SqlStore(settings.database)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.execute(delete(t.standings))
+        done = await replay.replay(store)
+        assert (done.late_closes, done.voided, done.unexplained) == (1, 1, 0)
+        assert await _standings(store) == rows
+    finally:
+        await store.close()

@@ -174,7 +174,7 @@ class Moderation:
             voided = await moderation_store.voided_matches(self._store, board.id)
             if match_id in voided:
                 raise Conflict(f"match {match_id!r} on board {board.id!r} is voided already")
-            again = await recompute_players(self._store, board, players, voided | {match_id})
+            again = await recompute_players(self._store, board, players, voided, match_id)
             old = await moderation_store.player_standings(self._store, board.id, players)
             now = self._clock.now()
             entry = self._audit.entry(
