@@ -495,3 +495,68 @@ async def test_a_void_keeps_a_write_that_committed_after_its_period_closed_out(
         assert await _standings(store) == rows
     finally:
         await store.close()
+
+
+async def test_a_void_moves_its_players_as_a_write_does(client: httpx.AsyncClient) -> None:
+    """The void is a change of each of its players' standings: ``previous_rank`` is the rank
+    they held just before it, ``best_rank`` keeps the best they held (as for any applied
+    change); a player whose only entry there was the match's has none left."""
+    await _setup(client)
+    await submit(client, "arena", "p3", 45, "m1", at=_at(10), scopes={"region": "US"})
+    await submit(client, "arena", "p5", 15, "m1", at=_at(10), scopes={"region": "US"})
+    await submit(client, "arena", "p3", 30, "m2", at=_at(11), scopes={"region": "US"})
+    view = await get_json(client, "/v1/boards/arena/players/p3")
+    assert (view["rank"], view["previous_rank"], view["best_rank"]) == (2, 4, 2)
+    await _void(client, "arena", "m1")
+    # all-time: 50, 40, 40, then p3's best without m1 (30, from m2), 10
+    view = await get_json(client, "/v1/boards/arena/players/p3")
+    assert (view["score"], view["rank"], view["previous_rank"], view["best_rank"]) == (30, 4, 2, 2)
+    us = await get_json(client, "/v1/boards/arena/players/p3", scope="region:US")
+    assert (us["score"], us["rank"], us["previous_rank"], us["best_rank"]) == (30, 2, 1, 1)
+    for where in WHERES:
+        assert_problem(await client.get("/v1/boards/arena/players/p5", params=where), 404)
+    # the next write moves on from there, as after any change
+    await submit(client, "arena", "p3", 60, "m3", at=_at(12), scopes={"region": "US"})
+    view = await get_json(client, "/v1/boards/arena/players/p3")
+    assert (view["rank"], view["previous_rank"], view["best_rank"]) == (1, 4, 1)
+
+
+async def test_a_void_changes_each_leaderboard_in_one_step(
+    client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many players the match had, each leaderboard goes from its standings before
+    the void to those after in one change of the index: between any two, a reader sees each
+    leaderboard wholly before or wholly after."""
+    await put_board(client, "arena", windows=["all_time", "daily"], scopes=["region"])
+    players = [f"p{i:03d}" for i in range(150)]
+    for i, player in enumerate(players):
+        region = {"region": "EU" if i % 2 else "US"}
+        await submit(client, "arena", player, i, "m0", at=_at(0), scopes=region)
+        await submit(client, "arena", player, 1000 - i, "big", at=_at(1), scopes=region)
+    service: Rankline = app.state.service
+    index = service.gateway.index
+    leaderboards = await index.leaderboards("arena")
+    assert len(leaderboards) == 6
+
+    async def state() -> dict[Any, list[bytes]]:
+        return {lb: await index.slice(lb, 0, 1000) for lb in leaderboards}
+
+    before = await state()
+    seen: list[dict[Any, list[bytes]]] = []
+    calls: list[set[Any]] = []
+    apply = index.apply
+
+    async def spied(changes: Any) -> None:
+        await apply(changes)
+        calls.append({change.leaderboard for change in changes})
+        seen.append(await state())
+
+    monkeypatch.setattr(index, "apply", spied)
+    await _void(client, "arena", "big")
+    monkeypatch.undo()
+    after = await state()
+    for lb in leaderboards:
+        assert before[lb] != after[lb]
+        assert all(s[lb] in (before[lb], after[lb]) for s in seen)
+    assert [sorted(c) for c in calls] == [[lb] for lb in sorted(leaderboards)]
+    assert await ranking(client, "arena") == [(p, i) for i, p in reversed(list(enumerate(players)))]

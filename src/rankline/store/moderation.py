@@ -204,11 +204,11 @@ async def void_match(
     applied: dict[int, bool],
     last_event: int,
     audit: AuditEntry,
-) -> None:
+) -> list[StandingRow]:
     """In one transaction: record the void (``Conflict`` when the match is voided already;
     ``WriteConflict`` when one of the players has an event newer than ``last_event``),
     replace the players' standings on the board by ``rows``, correct the recorded
-    ``applied`` of their later events, and write ``audit``."""
+    ``applied`` of their later events, and write ``audit``. The standings replaced."""
     async with store.transaction() as tx:
         conn = tx.conn
         found = await conn.execute(
@@ -223,15 +223,31 @@ async def void_match(
         if int(newest.scalar_one() or 0) != last_event:
             raise WriteConflict("a submission of these players landed during the void")
         await conn.execute(insert(t.voids), [{"board_id": board, "match_id": match_id, "at": at}])
-        await conn.execute(
-            delete(_s).where(_s.c.board_id == board, _s.c.player_id.in_(list(players)))
+        mine = (_s.c.board_id == board) & _s.c.player_id.in_(list(players))
+        found = await conn.execute(
+            select(
+                _s.c.window,
+                _s.c.period,
+                _s.c.scope,
+                _s.c.player_id,
+                _s.c.score,
+                _s.c.achieved_at,
+                _s.c.revision,
+                _s.c.subscore,
+            ).where(mine)
         )
+        replaced: list[StandingRow] = [
+            (LeaderboardId(board, w, p, s), player, score, achieved, revision, subscore)
+            for w, p, s, player, score, achieved, revision, subscore in found
+        ]
+        await conn.execute(delete(_s).where(mine))
         await tx.insert_standings(rows)
         for flag in (True, False):
             ids = sorted(i for i, value in applied.items() if value is flag)
             if ids:
                 await conn.execute(update(e).where(e.c.id.in_(ids)).values(applied=flag))
         await add_audit(conn, audit)
+    return sorted(replaced)
 
 
 async def void_rated(
