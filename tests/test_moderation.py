@@ -19,6 +19,7 @@ from helpers_api import (
     SERVER_KEY,
     assert_problem,
     get_json,
+    iso,
     open_app,
     open_client,
     post_score,
@@ -560,3 +561,51 @@ async def test_a_void_changes_each_leaderboard_in_one_step(
         assert all(s[lb] in (before[lb], after[lb]) for s in seen)
     assert [sorted(c) for c in calls] == [[lb] for lb in sorted(leaderboards)]
     assert await ranking(client, "arena") == [(p, i) for i, p in reversed(list(enumerate(players)))]
+
+
+async def test_a_void_and_a_reset_give_a_tournament_s_submissions_back(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    """On a tournament with ``max_submissions``, a voided submission no longer counts, and a
+    reset of the edition restarts every player's count; a retry of a match id (a duplicate)
+    is still never counted, and a void of a submission made before a reset gives nothing
+    back twice."""
+    spec = {
+        "title": "Cup",
+        "starts_at": iso(utc(2026, 11, 21, 12, 10)),
+        "ends_at": iso(utc(2026, 11, 21, 12, 50)),
+        "max_submissions": 2,
+    }
+    created = await client.put("/v1/tournaments/cup", json=spec, headers=AUTH)
+    assert created.status_code == 201, created.text
+    clock.set(utc(2026, 11, 21, 12, 15))
+
+    async def play(player: str, value: int, match: str) -> httpx.Response:
+        body = {"player_id": player, "score": value, "match_id": match}
+        return await client.post("/v1/tournaments/cup/scores", json=body, headers=AUTH)
+
+    def refused(response: httpx.Response) -> None:
+        assert assert_problem(response, 409)["detail"].startswith("max_submissions:")
+
+    for value, match in ((10, "m1"), (30, "m2")):
+        assert (await play("p1", value, match)).status_code == 200
+    refused(await play("p1", 50, "m3"))
+    await _void(client, "cup", "m2")
+    assert await ranking(client, "cup") == [("p1", 10)]
+    retry = await play("p1", 30, "m2")
+    assert retry.status_code == 200 and retry.json()["duplicate"] is True
+    assert await ranking(client, "cup") == [("p1", 10)]
+    assert (await play("p1", 20, "m3")).status_code == 200  # the void gave one back
+    refused(await play("p1", 50, "m4"))
+    response = await client.post("/v1/boards/cup/reset", json={}, headers=AUTH)
+    assert response.json() == {"board": "cup", "window": "season", "period": "1", "removed": 1}
+    assert await ranking(client, "cup") == []
+    for value, match in ((5, "m5"), (6, "m6")):
+        assert (await play("p1", value, match)).status_code == 200
+    refused(await play("p1", 50, "m7"))
+    await _void(client, "cup", "m3")  # counted before the reset, which gave it back
+    refused(await play("p1", 50, "m7"))
+    assert await ranking(client, "cup") == [("p1", 6)]
+    await _void(client, "cup", "m6")
+    assert (await play("p1", 7, "m7")).status_code == 200
+    assert await ranking(client, "cup") == [("p1", 7)]

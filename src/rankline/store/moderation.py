@@ -16,6 +16,7 @@ from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
 from rankline.store.ratings import RatingRows, Rerated
 from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.tournaments import restart_counts, uncount_match
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, StandingRow
 
 _s, _r = t.standings, t.removals
@@ -63,7 +64,8 @@ async def remove_entries(
 ) -> list[tuple[LeaderboardId, PlayerId]]:
     """Delete the standings ``removal`` names, record it and ``audit(count removed)``, all
     in one transaction; the (leaderboard, player) pairs removed. ``NotFound`` (and nothing
-    recorded) when a player's removal finds no entry."""
+    recorded) when a player's removal finds no entry. A reset of a whole period (every
+    player and scope) restarts the submission counts of a tournament's edition too."""
     async with store.transaction() as tx:
         conn = tx.conn
         newest = await conn.execute(
@@ -79,6 +81,8 @@ async def remove_entries(
         if not removed and removal.player is not None:
             raise NotFound(f"player {removal.player!r} has no entry there on {removal.board!r}")
         await conn.execute(delete(_s).where(_where(removal)))
+        if removal.player is None and removal.scope is None and removal.period is not None:
+            await restart_counts(conn, removal.board, removal.period)  # a tournament's edition
         await conn.execute(
             insert(_r),
             [
@@ -208,7 +212,8 @@ async def void_match(
     """In one transaction: record the void (``Conflict`` when the match is voided already;
     ``WriteConflict`` when one of the players has an event newer than ``last_event``),
     replace the players' standings on the board by ``rows``, correct the recorded
-    ``applied`` of their later events, and write ``audit``. The standings replaced."""
+    ``applied`` of their later events, give back the submissions a tournament counted under
+    the match, and write ``audit``. The standings replaced."""
     async with store.transaction() as tx:
         conn = tx.conn
         found = await conn.execute(
@@ -242,6 +247,7 @@ async def void_match(
         ]
         await conn.execute(delete(_s).where(mine))
         await tx.insert_standings(rows)
+        await uncount_match(conn, board, match_id, players)  # on a tournament's board
         for flag in (True, False):
             ids = sorted(i for i, value in applied.items() if value is flag)
             if ids:
