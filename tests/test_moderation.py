@@ -563,6 +563,52 @@ async def test_a_void_changes_each_leaderboard_in_one_step(
     assert await ranking(client, "arena") == [(p, i) for i, p in reversed(list(enumerate(players)))]
 
 
+async def _cohort_of(client: httpx.AsyncClient, player: str) -> str | None:
+    """The cohort scope of the player's entry on the league's daily leaderboard (None: no
+    entry there)."""
+    response = await client.get(
+        f"/v1/boards/league/players/{player}", params={"window": "daily", "scope": "cohort"}
+    )
+    if response.status_code == 404:
+        return None
+    assert response.status_code == 200, response.text
+    scope: str = response.json()["scope"]
+    return scope
+
+
+async def test_a_reset_and_a_void_on_a_board_with_cohorts(client: httpx.AsyncClient) -> None:
+    """A reset of the period empties every cohort's leaderboard; the players keep their
+    cohorts (assigned once per period), so a returning player is ranked among the same
+    players, and a newcomer fills the newest cohort. A void takes the match's scores off
+    the cohort leaderboards too."""
+    await put_board(client, "league", windows=["daily", "all_time"], cohort_size=2)
+    for player, score in (("a", 10), ("b", 20), ("c", 30), ("d", 40)):
+        await submit(client, "league", player, score, f"m-{player}", at=_at(1))
+    assert [await _cohort_of(client, p) for p in "abcd"] == ["cohort:1"] * 2 + ["cohort:2"] * 2
+    response = await client.post("/v1/boards/league/reset", json={"window": "daily"}, headers=AUTH)
+    assert response.json()["removed"] == 8  # global and the cohort, per player
+    for cohort in ("cohort:1", "cohort:2"):
+        assert await ranking(client, "league", window="daily", scope=cohort) == []
+    assert [await _cohort_of(client, p) for p in "abcd"] == [None] * 4
+    assert len(await ranking(client, "league", window="all_time", scope="cohort:1")) == 2
+    await submit(client, "league", "c", 5, "again-c", at=_at(2))
+    await submit(client, "league", "e", 7, "m-e", at=_at(2))
+    await submit(client, "league", "e", 8, "n-e", at=_at(3))
+    assert await ranking(client, "league", window="daily", scope="cohort:2") == [("c", 5)]
+    assert await ranking(client, "league", window="daily", scope="cohort:3") == [("e", 8)]
+    # a void: e's better score comes out of e's cohort leaderboards as everywhere
+    await _void(client, "league", "n-e")
+    assert await ranking(client, "league", window="daily", scope="cohort:3") == [("e", 7)]
+    assert await ranking(client, "league", window="all_time", scope="cohort:3") == [("e", 7)]
+    # one cohort only
+    response = await client.post(
+        "/v1/boards/league/reset", json={"window": "daily", "scope": "cohort:2"}, headers=AUTH
+    )
+    assert response.json()["removed"] == 1
+    assert await ranking(client, "league", window="daily", scope="cohort:2") == []
+    assert await ranking(client, "league", window="daily") == [("e", 7), ("c", 5)]
+
+
 async def test_a_void_and_a_reset_give_a_tournament_s_submissions_back(
     client: httpx.AsyncClient, clock: ManualClock
 ) -> None:
