@@ -655,3 +655,34 @@ async def test_a_void_and_a_reset_give_a_tournament_s_submissions_back(
     await _void(client, "cup", "m6")
     assert (await play("p1", 7, "m7")).status_code == 200
     assert await ranking(client, "cup") == [("p1", 7)]
+
+
+async def test_moderation_names_periods_as_writes_do_in_time_zones_and_cron_windows(
+    client: httpx.AsyncClient,
+) -> None:
+    """A reset's current period and a removal's named one are the board's own: of its time
+    zone, and of its cron windows, as the period a submission lands in."""
+    event = {"id": "friday-event", "cron": "0 18 * * FRI", "timezone": "Europe/Paris"}
+    await put_board(client, "zoned", windows=["daily", event], timezone="Pacific/Kiritimati")
+    # 2026-11-21T12:00Z is 02:00 on the 22nd at UTC+14; the event began Friday 18:00 in Paris
+    landed = await submit(client, "zoned", "p0", 10)
+    periods = {s["window"]: s["period"] for s in landed["standings"]}
+    assert periods == {"daily": "2026-11-22", "friday-event": "2026-11-20T17:00:00Z"}
+    await submit(client, "zoned", "p1", 20)
+    response = await client.post("/v1/boards/zoned/reset", json={"window": "daily"}, headers=AUTH)
+    assert response.status_code == 200, response.text
+    assert (response.json()["period"], response.json()["removed"]) == ("2026-11-22", 2)
+    assert await ranking(client, "zoned", window="daily") == []
+    response = await client.delete(
+        "/v1/boards/zoned/players/p1",
+        params={"window": "friday-event", "period": "2026-11-20T17:00:00Z"},
+        headers=AUTH,
+    )
+    assert response.status_code == 200, response.text
+    assert await ranking(client, "zoned", window="friday-event") == [("p0", 10)]
+    response = await client.post(
+        "/v1/boards/zoned/reset", json={"window": "friday-event"}, headers=AUTH
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["period"] == "2026-11-20T17:00:00Z"
+    assert await ranking(client, "zoned", window="friday-event") == []

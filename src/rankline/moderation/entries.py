@@ -151,7 +151,7 @@ class Moderation:
                 ["body", "window"],
                 f"the board has no {window!r} window (it has {', '.join(board.windows)})",
             )
-        found = current_period(window, self._clock.now(), board.seasons)
+        found = current_period(window, self._clock.now(), board.calendar)
         if found is None:
             raise NotFound(f"the board has no current {window} period")
         if scope is not None:
@@ -345,7 +345,7 @@ def _narrowed(
         if window is None:
             raise InvalidInput.at(["query", "period"], "a period needs its window")
         try:
-            period = parse_period(window, period, board.seasons).name
+            period = parse_period(window, period, board.calendar).name
         except ValueError as exc:
             raise InvalidInput.at(["query", "period"], str(exc)) from None
     if scope is not None:
