@@ -5,6 +5,7 @@ through a new submission, and is reproduced by ``rankline replay``."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 from typing import Any
@@ -13,7 +14,7 @@ import httpx
 import pytest
 from sqlalchemy import delete, insert, select
 
-from backends import flush_redis
+from backends import ALL, flush_redis, selected
 from helpers_api import (
     AUTH,
     SERVER_KEY,
@@ -33,10 +34,12 @@ from rankline import ManualClock, Settings
 from rankline.clock import parse_time as clock_micros
 from rankline.index import maintenance
 from rankline.moderation import entries as entries_module
+from rankline.ordering import encode
 from rankline.ratings import rerate
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
+from rankline.types import IndexChange, LeaderboardId
 from rankline.writing import replay
 
 PLAYERS = [f"p{i}" for i in range(5)]
@@ -686,3 +689,33 @@ async def test_moderation_names_periods_as_writes_do_in_time_zones_and_cron_wind
     assert response.status_code == 200, response.text
     assert response.json()["period"] == "2026-11-20T17:00:00Z"
     assert await ranking(client, "zoned", window="friday-event") == []
+
+
+SHARED = [name for name in selected() if ALL[name].redis_url]
+
+
+@pytest.mark.parametrize("stack", [ALL[n] for n in SHARED], ids=SHARED)
+async def test_a_late_batch_of_another_worker_is_set_right_after_a_void(
+    app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a shared index, another worker's batch that committed just before the void may
+    reach the index just after it; the void's second pass sets SQL's standing again."""
+    service: Rankline = app.state.service
+    assert service.keeper.shared
+    monkeypatch.setattr(entries_module, "_SETTLE_SECONDS", 0.2)
+    await put_board(client, "arena")
+    await submit(client, "arena", "p0", 50, "m0", at=_at(0))
+    await submit(client, "arena", "p0", 90, "m1", at=_at(1))
+    await submit(client, "arena", "p1", 70, "m2", at=_at(2))
+    await _void(client, "arena", "m1")
+    assert await ranking(client, "arena") == [("p1", 70), ("p0", 50)]
+    board = service.boards.get("arena")
+    leaderboard = LeaderboardId("arena", "all_time", "all", "global")
+    late = encode(90, clock_micros(_at(1)), "p0", board.order)
+    await service.index.apply([IndexChange(leaderboard, "p0", late, 2)])  # m1's, arriving late
+    assert await ranking(client, "arena") == [("p0", 90), ("p1", 70)]
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if await ranking(client, "arena") == [("p1", 70), ("p0", 50)]:
+            break
+    assert await ranking(client, "arena") == [("p1", 70), ("p0", 50)]

@@ -20,7 +20,9 @@ the idempotency of their match ids, are untouched.
 A void replaces its players' standings on the board by those recomputed without the match
 (``writing.recompute``), in one transaction; the index then gets each leaderboard's changes
 in one call (``voided_changes``: each player's key set over the old one, so movement is
-recorded as for a write), which it applies in one step.
+recorded as for a write), which it applies in one step. On a shared index the void's
+players are checked against SQL once more a moment later too, as removals are: a change of
+theirs that another worker committed before the void may reach the index after it.
 """
 
 from __future__ import annotations
@@ -211,9 +213,13 @@ class Moderation:
                 entry,
             )
             banned = await moderation_store.banned_of(self._store, players)
-            await self._apply_by_leaderboard(
-                voided_changes(board, replaced, again.rows, banned, now)
-            )
+            changes = voided_changes(board, replaced, again.rows, banned, now)
+            await self._apply_by_leaderboard(changes)
+        if self._boards.shared and changes:
+            touched = sorted({change.leaderboard for change in changes})
+            task = asyncio.create_task(self._settle_void(board.id, players, touched))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         await self._rearchive(set(players))
         return VoidedOut(board=board.id, match_id=match_id, players=players)
 
@@ -331,6 +337,40 @@ class Moderation:
                     await self._gateway.apply(again[start : start + _INDEX_CHUNK])
         except RanklineError as exc:
             log.warning("could not re-check the removals on %r: %s", board, exc.detail)
+
+    async def _settle_void(
+        self, board_id: BoardId, players: list[PlayerId], leaderboards: list[LeaderboardId]
+    ) -> None:
+        """Set again what SQL holds for a void's players where the shared index differs: a
+        batch another worker committed just before the void may have reached the index
+        after it (a change the void made at revision 0 does not refuse it)."""
+        await asyncio.sleep(_SETTLE_SECONDS)
+        try:
+            async with self._commit_lock:
+                board = await self._boards.find(board_id)
+                now = self._clock.now()
+                held = await moderation_store.standing_rows(self._store, board_id, players)
+                banned = await moderation_store.banned_of(self._store, players)
+                wanted = {
+                    (row[0], row[1]): board.keys.encode(row[2], row[5], row[3], row[1])
+                    for row in held
+                    if row[1] not in banned
+                }
+                if not self._health.usable:
+                    return  # the keeper reloads the index from SQL
+                index = self._gateway.index
+                again = []
+                for leaderboard in leaderboards:
+                    if board.expired(leaderboard, now):
+                        continue
+                    for player in players:
+                        position = await index.position(leaderboard, player)
+                        key = wanted.get((leaderboard, player))
+                        if (None if position is None else position.key) != key:
+                            again.append(IndexChange(leaderboard, player, key))
+                await self._apply_by_leaderboard(again)
+        except RanklineError as exc:
+            log.warning("could not re-check the void on %r: %s", board_id, exc.detail)
 
 
 def _narrowed(

@@ -191,6 +191,27 @@ async def player_standings(
         )
 
 
+async def standing_rows(
+    store: SqlStore, board: BoardId, players: Sequence[PlayerId]
+) -> list[StandingRow]:
+    """The standings of these players on ``board``, in key order."""
+    query = select(
+        _s.c.window,
+        _s.c.period,
+        _s.c.scope,
+        _s.c.player_id,
+        _s.c.score,
+        _s.c.achieved_at,
+        _s.c.revision,
+        _s.c.subscore,
+    ).where(_s.c.board_id == board, _s.c.player_id.in_(list(players)))
+    async with mapped_errors(), store.engine.connect() as conn:
+        return sorted(
+            (LeaderboardId(board, w, p, s), player, score, achieved, revision, subscore)
+            for w, p, s, player, score, achieved, revision, subscore in await conn.execute(query)
+        )
+
+
 async def banned_of(store: SqlStore, players: Sequence[PlayerId]) -> set[PlayerId]:
     b = t.bans
     query = select(b.c.player_id).where(b.c.player_id.in_(list(players)))
