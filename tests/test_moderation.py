@@ -5,6 +5,7 @@ through a new submission, and is reproduced by ``rankline replay``."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 from typing import Any
@@ -13,12 +14,13 @@ import httpx
 import pytest
 from sqlalchemy import delete, insert, select
 
-from backends import flush_redis
+from backends import ALL, flush_redis, selected
 from helpers_api import (
     AUTH,
     SERVER_KEY,
     assert_problem,
     get_json,
+    iso,
     open_app,
     open_client,
     post_score,
@@ -32,10 +34,12 @@ from rankline import ManualClock, Settings
 from rankline.clock import parse_time as clock_micros
 from rankline.index import maintenance
 from rankline.moderation import entries as entries_module
+from rankline.ordering import encode
 from rankline.ratings import rerate
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
+from rankline.types import IndexChange, LeaderboardId
 from rankline.writing import replay
 
 PLAYERS = [f"p{i}" for i in range(5)]
@@ -443,3 +447,275 @@ async def test_a_void_that_finds_a_newer_submission_starts_again(
     await _void(client, "arena", "m1")
     assert len(calls) == 2
     assert await ranking(client, "arena") == [("p0", 30)]
+
+
+async def test_a_void_keeps_a_write_that_committed_after_its_period_closed_out(
+    client: httpx.AsyncClient, app: Any, settings: Settings
+) -> None:
+    """A submission received just before its day closed, whose write committed after the
+    close, never counted there (its ``applied`` is False although it beat the standing).
+    Voiding an earlier match leaves it out as the write did, as ``rankline replay`` does,
+    not as if it had been written when it was received."""
+    await put_board(client, "late", windows=["daily"])
+    await submit(client, "late", "p0", 30, "m0", at=_at(0))
+    await submit(client, "late", "p0", 40, "m1", at=_at(1))
+    service: Rankline = app.state.service
+    # As the writer leaves a commit that came after the close (2026-11-22T00:05 with the
+    # default grace): the event recorded, not applied, no standing changed.
+    async with service.store.engine.begin() as conn:
+        await conn.execute(
+            insert(t.score_events),
+            [
+                {
+                    "board_id": "late",
+                    "player_id": "p0",
+                    "match_id": "m-late",
+                    "score": 50,
+                    "at": clock_micros("2026-11-21T23:59:00.000Z"),
+                    "received_at": clock_micros("2026-11-21T23:59:30.000Z"),
+                    "applied": False,
+                    "scopes": "{}",
+                    "metadata": "{}",
+                }
+            ],
+        )
+    assert await ranking(client, "late", window="daily") == [("p0", 40)]
+    await _void(client, "late", "m1")
+    assert await ranking(client, "late", window="daily") == [("p0", 30)]
+    e = t.score_events
+    async with service.store.engine.connect() as conn:
+        found = await conn.execute(select(e.c.match_id, e.c.applied).where(e.c.board_id == "late"))
+        flags = {match: bool(applied) for match, applied in found}
+    assert flags == {"m0": True, "m1": True, "m-late": False}
+    rows = await _standings(service.store)
+    report = await maintenance.verify(service.keeper, service.store, service.boards.boards())
+    assert report.count == 0, report.differences
+    store = SqlStore(settings.database)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.execute(delete(t.standings))
+        done = await replay.replay(store)
+        assert (done.late_closes, done.voided, done.unexplained) == (1, 1, 0)
+        assert await _standings(store) == rows
+    finally:
+        await store.close()
+
+
+async def test_a_void_moves_its_players_as_a_write_does(client: httpx.AsyncClient) -> None:
+    """The void is a change of each of its players' standings: ``previous_rank`` is the rank
+    they held just before it, ``best_rank`` keeps the best they held (as for any applied
+    change); a player whose only entry there was the match's has none left."""
+    await _setup(client)
+    await submit(client, "arena", "p3", 45, "m1", at=_at(10), scopes={"region": "US"})
+    await submit(client, "arena", "p5", 15, "m1", at=_at(10), scopes={"region": "US"})
+    await submit(client, "arena", "p3", 30, "m2", at=_at(11), scopes={"region": "US"})
+    view = await get_json(client, "/v1/boards/arena/players/p3")
+    assert (view["rank"], view["previous_rank"], view["best_rank"]) == (2, 4, 2)
+    await _void(client, "arena", "m1")
+    # all-time: 50, 40, 40, then p3's best without m1 (30, from m2), 10
+    view = await get_json(client, "/v1/boards/arena/players/p3")
+    assert (view["score"], view["rank"], view["previous_rank"], view["best_rank"]) == (30, 4, 2, 2)
+    us = await get_json(client, "/v1/boards/arena/players/p3", scope="region:US")
+    assert (us["score"], us["rank"], us["previous_rank"], us["best_rank"]) == (30, 2, 1, 1)
+    for where in WHERES:
+        assert_problem(await client.get("/v1/boards/arena/players/p5", params=where), 404)
+    # the next write moves on from there, as after any change
+    await submit(client, "arena", "p3", 60, "m3", at=_at(12), scopes={"region": "US"})
+    view = await get_json(client, "/v1/boards/arena/players/p3")
+    assert (view["rank"], view["previous_rank"], view["best_rank"]) == (1, 4, 1)
+
+
+async def test_a_void_changes_each_leaderboard_in_one_step(
+    client: httpx.AsyncClient, app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many players the match had, each leaderboard goes from its standings before
+    the void to those after in one change of the index: between any two, a reader sees each
+    leaderboard wholly before or wholly after."""
+    await put_board(client, "arena", windows=["all_time", "daily"], scopes=["region"])
+    players = [f"p{i:03d}" for i in range(150)]
+    for i, player in enumerate(players):
+        region = {"region": "EU" if i % 2 else "US"}
+        await submit(client, "arena", player, i, "m0", at=_at(0), scopes=region)
+        await submit(client, "arena", player, 1000 - i, "big", at=_at(1), scopes=region)
+    service: Rankline = app.state.service
+    index = service.gateway.index
+    leaderboards = await index.leaderboards("arena")
+    assert len(leaderboards) == 6
+
+    async def state() -> dict[Any, list[bytes]]:
+        return {lb: await index.slice(lb, 0, 1000) for lb in leaderboards}
+
+    before = await state()
+    seen: list[dict[Any, list[bytes]]] = []
+    calls: list[set[Any]] = []
+    apply = index.apply
+
+    async def spied(changes: Any) -> None:
+        await apply(changes)
+        calls.append({change.leaderboard for change in changes})
+        seen.append(await state())
+
+    monkeypatch.setattr(index, "apply", spied)
+    await _void(client, "arena", "big")
+    monkeypatch.undo()
+    after = await state()
+    for lb in leaderboards:
+        assert before[lb] != after[lb]
+        assert all(s[lb] in (before[lb], after[lb]) for s in seen)
+    assert [sorted(c) for c in calls] == [[lb] for lb in sorted(leaderboards)]
+    assert await ranking(client, "arena") == [(p, i) for i, p in reversed(list(enumerate(players)))]
+
+
+async def _cohort_of(client: httpx.AsyncClient, player: str) -> str | None:
+    """The cohort scope of the player's entry on the league's daily leaderboard (None: no
+    entry there)."""
+    response = await client.get(
+        f"/v1/boards/league/players/{player}", params={"window": "daily", "scope": "cohort"}
+    )
+    if response.status_code == 404:
+        return None
+    assert response.status_code == 200, response.text
+    scope: str = response.json()["scope"]
+    return scope
+
+
+async def test_a_reset_and_a_void_on_a_board_with_cohorts(client: httpx.AsyncClient) -> None:
+    """A reset of the period empties every cohort's leaderboard; the players keep their
+    cohorts (assigned once per period), so a returning player is ranked among the same
+    players, and a newcomer fills the newest cohort. A void takes the match's scores off
+    the cohort leaderboards too."""
+    await put_board(client, "league", windows=["daily", "all_time"], cohort_size=2)
+    for player, score in (("a", 10), ("b", 20), ("c", 30), ("d", 40)):
+        await submit(client, "league", player, score, f"m-{player}", at=_at(1))
+    assert [await _cohort_of(client, p) for p in "abcd"] == ["cohort:1"] * 2 + ["cohort:2"] * 2
+    response = await client.post("/v1/boards/league/reset", json={"window": "daily"}, headers=AUTH)
+    assert response.json()["removed"] == 8  # global and the cohort, per player
+    for cohort in ("cohort:1", "cohort:2"):
+        assert await ranking(client, "league", window="daily", scope=cohort) == []
+    assert [await _cohort_of(client, p) for p in "abcd"] == [None] * 4
+    assert len(await ranking(client, "league", window="all_time", scope="cohort:1")) == 2
+    await submit(client, "league", "c", 5, "again-c", at=_at(2))
+    await submit(client, "league", "e", 7, "m-e", at=_at(2))
+    await submit(client, "league", "e", 8, "n-e", at=_at(3))
+    assert await ranking(client, "league", window="daily", scope="cohort:2") == [("c", 5)]
+    assert await ranking(client, "league", window="daily", scope="cohort:3") == [("e", 8)]
+    # a void: e's better score comes out of e's cohort leaderboards as everywhere
+    await _void(client, "league", "n-e")
+    assert await ranking(client, "league", window="daily", scope="cohort:3") == [("e", 7)]
+    assert await ranking(client, "league", window="all_time", scope="cohort:3") == [("e", 7)]
+    # one cohort only
+    response = await client.post(
+        "/v1/boards/league/reset", json={"window": "daily", "scope": "cohort:2"}, headers=AUTH
+    )
+    assert response.json()["removed"] == 1
+    assert await ranking(client, "league", window="daily", scope="cohort:2") == []
+    assert await ranking(client, "league", window="daily") == [("e", 7), ("c", 5)]
+
+
+async def test_a_void_and_a_reset_give_a_tournament_s_submissions_back(
+    client: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    """On a tournament with ``max_submissions``, a voided submission no longer counts, and a
+    reset of the edition restarts every player's count; a retry of a match id (a duplicate)
+    is still never counted, and a void of a submission made before a reset gives nothing
+    back twice."""
+    spec = {
+        "title": "Cup",
+        "starts_at": iso(utc(2026, 11, 21, 12, 10)),
+        "ends_at": iso(utc(2026, 11, 21, 12, 50)),
+        "max_submissions": 2,
+    }
+    created = await client.put("/v1/tournaments/cup", json=spec, headers=AUTH)
+    assert created.status_code == 201, created.text
+    clock.set(utc(2026, 11, 21, 12, 15))
+
+    async def play(player: str, value: int, match: str) -> httpx.Response:
+        body = {"player_id": player, "score": value, "match_id": match}
+        return await client.post("/v1/tournaments/cup/scores", json=body, headers=AUTH)
+
+    def refused(response: httpx.Response) -> None:
+        assert assert_problem(response, 409)["detail"].startswith("max_submissions:")
+
+    for value, match in ((10, "m1"), (30, "m2")):
+        assert (await play("p1", value, match)).status_code == 200
+    refused(await play("p1", 50, "m3"))
+    await _void(client, "cup", "m2")
+    assert await ranking(client, "cup") == [("p1", 10)]
+    retry = await play("p1", 30, "m2")
+    assert retry.status_code == 200 and retry.json()["duplicate"] is True
+    assert await ranking(client, "cup") == [("p1", 10)]
+    assert (await play("p1", 20, "m3")).status_code == 200  # the void gave one back
+    refused(await play("p1", 50, "m4"))
+    response = await client.post("/v1/boards/cup/reset", json={}, headers=AUTH)
+    assert response.json() == {"board": "cup", "window": "season", "period": "1", "removed": 1}
+    assert await ranking(client, "cup") == []
+    for value, match in ((5, "m5"), (6, "m6")):
+        assert (await play("p1", value, match)).status_code == 200
+    refused(await play("p1", 50, "m7"))
+    await _void(client, "cup", "m3")  # counted before the reset, which gave it back
+    refused(await play("p1", 50, "m7"))
+    assert await ranking(client, "cup") == [("p1", 6)]
+    await _void(client, "cup", "m6")
+    assert (await play("p1", 7, "m7")).status_code == 200
+    assert await ranking(client, "cup") == [("p1", 7)]
+
+
+async def test_moderation_names_periods_as_writes_do_in_time_zones_and_cron_windows(
+    client: httpx.AsyncClient,
+) -> None:
+    """A reset's current period and a removal's named one are the board's own: of its time
+    zone, and of its cron windows, as the period a submission lands in."""
+    event = {"id": "friday-event", "cron": "0 18 * * FRI", "timezone": "Europe/Paris"}
+    await put_board(client, "zoned", windows=["daily", event], timezone="Pacific/Kiritimati")
+    # 2026-11-21T12:00Z is 02:00 on the 22nd at UTC+14; the event began Friday 18:00 in Paris
+    landed = await submit(client, "zoned", "p0", 10)
+    periods = {s["window"]: s["period"] for s in landed["standings"]}
+    assert periods == {"daily": "2026-11-22", "friday-event": "2026-11-20T17:00:00Z"}
+    await submit(client, "zoned", "p1", 20)
+    response = await client.post("/v1/boards/zoned/reset", json={"window": "daily"}, headers=AUTH)
+    assert response.status_code == 200, response.text
+    assert (response.json()["period"], response.json()["removed"]) == ("2026-11-22", 2)
+    assert await ranking(client, "zoned", window="daily") == []
+    response = await client.delete(
+        "/v1/boards/zoned/players/p1",
+        params={"window": "friday-event", "period": "2026-11-20T17:00:00Z"},
+        headers=AUTH,
+    )
+    assert response.status_code == 200, response.text
+    assert await ranking(client, "zoned", window="friday-event") == [("p0", 10)]
+    response = await client.post(
+        "/v1/boards/zoned/reset", json={"window": "friday-event"}, headers=AUTH
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["period"] == "2026-11-20T17:00:00Z"
+    assert await ranking(client, "zoned", window="friday-event") == []
+
+
+SHARED = [name for name in selected() if ALL[name].redis_url]
+
+
+@pytest.mark.parametrize("stack", [ALL[n] for n in SHARED], ids=SHARED)
+async def test_a_late_batch_of_another_worker_is_set_right_after_a_void(
+    app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a shared index, another worker's batch that committed just before the void may
+    reach the index just after it; the void's second pass sets SQL's standing again."""
+    service: Rankline = app.state.service
+    assert service.keeper.shared
+    monkeypatch.setattr(entries_module, "_SETTLE_SECONDS", 0.2)
+    await put_board(client, "arena")
+    await submit(client, "arena", "p0", 50, "m0", at=_at(0))
+    await submit(client, "arena", "p0", 90, "m1", at=_at(1))
+    await submit(client, "arena", "p1", 70, "m2", at=_at(2))
+    await _void(client, "arena", "m1")
+    assert await ranking(client, "arena") == [("p1", 70), ("p0", 50)]
+    board = service.boards.get("arena")
+    leaderboard = LeaderboardId("arena", "all_time", "all", "global")
+    late = encode(90, clock_micros(_at(1)), "p0", board.order)
+    await service.index.apply([IndexChange(leaderboard, "p0", late, 2)])  # m1's, arriving late
+    assert await ranking(client, "arena") == [("p0", 90), ("p1", 70)]
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if await ranking(client, "arena") == [("p1", 70), ("p0", 50)]:
+            break
+    assert await ranking(client, "arena") == [("p1", 70), ("p0", 50)]

@@ -1,9 +1,9 @@
 """A model of moderation under random operations: submissions (new and repeated), entries
 removed (everywhere, on one window, on one scope), matches voided and periods reset, mixed
-at random; after each operation the all-time leaderboard, and at the end every leaderboard,
-must be what the model computes from the submissions in order (voided ones left out,
-removals and resets applied where they were made). Then a replay of the store must give
-the same standings."""
+at random; after each operation the all-time leaderboard and each player's movement on it,
+and at the end every leaderboard, must be what the model computes from the submissions in
+order (voided ones left out, removals and resets applied where they were made; a void moves
+its player as a write does). Then a replay of the store must give the same standings."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from helpers_api import AUTH, open_app, open_client, put_board, ranking
+from helpers_api import AUTH, get_json, open_app, open_client, put_board, ranking
 from rankline import ManualClock, Settings
 from rankline.service import Rankline
 from rankline.store import schema as t
@@ -55,6 +55,9 @@ class Model:
         self.events: list[tuple[str, str, int, str, int]] = []  # match, player, score, region, at
         self.removals: list[tuple[int, str | None, str | None, str | None]] = []
         self.voided: set[str] = set()
+        self.moves: dict[str, tuple[int | None, int]] = {}
+        """All-time movement per player: (previous rank, best rank held), as the index
+        records them at each change of the player's entry."""
 
     def standings(self) -> dict[tuple[str, str], dict[str, tuple[int, int]]]:
         held: dict[tuple[str, str], dict[str, tuple[int, int]]] = {lb: {} for lb in LEADERBOARDS}
@@ -82,6 +85,22 @@ class Model:
                     else:
                         entries.pop(player, None)
 
+    def ranks(self) -> dict[str, int]:
+        """Each player's all-time rank."""
+        return {player: n for n, (player, _) in enumerate(self.ranked("all_time", "global"), 1)}
+
+    def moved(self, player: str, before: dict[str, int], held: Any) -> None:
+        """Record ``player``'s movement after a change of their all-time entry from ``held``
+        (None: none) at the ranks ``before``."""
+        after = self.ranks().get(player)
+        if after is None:
+            self.moves.pop(player, None)
+        elif held is None:
+            self.moves[player] = (None, after)
+        elif held != self.standings()["all_time", "global"][player]:
+            rank, best = before[player], self.moves[player][1]
+            self.moves[player] = (rank, min(best, rank, after))
+
     def ranked(self, window: str, scope: str) -> list[tuple[str, int]]:
         entries = self.standings()[window, scope]
         order = sorted(entries.items(), key=lambda kv: (-kv[1][0], kv[1][1], kv[0]))
@@ -92,19 +111,30 @@ async def _run(settings: Settings, clock: ManualClock, ops: list[tuple[Any, ...]
     model = Model()
     async with open_app(settings, clock) as app, open_client(app) as client:
         await put_board(client, BOARD, windows=["all_time", "daily"], scopes=["region"])
-        for step, op in enumerate(ops):
-            await _apply(client, model, op)
-            shown = await ranking(client, BOARD)
-            assert shown == model.ranked("all_time", "global"), ops[: step + 1]
-        for window, scope in LEADERBOARDS:
-            shown = await ranking(client, BOARD, window=window, scope=scope)
-            assert shown == model.ranked(window, scope), (window, scope, ops)
-        service: Rankline = app.state.service
-        before = await _standings(service)
-        done = await replay.replay(service.store, [BOARD])
-        assert done.unexplained == 0
-        assert await _standings(service) == before
-        assert (await client.delete(f"/v1/boards/{BOARD}", headers=AUTH)).status_code == 204
+        try:
+            await _check(app, client, model, ops)
+        finally:  # the next example starts on a board of its own, whatever happened here
+            assert (await client.delete(f"/v1/boards/{BOARD}", headers=AUTH)).status_code == 204
+
+
+async def _check(app: Any, client: httpx.AsyncClient, model: Model, ops: list[Any]) -> None:
+    for step, op in enumerate(ops):
+        await _apply(client, model, op)
+        shown = await ranking(client, BOARD)
+        assert shown == model.ranked("all_time", "global"), ops[: step + 1]
+        ranks = model.ranks()
+        for player, (previous, best) in model.moves.items():
+            view = await get_json(client, f"/v1/boards/{BOARD}/players/{player}")
+            expected = (previous, min(best, ranks[player]))
+            assert (view["previous_rank"], view["best_rank"]) == expected, ops[: step + 1]
+    for window, scope in LEADERBOARDS:
+        shown = await ranking(client, BOARD, window=window, scope=scope)
+        assert shown == model.ranked(window, scope), (window, scope, ops)
+    service: Rankline = app.state.service
+    before = await _standings(service)
+    done = await replay.replay(service.store, [BOARD])
+    assert done.unexplained == 0
+    assert await _standings(service) == before
 
 
 async def _standings(service: Rankline) -> list[tuple[Any, ...]]:
@@ -118,12 +148,15 @@ async def _standings(service: Rankline) -> list[tuple[Any, ...]]:
 
 async def _apply(client: httpx.AsyncClient, model: Model, op: tuple[Any, ...]) -> None:
     kind = op[0]
+    before = model.ranks()
+    held = model.standings()["all_time", "global"]
     if kind == "submit":
         _, player, score, region = op
         n = len(model.events)
         at = n  # seconds after 10:00: every submission later than the last
         model.events.append((f"m{n}", player, score, region, at))
         await _post(client, f"m{n}", player, score, region, at, duplicate=False)
+        model.moved(player, before, held.get(player))
     elif kind == "again" and model.events:
         match, player, score, region, at = model.events[op[1] % len(model.events)]
         await _post(client, match, player, score, region, at, duplicate=True)
@@ -143,17 +176,24 @@ async def _apply(client: httpx.AsyncClient, model: Model, op: tuple[Any, ...]) -
         assert response.status_code == (200 if had else 404), response.text
         if had:
             model.removals.append((len(model.events), player, window, scope))
+            if window is None and scope is None:
+                model.moves.pop(player, None)  # the entry and its movement gone
     elif kind == "void" and model.events:
         match = model.events[op[1] % len(model.events)][0]
         response = await client.post(f"/v1/boards/{BOARD}/matches/{match}/void", headers=AUTH)
         assert response.status_code == (409 if match in model.voided else 200), response.text
         model.voided.add(match)
+        player = model.events[op[1] % len(model.events)][1]
+        if player in held:
+            model.moved(player, before, held[player])
     elif kind == "reset":
         _, window, scope = op
         body = {"window": window, **({"scope": scope} if scope else {})}
         response = await client.post(f"/v1/boards/{BOARD}/reset", json=body, headers=AUTH)
         assert response.status_code == 200, response.text
         model.removals.append((len(model.events), None, window, scope))
+        if window == "all_time" and scope is None:
+            model.moves.clear()
 
 
 async def _post(

@@ -16,12 +16,20 @@ worker committed just before the removal could reach the index just after it, so
 removal is checked against SQL once more a moment later (``_SETTLE_SECONDS``), as bans are.
 The player's score events stay: their history, and
 the idempotency of their match ids, are untouched.
+
+A void replaces its players' standings on the board by those recomputed without the match
+(``writing.recompute``), in one transaction; the index then gets each leaderboard's changes
+in one call (``voided_changes``: each player's key set over the old one, so movement is
+recorded as for a write), which it applies in one step. On a shared index the void's
+players are checked against SQL once more a moment later too, as removals are: a change of
+theirs that another worker committed before the void may reach the index after it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 import msgspec
 
@@ -48,7 +56,16 @@ from rankline.store.audit import AuditEntry
 from rankline.store.moderation import Removal, remove_entries
 from rankline.store.ratings import RatingStore
 from rankline.store.sql import SqlStore
-from rankline.types import BoardId, Clock, IndexChange, LeaderboardId, MatchId, PlayerId
+from rankline.types import (
+    BoardId,
+    Clock,
+    IndexChange,
+    LeaderboardId,
+    MatchId,
+    Micros,
+    PlayerId,
+    StandingRow,
+)
 from rankline.writing.recompute import recompute_players
 
 log = logging.getLogger("rankline.moderation")
@@ -136,7 +153,7 @@ class Moderation:
                 ["body", "window"],
                 f"the board has no {window!r} window (it has {', '.join(board.windows)})",
             )
-        found = current_period(window, self._clock.now(), board.seasons)
+        found = current_period(window, self._clock.now(), board.calendar)
         if found is None:
             raise NotFound(f"the board has no current {window} period")
         if scope is not None:
@@ -174,8 +191,7 @@ class Moderation:
             voided = await moderation_store.voided_matches(self._store, board.id)
             if match_id in voided:
                 raise Conflict(f"match {match_id!r} on board {board.id!r} is voided already")
-            again = await recompute_players(self._store, board, players, voided | {match_id})
-            old = await moderation_store.player_standings(self._store, board.id, players)
+            again = await recompute_players(self._store, board, players, voided, match_id)
             now = self._clock.now()
             entry = self._audit.entry(
                 actor,
@@ -185,7 +201,7 @@ class Moderation:
                 reason=reason,
                 detail={"players": players},
             )
-            await moderation_store.void_match(
+            replaced = await moderation_store.void_match(
                 self._store,
                 board.id,
                 match_id,
@@ -197,19 +213,13 @@ class Moderation:
                 entry,
             )
             banned = await moderation_store.banned_of(self._store, players)
-            new = {(row[0], row[1]): row for row in again.rows}
-            # Each old entry goes first (unconditionally: the recomputed revisions may be
-            # lower than the index's), then each recomputed one is set.
-            changes = [
-                IndexChange(lb, player, None) for lb, player in old if not board.expired(lb, now)
-            ]
-            for (lb, player), row in sorted(new.items()):
-                if player in banned or board.expired(lb, now):
-                    continue
-                key = board.keys.encode(row[2], row[5], row[3], player)
-                changes.append(IndexChange(lb, player, key, row[4]))
-            for start in range(0, len(changes), _INDEX_CHUNK):
-                await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
+            changes = voided_changes(board, replaced, again.rows, banned, now)
+            await self._apply_by_leaderboard(changes)
+        if self._boards.shared and changes:
+            touched = sorted({change.leaderboard for change in changes})
+            task = asyncio.create_task(self._settle_void(board.id, players, touched))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         await self._rearchive(set(players))
         return VoidedOut(board=board.id, match_id=match_id, players=players)
 
@@ -247,10 +257,19 @@ class Moderation:
             changes += [
                 IndexChange(lb, player, None) for lb, player in gone if not board.expired(lb, now)
             ]
-            for start in range(0, len(changes), _INDEX_CHUNK):
-                await self._gateway.apply(changes[start : start + _INDEX_CHUNK])
+            await self._apply_by_leaderboard(changes)
         await self._rearchive({player for _, player, *_ in writes} | {p for _, p in gone})
         return VoidedOut(board=board.id, match_id=match_id, players=players)
+
+    async def _apply_by_leaderboard(self, changes: list[IndexChange]) -> None:
+        """A void's index changes, each leaderboard's in one call: the index applies them
+        in one step (on Redis, one script per leaderboard, or per shard of a sharded one,
+        up to ``ARG_CHUNK`` players), so no read sees some of them and not the others."""
+        grouped: dict[LeaderboardId, list[IndexChange]] = {}
+        for change in changes:
+            grouped.setdefault(change.leaderboard, []).append(change)
+        for leaderboard in sorted(grouped):
+            await self._gateway.apply(grouped[leaderboard])
 
     async def _rearchive(self, players: set[PlayerId]) -> None:
         """Archive again the archived periods these players are in (ranks closed up)."""
@@ -319,6 +338,40 @@ class Moderation:
         except RanklineError as exc:
             log.warning("could not re-check the removals on %r: %s", board, exc.detail)
 
+    async def _settle_void(
+        self, board_id: BoardId, players: list[PlayerId], leaderboards: list[LeaderboardId]
+    ) -> None:
+        """Set again what SQL holds for a void's players where the shared index differs: a
+        batch another worker committed just before the void may have reached the index
+        after it (a change the void made at revision 0 does not refuse it)."""
+        await asyncio.sleep(_SETTLE_SECONDS)
+        try:
+            async with self._commit_lock:
+                board = await self._boards.find(board_id)
+                now = self._clock.now()
+                held = await moderation_store.standing_rows(self._store, board_id, players)
+                banned = await moderation_store.banned_of(self._store, players)
+                wanted = {
+                    (row[0], row[1]): board.keys.encode(row[2], row[5], row[3], row[1])
+                    for row in held
+                    if row[1] not in banned
+                }
+                if not self._health.usable:
+                    return  # the keeper reloads the index from SQL
+                index = self._gateway.index
+                again = []
+                for leaderboard in leaderboards:
+                    if board.expired(leaderboard, now):
+                        continue
+                    for player in players:
+                        position = await index.position(leaderboard, player)
+                        key = wanted.get((leaderboard, player))
+                        if (None if position is None else position.key) != key:
+                            again.append(IndexChange(leaderboard, player, key))
+                await self._apply_by_leaderboard(again)
+        except RanklineError as exc:
+            log.warning("could not re-check the void on %r: %s", board_id, exc.detail)
+
 
 def _narrowed(
     board: Board, window: str | None, period: str | None, scope: str | None
@@ -332,7 +385,7 @@ def _narrowed(
         if window is None:
             raise InvalidInput.at(["query", "period"], "a period needs its window")
         try:
-            period = parse_period(window, period, board.seasons).name
+            period = parse_period(window, period, board.calendar).name
         except ValueError as exc:
             raise InvalidInput.at(["query", "period"], str(exc)) from None
     if scope is not None:
@@ -345,3 +398,36 @@ def _scope(board: Board, scope: str, loc: list[str | int]) -> str:
         return parse_scope(board, scope)
     except InvalidInput as exc:
         raise InvalidInput.at(loc, exc.detail) from None
+
+
+def voided_changes(
+    board: Board,
+    replaced: Sequence[StandingRow],
+    rows: Sequence[StandingRow],
+    banned: set[PlayerId],
+    now: Micros,
+) -> list[IndexChange]:
+    """The index changes that take a void's players from the standings ``replaced`` to the
+    recomputed ``rows``, one per (leaderboard, player) that differs, as a write makes them:
+    a key that moves is set over the old one, so the index records the player's movement
+    (rank before and after) as for any applied change. A recomputed revision may be lower
+    than the one the index holds (the voided match's changes are gone from the count): such
+    a change carries revision 0, which the index applies unconditionally, so the next write
+    (the stored revision plus one) is not refused."""
+    old = {(row[0], row[1]): row for row in replaced}
+    new = {(row[0], row[1]): row for row in rows}
+    changes: list[IndexChange] = []
+    for lb, player in sorted(old.keys() | new.keys()):
+        if board.expired(lb, now):
+            continue
+        before, after = old.get((lb, player)), new.get((lb, player))
+        if after is None or player in banned:
+            if before is not None:
+                changes.append(IndexChange(lb, player, None))
+            continue
+        if before == after:
+            continue
+        key = board.keys.encode(after[2], after[5], after[3], player)
+        revision = after[4] if before is None or after[4] > before[4] else 0
+        changes.append(IndexChange(lb, player, key, revision))
+    return changes

@@ -16,6 +16,7 @@ from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
 from rankline.store.ratings import RatingRows, Rerated
 from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.tournaments import restart_counts, uncount_match
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, StandingRow
 
 _s, _r = t.standings, t.removals
@@ -63,7 +64,8 @@ async def remove_entries(
 ) -> list[tuple[LeaderboardId, PlayerId]]:
     """Delete the standings ``removal`` names, record it and ``audit(count removed)``, all
     in one transaction; the (leaderboard, player) pairs removed. ``NotFound`` (and nothing
-    recorded) when a player's removal finds no entry."""
+    recorded) when a player's removal finds no entry. A reset of a whole period (every
+    player and scope) restarts the submission counts of a tournament's edition too."""
     async with store.transaction() as tx:
         conn = tx.conn
         newest = await conn.execute(
@@ -79,6 +81,8 @@ async def remove_entries(
         if not removed and removal.player is not None:
             raise NotFound(f"player {removal.player!r} has no entry there on {removal.board!r}")
         await conn.execute(delete(_s).where(_where(removal)))
+        if removal.player is None and removal.scope is None and removal.period is not None:
+            await restart_counts(conn, removal.board, removal.period)  # a tournament's edition
         await conn.execute(
             insert(_r),
             [
@@ -187,6 +191,27 @@ async def player_standings(
         )
 
 
+async def standing_rows(
+    store: SqlStore, board: BoardId, players: Sequence[PlayerId]
+) -> list[StandingRow]:
+    """The standings of these players on ``board``, in key order."""
+    query = select(
+        _s.c.window,
+        _s.c.period,
+        _s.c.scope,
+        _s.c.player_id,
+        _s.c.score,
+        _s.c.achieved_at,
+        _s.c.revision,
+        _s.c.subscore,
+    ).where(_s.c.board_id == board, _s.c.player_id.in_(list(players)))
+    async with mapped_errors(), store.engine.connect() as conn:
+        return sorted(
+            (LeaderboardId(board, w, p, s), player, score, achieved, revision, subscore)
+            for w, p, s, player, score, achieved, revision, subscore in await conn.execute(query)
+        )
+
+
 async def banned_of(store: SqlStore, players: Sequence[PlayerId]) -> set[PlayerId]:
     b = t.bans
     query = select(b.c.player_id).where(b.c.player_id.in_(list(players)))
@@ -204,11 +229,12 @@ async def void_match(
     applied: dict[int, bool],
     last_event: int,
     audit: AuditEntry,
-) -> None:
+) -> list[StandingRow]:
     """In one transaction: record the void (``Conflict`` when the match is voided already;
     ``WriteConflict`` when one of the players has an event newer than ``last_event``),
     replace the players' standings on the board by ``rows``, correct the recorded
-    ``applied`` of their later events, and write ``audit``."""
+    ``applied`` of their later events, give back the submissions a tournament counted under
+    the match, and write ``audit``. The standings replaced."""
     async with store.transaction() as tx:
         conn = tx.conn
         found = await conn.execute(
@@ -223,15 +249,32 @@ async def void_match(
         if int(newest.scalar_one() or 0) != last_event:
             raise WriteConflict("a submission of these players landed during the void")
         await conn.execute(insert(t.voids), [{"board_id": board, "match_id": match_id, "at": at}])
-        await conn.execute(
-            delete(_s).where(_s.c.board_id == board, _s.c.player_id.in_(list(players)))
+        mine = (_s.c.board_id == board) & _s.c.player_id.in_(list(players))
+        found = await conn.execute(
+            select(
+                _s.c.window,
+                _s.c.period,
+                _s.c.scope,
+                _s.c.player_id,
+                _s.c.score,
+                _s.c.achieved_at,
+                _s.c.revision,
+                _s.c.subscore,
+            ).where(mine)
         )
+        replaced: list[StandingRow] = [
+            (LeaderboardId(board, w, p, s), player, score, achieved, revision, subscore)
+            for w, p, s, player, score, achieved, revision, subscore in found
+        ]
+        await conn.execute(delete(_s).where(mine))
         await tx.insert_standings(rows)
+        await uncount_match(conn, board, match_id, players)  # on a tournament's board
         for flag in (True, False):
             ids = sorted(i for i, value in applied.items() if value is flag)
             if ids:
                 await conn.execute(update(e).where(e.c.id.in_(ids)).values(applied=flag))
         await add_audit(conn, audit)
+    return sorted(replaced)
 
 
 async def void_rated(

@@ -276,7 +276,9 @@ tournament_submissions = Table(
     PrimaryKeyConstraint("tournament_id", "edition", "player_id", "match_id"),
     **TABLE_OPTIONS,
 )
-"""Each submission counted against ``max_submissions`` (a retry of one is not counted again)."""
+"""Each submission counted against ``max_submissions`` (a retry of one is not counted again).
+A voided one, or one of an edition reset since, stays: its count was given back
+(``store.tournaments.uncount_match``, ``restart_counts``), and a retry is still not counted."""
 
 
 def _delivery_columns() -> list[Column[Any]]:

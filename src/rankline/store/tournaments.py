@@ -3,18 +3,22 @@ edition's results with the delivery state of its webhook (the outbox).
 
 Every rule that several workers could race on is one conditional statement on one row:
 a join increments its edition's ``joined`` only while it is below ``max_size``; a counted
-submission increments the player's ``submissions`` only while it is below the limit; an
+submission increments the player's ``submissions`` only while it is below the limit (a void
+gives it back, a reset of the edition gives every player's back: ``uncount_match``,
+``restart_counts``, in the moderation's own transaction); an
 edition's results row is inserted once (primary key); a delivery is claimed by a conditional
 update that sets a lease.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from sqlalchemy import and_, delete, exists, insert, or_, select, update
+from sqlalchemy import and_, delete, exists, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.errors import WriteConflict
 from rankline.ordering import Keys
@@ -326,6 +330,55 @@ class TournamentStore:
             )
 
 
+async def restart_counts(conn: AsyncConnection, tournament_id: str, edition: str) -> None:
+    """An edition reset by hand (in its transaction, ``store.moderation``): every player's
+    submissions count from zero again. The match ids counted stay known, so a retry of one
+    (a duplicate, which writes nothing) is still not counted."""
+    await conn.execute(
+        update(_p)
+        .where(_p.c.tournament_id == tournament_id, _p.c.edition == edition)
+        .values(submissions=0)
+    )
+
+
+async def uncount_match(
+    conn: AsyncConnection, tournament_id: str, match_id: str, players: Sequence[PlayerId]
+) -> None:
+    """A match voided (in its transaction, ``store.moderation``): each player's submission
+    counted under ``match_id`` is given back, unless a reset of its edition made after it
+    (``rl_removals``, in the order of the log) gave it back already. The match id stays
+    known, so a retry of it (a duplicate) is not counted."""
+    e, r = t.score_events, t.removals
+    found = await conn.execute(
+        select(_s.c.edition, _s.c.player_id).where(
+            _s.c.tournament_id == tournament_id,
+            _s.c.match_id == match_id,
+            _s.c.player_id.in_(list(players)),
+        )
+    )
+    for edition, player in found.all():
+        event = await conn.scalar(
+            select(e.c.id).where(
+                e.c.board_id == tournament_id, e.c.match_id == match_id, e.c.player_id == player
+            )
+        )
+        reset = await conn.scalar(
+            select(func.max(r.c.after_event)).where(
+                r.c.board_id == tournament_id,
+                r.c.player_id.is_(None),
+                r.c.period == edition,
+                r.c.scope.is_(None),
+            )
+        )
+        if event is None or (reset is not None and event <= reset):
+            continue
+        await conn.execute(
+            update(_p)
+            .where(_player(tournament_id, edition, player), _p.c.submissions > 0)
+            .values(submissions=_p.c.submissions - 1)
+        )
+
+
 def _is(tournament_id: str) -> Any:
     return t.tournaments.c.id == tournament_id
 
@@ -342,4 +395,4 @@ def _player(tournament_id: str, edition: str, player: PlayerId, table: Any = _p)
     )
 
 
-__all__ = ["Delivery", "ResultsRow", "TournamentStore"]
+__all__ = ["Delivery", "ResultsRow", "TournamentStore", "restart_counts", "uncount_match"]

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import delete, func, insert, select, tuple_
@@ -269,30 +269,15 @@ def _apply(
 ) -> list[Target]:
     """Replay one event on its targets, as ``writer._evaluate`` did at its commit; the
     targets it changed."""
-    player, score, at, received_at, applied = row[2], row[3], row[4], row[5], bool(row[6])
-    subscore = row[8]
+    player = row[2]
     state = held.rows
-    outcome = _outcome(board, player, (score, subscore), at, targets, state)
-    if outcome is None:
+    done = as_committed(board, row, targets, state)
+    if done is None:
         report.unexplained += 1
         return []
-    changes, primary_applied = outcome
-    if primary_applied and not applied:
-        # The commit came after the primary's period closed: replay it as of that close.
-        closes = _deciding_close(board, targets, changes)
-        if closes is not None and closes > received_at:
-            targets = board.targets(at, _scopes(row[7]), closes)
-            outcome = _outcome(board, player, (score, subscore), at, targets, state)
-            if outcome is not None and not outcome[1]:
-                changes = outcome[0]
-                report.late_closes += 1
-            else:
-                report.unexplained += 1
-        else:
-            report.unexplained += 1
-    elif applied and not primary_applied:
-        report.unexplained += 1
-    for target, entry in changes:
+    report.late_closes += done.late
+    report.unexplained += not done.explained
+    for target, entry in done.changes:
         key = (target.leaderboard, player)
         current = state.get(key)
         if current is None:
@@ -300,7 +285,44 @@ def _apply(
         else:
             current[0], current[1], current[2] = entry.score, entry.achieved_at, current[2] + 1
             current[3] = entry.subscore
-    return [target for target, _ in changes]
+    return [target for target, _ in done.changes]
+
+
+class Committed(NamedTuple):
+    """One event as its write committed: the entries it set on its targets, and when the
+    commit is taken to have been (see the module: its ``received_at``, or the close its
+    recorded ``applied`` says had passed by then)."""
+
+    changes: list[tuple[Target, Entry]]
+    now: Micros
+    late: bool
+    """Replayed as of a close after its ``received_at``."""
+    explained: bool
+    """Whether the recorded ``applied`` is what the replay finds."""
+
+
+def as_committed(
+    board: Board, row: Any, targets: list[Target], state: dict[_StandingKey, list[Any]]
+) -> Committed | None:
+    """Event ``row`` (as ``_events`` reads it) on its ``targets`` as of its ``received_at``,
+    given the standings held, corrected to the close that explains a recorded
+    ``applied`` of False; None if the policy refuses it (as the writer would have)."""
+    player, score, at, received_at, applied = row[2], row[3], row[4], row[5], bool(row[6])
+    value = (score, row[8])
+    outcome = _outcome(board, player, value, at, targets, state)
+    if outcome is None:
+        return None
+    changes, primary_applied = outcome
+    if primary_applied and not applied:
+        # The commit came after the primary's period closed: replay it as of that close.
+        closes = _deciding_close(board, targets, changes)
+        if closes is not None and closes > received_at:
+            targets = board.targets(at, _scopes(row[7]), closes)
+            late = _outcome(board, player, value, at, targets, state)
+            if late is not None and not late[1]:
+                return Committed(late[0], closes, late=True, explained=True)
+        return Committed(changes, received_at, late=False, explained=False)
+    return Committed(changes, received_at, late=False, explained=primary_applied or not applied)
 
 
 def _outcome(
