@@ -49,6 +49,8 @@ from rankline.http import create_app
 from rankline.http.app import Application
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+_PARAM = type(pytest.param(None))
+"""What ``pytest.param`` makes (pytest names the class publicly from 9.2 only)."""
 
 
 _loop = asyncio.new_event_loop()
@@ -125,7 +127,7 @@ class _GroupCheck:
     def pytest_collection_modifyitems(
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        if not config.getvalue("loadgroup"):
+        if not config.getoption("loadgroup", default=False):
             return
         for item in items:
             if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
@@ -161,7 +163,7 @@ def _extra_case(item: pytest.Item) -> bool:
         if "stack" in names:
             continue
         first = mark.args[1][0]
-        if isinstance(first, pytest.ParameterSet):  # a pytest.param
+        if isinstance(first, _PARAM):  # a pytest.param
             first = first.values
         values = first if len(names) > 1 else (first,)
         if any(callspec.params[n] is not v for n, v in zip(names, values, strict=True)):
