@@ -1,6 +1,7 @@
 """The audit log has an entry for a change made by hand exactly when the change committed:
-board definitions (create, change, freeze, unfreeze, delete), bans, unbans, erasure and
-moderation each write their entry in the change's own transaction, on every store.
+board definitions (create, change, freeze, unfreeze, delete), tournament definitions, bans,
+unbans, erasure and moderation each write their entry in the change's own transaction, on
+every store.
 
 The proof uses the real database: a trigger refuses the audit row of a change whose reason
 is ``refused`` (on PostgreSQL a deferred constraint trigger, so the transaction fails at
@@ -185,4 +186,44 @@ async def test_a_change_and_its_audit_entry_commit_together(
         ("match.void", "arena", None, "ok"),
         ("player.erase", None, ERASED, "ok"),
         ("board.delete", "arena", None, "ok"),
+    ]
+
+
+async def test_a_tournament_change_and_its_audit_entry_commit_together(
+    client: httpx.AsyncClient, refusing: None
+) -> None:
+    refused, ok = {"reason": REFUSED}, {"reason": "ok"}
+    cup = {"title": "Cup", "starts_at": "2026-11-21T12:10:00Z", "ends_at": "2026-11-21T12:20:00Z"}
+
+    # tournament.create: refused, then made (over the board the refused create left)
+    _refused(await client.put("/v1/tournaments/cup", params=refused, json=cup, headers=AUTH))
+    assert_problem(await client.get("/v1/tournaments/cup"), 404)
+    response = await client.put("/v1/tournaments/cup", params=ok, json=cup, headers=AUTH)
+    assert response.status_code == 201, response.text
+
+    # tournament.change
+    renamed = {**cup, "title": "Big cup"}
+    _refused(await client.put("/v1/tournaments/cup", params=refused, json=renamed, headers=AUTH))
+    assert (await get_json(client, "/v1/tournaments/cup"))["title"] == "Cup"
+    response = await client.put("/v1/tournaments/cup", params=ok, json=renamed, headers=AUTH)
+    assert response.status_code == 200, response.text
+    # refused on its own: another query parameter, a definition the API refuses
+    typo = {"reson": "ok"}
+    assert_problem(
+        await client.put("/v1/tournaments/cup", params=typo, json=cup, headers=AUTH), 422
+    )
+    bad = {**cup, "ends_at": cup["starts_at"]}
+    assert_problem(await client.put("/v1/tournaments/cup", json=bad, headers=AUTH), 422)
+
+    # tournament.delete
+    _refused(await client.delete("/v1/tournaments/cup", params=refused, headers=AUTH))
+    assert (await get_json(client, "/v1/tournaments/cup"))["title"] == "Big cup"
+    response = await client.delete("/v1/tournaments/cup", params=ok, headers=AUTH)
+    assert response.status_code == 204, response.text
+    assert_problem(await client.delete("/v1/tournaments/cup", headers=AUTH), 404)
+
+    assert await _log(client) == [
+        ("tournament.create", "cup", None, "ok"),
+        ("tournament.change", "cup", None, "ok"),
+        ("tournament.delete", "cup", None, "ok"),
     ]

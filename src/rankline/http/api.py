@@ -18,7 +18,6 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from rankline.errors import MethodNotAllowed, NotFound
-from rankline.http.audited import record_call
 from rankline.http.body import check_query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, Endpoint
 from rankline.http.measured import count, route_name
@@ -98,10 +97,7 @@ class Api:
                         after = request.query_params.get("after")
                         if after:
                             await self.service.ingest.settled(after)
-            if endpoint.audit is None:
-                response = await handler(request)
-            else:
-                response = await record_call(request, endpoint.audit, handler, endpoint.query_names)
+            response = await handler(request)
         except Exception as exc:
             response = error_response(exc, scope["method"], scope["path"])
         return response

@@ -77,10 +77,6 @@ class Endpoint:
     """Answers carry an ETag and honour If-None-Match with 304."""
     download: tuple[str, ...] = ()
     """The content types of a success that is a file rather than JSON (one per format)."""
-    audit: str | None = None
-    """The audit log's name for what a successful call did, for a change whose service does
-    not write its audit entry itself (``rankline.http.audited.record_call``): each call
-    that succeeds is recorded after it, with ``?reason=`` when given."""
 
     @property
     def route(self) -> str:

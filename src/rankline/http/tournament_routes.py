@@ -18,6 +18,7 @@ from rankline.boards import COHORT_SCOPE, Score64
 from rankline.clock import parse_time
 from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
+from rankline.http.audited import attribution
 from rankline.http.body import check_id, check_metadata, query_int, query_str
 from rankline.http.responses import JsonBody, json_response
 from rankline.http.schemas import MatchIdStr, PlayerIdStr
@@ -76,14 +77,16 @@ async def get_tournament(request: Request) -> Response:
 
 async def put_tournament(request: Request) -> Response:
     tournament_id = _id(request, write=True)
+    by = attribution(request)
     spec = await e.body_of(request, TournamentSpec)
     tournaments = e.service_of(request).tournaments
-    tournament, created = await tournaments.put(tournament_id, spec)
+    tournament, created = await tournaments.put(tournament_id, spec, by)
     return json_response(await tournaments.describe(tournament), 201 if created else 200)
 
 
 async def delete_tournament(request: Request) -> Response:
-    await e.service_of(request).tournaments.delete(_id(request, write=True))
+    tournament_id = _id(request, write=True)
+    await e.service_of(request).tournaments.delete(tournament_id, attribution(request))
     return Response(status_code=204)
 
 
@@ -194,7 +197,6 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         also=(201,),
         params=(TOURNAMENT, e.REASON),
         tag=_TAG,
-        audit="tournament.put",
     ),
     e.Endpoint(
         "GET",
@@ -214,7 +216,6 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         status=204,
         params=(TOURNAMENT, e.REASON),
         tag=_TAG,
-        audit="tournament.delete",
     ),
     e.Endpoint(
         "POST",

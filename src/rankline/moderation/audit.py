@@ -2,10 +2,9 @@
 
 Every hand-made change writes its entry in the transaction that makes it: moderation
 (``rankline.store.moderation``), board definitions (``lifecycle.registry.BoardChanges``),
-bans, unbans and erasure (``players.accounts.Players``), each given the caller's
-``store.audit.Attribution``. The edge records a tournament's changes once they succeed,
-through ``Audit.record``. ``actor`` is a key's name or fingerprint (``http.auth.Keys.actor``),
-never the key.
+bans, unbans and erasure (``players.accounts.Players``) and tournaments
+(``tournaments.editions``), each given the caller's ``store.audit.Attribution``. ``actor`` is
+a key's name or fingerprint (``http.auth.Keys.actor``), never the key.
 """
 
 from __future__ import annotations
@@ -70,10 +69,6 @@ class Audit:
             match_id=match_id,
             detail=detail,
         )
-
-    async def record(self, entry: AuditEntry) -> None:
-        """Record ``entry`` on its own, after the change it names (a tournament's)."""
-        await self.store.add(entry)
 
     async def page(
         self,

@@ -24,8 +24,9 @@ from rankline.errors import WriteConflict
 from rankline.ordering import Keys
 from rankline.store import schema as t
 from rankline.store.archive import final_order
+from rankline.store.audit import Attribution, add_audit
 from rankline.store.sql import SqlStore, mapped_errors
-from rankline.types import Micros, PlayerId
+from rankline.types import BoardId, Micros, PlayerId
 
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
@@ -65,8 +66,15 @@ class TournamentStore:
 
     # --- definitions -------------------------------------------------------------------
 
-    async def save(self, tournament_id: str, definition: dict[str, Any], now: Micros) -> bool:
-        """Store a definition; True when it was created."""
+    async def save(
+        self,
+        tournament_id: str,
+        definition: dict[str, Any],
+        now: Micros,
+        by: Attribution | None = None,
+    ) -> bool:
+        """Store a definition; True when it was created. With ``by``, its audit entry
+        (``tournament.create`` or ``tournament.change``) is written in the same transaction."""
         text = _json.encode(definition).decode()
         async with mapped_errors(), self._store.engine.begin() as conn:
             found = await conn.scalar(select(t.tournaments.c.id).where(_is(tournament_id)))
@@ -76,13 +84,17 @@ class TournamentStore:
                         id=tournament_id, definition=text, created_at=now, updated_at=now
                     )
                 )
-                return True
-            await conn.execute(
-                update(t.tournaments)
-                .where(_is(tournament_id))
-                .values(definition=text, updated_at=now)
-            )
-            return False
+            else:
+                await conn.execute(
+                    update(t.tournaments)
+                    .where(_is(tournament_id))
+                    .values(definition=text, updated_at=now)
+                )
+            if by is not None:
+                action = "tournament.create" if found is None else "tournament.change"
+                entry = by.entry(now, action, board=BoardId(tournament_id), detail=definition)
+                await add_audit(conn, entry)
+            return found is None
 
     async def load(self, tournament_id: str | None = None) -> list[dict[str, Any]]:
         query = select(t.tournaments.c.definition).order_by(t.tournaments.c.id)
@@ -91,11 +103,18 @@ class TournamentStore:
         async with mapped_errors(), self._store.engine.connect() as conn:
             return [_unjson.decode(row[0]) for row in await conn.execute(query)]
 
-    async def delete(self, tournament_id: str) -> bool:
+    async def delete(
+        self, tournament_id: str, now: Micros = 0, by: Attribution | None = None
+    ) -> bool:
+        """Delete the tournament's rows; False when there was none. With ``by``, its audit
+        entry (``tournament.delete``, at ``now``) is written in the same transaction."""
         async with mapped_errors(), self._store.engine.begin() as conn:
             for table in (_e, _p, _s, _r):
                 await conn.execute(delete(table).where(table.c.tournament_id == tournament_id))
             gone = await conn.execute(delete(t.tournaments).where(_is(tournament_id)))
+            if gone.rowcount and by is not None:
+                entry = by.entry(now, "tournament.delete", board=BoardId(tournament_id))
+                await add_audit(conn, entry)
             return bool(gone.rowcount)
 
     # --- joins and submissions ---------------------------------------------------------

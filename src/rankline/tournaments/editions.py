@@ -30,6 +30,7 @@ from rankline.lifecycle.closing import SETTLE_SECONDS
 from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.ordering import Keys
 from rankline.periods import Period
+from rankline.store.audit import Attribution
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments.competition import (
     TOURNAMENT_WINDOW,
@@ -109,21 +110,28 @@ class Tournaments:
 
     # --- definitions -------------------------------------------------------------------
 
-    async def put(self, tournament_id: str, spec: TournamentSpec) -> tuple[Tournament, bool]:
-        """Create or update a tournament and its board; True when created."""
+    async def put(
+        self, tournament_id: str, spec: TournamentSpec, by: Attribution | None = None
+    ) -> tuple[Tournament, bool]:
+        """Create or update a tournament and its board; True when created. With ``by``, the
+        definition's audit entry is written with it."""
         tournament = Tournament.define(tournament_id, spec)
-        if not await self._store.load(tournament_id) and await self._board_exists(tournament_id):
+        if not await self._store.load(tournament_id) and await self._foreign_board(tournament_id):
             raise Conflict(f"a board {tournament_id!r} exists; a tournament needs its own id")
         await self._board_changes.put(tournament_id, tournament.board_spec())
-        created = await self._store.save(tournament_id, tournament.stored(), self._clock.now())
+        stored = tournament.stored()
+        created = await self._store.save(tournament_id, stored, self._clock.now(), by)
         return tournament, created
 
-    async def _board_exists(self, board_id: str) -> bool:
+    async def _foreign_board(self, board_id: str) -> bool:
+        """Whether a board of that id exists and is not a tournament's (one whose tournament
+        was not stored after it, by a create that failed, is taken over)."""
         try:
-            await self._boards.find(board_id)
+            board = await self._boards.find(board_id)
         except NotFound:
             return False
-        return True
+        spec = board.spec
+        return not (spec.metadata.get("tournament") and spec.windows == [TOURNAMENT_WINDOW])
 
     async def get(self, tournament_id: str) -> Tournament:
         found = await self._store.load(tournament_id)
@@ -134,9 +142,10 @@ class Tournaments:
     async def all(self) -> list[Tournament]:
         return [Tournament(msgspec.convert(d, TournamentSpec)) for d in await self._store.load()]
 
-    async def delete(self, tournament_id: str) -> None:
-        """Delete the tournament, its board, joins and results."""
-        if not await self._store.delete(tournament_id):
+    async def delete(self, tournament_id: str, by: Attribution | None = None) -> None:
+        """Delete the tournament, its board, joins and results (with ``by``, the audit entry
+        with the tournament's rows)."""
+        if not await self._store.delete(tournament_id, self._clock.now(), by):
             raise NotFound(f"no tournament {tournament_id!r}")
         with contextlib.suppress(NotFound):  # its board went already
             await self._board_changes.delete(tournament_id, tournament=True)
