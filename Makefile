@@ -7,8 +7,9 @@ PYTHON = python3
 VENV = .venv
 BIN = $(VENV)/bin
 ARGS =
-# pytest-xdist workers, and extra pytest arguments for `make test` (`PYTEST_ARGS=--durations=25`).
-WORKERS = 2
+# pytest-xdist workers (three: many tests wait on a server or a broker, and the third keeps two
+# cores busy), and extra pytest arguments for `make test` (`PYTEST_ARGS=--durations=25`).
+WORKERS = 3
 PYTEST_ARGS =
 
 all: check
