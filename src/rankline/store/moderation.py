@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, true, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.errors import Conflict, NotFound, WriteConflict
 from rankline.store import schema as t
@@ -182,9 +183,7 @@ async def player_events(store: SqlStore, board: BoardId, players: Sequence[Playe
 async def player_standings(
     store: SqlStore, board: BoardId, players: Sequence[PlayerId]
 ) -> list[tuple[LeaderboardId, PlayerId]]:
-    query = select(_s.c.window, _s.c.period, _s.c.scope, _s.c.player_id).where(
-        _s.c.board_id == board, _s.c.player_id.in_(list(players))
-    )
+    query = select(_s.c.window, _s.c.period, _s.c.scope, _s.c.player_id).where(_of(board, players))
     async with mapped_errors(), store.engine.connect() as conn:
         return sorted(
             (LeaderboardId(board, w, p, s), player) for w, p, s, player in await conn.execute(query)
@@ -195,6 +194,18 @@ async def standing_rows(
     store: SqlStore, board: BoardId, players: Sequence[PlayerId]
 ) -> list[StandingRow]:
     """The standings of these players on ``board``, in key order."""
+    async with mapped_errors(), store.engine.connect() as conn:
+        return await _standings(conn, board, _of(board, players))
+
+
+def _of(board: BoardId, players: Sequence[PlayerId]) -> ColumnElement[bool]:
+    return (_s.c.board_id == board) & _s.c.player_id.in_(list(players))
+
+
+async def _standings(
+    conn: AsyncConnection, board: BoardId, where: ColumnElement[bool]
+) -> list[StandingRow]:
+    """The standing rows of ``board`` that ``where`` selects, in key order."""
     query = select(
         _s.c.window,
         _s.c.period,
@@ -204,12 +215,11 @@ async def standing_rows(
         _s.c.achieved_at,
         _s.c.revision,
         _s.c.subscore,
-    ).where(_s.c.board_id == board, _s.c.player_id.in_(list(players)))
-    async with mapped_errors(), store.engine.connect() as conn:
-        return sorted(
-            (LeaderboardId(board, w, p, s), player, score, achieved, revision, subscore)
-            for w, p, s, player, score, achieved, revision, subscore in await conn.execute(query)
-        )
+    ).where(where)
+    return sorted(
+        (LeaderboardId(board, w, p, s), player, score, achieved, revision, subscore)
+        for w, p, s, player, score, achieved, revision, subscore in await conn.execute(query)
+    )
 
 
 async def banned_of(store: SqlStore, players: Sequence[PlayerId]) -> set[PlayerId]:
@@ -249,23 +259,8 @@ async def void_match(
         if int(newest.scalar_one() or 0) != last_event:
             raise WriteConflict("a submission of these players landed during the void")
         await conn.execute(insert(t.voids), [{"board_id": board, "match_id": match_id, "at": at}])
-        mine = (_s.c.board_id == board) & _s.c.player_id.in_(list(players))
-        found = await conn.execute(
-            select(
-                _s.c.window,
-                _s.c.period,
-                _s.c.scope,
-                _s.c.player_id,
-                _s.c.score,
-                _s.c.achieved_at,
-                _s.c.revision,
-                _s.c.subscore,
-            ).where(mine)
-        )
-        replaced: list[StandingRow] = [
-            (LeaderboardId(board, w, p, s), player, score, achieved, revision, subscore)
-            for w, p, s, player, score, achieved, revision, subscore in found
-        ]
+        mine = _of(board, players)
+        replaced = await _standings(conn, board, mine)
         await conn.execute(delete(_s).where(mine))
         await tx.insert_standings(rows)
         await uncount_match(conn, board, match_id, players)  # on a tournament's board
@@ -274,7 +269,7 @@ async def void_match(
             if ids:
                 await conn.execute(update(e).where(e.c.id.in_(ids)).values(applied=flag))
         await add_audit(conn, audit)
-    return sorted(replaced)
+    return replaced
 
 
 async def void_rated(
@@ -306,17 +301,9 @@ async def void_rated(
         await rows.clear(board)
         await rows.write(board, [], rerated.ratings, rerated.states, {})
         old = {
-            (LeaderboardId(board, w, p, s), player): (score, achieved, revision)
-            for w, p, s, player, score, achieved, revision in await conn.execute(
-                select(
-                    _s.c.window,
-                    _s.c.period,
-                    _s.c.scope,
-                    _s.c.player_id,
-                    _s.c.score,
-                    _s.c.achieved_at,
-                    _s.c.revision,
-                ).where(_s.c.board_id == board)
+            (leaderboard, player): (score, achieved, revision)
+            for leaderboard, player, score, achieved, revision, _ in await _standings(
+                conn, board, _s.c.board_id == board
             )
         }
         writes: list[StandingRow] = []
