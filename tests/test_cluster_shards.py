@@ -3,11 +3,14 @@ primaries (their hash tags are salted into evenly spread slot ranges), whatever 
 
 from __future__ import annotations
 
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
 import backends
 from rankline.index import sharding
 from rankline.index.redis import keys as k
 from rankline.index.redis import lua, scripts
-from rankline.index.redis.cluster import ClusterLink, slot_of
+from rankline.index.redis.cluster import ClusterLink, ClusterRouter, slot_of
 from rankline.types import TOP_WINDOW, LeaderboardId
 
 
@@ -70,6 +73,17 @@ def test_every_script_the_index_reads_with_is_a_read_on_a_cluster() -> None:
     link = ClusterLink("redis+cluster://127.0.0.1:1")
     shas = {name: link.script(name).sha for name in lua.names()}
     assert {name for name, sha in shas.items() if sha in link.cluster._reads} == reads
+
+
+async def test_a_closed_router_makes_no_new_connection() -> None:
+    """Work still running when the index closes fails; it opens no connection that would
+    outlive the router, unclosed."""
+    router = ClusterRouter([("127.0.0.1", 1)])
+    await router.close()
+    with pytest.raises(RedisConnectionError, match="closed"):
+        router.node(("127.0.0.1", 1))
+    with pytest.raises(RedisConnectionError, match="closed"):
+        await router.run([(("GET", "k"), {})], raise_on_error=True)
 
 
 def test_the_read_scripts_name_the_built_marker_by_target() -> None:

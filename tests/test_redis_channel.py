@@ -80,6 +80,17 @@ async def test_concurrent_round_trips_each_get_their_own_replies(client: aioredi
         channel.close()
 
 
+async def test_a_closed_channel_makes_no_new_connection(client: aioredis.Redis) -> None:
+    """A read still running when its index closes fails; it does not open a connection
+    that would outlive the channel, unclosed."""
+    channel = Channel.for_client(client)
+    assert channel is not None
+    assert await channel.execute([("PING",)]) == [b"PONG"]
+    channel.close()
+    with pytest.raises(RedisConnectionError, match="closed"):
+        await channel.execute([("PING",)])
+
+
 async def test_a_password_and_database_come_from_the_client(
     private_redis: RedisServer,
 ) -> None:

@@ -160,12 +160,16 @@ class ClusterRouter:
         self._refreshing: asyncio.Lock | None = None
         self._replicas: dict[Address, tuple[int, float]] = {}
         """Per node: its connected replicas, and when that was read (monotonic seconds)."""
+        self._closed = False
+        """Closed for good: no connection is made after ``close``."""
 
     # --- topology --------------------------------------------------------------------------
 
     def node(self, address: Address) -> aioredis.Redis:
         client = self._nodes.get(address)
         if client is None:
+            if self._closed:
+                raise RedisConnectionError("the cluster's connections were closed")
             client = aioredis.Redis(
                 host=address[0],
                 port=address[1],
@@ -246,6 +250,7 @@ class ClusterRouter:
         return sha
 
     async def close(self) -> None:
+        self._closed = True
         for channel in self._channels.values():
             channel.close()
         self._channels = {}
@@ -312,6 +317,8 @@ class ClusterRouter:
     def _channel(self, address: Address) -> Channel:
         channel = self._channels.get(address)
         if channel is None:
+            if self._closed:
+                raise RedisConnectionError("the cluster's connections were closed")
             channel = Channel(
                 *address,
                 username=self._username,

@@ -72,6 +72,9 @@ class Channel:
         self._connect_timeout = connect_timeout
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
+        self._closed = False
+        """Closed for good: no connection is made after ``close`` (one made then would
+        outlive its owner, unclosed)."""
         self.round_trips = 0
         """Round trips sent by ``execute`` (for tests and probes)."""
 
@@ -105,6 +108,7 @@ class Channel:
             return await self._round_trip(await self._connected(), commands)
 
     def close(self) -> None:
+        self._closed = True
         if self._protocol is not None:
             self._protocol.fail(RedisConnectionError("the channel was closed"))
             self._protocol = None
@@ -117,7 +121,13 @@ class Channel:
             self._connecting = asyncio.Lock()
         async with self._connecting:
             if self._protocol is None or self._protocol.lost:
-                self._protocol = await self._connect()
+                if self._closed:
+                    raise RedisConnectionError("the channel was closed")
+                protocol = await self._connect()
+                if self._closed:  # closed while connecting
+                    protocol.fail(RedisConnectionError("the channel was closed"))
+                    raise RedisConnectionError("the channel was closed")
+                self._protocol = protocol
             return self._protocol
 
     async def _connect(self) -> _Protocol:
