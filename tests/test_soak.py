@@ -85,7 +85,10 @@ def test_a_short_soak_on_both_backends(tmp_path: Path) -> None:
         assert len(result["rows"]) >= 6
         for row in result["rows"]:
             assert row["requests"] > 0
-            assert row["rss_mb"] > 20
+            if row["rss_mb"] is None:  # no server was up to sample for the row's length
+                assert row["restart"], row
+            else:
+                assert row["rss_mb"] > 20
             if not row["restart"]:  # a restart row may have had no server for its length
                 assert 0 < row["p50_ms"] <= row["p99_ms"]
         assert any(row["restart"] for row in result["rows"])

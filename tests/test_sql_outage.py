@@ -230,6 +230,11 @@ async def test_writes_refused_while_postgres_is_down_and_counted_once(stack: Sta
         tasks += [asyncio.create_task(_reader(server.url, traffic, n)) for n in range(READERS)]
         try:
             await asyncio.sleep(NORMAL_SECONDS)
+            deadline = time.monotonic() + RECOVERY_TIMEOUT
+            while sum(s.status == 200 and s.started > 0 for s in traffic.sent) < 2 * WRITERS:
+                # A loaded machine may not have answered any write yet.
+                assert time.monotonic() < deadline, "no write answered before the stop"
+                await asyncio.sleep(0.1)
             stopping = time.monotonic()
             await asyncio.to_thread(postgres.stop_immediate)
             stopped = time.monotonic()
