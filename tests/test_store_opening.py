@@ -34,6 +34,22 @@ async def test_a_store_asked_to_be_current_is_not_migrated_behind_the_operators_
         assert await migrate.is_current(store.engine)
 
 
+def test_the_head_every_start_checks_is_the_last_migration() -> None:
+    """``migrate.HEAD`` (what a start compares the database with, without alembic) names
+    the newest migration file: a new migration moves it too."""
+    assert migrate.head_revision() == migrate.HEAD
+
+
+async def test_a_database_at_an_older_revision_is_not_current(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    async with open_store(settings, schema="upgraded") as store:
+        assert await migrate.current_revision(store.engine) == migrate.HEAD
+        async with store.engine.begin() as conn:
+            await conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0010m'")
+        assert await migrate.current_revision(store.engine) == "0010m"
+        assert not await migrate.is_current(store.engine)
+
+
 async def test_a_server_database_that_does_not_exist_is_store_unavailable() -> None:
     missing = PG_URL.rsplit("/", 1)[0] + f"/rl_missing_{uuid.uuid4().hex[:12]}"
     with pytest.raises(StoreUnavailable) as caught:

@@ -48,7 +48,7 @@ from rankline.ratings.matches import Matches
 from rankline.ratings.rated import Handoff, MatchApplier
 from rankline.reading.cache import HotReads, TopCache
 from rankline.reading.export import Exports
-from rankline.reading.feed import make_feed
+from rankline.reading.feed import LocalFeed
 from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.reading.reads import Reads
@@ -113,6 +113,16 @@ def make_link(settings: Settings) -> RedisLink | None:
     return RedisLink(settings.redis_url)
 
 
+def make_feed(link: RedisLink | None) -> LocalFeed:
+    """The change feed: Redis pub/sub when the index is shared in Redis, else in-process
+    (redis-py is then never imported)."""
+    if link is None:
+        return LocalFeed()
+    from rankline.reading.redis_feed import RedisFeed
+
+    return RedisFeed(link.url)
+
+
 def make_index(
     link: RedisLink | None, shapes: BoardShapes
 ) -> tuple[RankingIndex, SharedIndex | None]:
@@ -167,7 +177,7 @@ class Rankline:
             check_seconds=settings.index_check_seconds,
         )
         self.gateway = gateway = IndexGateway(keeper, store, boards.keys_of, clock)
-        self.feed = make_feed(None if link is None else link.url)
+        self.feed = make_feed(link)
         """Which leaderboards changed, for live streams (in-process or Redis pub/sub)."""
         commit_lock = asyncio.Lock()
         self.writer = writer = GroupCommitWriter(

@@ -23,11 +23,12 @@ import os
 import socket
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Generic, Protocol, TypeVar
-
-import httpx
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from rankline.types import Clock, Micros
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("rankline.lifecycle.webhooks")
 
@@ -99,10 +100,14 @@ class Sender(Generic[D]):
         claimed = await self._outbox.claim_due(self.owner, self._clock.now(), self._lease)
         if not claimed:
             return []
+        import httpx  # here, not at the top: a process that sends no webhook starts without it
+
         async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS) as client:
             return [(delivery, await self._send(client, delivery)) for delivery in claimed]
 
     async def _send(self, client: httpx.AsyncClient, delivery: D) -> bool:
+        import httpx
+
         secret = await self._secret_of(delivery) or ""
         headers = {
             "content-type": "application/json",
