@@ -230,15 +230,21 @@ def test_tournaments_from_the_console(server: Server, browser: Browser) -> None:
     and deleted from the console, each checked through the API; a bad definition shows the
     API's problem, and so does an edition without results."""
     errors: list[str] = []
-    # edition 1 ends in a few seconds; edition 2 follows it at once and runs ten minutes
-    spec: dict[str, Any] = {
-        "title": "Friday Cup",
-        "starts_at": _instant(timedelta(seconds=-600)),
-        "ends_at": _instant(timedelta(seconds=4)),
-        "every_seconds": 604,
-        "grace_seconds": 0,
-        "rewards": [{"ranks": [1, 1], "reward": {"gems": 5}}],
-    }
+
+    def cup() -> dict[str, Any]:
+        """The definition, timed from now: edition 1 ends in a few seconds (the scores
+        below go in it), edition 2 follows it at once and runs ten minutes. Made just
+        before it is saved, not before the browser has logged in (slow on a loaded
+        machine: edition 1 could be over before the tournament is)."""
+        return {
+            "title": "Friday Cup",
+            "starts_at": _instant(timedelta(seconds=-600)),
+            "ends_at": _instant(timedelta(seconds=4)),
+            "every_seconds": 604,
+            "grace_seconds": 0,
+            "rewards": [{"ranks": [1, 1], "reward": {"gems": 5}}],
+        }
+
     with httpx.Client(base_url=server.url, timeout=30) as api:
         reasons = ["new cup", "renamed", "cancelled"]
         page = _login(browser, server.url, KEY, errors, reasons)
@@ -247,16 +253,17 @@ def test_tournaments_from_the_console(server: Server, browser: Browser) -> None:
 
         # created through the editor; a bad definition shows the API's problem
         page.fill("#t-id", "cup")
-        page.fill("#t-spec", json.dumps({**spec, "policy": "most"}))
+        page.fill("#t-spec", json.dumps({**cup(), "policy": "most"}))
         page.click("#t-editor button")
         expect(page.locator("#error")).to_contain_text("422", timeout=WAIT_MS)
         assert api.get("/v1/tournaments/cup").status_code == 404
-        page.fill("#t-spec", json.dumps(spec))
+        page.fill("#t-spec", json.dumps(cup()))
         page.fill("#t-reason", reasons.pop(0))
         page.click("#t-editor button")
         expect(page.locator("#notice")).to_contain_text("tournament cup saved", timeout=WAIT_MS)
         made = api.get("/v1/tournaments/cup").json()
         assert made["title"] == "Friday Cup" and made["every_seconds"] == 604
+        assert made["edition"]["edition"] == "1", made  # the scores below go in edition 1
         expect(page.locator("#tournament-list tbody tr")).to_contain_text("Friday Cup")
 
         for player, score in [("ada", 10), ("bo", 20)]:
