@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from rankline.errors import MethodNotAllowed, NotFound
-from rankline.http.body import check_query
+from rankline.http.body import check_query, query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, Endpoint
 from rankline.http.measured import count, route_name
 from rankline.http.responses import error_response
@@ -94,7 +94,7 @@ class Api:
                 if known is not None:
                     check_query(request, known)
                     if "after" in known:
-                        after = request.query_params.get("after")
+                        after = query(request).get("after")
                         if after:
                             await self.service.ingest.settled(after)
             response = await handler(request)

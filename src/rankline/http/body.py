@@ -10,7 +10,6 @@ from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qsl
 
 import msgspec
-from cachetools import Cache
 from msgspec import Meta
 from starlette.requests import Request
 
@@ -161,27 +160,39 @@ def located(error: E, index: int) -> E:
     return error
 
 
-_QUERIES: Cache[bytes, Mapping[str, str]] = Cache(4096)
+_QUERIES: dict[bytes, Mapping[str, str]] = {}
 """Parsed query strings by their raw bytes: clients send few distinct ones (``?k=5``,
-``?limit=100``), and parsing one costs more than a rank read's index lookup."""
+``?limit=100``), and parsing one costs more than a rank read's index lookup. A plain dict
+(the oldest forgotten first when full): a cache class's lookup cost a microsecond."""
+_QUERIES_MAX = 4096
 _QUERY_CACHED_BYTES = 256
+_NO_QUERY: Mapping[str, str] = MappingProxyType({})
+QUERY_SCOPE = "rankline.query"
+"""Where a request's scope keeps its parsed query: parsed once, read by every parameter."""
+
+
+def parse_query(raw: bytes) -> Mapping[str, str]:
+    """A query string as a read-only mapping (the last of repeated names wins, as in
+    Starlette): Starlette's multi-dict costs more than the read it serves."""
+    if not raw:
+        return _NO_QUERY
+    parsed = _QUERIES.get(raw)
+    if parsed is None:
+        parsed = MappingProxyType(dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True)))
+        if len(raw) <= _QUERY_CACHED_BYTES:
+            if len(_QUERIES) >= _QUERIES_MAX:
+                del _QUERIES[next(iter(_QUERIES))]
+            _QUERIES[raw] = parsed
+    return parsed
 
 
 def query(request: Request) -> Mapping[str, str]:
-    """The query string as a read-only mapping (the last of repeated names wins, as in
-    Starlette): Starlette's multi-dict costs more than the read it serves."""
+    """The request's query string as a read-only mapping (``parse_query``), parsed once per
+    request and kept in its scope."""
     scope = request.scope
-    raw: bytes = scope["query_string"]
-    parsed = _QUERIES.get(raw)
+    parsed: Mapping[str, str] | None = scope.get(QUERY_SCOPE)
     if parsed is None:
-        parsed = scope.get("rankline.query")  # a long one, parsed for this request already
-        if parsed is None:
-            pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
-            parsed = MappingProxyType(dict(pairs))
-            if len(raw) > _QUERY_CACHED_BYTES:
-                scope["rankline.query"] = parsed
-            else:
-                _QUERIES[raw] = parsed
+        parsed = scope[QUERY_SCOPE] = parse_query(scope["query_string"])
     return parsed
 
 
