@@ -6,29 +6,134 @@ directory before the workers start, and ``/metrics`` aggregates every worker's f
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
+import time
+from bisect import bisect_left
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
+    REGISTRY,
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
+    Metric,
     generate_latest,
     multiprocess,
 )
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import Collector
+from prometheus_client.samples import Sample
 
-REQUESTS = Counter(
-    "rankline_http_requests_total", "HTTP requests by route and status.", ["route", "status"]
-)
-LATENCY = Histogram(
-    "rankline_http_request_seconds",
-    "HTTP request latency by route and status.",
-    ["route", "status"],
-    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
-)
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
+_REQUESTS_HELP = "HTTP requests by route and status."
+_LATENCY_HELP = "HTTP request latency by route and status."
+MULTIPROCESS = "prometheus_multiproc_dir" in os.environ or "PROMETHEUS_MULTIPROC_DIR" in os.environ
+"""Whether the metrics live in files the workers share (prometheus-client decides so when it
+is imported, as here)."""
+_BOUNDS = (*map(float, _LATENCY_BUCKETS), math.inf)
+_BOUND_NAMES = tuple("+Inf" if bound == math.inf else repr(bound) for bound in _BOUNDS)
+"""The ``le`` labels, as prometheus-client writes these bounds."""
+
+
+class _Route:
+    """The requests of one route and status: how many fell in each latency bucket (not
+    cumulative), their seconds in all, and when the first came."""
+
+    __slots__ = ("buckets", "created", "seconds")
+
+    def __init__(self) -> None:
+        self.buckets = [0] * len(_BOUNDS)
+        self.seconds = 0.0
+        self.created = time.time()
+
+
+class _Counted(Collector):
+    """``rankline_http_requests_total`` and ``rankline_http_request_seconds`` of one process,
+    counted in plain numbers and turned into the counter and the histogram when scraped:
+    a request costs a dict lookup and two additions, where prometheus-client's counter and
+    histogram (a lock per value, a loop over the buckets) cost about 2 µs, a tenth of a
+    fast read. The exposition is the same as theirs."""
+
+    def __init__(self) -> None:
+        self._routes: dict[tuple[str, int], _Route] = {}
+
+    def count(self, route: str, status: int, seconds: float) -> None:
+        counted = self._routes.get((route, status))
+        if counted is None:
+            counted = self._routes[route, status] = _Route()
+        counted.buckets[bisect_left(_BOUNDS, seconds)] += 1
+        counted.seconds += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        labels = ("route", "status")
+        requests = CounterMetricFamily("rankline_http_requests", _REQUESTS_HELP, labels=labels)
+        latency = HistogramMetricFamily(
+            "rankline_http_request_seconds", _LATENCY_HELP, labels=labels
+        )
+        created = _created()
+        for (route, status), counted in list(self._routes.items()):
+            values = [route, str(status)]
+            cumulative, total = [], 0
+            for name, count in zip(_BOUND_NAMES, counted.buckets, strict=True):
+                total += count
+                cumulative.append((name, float(total)))
+            requests.add_metric(values, total, counted.created if created else None)
+            latency.add_metric(values, cumulative, counted.seconds)
+            if created:
+                at = dict(zip(labels, values, strict=True))
+                latency.samples.append(
+                    Sample("rankline_http_request_seconds_created", at, counted.created)
+                )
+        yield requests
+        yield latency
+
+
+def _created() -> bool:
+    """Whether ``_created`` series are shown (prometheus-client's own switch)."""
+    flag = os.environ.get("PROMETHEUS_DISABLE_CREATED_SERIES", "False")
+    return flag.lower() not in ("true", "1", "t")
+
+
+class _Shared:
+    """The same metrics in prometheus-client's counter and histogram: with several workers
+    they live in the files ``/metrics`` aggregates."""
+
+    def __init__(self) -> None:
+        labels = ["route", "status"]
+        self._requests = Counter("rankline_http_requests_total", _REQUESTS_HELP, labels)
+        self._latency = Histogram(
+            "rankline_http_request_seconds", _LATENCY_HELP, labels, buckets=_LATENCY_BUCKETS
+        )
+        self._children: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+    def count(self, route: str, status: int, seconds: float) -> None:
+        found = self._children.get((route, status))
+        if found is None:
+            label = str(status)
+            found = self._children[route, status] = (
+                self._requests.labels(route, label),
+                self._latency.labels(route, label),
+            )
+        found[0].inc()
+        found[1].observe(seconds)
+
+
+def _requests() -> _Counted | _Shared:
+    if MULTIPROCESS:
+        return _Shared()
+    counted = _Counted()
+    REGISTRY.register(counted)
+    return counted
+
+
+REQUESTS = _requests()
+"""Every HTTP request, by route and status: ``REQUESTS.count(route, status, seconds)``."""
 BATCH_SIZE = Histogram(
     "rankline_commit_batch_size",
     "Submissions per group-commit transaction.",

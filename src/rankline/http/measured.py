@@ -8,27 +8,13 @@ status without wrapping ``send``. ``Measured`` counts the others.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rankline import metrics
 
-_children: dict[tuple[str, int], tuple[Any, Any]] = {}
-
-
-def count(route: str, status: int, seconds: float) -> None:
-    """Count a request in the metrics (by route and status), with the labelled children
-    looked up once per route and status."""
-    found = _children.get((route, status))
-    if found is None:
-        label = str(status)
-        found = _children[route, status] = (
-            metrics.REQUESTS.labels(route, label),
-            metrics.LATENCY.labels(route, label),
-        )
-    found[0].inc()
-    found[1].observe(seconds)
+count = metrics.REQUESTS.count
+"""Count a request in the metrics: ``count(route, status, seconds)``."""
 
 
 def route_name(endpoint: object | None) -> str:
