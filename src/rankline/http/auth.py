@@ -16,8 +16,8 @@ import os
 import re
 import secrets
 from pathlib import Path
+from typing import TypeVar
 
-from cachetools import Cache
 from starlette.requests import Request
 
 from rankline.errors import Forbidden, Unauthorized
@@ -25,6 +25,7 @@ from rankline.settings import Settings
 
 log = logging.getLogger("rankline")
 KEY_FILE = "server-key"
+T = TypeVar("T")
 
 
 _REMEMBERED = 256
@@ -68,8 +69,8 @@ class Keys:
         self._server = [key.encode() for key, _ in parsed]
         self._scopes = [scope for _, scope in parsed]
         self._read = [k.encode() for k in read]
-        self._server_ok: Cache[str, BoardScope | None] = Cache(_REMEMBERED)
-        self._read_ok: Cache[str, bool] = Cache(_REMEMBERED)
+        self._server_ok: dict[str, BoardScope | None] = {}
+        self._read_ok: dict[str, bool] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Keys:
@@ -110,7 +111,7 @@ class Keys:
             raise Forbidden("this needs a server key")
         scope = self._scopes[index]
         if header is not None:
-            self._server_ok[header] = scope
+            _remember(self._server_ok, header, scope)
         return scope
 
     def require_server(self, request: Request) -> None:
@@ -160,7 +161,15 @@ class Keys:
         if not (self._match(key, self._read) or self._match(key, self._server)):
             raise Forbidden("this needs a read key")
         if header is not None:
-            self._read_ok[header] = True
+            _remember(self._read_ok, header, True)
+
+
+def _remember(accepted: dict[str, T], header: str, value: T) -> None:
+    """Remember an accepted header, forgetting the oldest one when full (plain dicts: a
+    cache class's lookup cost as much as the rest of the check)."""
+    if len(accepted) >= _REMEMBERED:
+        del accepted[next(iter(accepted))]
+    accepted[header] = value
 
 
 def ensure_server_key(data_dir: Path) -> tuple[str, bool]:

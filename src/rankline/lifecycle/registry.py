@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
-from cachetools import Cache
 
 from rankline.boards import Board, BoardSpec, parse_scope, shown
 from rankline.errors import Conflict, InvalidInput, NotFound
@@ -90,11 +89,10 @@ class Boards:
         self._store = store
         self._clock = clock
         self._versions = versions
-        self._resolved: Cache[tuple[Any, ...], tuple[Resolved, Micros, Micros]] = Cache(
-            _RESOLVED_MAX
-        )
+        self._resolved: dict[tuple[Any, ...], tuple[Resolved, Micros, Micros]] = {}
         """Resolved reads, each valid from when it was made until its own end (checked on
-        every use: a second, or the end of its period or retention)."""
+        every use: a second, or the end of its period or retention); the oldest forgotten
+        first when full. A plain dict: a cache class's lookup cost a microsecond a read."""
         self._listeners: list[Callable[[], None]] = []
         self._boards: dict[BoardId, Board] = {}
         self._definitions: dict[BoardId, dict[str, Any]] = {}
@@ -162,6 +160,8 @@ class Boards:
         if expires is not None and not expired:
             until = min(until, expires)
         resolved = Resolved(leaderboard, found, expired)
+        if key not in self._resolved and len(self._resolved) >= _RESOLVED_MAX:
+            del self._resolved[next(iter(self._resolved))]
         self._resolved[key] = (resolved, now, until)
         return resolved
 
