@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankline.clock import format_time, parse_time
+from rankline.clock import format_instant, format_time, parse_time
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FIRST = int((datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1))
@@ -33,3 +33,12 @@ def test_the_edges_of_a_day_and_times_outside_datetime() -> None:
     assert format_time(day) == "1970-01-02T00:00:00.000Z"
     assert format_time(-1) == "1969-12-31T23:59:59.999Z"
     assert format_time(_LAST + 1).startswith("@")
+
+
+@given(st.integers(min_value=_FIRST - 10**9, max_value=_LAST + 10**9), st.integers(0, 999))
+def test_format_instant_is_format_time_remembered(micros: int, within: int) -> None:
+    """Remembered per millisecond, even for another microsecond of it; the out-of-range
+    form, which names the microsecond, is never shared."""
+    assert format_instant(micros) == format_time(micros)
+    other = micros - micros % 1000 + within
+    assert format_instant(other) == format_time(other)

@@ -68,6 +68,26 @@ _CLOCK: list[str | None] = [None] * 86_400
 _MILLIS = [f"{millis:03d}Z" for millis in range(1000)]
 
 
+def format_instant(micros: Micros) -> str:
+    """``format_time``, remembered per millisecond: for the instants that many answers in a
+    row show (``as_of``, the ends of the current periods), a dict lookup instead of the
+    arithmetic."""
+    millis = micros // 1000
+    text = _INSTANTS.get(millis)
+    if text is None:
+        text = format_time(micros)
+        if text[0] == "@":
+            return text  # names the microsecond: not shared within its millisecond
+        if len(_INSTANTS) >= _INSTANTS_MAX:
+            _INSTANTS.clear()
+        _INSTANTS[millis] = text
+    return text
+
+
+_INSTANTS: dict[int, str] = {}
+_INSTANTS_MAX = 4096
+
+
 @functools.lru_cache(maxsize=4096)
 def _date_part(day: int) -> str:
     when = from_micros(day * _DAY_MICROS)

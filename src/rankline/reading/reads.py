@@ -29,7 +29,7 @@ from rankline.answers import (
     TopHead,
 )
 from rankline.boards import Board
-from rankline.clock import format_time
+from rankline.clock import format_instant, format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
@@ -178,9 +178,9 @@ class Reads:
             "period": leaderboard.period,
             "scope": leaderboard.scope,
             "total": total,
-            "as_of": format_time(self._clock.now()),
-            "period_ends_at": None if period.ends_at is None else format_time(period.ends_at),
-            "closes_at": None if closes is None else format_time(closes),
+            "as_of": format_instant(self._clock.now()),
+            "period_ends_at": None if period.ends_at is None else format_instant(period.ends_at),
+            "closes_at": None if closes is None else format_instant(closes),
             "degraded": flags.degraded,
             "archived": flags.archived,
         }
