@@ -8,7 +8,7 @@ import functools
 import gc
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.resources import files
 from pathlib import Path
@@ -145,12 +145,13 @@ class Application:
         """The app's lifespan without a server: the service started, then closed."""
         return self.site.router.lifespan_context(self.site)
 
-    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        # Not a coroutine itself: the request goes on to the API's or the site's, with no
+        # layer of its own.
         if scope["type"] == "http" and scope["path"].startswith("/v1/"):
             scope["app"] = self
-            await self.api(scope, receive, send)
-        else:
-            await self._site(scope, receive, send)
+            return self.api(scope, receive, send)
+        return self._site(scope, receive, send)
 
 
 Companion = Callable[[Api], AbstractAsyncContextManager[object]]

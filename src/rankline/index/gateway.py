@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar, TypeVarTuple
 
 from rankline.boards import Board
 from rankline.errors import IndexUnavailable
@@ -32,6 +32,7 @@ from rankline.types import BoardId, Clock, IndexChange, LeaderboardId
 
 log = logging.getLogger("rankline.index")
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 
 class Flags(NamedTuple):
@@ -62,9 +63,13 @@ class IndexGateway:
         self._clock = clock
 
     async def read(
-        self, op: Callable[[IndexReader], Awaitable[T]], board: Board | None = None
+        self,
+        op: Callable[[IndexReader, *Ts], Awaitable[T]],
+        board: Board | None = None,
+        *args: *Ts,
     ) -> tuple[T, Flags]:
-        """``op`` on the live index, or on SQL (degraded) when the index cannot answer.
+        """``op(index, *args)`` on the live index, or on SQL (degraded) when the index cannot
+        answer.
 
         With ``board``, each leaderboard ``op`` reads is routed by its period: the live
         index (or SQL) until its retention ends, then the archive. Without it, the caller
@@ -72,19 +77,20 @@ class IndexGateway:
         if self._health.usable:
             try:
                 if board is None:
-                    return await op(self.index), LIVE
-                return await self._routed(board, self.index, op, degraded=False)
+                    return await op(self.index, *args), LIVE
+                return await self._routed(board, self.index, op, args, degraded=False)
             except IndexUnavailable as exc:
                 self._keeper.failed(exc)
         if board is None:
-            return await op(self._standings), Flags(degraded=True)
-        return await self._routed(board, self._standings, op, degraded=True)
+            return await op(self._standings, *args), Flags(degraded=True)
+        return await self._routed(board, self._standings, op, args, degraded=True)
 
     async def _routed(
         self,
         board: Board,
         index: IndexReader,
-        op: Callable[[IndexReader], Awaitable[T]],
+        op: Callable[[IndexReader, *Ts], Awaitable[T]],
+        args: tuple[*Ts],
         *,
         degraded: bool,
     ) -> tuple[T, Flags]:
@@ -92,7 +98,7 @@ class IndexGateway:
         router = ArchiveRouter(
             index, self._archive, self._standings, lambda lb: board.expired(lb, now)
         )
-        answer = await op(router)
+        answer = await op(router, *args)
         return answer, Flags(degraded, router.archived)
 
     async def apply(self, changes: Sequence[IndexChange]) -> None:

@@ -25,7 +25,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, TypeVarTuple
 
 import msgspec
 
@@ -41,6 +41,7 @@ from rankline.types import GLOBAL_SCOPE, BoardId, Clock, LeaderboardId, Micros, 
 
 log = logging.getLogger("rankline")
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 _RESOLVED_MAX = 10_000
 _RESOLVED_MICROS = 1_000_000
 _PLAIN = Keys("desc")
@@ -165,22 +166,35 @@ class Boards:
         self._resolved[key] = (resolved, now, until)
         return resolved
 
-    async def current(self, board_id: BoardId, run: Callable[[Board], Awaitable[T]]) -> T:
-        """``run`` on the board as of now. The registry's check goes out beside the index
-        reads ``run`` makes (one round trip); when it finds the registry out of date, the
-        answer is dropped and ``run`` goes again on the board as reloaded (or NotFound)."""
+    def current(
+        self, board_id: BoardId, run: Callable[[Board, *Ts], Awaitable[T]], *args: *Ts
+    ) -> Awaitable[T]:
+        """``run(board, *args)`` on the board as of now. The registry's check goes out beside
+        the index reads ``run`` makes (one round trip); when it finds the registry out of
+        date, the answer is dropped and ``run`` goes again on the board as reloaded (or
+        NotFound). (Not a coroutine itself: with one process, the registry is current and
+        the read is ``run``'s own, with no layer around it.)"""
         board = self._boards.get(board_id)
         if self._versions is None:  # this process makes every change: it is current
             if board is None:
                 raise NotFound(f"no board {board_id!r}")
-            return await run(board)
+            return run(board, *args)
+        return self._checked(board_id, board, run, args)
+
+    async def _checked(
+        self,
+        board_id: BoardId,
+        board: Board | None,
+        run: Callable[[Board, *Ts], Awaitable[T]],
+        args: tuple[*Ts],
+    ) -> T:
         if board is None:
-            return await run(await self.find(board_id))
+            return await run(await self.find(board_id), *args)
         # The check's task starts on the loop's next turn, so its read joins the group that
         # ``run``'s first index read (asked during this turn) goes in.
         check = asyncio.ensure_future(self.refresh())
         try:
-            answer = await run(board)
+            answer = await run(board, *args)
             failure: Exception | None = None
         except Exception as exc:
             failure = exc
@@ -190,7 +204,7 @@ class Boards:
         if await check:
             fresh = self.get(board_id)
             if fresh is not board:
-                return await run(fresh)
+                return await run(fresh, *args)
         if failure is not None:
             raise failure
         return answer

@@ -21,12 +21,13 @@ import hashlib
 import time
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, TypeVarTuple
 
 from rankline.index.base import IndexReader
 from rankline.types import TOP_WINDOW, LeaderboardId, SortKey
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 Render = Callable[[Sequence[SortKey], int, int], Awaitable[list[bytes]]]
 """Encodes keys read from an offset as JSON entries, ranked from offset + 1 on, on a
 leaderboard of the given total."""
@@ -242,22 +243,27 @@ class HotReads:
     async def get(
         self,
         key: Hashable,
-        stamp: Callable[[], Awaitable[int]],
-        compute: Callable[[], Awaitable[T]],
+        index: IndexReader,
+        leaderboard: LeaderboardId,
+        compute: Callable[[*Ts], Awaitable[T]],
+        *args: *Ts,
     ) -> T:
+        """``compute(*args)``, a read of ``leaderboard`` on ``index``, shared with the other
+        reads of ``key`` while the leaderboard's change stamp holds."""
         if self._ttl <= 0:
-            return await compute()
+            return await compute(*args)
         now = time.monotonic()
-        self._sweep(now)
+        if now - self._swept >= self._ttl:
+            self._sweep(now)
         warm = self._seen.get(key)
         self._seen[key] = now
         if warm is None or now - warm >= self._ttl:
-            return await compute()
-        current = await stamp()
+            return await compute(*args)
+        current = await index.change_stamp(leaderboard)
         found = self._held.get((key, current))
         if found is not None and self._usable(found, time.monotonic()):
             return await asyncio.shield(found.task)
-        task: asyncio.Task[T] = asyncio.ensure_future(compute())
+        task: asyncio.Task[T] = asyncio.ensure_future(compute(*args))
         if current >= 0:  # negative stamps come from indexes that cannot vouch for answers
             self._held[key, current] = _Answer(now, task)
         try:
@@ -277,9 +283,7 @@ class HotReads:
         return now - found.made < self._ttl and task.exception() is None
 
     def _sweep(self, now: float) -> None:
-        """Drop expired answers and keys, at most once per TTL, so the maps stay small."""
-        if now - self._swept < self._ttl:
-            return
+        """Drop expired answers and keys (at most once per TTL), so the maps stay small."""
         self._swept = now
         for key in [k for k, seen in self._seen.items() if now - seen >= self._ttl]:
             del self._seen[key]

@@ -13,7 +13,7 @@ with its flags. Top pages come from the top cache as ready JSON bytes.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
-from typing import NamedTuple, TypedDict, TypeVar
+from typing import NamedTuple, TypedDict, TypeVar, TypeVarTuple
 
 import msgspec
 
@@ -60,6 +60,7 @@ from rankline.types import (
 )
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 _encoder = msgspec.json.Encoder()
 
 
@@ -105,6 +106,49 @@ class _Page(NamedTuple):
     keys: Sequence[SortKey]
 
 
+class _Cut:
+    """How one top request cuts its page from a leaderboard and renders the entries: its
+    board's tiers, and the variant of the entries (with metadata or not)."""
+
+    __slots__ = ("board", "described", "leaderboard", "reads", "tier")
+
+    def __init__(
+        self,
+        reads: Reads,
+        board: Board,
+        leaderboard: LeaderboardId,
+        metadata: bool,
+        tier: str | None,
+    ) -> None:
+        self.reads = reads
+        self.board = board
+        self.leaderboard = leaderboard
+        self.described = metadata or board.spec.entry_metadata
+        self.tier = tier
+
+    def context(self, total: int) -> Hashable:
+        """What else the rendered entries depend on (``cache.Context``)."""
+        board = self.board
+        if not board.tiers:
+            return None
+        by_total = any(percent is not None for _, percent, _ in board.tiers)
+        return board.tiers, total if by_total else None
+
+    def bounds(self, total: int) -> tuple[int, int]:
+        """The positions the page may hold: the tier's, or the whole leaderboard."""
+        if self.tier is None:
+            return 0, total
+        found = self.board.tier_range(self.tier, total)
+        assert found is not None
+        return found[0] - 1, max(found[0] - 1, found[1])
+
+    def on(self, index: IndexReader) -> Render:
+        """How entries read from ``index`` are rendered (``cache.Render``)."""
+        board, leaderboard, described = self.board, self.leaderboard, self.described
+        render = self.reads._render
+        return lambda keys, at, total: render(board, keys, at, total, index, leaderboard, described)
+
+
 def top_etag(digest: str, offset: int, limit: int, total: int, flags: Flags) -> str:
     """A weak validator of a top page: the entries it was cut from, the cut, the total and
     the flags; not ``as_of``."""
@@ -137,37 +181,47 @@ class Reads:
 
     # --- running a read ----------------------------------------------------------------
 
-    async def _run(
+    def _run(
         self,
         query: Query,
-        read: Callable[[Board, Resolved, IndexReader], Awaitable[T]],
+        read: Callable[[IndexReader, Board, Resolved, *Ts], Awaitable[T]],
+        args: tuple[*Ts],
         hot: Hashable | None = None,
-    ) -> tuple[T, Resolved, Flags]:
-        """``read`` on the query's board and leaderboard, through the gateway; with ``hot``
-        (a key naming the read), concurrent and repeated identical reads of a live
-        leaderboard share one answer while it is unchanged (``cache.HotReads``)."""
+    ) -> Awaitable[tuple[T, Flags]]:
+        """``read(index, board, resolved, *args)`` on the query's board and leaderboard,
+        through the gateway; with ``hot`` (a key naming the read), concurrent and repeated
+        identical reads of a live leaderboard share one answer while it is unchanged
+        (``cache.HotReads``). The read is a method given its arguments, not a closure: a
+        read passes a few layers, none made anew for each request."""
+        return self._boards.current(query.board, self._resolved_run, query, read, args, hot)
 
-        async def on(board: Board) -> tuple[T, Resolved, Flags]:
-            resolved = self._boards.resolve(board, query.window, query.period, query.scope)
-            if resolved.expired:
-                answer, flags = await self._gateway.read(
-                    lambda index: read(board, resolved, index), board
-                )
-                return answer, resolved, flags
-            if hot is None:
-                answer, flags = await self._gateway.read(lambda index: read(board, resolved, index))
-            else:
-                key = (resolved.leaderboard, hot, board)
-                answer, flags = await self._gateway.read(
-                    lambda index: self._hot.get(
-                        key,
-                        lambda: index.change_stamp(resolved.leaderboard),
-                        lambda: read(board, resolved, index),
-                    )
-                )
-            return answer, resolved, flags
+    async def _resolved_run(
+        self,
+        board: Board,
+        query: Query,
+        read: Callable[[IndexReader, Board, Resolved, *Ts], Awaitable[T]],
+        args: tuple[*Ts],
+        hot: Hashable | None,
+    ) -> tuple[T, Flags]:
+        resolved = self._boards.resolve(board, query.window, query.period, query.scope)
+        if resolved.expired:
+            return await self._gateway.read(read, board, board, resolved, *args)
+        if hot is None:
+            return await self._gateway.read(read, None, board, resolved, *args)
+        key = (resolved.leaderboard, hot, board)
+        return await self._gateway.read(self._shared, None, key, read, board, resolved, args)
 
-        return await self._boards.current(query.board, on)
+    def _shared(
+        self,
+        index: IndexReader,
+        key: Hashable,
+        read: Callable[[IndexReader, Board, Resolved, *Ts], Awaitable[T]],
+        board: Board,
+        resolved: Resolved,
+        args: tuple[*Ts],
+    ) -> Awaitable[T]:
+        leaderboard = resolved.leaderboard
+        return self._hot.get(key, index, leaderboard, read, index, board, resolved, *args)
 
     def _head(self, board: Board, resolved: Resolved, total: int, flags: Flags) -> HeadFields:
         leaderboard, period = resolved.leaderboard, resolved.period
@@ -196,87 +250,85 @@ class Reads:
 
     # --- top -----------------------------------------------------------------------------
 
-    async def top(
+    def top(
         self,
         query: Query,
         offset: int,
         limit: int,
         tier: str | None = None,
         cursor: str | None = None,
-    ) -> tuple[bytes, str]:
+    ) -> Awaitable[tuple[bytes, str]]:
         """A top page as ready JSON bytes and its weak ETag, from the top cache when the
         index can vouch for it (see ``rankline.reading.cache``). With ``tier``, the page is
         cut from that tier's entries (``offset`` and ``limit`` count within it). With
         ``cursor`` (a page's ``next``), the page holds the entries after that one
         (``rankline.reading.cursors``) instead of counting ``offset``."""
+        return self._boards.current(query.board, self._top, query, offset, limit, tier, cursor)
 
-        async def on(board: Board) -> tuple[bytes, str]:
-            resolved = self._boards.resolve(board, query.window, query.period, query.scope)
-            leaderboard = resolved.leaderboard
-            described = query.metadata or board.spec.entry_metadata
-            if tier is not None and tier not in {name for name, _, _ in board.tiers}:
-                raise InvalidInput.at(["query", "tier"], f"the board has no tier {tier!r}")
-            after = None if cursor is None else decode_cursor(board, cursor)
+    async def _top(
+        self,
+        board: Board,
+        query: Query,
+        offset: int,
+        limit: int,
+        tier: str | None,
+        cursor: str | None,
+    ) -> tuple[bytes, str]:
+        resolved = self._boards.resolve(board, query.window, query.period, query.scope)
+        if tier is not None and tier not in {name for name, _, _ in board.tiers}:
+            raise InvalidInput.at(["query", "tier"], f"the board has no tier {tier!r}")
+        after = None if cursor is None else decode_cursor(board, cursor)
+        cut = _Cut(self, board, resolved.leaderboard, query.metadata, tier)
+        routed = board if resolved.expired else None
+        page, flags = await self._gateway.read(self._top_page, routed, cut, offset, limit, after)
+        total, start, size = page.total, page.start, page.size
+        stop = total if tier is None else cut.bounds(total)[1]
+        head = TopHead(
+            **self._head(board, resolved, total, flags),
+            tier=tier,
+            tier_total=None if tier is None else size,
+            next=(
+                encode_cursor(page.keys[-1])
+                if page.keys and start + len(page.keys) < stop
+                else None
+            ),
+        )
+        body = join_entries(_encoder.encode(head), page.entries)
+        etag = top_etag(page.digest, start, page.taken, total, flags)
+        if tier is not None:
+            etag = etag[:-1] + f".{tier}.{size}" + '"'
+        return body, etag
 
-            def context(total: int) -> Hashable:
-                if not board.tiers:
-                    return None
-                by_total = any(percent is not None for _, percent, _ in board.tiers)
-                return board.tiers, total if by_total else None
+    async def _top_page(
+        self, index: IndexReader, cut: _Cut, offset: int, limit: int, after: SortKey | None
+    ) -> _Page:
+        leaderboard, tier = cut.leaderboard, cut.tier
+        render = cut.on(index)
+        if after is not None:
+            return await self._seek(index, cut, render, after, limit)
+        start, count, size = offset, limit, 0
+        if tier is not None:
+            low, high = cut.bounds(await index.total(leaderboard))
+            size, start = high - low, low + offset
+            count = min(limit, high - start)
+            if count <= 0:
+                total = await index.total(leaderboard)
+                return _Page(total, [], "", start, 0, size, ())
+        total, entries, held, keys = await self._tops.page(
+            index, leaderboard, start, count, render, cut.context, variant=cut.described
+        )
+        return _Page(total, entries, held, start, count, size, keys)
 
-            def render(index: IndexReader) -> Render:
-                return lambda keys, at, total: self._render(
-                    board, keys, at, total, index, leaderboard, described
-                )
-
-            def bounds(total: int) -> tuple[int, int]:
-                """The positions the page may hold: the tier's, or the whole leaderboard."""
-                if tier is None:
-                    return 0, total
-                found = board.tier_range(tier, total)
-                assert found is not None
-                return found[0] - 1, max(found[0] - 1, found[1])
-
-            async def seek(index: IndexReader, key: SortKey) -> _Page:
-                total, start, keys = await index.after(leaderboard, key, limit)
-                low, high = bounds(total)
-                skip = max(0, low - start)
-                start, keys = start + skip, keys[skip : max(skip, high - start)]
-                entries = await render(index)(keys, start, total)
-                return _Page(total, entries, digest(entries), start, len(keys), high - low, keys)
-
-            async def page(index: IndexReader) -> _Page:
-                if after is not None:
-                    return await seek(index, after)
-                start, count, size = offset, limit, 0
-                if tier is not None:
-                    low, high = bounds(await index.total(leaderboard))
-                    size, start = high - low, low + offset
-                    count = min(limit, high - start)
-                    if count <= 0:
-                        total = await index.total(leaderboard)
-                        return _Page(total, [], "", start, 0, size, ())
-                total, entries, held, keys = await self._tops.page(
-                    index, leaderboard, start, count, render(index), context, variant=described
-                )
-                return _Page(total, entries, held, start, count, size, keys)
-
-            routed = board if resolved.expired else None
-            cut, flags = await self._gateway.read(page, routed)
-            total, start, size = cut.total, cut.start, cut.size
-            head = TopHead(**self._head(board, resolved, total, flags))
-            if tier is not None:
-                head = msgspec.structs.replace(head, tier=tier, tier_total=size)
-            stop = total if tier is None else bounds(total)[1]
-            if cut.keys and start + len(cut.keys) < stop:
-                head = msgspec.structs.replace(head, next=encode_cursor(cut.keys[-1]))
-            body = join_entries(_encoder.encode(head), cut.entries)
-            etag = top_etag(cut.digest, start, cut.taken, total, flags)
-            if tier is not None:
-                etag = etag[:-1] + f".{tier}.{size}" + '"'
-            return body, etag
-
-        return await self._boards.current(query.board, on)
+    async def _seek(
+        self, index: IndexReader, cut: _Cut, render: Render, key: SortKey, limit: int
+    ) -> _Page:
+        """The page after ``key`` (a cursor's), within the tier's bounds."""
+        total, start, keys = await index.after(cut.leaderboard, key, limit)
+        low, high = cut.bounds(total)
+        skip = max(0, low - start)
+        start, keys = start + skip, keys[skip : max(skip, high - start)]
+        entries = await render(keys, start, total)
+        return _Page(total, entries, digest(entries), start, len(keys), high - low, keys)
 
     async def _render(
         self,
@@ -302,62 +354,74 @@ class Reads:
 
     async def player(self, query: Query, player: PlayerId) -> PlayerOut:
         """One player's rank, competition rank and percentile; NotFound without an entry."""
-
-        async def read(board: Board, resolved: Resolved, index: IndexReader) -> PlayerOut:
-            position = await index.position(resolved.leaderboard, player)
-            if position is None:
-                raise NotFound(f"player {player!r} has no entry on this leaderboard")
-            score, subscore, at, _ = board.keys.decode(position.key)
-            total, offset = position.total, position.offset
-            (dense,) = await dense_of(board, index, resolved.leaderboard, [position.key])
-            moved = await movement(board, index, resolved.leaderboard, position)
-            meta = await self._described(board, query, [position.key])
-            return PlayerOut(
-                **self._head(board, resolved, total, _NONE),
-                player_id=player,
-                score=score,
-                rank=offset + 1,
-                competition_rank=position.better + 1,
-                percentile=round(100.0 * (total - offset - 1) / total, 4),
-                achieved_at=format_time(at),
-                display_name=await self._names.name(player),
-                tier=board.tier_of(offset + 1, total) if board.tiers else None,
-                dense_rank=dense,
-                previous_rank=moved.previous,
-                best_rank=moved.best,
-                subscore=subscore,
-                metadata=None if meta is None else meta.get(position.key),
-            )
-
-        answer, _, flags = await self._run(query, read, ("player", player, query.metadata))
+        hot = ("player", player, query.metadata)
+        answer, flags = await self._run(query, self._player, (query, player), hot)
         return _flagged(answer, flags)
+
+    async def _player(
+        self, index: IndexReader, board: Board, resolved: Resolved, query: Query, player: PlayerId
+    ) -> PlayerOut:
+        position = await index.position(resolved.leaderboard, player)
+        if position is None:
+            raise NotFound(f"player {player!r} has no entry on this leaderboard")
+        score, subscore, at, _ = board.keys.decode(position.key)
+        total, offset = position.total, position.offset
+        dense = None
+        if board.dense:
+            (dense,) = await dense_of(board, index, resolved.leaderboard, [position.key])
+        moved = await movement(board, index, resolved.leaderboard, position)
+        meta = await self._described(board, query, [position.key])
+        return PlayerOut(
+            **self._head(board, resolved, total, _NONE),
+            player_id=player,
+            score=score,
+            rank=offset + 1,
+            competition_rank=position.better + 1,
+            percentile=round(100.0 * (total - offset - 1) / total, 4),
+            achieved_at=format_time(at),
+            display_name=await self._names.name(player),
+            tier=board.tier_of(offset + 1, total) if board.tiers else None,
+            dense_rank=dense,
+            previous_rank=moved.previous,
+            best_rank=moved.best,
+            subscore=subscore,
+            metadata=None if meta is None else meta.get(position.key),
+        )
 
     async def around(self, query: Query, player: PlayerId, k: int) -> AroundOut:
         """Up to ``k`` entries above the player, the player, and up to ``k`` below."""
-
-        async def read(board: Board, resolved: Resolved, index: IndexReader) -> AroundOut:
-            found = await index.around(resolved.leaderboard, player, k)
-            if found is None:
-                raise NotFound(f"player {player!r} has no entry on this leaderboard")
-            position, first, keys = found
-            names = await self._named(board.keys.player_of(key) for key in keys)
-            dense = await dense_run(board, index, resolved.leaderboard, keys, first)
-            me = position.offset - first
-            moved = await movement(board, index, resolved.leaderboard, position)
-            meta = await self._described(board, query, [*keys, position.key])
-            return AroundOut(
-                **self._head(board, resolved, position.total, _NONE),
-                player=standing(
-                    board, position, names, moved, dense[me] if me < len(dense) else None, meta
-                ),
-                entries=[
-                    entry(board, first + i + 1, key, names, position.total, dense[i], meta)
-                    for i, key in enumerate(keys)
-                ],
-            )
-
-        answer, _, flags = await self._run(query, read, ("around", player, k, query.metadata))
+        hot = ("around", player, k, query.metadata)
+        answer, flags = await self._run(query, self._around, (query, player, k), hot)
         return _flagged(answer, flags)
+
+    async def _around(
+        self,
+        index: IndexReader,
+        board: Board,
+        resolved: Resolved,
+        query: Query,
+        player: PlayerId,
+        k: int,
+    ) -> AroundOut:
+        found = await index.around(resolved.leaderboard, player, k)
+        if found is None:
+            raise NotFound(f"player {player!r} has no entry on this leaderboard")
+        position, first, keys = found
+        names = await self._named(board.keys.player_of(key) for key in keys)
+        dense = await dense_run(board, index, resolved.leaderboard, keys, first)
+        me = position.offset - first
+        moved = await movement(board, index, resolved.leaderboard, position)
+        meta = await self._described(board, query, [*keys, position.key])
+        return AroundOut(
+            **self._head(board, resolved, position.total, _NONE),
+            player=standing(
+                board, position, names, moved, dense[me] if me < len(dense) else None, meta
+            ),
+            entries=[
+                entry(board, first + i + 1, key, names, position.total, dense[i], meta)
+                for i, key in enumerate(keys)
+            ],
+        )
 
     async def rank_of(self, query: Query, score: int, subscore: int | None = None) -> RankOfOut:
         """The rank, competition rank and percentile an entry with ``score`` (and
@@ -365,31 +429,37 @@ class Reads:
         come after every entry that reached that value up to now, and before any that
         reaches it later); ``total`` is the leaderboard's as it is.
         """
-
-        async def read(board: Board, resolved: Resolved, index: IndexReader) -> RankOfOut:
-            board.check_score(score, ["query", "score"])
-            board.check_subscore(subscore, ["query", "subscore"])
-            now = self._clock.now()
-            keys = board.keys
-            bounds = [keys.head_of(score, subscore, now + 1), keys.value_prefix(score, subscore)]
-            total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
-            dense: int | None = None
-            if board.dense:
-                prefix = keys.value_prefix(score, subscore)
-                dense = (await index.distinct_before(resolved.leaderboard, [prefix]))[0] + 1
-            return RankOfOut(
-                **self._head(board, resolved, total, _NONE),
-                score=score,
-                rank=before + 1,
-                competition_rank=better + 1,
-                percentile=round(100.0 * (total - before) / (total + 1), 4),
-                tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
-                dense_rank=dense,
-                subscore=subscore,
-            )
-
-        answer, _, flags = await self._run(query, read)
+        answer, flags = await self._run(query, self._rank_of, (score, subscore))
         return _flagged(answer, flags)
+
+    async def _rank_of(
+        self,
+        index: IndexReader,
+        board: Board,
+        resolved: Resolved,
+        score: int,
+        subscore: int | None,
+    ) -> RankOfOut:
+        board.check_score(score, ["query", "score"])
+        board.check_subscore(subscore, ["query", "subscore"])
+        now = self._clock.now()
+        keys = board.keys
+        bounds = [keys.head_of(score, subscore, now + 1), keys.value_prefix(score, subscore)]
+        total, (before, better) = await index.counts_before(resolved.leaderboard, bounds)
+        dense: int | None = None
+        if board.dense:
+            prefix = keys.value_prefix(score, subscore)
+            dense = (await index.distinct_before(resolved.leaderboard, [prefix]))[0] + 1
+        return RankOfOut(
+            **self._head(board, resolved, total, _NONE),
+            score=score,
+            rank=before + 1,
+            competition_rank=better + 1,
+            percentile=round(100.0 * (total - before) / (total + 1), 4),
+            tier=board.tier_of(before + 1, total + 1) if board.tiers else None,
+            dense_rank=dense,
+            subscore=subscore,
+        )
 
     # --- many players ------------------------------------------------------------------------
 
@@ -400,64 +470,78 @@ class Reads:
 
         With ``k``, only up to k friends above and below the player (the first 2k+1 when the
         player has no entry); without it, all of them."""
-
-        async def read(board: Board, resolved: Resolved, index: IndexReader) -> FriendsOut:
-            leaderboard = resolved.leaderboard
-            ranked = await index.positions(leaderboard, [player, *friends])
-            total = await index.total(leaderboard)
-            player_of = board.keys.player_of
-            names = await self._named(player_of(key) for _, key in ranked)
-            dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
-            meta = await self._described(board, query, [key for _, key in ranked])
-            me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
-            entries = [
-                friend_entry(entry(board, at + 1, key, names, total, dense[i], meta), i + 1)
-                for i, (at, key) in enumerate(ranked)
-            ]
-            me_out: FriendPlayer | None = None
-            if me is None:
-                shown = entries if k is None else entries[: 2 * k + 1]
-            else:
-                position = await index.position(leaderboard, player)
-                if position is None:
-                    raise NotFound(f"player {player!r} has no entry on this leaderboard")
-                (mine,) = await dense_of(board, index, leaderboard, [position.key])
-                moved = await movement(board, index, leaderboard, position)
-                if meta is not None and position.key not in meta:
-                    meta |= await self._metadata.of(board, [position.key])
-                view = standing(board, position, names, moved, mine, meta)
-                me_out = FriendPlayer(**msgspec.structs.asdict(view), friends_rank=me + 1)
-                shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
-            return FriendsOut(
-                **self._head(board, resolved, total, _NONE),
-                player=me_out,
-                friends_total=len(ranked),
-                entries=shown,
-            )
-
-        answer, _, flags = await self._run(query, read)
+        answer, flags = await self._run(query, self._friends, (query, player, friends, k))
         return _flagged(answer, flags)
+
+    async def _friends(
+        self,
+        index: IndexReader,
+        board: Board,
+        resolved: Resolved,
+        query: Query,
+        player: PlayerId,
+        friends: Sequence[PlayerId],
+        k: int | None,
+    ) -> FriendsOut:
+        leaderboard = resolved.leaderboard
+        ranked = await index.positions(leaderboard, [player, *friends])
+        total = await index.total(leaderboard)
+        player_of = board.keys.player_of
+        names = await self._named(player_of(key) for _, key in ranked)
+        dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
+        meta = await self._described(board, query, [key for _, key in ranked])
+        me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
+        entries = [
+            friend_entry(entry(board, at + 1, key, names, total, dense[i], meta), i + 1)
+            for i, (at, key) in enumerate(ranked)
+        ]
+        me_out: FriendPlayer | None = None
+        if me is None:
+            shown = entries if k is None else entries[: 2 * k + 1]
+        else:
+            position = await index.position(leaderboard, player)
+            if position is None:
+                raise NotFound(f"player {player!r} has no entry on this leaderboard")
+            (mine,) = await dense_of(board, index, leaderboard, [position.key])
+            moved = await movement(board, index, leaderboard, position)
+            if meta is not None and position.key not in meta:
+                meta |= await self._metadata.of(board, [position.key])
+            view = standing(board, position, names, moved, mine, meta)
+            me_out = FriendPlayer(**msgspec.structs.asdict(view), friends_rank=me + 1)
+            shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
+        return FriendsOut(
+            **self._head(board, resolved, total, _NONE),
+            player=me_out,
+            friends_total=len(ranked),
+            entries=shown,
+        )
 
     async def ranks(self, query: Query, players: Sequence[PlayerId]) -> RanksOut:
         """The entries of those ``players`` that are ranked, in rank order."""
-
-        async def read(board: Board, resolved: Resolved, index: IndexReader) -> RanksOut:
-            leaderboard = resolved.leaderboard
-            ranked = await index.positions(leaderboard, players)
-            total = await index.total(leaderboard)
-            names = await self._named(board.keys.player_of(key) for _, key in ranked)
-            dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
-            meta = await self._described(board, query, [key for _, key in ranked])
-            return RanksOut(
-                **self._head(board, resolved, total, _NONE),
-                entries=[
-                    entry(board, at + 1, key, names, total, dense[i], meta)
-                    for i, (at, key) in enumerate(ranked)
-                ],
-            )
-
-        answer, _, flags = await self._run(query, read)
+        answer, flags = await self._run(query, self._ranks, (query, players))
         return _flagged(answer, flags)
+
+    async def _ranks(
+        self,
+        index: IndexReader,
+        board: Board,
+        resolved: Resolved,
+        query: Query,
+        players: Sequence[PlayerId],
+    ) -> RanksOut:
+        leaderboard = resolved.leaderboard
+        ranked = await index.positions(leaderboard, players)
+        total = await index.total(leaderboard)
+        names = await self._named(board.keys.player_of(key) for _, key in ranked)
+        dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
+        meta = await self._described(board, query, [key for _, key in ranked])
+        return RanksOut(
+            **self._head(board, resolved, total, _NONE),
+            entries=[
+                entry(board, at + 1, key, names, total, dense[i], meta)
+                for i, (at, key) in enumerate(ranked)
+            ],
+        )
 
     # --- periods -----------------------------------------------------------------------------
 
