@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from binascii import b2a_base64
 
 from rankline.boards import Board
 from rankline.errors import InvalidInput
@@ -21,7 +22,11 @@ _PLAYER_ID_BYTES = 64
 
 
 def encode_cursor(key: SortKey) -> str:
-    return base64.urlsafe_b64encode(key).rstrip(b"=").decode("ascii")
+    # base64.urlsafe_b64encode, without its two Python layers: every top page carries one.
+    return b2a_base64(key, newline=False).translate(_URLSAFE).rstrip(b"=").decode("ascii")
+
+
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
 
 
 def decode_cursor(board: Board, cursor: str) -> SortKey:
