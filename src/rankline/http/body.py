@@ -218,7 +218,13 @@ def check_query(request: Request, known: frozenset[str]) -> None:
 
 
 def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
-    raw = query(request).get(name)
+    return int_param(query(request), name, default, low, high)
+
+
+def int_param(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """``query_int`` on a query already in hand (``query``): a handler reading several
+    parameters looks the query up once."""
+    raw = params.get(name)
     if raw is None:
         return default
     try:
@@ -252,12 +258,23 @@ def query_str(request: Request, name: str) -> str | None:
     return value if value else None
 
 
+def str_param(params: Mapping[str, str], name: str) -> str | None:
+    """``query_str`` on a query already in hand."""
+    value = params.get(name)
+    return value if value else None
+
+
 _TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
 
 
 def query_bool(request: Request, name: str) -> bool:
     """A yes/no query parameter: ``true`` or ``1``, ``false`` or ``0`` (absent: false)."""
-    raw = query(request).get(name)
+    return bool_param(query(request), name)
+
+
+def bool_param(params: Mapping[str, str], name: str) -> bool:
+    """``query_bool`` on a query already in hand."""
+    raw = params.get(name)
     if raw is None or raw.lower() in _FALSE:
         return False
     if raw.lower() in _TRUE:

@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.http.auth import BoardScope, Keys
-from rankline.http.body import ALLOWED, check_id, query_bool, query_str, read_json
+from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
 from rankline.reading.reads import Query
 from rankline.service import Rankline
 from rankline.settings import Settings
@@ -119,12 +119,15 @@ def player_id(request: Request) -> str:
 
 def read_query(request: Request) -> Query:
     """The read's board, window, period and scope, as the request gives them."""
+    params = query(request)
+    if not params:
+        return Query(board_id(request))
     return Query(
         board_id(request),
-        query_str(request, "window"),
-        query_str(request, "period"),
-        query_str(request, "scope"),
-        query_bool(request, "metadata"),
+        str_param(params, "window"),
+        str_param(params, "period"),
+        str_param(params, "scope"),
+        bool_param(params, "metadata"),
     )
 
 

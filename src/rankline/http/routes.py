@@ -19,12 +19,15 @@ from rankline.http.body import (
     batch_items,
     check_id,
     check_metadata,
+    int_param,
     located,
     query_int,
     query_score,
     query_str,
     read_body,
+    str_param,
 )
+from rankline.http.body import query as query_of
 from rankline.http.export_routes import EXPORT_ENDPOINTS
 from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.moderation_routes import MODERATION_ENDPOINTS
@@ -118,11 +121,12 @@ async def post_batch(request: Request) -> Response:
 
 async def top(request: Request) -> Response:
     query = e.read_query(request)
-    limit = query_int(request, "limit", 100, 1, 1000)
-    offset = query_int(request, "offset", 0, 0, 2**62)
-    tier = query_str(request, "tier")
-    cursor = query_str(request, "cursor")
-    at = _instant(request, "at")
+    params = query_of(request)
+    limit = int_param(params, "limit", 100, 1, 1000)
+    offset = int_param(params, "offset", 0, 0, 2**62)
+    tier = str_param(params, "tier")
+    cursor = str_param(params, "cursor")
+    at = _instant(request, "at") if "at" in params else None
     if at is not None:
         if tier is not None or cursor is not None:
             raise InvalidInput.at(["query", "at"], "a snapshot has no tiers or cursors")
