@@ -55,6 +55,30 @@ def _service(client: httpx.AsyncClient) -> Rankline:
     return service
 
 
+async def test_every_page_of_a_quiet_top_is_its_slice_whatever_came_before(
+    client: httpx.AsyncClient,
+) -> None:
+    """The top cache keeps the pages it serves joined; each is still exactly the slice of
+    the whole top, asked first or again, and after pages enough to fill what it keeps."""
+    await put_board(client, BOARD, windows=["all_time"])
+    items = [
+        {"board": BOARD, "player_id": f"p{i:03d}", "score": (i * 37) % 101, "match_id": "m"}
+        for i in range(300)
+    ]
+    response = await client.post("/v1/scores/batch", json={"scores": items}, headers=AUTH)
+    assert response.status_code == 200
+    whole = await client.get(f"/v1/boards/{BOARD}/top", params={"limit": 1000})
+    entries = whole.json()["entries"]
+    rng = random.Random(20261127)
+    pages = [(rng.randrange(0, 320), rng.choice([1, 5, 10, 100, 250])) for _ in range(40)]
+    for offset, limit in pages + pages[::-1] + [(0, 10), (0, 100), (0, 10)]:
+        response = await client.get(
+            f"/v1/boards/{BOARD}/top", params={"offset": offset, "limit": limit}
+        )
+        assert response.status_code == 200
+        assert response.json()["entries"] == entries[offset : offset + limit], (offset, limit)
+
+
 async def test_the_top_is_never_stale_after_a_write_into_it(client: httpx.AsyncClient) -> None:
     # `latest` lets scores fall as well as rise, so players also leave the top.
     await put_board(client, BOARD, windows=["all_time"], policy="latest")

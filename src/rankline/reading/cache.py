@@ -20,7 +20,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, TypeVarTuple
 
 from rankline.index.base import IndexReader
@@ -56,11 +56,30 @@ class _Top:
     context: Hashable = None
     keys: Sequence[SortKey] = ()
     """The entries' keys (a page's last one is its cursor)."""
+    pages: dict[tuple[int, int], tuple[bytes, Sequence[SortKey]]] = field(default_factory=dict)
+    """Pages served from these entries, by (offset, stop): joined, with their keys. The
+    same page is asked for again and again (top-10, top-100), and joining it cost more
+    than the rest of the cache's work."""
+    room: int = 0
+    """Bytes the pages may still take: as much as the entries, all told."""
 
     def covers(self, stop: int) -> bool:
         # A leaderboard held whole (shorter than the window) has nothing more to show:
         # any new entry would land inside the window and change the stamp.
         return stop <= len(self.entries) or len(self.entries) == self.total
+
+    def page(self, offset: int, stop: int) -> tuple[bytes, Sequence[SortKey]]:
+        """The entries ranked ``offset + 1`` to ``stop``, joined, and their keys."""
+        found = self.pages.get((offset, stop))
+        if found is None:
+            found = b",".join(self.entries[offset:stop]), self.keys[offset:stop]
+            if len(found[0]) > self.room:
+                self.pages.clear()  # whatever was asked for before is held no longer
+                self.room = sum(map(len, self.entries))
+            if len(found[0]) <= self.room:
+                self.room -= len(found[0])
+                self.pages[offset, stop] = found
+        return found
 
 
 class StampReads:
@@ -141,15 +160,16 @@ class TopCache:
         render: Render,
         context: Context = _no_context,
         variant: Hashable = None,
-    ) -> tuple[int, list[bytes], str, Sequence[SortKey]]:
-        """The leaderboard's total, the entries ranked ``offset + 1`` to ``offset + limit``,
-        a digest of the entries they were cut from (for ETags) and the page's keys. Each
-        ``variant`` of the rendering (entries with their metadata) is held apart."""
+    ) -> tuple[int, bytes, str, Sequence[SortKey]]:
+        """The leaderboard's total, the entries ranked ``offset + 1`` to ``offset + limit``
+        joined with commas, a digest of the entries they were cut from (for ETags) and the
+        page's keys. Each ``variant`` of the rendering (entries with their metadata) is
+        held apart."""
         stop = offset + limit
         if stop > TOP_WINDOW:  # a deep page: read just that page, never kept
             total, keys = await index.page(leaderboard, offset, stop)
             entries = await render(keys, offset, total)
-            return total, entries, digest(entries), keys
+            return total, b",".join(entries), digest(entries), keys
         if self._stamps is None:
             stamp, total = await index.top_stamp(leaderboard)
         else:
@@ -163,7 +183,8 @@ class TopCache:
         ):
             held = await self._fill(index, (leaderboard, variant), stamp, stop, render, context)
             total = held.total
-        return total, held.entries[offset:stop], held.digest, held.keys[offset:stop]
+        joined, cut = held.page(offset, stop)
+        return total, joined, held.digest, cut
 
     def _fresh(self, held: _Top, stamp: int) -> bool:
         return held.stamp == stamp and time.monotonic() - held.made < self._names_ttl
@@ -297,6 +318,7 @@ def digest(entries: Sequence[bytes]) -> str:
     return hashlib.blake2b(b"\n".join(entries), digest_size=12).hexdigest()
 
 
-def join_entries(head: bytes, entries: Sequence[bytes]) -> bytes:
-    """A top answer's body: the encoded head object with ``entries`` appended to it."""
-    return b"".join((head[:-1], b',"entries":[', b",".join(entries), b"]}"))
+def join_entries(head: bytes, entries: bytes) -> bytes:
+    """A top answer's body: the encoded head object with ``entries`` (encoded entries
+    joined with commas) appended to it."""
+    return b"".join((head[:-1], b',"entries":[', entries, b"]}"))

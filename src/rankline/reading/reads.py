@@ -96,7 +96,8 @@ class _Page(NamedTuple):
     """A top page as read: what its answer and its ETag are made of."""
 
     total: int
-    entries: list[bytes]
+    entries: bytes
+    """The page's entries, encoded and joined with commas."""
     digest: str
     start: int
     taken: int
@@ -313,7 +314,7 @@ class Reads:
             count = min(limit, high - start)
             if count <= 0:
                 total = await index.total(leaderboard)
-                return _Page(total, [], "", start, 0, size, ())
+                return _Page(total, b"", "", start, 0, size, ())
         total, entries, held, keys = await self._tops.page(
             index, leaderboard, start, count, render, cut.context, variant=cut.described
         )
@@ -328,7 +329,8 @@ class Reads:
         skip = max(0, low - start)
         start, keys = start + skip, keys[skip : max(skip, high - start)]
         entries = await render(keys, start, total)
-        return _Page(total, entries, digest(entries), start, len(keys), high - low, keys)
+        joined = b",".join(entries)
+        return _Page(total, joined, digest(entries), start, len(keys), high - low, keys)
 
     async def _render(
         self,
