@@ -79,7 +79,7 @@ class Keys:
 
     @staticmethod
     def _bearer(request: Request) -> bytes:
-        header = request.headers.get("authorization")
+        header = _authorization(request)
         if not header:
             raise Unauthorized("this needs an `Authorization: Bearer <key>` header")
         scheme, _, key = header.partition(" ")
@@ -103,7 +103,7 @@ class Keys:
 
     def server_scope(self, request: Request) -> BoardScope | None:
         """Check for any server key: the boards it is limited to, None for all."""
-        header = request.headers.get("authorization")
+        header = _authorization(request)
         if header is not None and header in self._server_ok:
             return self._server_ok[header]
         index = self._find(self._bearer(request), self._server)
@@ -154,7 +154,7 @@ class Keys:
     def require_read(self, request: Request) -> None:
         if not self._read:
             return
-        header = request.headers.get("authorization")
+        header = _authorization(request)
         if header in self._read_ok:
             return
         key = self._bearer(request)
@@ -162,6 +162,16 @@ class Keys:
             raise Forbidden("this needs a read key")
         if header is not None:
             _remember(self._read_ok, header, True)
+
+
+def _authorization(request: Request) -> str | None:
+    """The request's Authorization header, as ``request.headers`` has it, read from the
+    scope's raw headers: Starlette's header map, made for this one lookup, cost more than
+    the rest of the key check."""
+    for name, value in request.scope["headers"]:
+        if name == b"authorization":
+            return str(value.decode("latin-1"))
+    return None
 
 
 def _remember(accepted: dict[str, T], header: str, value: T) -> None:
