@@ -11,6 +11,7 @@ from rankline.ordering import (
     PREFIX_BYTES,
     SCORE_MAX,
     SCORE_MIN,
+    Keys,
     decode,
     encode,
     player_of,
@@ -95,6 +96,18 @@ def test_decode_inverts_encode(entry: Entry, order: Order) -> None:
     assert decode(key, order) == entry
     assert player_of(key) == entry[2]
     assert len(key) == HEAD_BYTES + len(entry[2])
+
+
+@given(st.lists(st.tuples(entries, scores), max_size=20), orders, st.none() | orders)
+def test_decode_many_is_decode_of_each(
+    items: list[tuple[Entry, Score]], order: Order, sub_order: Order | None
+) -> None:
+    keys = Keys(order, sub_order)
+    encoded = [
+        keys.encode(score, None if sub_order is None else sub, at, player)
+        for (score, at, player), sub in items
+    ]
+    assert keys.decode_many(encoded) == [keys.decode(key) for key in encoded]
 
 
 @pytest.mark.parametrize("order", ORDERS)

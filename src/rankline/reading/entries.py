@@ -3,33 +3,18 @@ movement joined to the keys an index read returned."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rankline.answers import Entry, FriendEntry, PlayerStanding
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.index.base import IndexReader
 from rankline.reading.metadata import Held
-from rankline.types import LeaderboardId, Movement, PlayerId, Position, SortKey
+from rankline.types import LeaderboardId, Micros, Movement, PlayerId, Position, Score, SortKey
 
 Names = dict[PlayerId, str | None]
 Metadata = dict[SortKey, Held] | None
 """The metadata behind each entry's key, when the read carries it (None: it does not)."""
-
-
-def friend_entry(entry: Entry, friends_rank: int) -> FriendEntry:
-    return FriendEntry(
-        rank=entry.rank,
-        player_id=entry.player_id,
-        score=entry.score,
-        achieved_at=entry.achieved_at,
-        display_name=entry.display_name,
-        tier=entry.tier,
-        dense_rank=entry.dense_rank,
-        subscore=entry.subscore,
-        metadata=entry.metadata,
-        friends_rank=friends_rank,
-    )
 
 
 async def movement(
@@ -103,6 +88,69 @@ def entry(
     )
 
 
+def entries(
+    board: Board,
+    keys: Sequence[SortKey],
+    decoded: Sequence[tuple[Score, Score | None, Micros, PlayerId]],
+    ranks: Iterable[int],
+    names: Names,
+    total: int,
+    dense: Sequence[int | None],
+    meta: Metadata = None,
+) -> list[Entry]:
+    """``entry`` of each of ``keys`` at its rank (``decoded``: the keys'
+    ``board.keys.decode_many``), in one pass: answers of many entries spent most of their
+    Python calls making them one at a time."""
+    tier_of = board.tier_of if board.tiers else None
+    return [
+        Entry(
+            rank=rank,
+            player_id=player,
+            score=score,
+            achieved_at=format_time(at),
+            display_name=names.get(player),
+            tier=None if tier_of is None else tier_of(rank, total),
+            dense_rank=dense_rank,
+            subscore=subscore,
+            metadata=None if meta is None else meta.get(key),
+        )
+        for rank, key, (score, subscore, at, player), dense_rank in zip(
+            ranks, keys, decoded, dense, strict=True
+        )
+    ]
+
+
+def friend_entries(
+    board: Board,
+    keys: Sequence[SortKey],
+    decoded: Sequence[tuple[Score, Score | None, Micros, PlayerId]],
+    ranks: Iterable[int],
+    names: Names,
+    total: int,
+    dense: Sequence[int | None],
+    meta: Metadata = None,
+) -> list[FriendEntry]:
+    """``entries`` among friends: each also numbered in the list (``friends_rank``)."""
+    tier_of = board.tier_of if board.tiers else None
+    return [
+        FriendEntry(
+            rank=rank,
+            player_id=player,
+            score=score,
+            achieved_at=format_time(at),
+            display_name=names.get(player),
+            tier=None if tier_of is None else tier_of(rank, total),
+            dense_rank=dense_rank,
+            subscore=subscore,
+            metadata=None if meta is None else meta.get(key),
+            friends_rank=i,
+        )
+        for i, (rank, key, (score, subscore, at, player), dense_rank) in enumerate(
+            zip(ranks, keys, decoded, dense, strict=True), 1
+        )
+    ]
+
+
 def standing(
     board: Board,
     position: Position,
@@ -135,8 +183,9 @@ __all__ = [
     "Names",
     "dense_of",
     "dense_run",
+    "entries",
     "entry",
-    "friend_entry",
+    "friend_entries",
     "movement",
     "standing",
 ]

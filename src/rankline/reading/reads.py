@@ -42,8 +42,8 @@ from rankline.reading.entries import (
     Names,
     dense_of,
     dense_run,
-    entry,
-    friend_entry,
+    entries,
+    friend_entries,
     movement,
     standing,
 )
@@ -344,12 +344,14 @@ class Reads:
     ) -> list[bytes]:
         """Keys read from ``offset`` as JSON entries, display names (and, when
         ``described``, metadata) joined: what the top cache keeps."""
-        names = await self._named(board.keys.player_of(key) for key in keys)
+        decoded = board.keys.decode_many(keys)
+        names = await self._named([player for *_, player in decoded])
         dense = await dense_run(board, index, leaderboard, keys, offset)
         meta = await self._metadata.of(board, keys) if described else None
+        ranks = range(offset + 1, offset + 1 + len(keys))
+        encode = _encoder.encode
         return [
-            _encoder.encode(entry(board, offset + i + 1, key, names, total, dense[i], meta))
-            for i, key in enumerate(keys)
+            encode(one) for one in entries(board, keys, decoded, ranks, names, total, dense, meta)
         ]
 
     # --- one player ------------------------------------------------------------------------
@@ -409,20 +411,19 @@ class Reads:
         if found is None:
             raise NotFound(f"player {player!r} has no entry on this leaderboard")
         position, first, keys = found
-        names = await self._named(board.keys.player_of(key) for key in keys)
+        decoded = board.keys.decode_many(keys)
+        names = await self._named([player for *_, player in decoded])
         dense = await dense_run(board, index, resolved.leaderboard, keys, first)
         me = position.offset - first
         moved = await movement(board, index, resolved.leaderboard, position)
         meta = await self._described(board, query, [*keys, position.key])
+        ranks = range(first + 1, first + 1 + len(keys))
         return AroundOut(
             **self._head(board, resolved, position.total, _NONE),
             player=standing(
                 board, position, names, moved, dense[me] if me < len(dense) else None, meta
             ),
-            entries=[
-                entry(board, first + i + 1, key, names, position.total, dense[i], meta)
-                for i, key in enumerate(keys)
-            ],
+            entries=entries(board, keys, decoded, ranks, names, position.total, dense, meta),
         )
 
     async def rank_of(self, query: Query, score: int, subscore: int | None = None) -> RankOfOut:
@@ -488,18 +489,18 @@ class Reads:
         leaderboard = resolved.leaderboard
         ranked = await index.positions(leaderboard, [player, *friends])
         total = await index.total(leaderboard)
-        player_of = board.keys.player_of
-        names = await self._named(player_of(key) for _, key in ranked)
-        dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
-        meta = await self._described(board, query, [key for _, key in ranked])
-        me = next((i for i, (_, key) in enumerate(ranked) if player_of(key) == player), None)
-        entries = [
-            friend_entry(entry(board, at + 1, key, names, total, dense[i], meta), i + 1)
-            for i, (at, key) in enumerate(ranked)
-        ]
+        keys = [key for _, key in ranked]
+        decoded = board.keys.decode_many(keys)
+        players = [one for *_, one in decoded]
+        names = await self._named(players)
+        dense = await dense_of(board, index, leaderboard, keys)
+        meta = await self._described(board, query, keys)
+        me = next((i for i, one in enumerate(players) if one == player), None)
+        ranks = [at + 1 for at, _ in ranked]
+        shown = friend_entries(board, keys, decoded, ranks, names, total, dense, meta)
         me_out: FriendPlayer | None = None
         if me is None:
-            shown = entries if k is None else entries[: 2 * k + 1]
+            shown = shown if k is None else shown[: 2 * k + 1]
         else:
             position = await index.position(leaderboard, player)
             if position is None:
@@ -510,7 +511,7 @@ class Reads:
                 meta |= await self._metadata.of(board, [position.key])
             view = standing(board, position, names, moved, mine, meta)
             me_out = FriendPlayer(**msgspec.structs.asdict(view), friends_rank=me + 1)
-            shown = entries if k is None else entries[max(0, me - k) : me + k + 1]
+            shown = shown if k is None else shown[max(0, me - k) : me + k + 1]
         return FriendsOut(
             **self._head(board, resolved, total, _NONE),
             player=me_out,
@@ -534,15 +535,15 @@ class Reads:
         leaderboard = resolved.leaderboard
         ranked = await index.positions(leaderboard, players)
         total = await index.total(leaderboard)
-        names = await self._named(board.keys.player_of(key) for _, key in ranked)
-        dense = await dense_of(board, index, leaderboard, [key for _, key in ranked])
-        meta = await self._described(board, query, [key for _, key in ranked])
+        keys = [key for _, key in ranked]
+        decoded = board.keys.decode_many(keys)
+        names = await self._named([player for *_, player in decoded])
+        dense = await dense_of(board, index, leaderboard, keys)
+        meta = await self._described(board, query, keys)
+        ranks = [at + 1 for at, _ in ranked]
         return RanksOut(
             **self._head(board, resolved, total, _NONE),
-            entries=[
-                entry(board, at + 1, key, names, total, dense[i], meta)
-                for i, (at, key) in enumerate(ranked)
-            ],
+            entries=entries(board, keys, decoded, ranks, names, total, dense, meta),
         )
 
     # --- periods -----------------------------------------------------------------------------
