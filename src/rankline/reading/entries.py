@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from msgspec.structs import asdict
+
 from rankline.answers import Entry, FriendEntry, PlayerStanding
 from rankline.boards import Board
 from rankline.clock import format_time
@@ -131,24 +133,8 @@ def friend_entries(
     meta: Metadata = None,
 ) -> list[FriendEntry]:
     """``entries`` among friends: each also numbered in the list (``friends_rank``)."""
-    tier_of = board.tier_of if board.tiers else None
-    return [
-        FriendEntry(
-            rank=rank,
-            player_id=player,
-            score=score,
-            achieved_at=format_time(at),
-            display_name=names.get(player),
-            tier=None if tier_of is None else tier_of(rank, total),
-            dense_rank=dense_rank,
-            subscore=subscore,
-            metadata=None if meta is None else meta.get(key),
-            friends_rank=i,
-        )
-        for i, (rank, key, (score, subscore, at, player), dense_rank) in enumerate(
-            zip(ranks, keys, decoded, dense, strict=True), 1
-        )
-    ]
+    made = entries(board, keys, decoded, ranks, names, total, dense, meta)
+    return [FriendEntry(**asdict(one), friends_rank=i) for i, one in enumerate(made, 1)]
 
 
 def standing(
