@@ -14,7 +14,7 @@ from backends import flush_redis
 from helpers_api import AUTH, get_json, open_app, open_client, put_board, submit, unmoved, utc
 from rankline import ManualClock, Rankline, Settings
 from rankline.http.stream import Stream
-from rankline.reading.reads import Query
+from rankline.reading.query import Query
 
 DAY = "2026-11-21"
 EXPECTED = {

@@ -20,7 +20,8 @@ from rankline.index.memory import MemoryIndex
 from rankline.lifecycle.registry import Boards
 from rankline.ordering import encode
 from rankline.reading.cache import HotReads, TopCache
-from rankline.reading.reads import Query, Reads
+from rankline.reading.query import Query
+from rankline.reading.reads import Reads
 from rankline.types import IndexChange, LeaderboardId
 
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))

@@ -19,7 +19,7 @@ from starlette.responses import Response
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
-from rankline.reading.reads import Query
+from rankline.reading.query import Query
 from rankline.service import Rankline
 from rankline.settings import Settings
 

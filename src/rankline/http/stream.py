@@ -19,7 +19,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from rankline.answers import Entry, TopOut
 from rankline.errors import RanklineError
 from rankline.reading.feed import LocalFeed
-from rankline.reading.reads import Query, Reads
+from rankline.reading.query import Query
+from rankline.reading.reads import Reads
 from rankline.types import LeaderboardId
 
 MIN_INTERVAL = 0.25

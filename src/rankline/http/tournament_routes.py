@@ -22,7 +22,7 @@ from rankline.http.audited import attribution
 from rankline.http.body import check_id, check_metadata, query_int, query_str
 from rankline.http.responses import JsonBody, json_response
 from rankline.http.schemas import MatchIdStr, PlayerIdStr
-from rankline.reading.reads import Query
+from rankline.reading.query import Query
 from rankline.service import Rankline
 from rankline.tournaments.competition import TOURNAMENT_WINDOW, TournamentSpec
 from rankline.tournaments.editions import EditionOut, JoinOut, ResultsOut

@@ -46,7 +46,8 @@ from rankline.lifecycle.registry import Boards
 from rankline.periods import current_period
 from rankline.reading.cache import TopCache
 from rankline.reading.names import NameDirectory
-from rankline.reading.reads import Query, Reads
+from rankline.reading.query import Query
+from rankline.reading.reads import Reads
 from rankline.store.audit import Attribution
 from rankline.store.players import PlayerStore, Profile
 from rankline.types import (

@@ -13,7 +13,7 @@ with its flags. Top pages come from the top cache as ready JSON bytes.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
-from typing import NamedTuple, TypedDict, TypeVar, TypeVarTuple
+from typing import NamedTuple, TypeVar, TypeVarTuple
 
 import msgspec
 
@@ -49,6 +49,7 @@ from rankline.reading.entries import (
 )
 from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NameDirectory
+from rankline.reading.query import HeadFields, Query
 from rankline.store import archive as store_archive
 from rankline.store.sql import SqlStore
 from rankline.types import (
@@ -62,34 +63,6 @@ from rankline.types import (
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
 _encoder = msgspec.json.Encoder()
-
-
-class HeadFields(TypedDict):
-    """The fields of ``answers.Head``, as keywords for any answer built on it."""
-
-    board: str
-    window: str
-    period: str
-    scope: str
-    total: int
-    as_of: str
-    period_ends_at: str | None
-    closes_at: str | None
-    degraded: bool
-    archived: bool
-
-
-class Query(NamedTuple):
-    """What a read asks for: a board and, where None, the default window (``all_time`` or
-    the board's first), the current period and the ``global`` scope."""
-
-    board: str
-    window: str | None = None
-    period: str | None = None
-    scope: str | None = None
-    metadata: bool = False
-    """Entries carry the metadata of the submission that set them (as on a board with
-    ``entry_metadata``)."""
 
 
 class _Page(NamedTuple):

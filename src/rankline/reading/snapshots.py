@@ -15,7 +15,7 @@ from rankline.clock import format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.lifecycle.registry import Boards, Resolved
 from rankline.periods import period_at
-from rankline.reading.reads import Query
+from rankline.reading.query import Query
 from rankline.store.snapshots import SnapshotStore
 from rankline.types import Micros
 
