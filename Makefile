@@ -46,7 +46,8 @@ services:
 tools:
 	@bash scripts/ensure-tools.sh
 
-# The import layers (pyproject's [tool.importlinter]) and no import cycle anywhere; the gRPC
+# The import layers (pyproject's [tool.importlinter]), no import cycle anywhere, and the layout
+# (scripts/check-layout.py: at most 20 modules at the top, none over 600 lines); the gRPC
 # stubs match the proto (regenerated into a temporary directory and compared), and the proto
 # keeps its style and every field number of the released one (scripts/proto-lint.py).
 check: install-dev
@@ -55,6 +56,7 @@ check: install-dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python scripts/check-import-cycles.py
+	$(BIN)/python scripts/check-layout.py
 	$(BIN)/python scripts/grpc-stubs.py --check
 	$(BIN)/python scripts/proto-lint.py
 
