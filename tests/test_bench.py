@@ -845,10 +845,13 @@ def test_the_server_probe_gives_the_cpu_per_request_beside_the_ceiling(tmp_path:
     )
     out = _probe(
         "server", "--n", "300", "--data-dir", str(tmp_path), "--seconds", "1",
-        "--connections", "4", "rank",
+        "--connections", "4", "--lean", "rank", "top_deep",
     )  # fmt: skip
     _rate(r"ceiling +[\d,]+ req/s  CPU per request: server +([\d.]+) µs", out)
-    _rate(r"rank +([\d,]+) req/s  CPU per request: server", out)
+    _rate(r"lean:rank +[\d,]+ req/s  CPU per request: server +([\d.]+) µs", out)
+    _rate(r"\nrank +([\d,]+) req/s  CPU per request: server", out)
+    _rate(r"rank +lean reference's CPU per request over rankline's: ([\d.]+)x", out)
+    assert "lean:top_deep" not in out and "top_deep  lean" not in out  # no lean deep page
 
 
 def test_the_ingest_probe_times_durable_batches_on_the_embedded_default() -> None:

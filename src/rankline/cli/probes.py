@@ -109,14 +109,22 @@ def server(
         str,
         typer.Option(help="Comma-separated process names whose CPU to add, e.g. redis-server."),
     ] = "",
+    lean: Annotated[
+        bool,
+        typer.Option(
+            "--lean",
+            help="Also drive the lean reference on rank, around and top, and print its CPU "
+            "per request over rankline's.",
+        ),
+    ] = False,
 ) -> None:
     """Server CPU per request under wrk, endpoint by endpoint, beside the raw ASGI
-    ceiling's: serves an existing store with `rankline serve` (writes go to it: use a copy
-    you can spare)."""
+    ceiling's (and the lean reference's with --lean): serves an existing store with
+    `rankline serve` (writes go to it: use a copy you can spare)."""
     from rankline.bench.probe import server as probe
 
     options = probe.Options(
-        tuple(endpoints), n, data_dir, database_url, redis_url, seconds, connections, also
+        tuple(endpoints), n, data_dir, database_url, redis_url, seconds, connections, also, lean
     )
     try:
         probe.run(options)

@@ -15,6 +15,11 @@ processes; ``--also redis-server,postgres`` adds their CPU per request.
 postgres@127.0.0.1:5432/rankline_bench --redis-url redis://127.0.0.1:6379/8 \\
         --also redis-server,postgres rank around
 
+With ``--lean``, the lean reference (``rankline.bench.lean``: the same rank, around and top
+reads from a plain sorted list) is driven too, and each of those reads prints the lean
+reference's CPU per request over rankline's: what ``rankline bench`` reports as rankline's
+req/s over the lean reference's, measured as CPU, which other work on the machine moves less.
+
 Endpoints are the bench's wrk scripts (``src/rankline/bench/lua``): rank, around, top,
 top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you can spare.
 """
@@ -28,8 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rankline.bench import servers, wrk
+from rankline.clock import SystemClock
 
 KEY = "server-probe-key"
+LEAN_READS = ("rank", "around", "top")
+"""The reads the lean reference answers."""
 ENDPOINTS = ("rank", "around", "top", "top_deep", "friends", "submit", "batch", "mixed")
 
 
@@ -43,6 +51,9 @@ class Options:
     seconds: float = 8.0
     connections: int = 64
     also: str = ""
+    lean: bool = False
+    """Also drive the lean reference (``rankline.bench.lean``) on the reads it answers, and
+    print rankline's CPU per request over the lean reference's."""
 
 
 def _pids(names: list[str]) -> list[int]:
@@ -53,7 +64,9 @@ def _pids(names: list[str]) -> list[int]:
     return found
 
 
-def _drive(server: servers.Server, endpoint: str, args: Options) -> None:
+def _drive(server: servers.Server, endpoint: str, args: Options) -> float:
+    """Drive ``endpoint`` on ``server``, print its rate and CPU, return the server's CPU
+    per request (µs)."""
     groups = {"server": [server.pid, *servers.children(server.pid)]}
     if args.also:
         groups["also"] = _pids(args.also.split(","))
@@ -74,7 +87,9 @@ def _drive(server: servers.Server, endpoint: str, args: Options) -> None:
     shares = "  ".join(
         f"{name} {1e6 * (after[name] - before[name]) / requests:7.1f} µs" for name in groups
     )
-    print(f"{endpoint:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
+    label = f"{server.name}:{endpoint}" if server.name == "lean" else endpoint
+    print(f"{label:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
+    return 1e6 * (after["server"] - before["server"]) / requests
 
 
 def run(args: Options) -> None:
@@ -94,6 +109,20 @@ def run(args: Options) -> None:
     log = Path(tempfile.mkdtemp(prefix="rankline-server-probe-")) / "server.log"
     with servers.running(servers.ceiling_server(env, 1, log)) as ceiling:
         _drive(ceiling, "ceiling", args)
+    lean: dict[str, float] = {}
+    reads = [e for e in args.endpoints if e in LEAN_READS] if args.lean else []
+    if reads:
+        # its own players' scores (seed 1) and times: the CPU of a read does not depend on them
+        lean_server = servers.lean_server(env, 1, log, args.n, SystemClock().now(), 1)
+        with servers.running(lean_server) as reference:
+            for endpoint in reads:
+                lean[endpoint] = _drive(reference, endpoint, args)
     with servers.running(servers.rankline_server(env, 1, log)) as server:
         for endpoint in args.endpoints:
-            _drive(server, endpoint, args)
+            cpu = _drive(server, endpoint, args)
+            if endpoint in lean:
+                print(
+                    f"{endpoint:9} lean reference's CPU per request over rankline's: "
+                    f"{lean[endpoint] / cpu:.2f}x",
+                    flush=True,
+                )
