@@ -8,6 +8,15 @@ owner per partition at a time, taken over when an owner dies), reads each owned 
 order and hands the submissions to the group commit, which writes them exactly as if they
 had been submitted synchronously; then it commits the partition's position.
 
+A request's submissions go into the log as one record per board (``batch_records``: a
+msgpack array of ``Item``s with the request's receive time, cut at ``BATCH_ITEMS``
+submissions or ``BATCH_BYTES``), keyed ``board/batch/<digest>`` by a digest of the encoded
+submissions, so that an identical retry of the request is kept once by the log; a single
+submission is a record of its own (``record_of``: a ``Payload`` keyed ``board/<digest>``).
+The applier takes both, and match records (``rankline.ratings.rated``), from one partition:
+a batch record's submissions are applied in order, all at the record's position (their dead
+letters share it).
+
 Nothing is lost or counted twice. A record is in the log before the 202, and the position
 is committed only after the group commit that applied it: a crash in between makes the next
 owner apply the records again, and the group commit recognises each as a duplicate by its
@@ -34,7 +43,8 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
@@ -108,8 +118,38 @@ class Payload(msgspec.Struct, array_like=True, frozen=True):
     """Last, so that records written before subscores existed decode unchanged."""
 
 
+class Item(msgspec.Struct, array_like=True, frozen=True):
+    """A submission in a batch record (its board and receive time are the record's)."""
+
+    player: str
+    match_id: str
+    score: int
+    at: int | None
+    """None when the client gave none: the record's ``received_at`` then."""
+    scopes: dict[str, str]
+    metadata: dict[str, Any]
+    subscore: int | None = None
+
+
+class BatchPayload(msgspec.Struct, array_like=True, frozen=True):
+    """A batch record's payload: the submissions of one request to one board, in order."""
+
+    received_at: int
+    items: list[Item]
+
+
+BATCH_KEY = "batch"
+"""The middle part of a batch record's log key (``board/batch/digest``), which tells it from a
+record of one submission (``board/digest``) and from a match record (``board/match/digest``)."""
+BATCH_ITEMS = 1000
+"""Submissions one batch record holds at most."""
+BATCH_BYTES = 512 * 1024
+"""Bytes of submissions one batch record holds at most: well within the 1 MB a NATS or Kafka
+message may take by default."""
+
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder(Payload).decode
+_decode_batch = msgspec.msgpack.Decoder(BatchPayload).decode
 _json = msgspec.json.Encoder()
 
 
@@ -133,6 +173,47 @@ def record_of(sub: Submission) -> LogRecord:
     )
     digest = hashlib.sha256(identity).hexdigest()[:40]
     return LogRecord(sub.board.id, f"{sub.board.id}/{digest}", _encode(payload))
+
+
+def batch_records(board: str, received_at: int, items: Sequence[Item]) -> list[LogRecord]:
+    """The log records of one request's submissions to ``board``: as few as
+    ``BATCH_ITEMS`` and ``BATCH_BYTES`` allow, in order. A record's dedup key is a digest of
+    its submissions as encoded (``at`` only where the client gave it; not the receive
+    time): an identical retry of the request is kept once by the log, and a submission
+    repeated with another payload reaches the applier, which records it as a dead letter."""
+    records: list[LogRecord] = []
+    for start in range(0, len(items), BATCH_ITEMS):
+        _chunk(board, received_at, items[start : start + BATCH_ITEMS], records)
+    return records
+
+
+def _chunk(board: str, received_at: int, items: Sequence[Item], records: list[LogRecord]) -> None:
+    encoded = _encode(items)
+    if len(encoded) > BATCH_BYTES and len(items) > 1:
+        half = len(items) // 2
+        _chunk(board, received_at, items[:half], records)
+        _chunk(board, received_at, items[half:], records)
+        return
+    digest = hashlib.sha256(encoded).hexdigest()[:40]
+    payload = _encode((received_at, msgspec.Raw(encoded)))
+    records.append(LogRecord(board, f"{board}/{BATCH_KEY}/{digest}", payload))
+
+
+def is_batch_record(record: LogRecord) -> bool:
+    return record.key.split("/", 2)[1:2] == [BATCH_KEY]
+
+
+def item_of(sub: Submission) -> Item:
+    """A submission as a batch record keeps it (``batch_records``)."""
+    return Item(
+        sub.player,
+        sub.match_id,
+        sub.score,
+        sub.at if sub.at_given else None,
+        sub.scopes,
+        sub.metadata,
+        sub.subscore,
+    )
 
 
 def make_token(marks: dict[int, Position]) -> str:
@@ -190,6 +271,8 @@ class AsyncIngest:
         self._coming: set[asyncio.Future[None]] = set()
         """The appends announced and not waited for yet (``coming``), each done when it
         lands."""
+        self._largest: dict[int, int] = {}
+        """Per partition, the most submissions a record held in the last step's read."""
         self.applied = 0
         self.steps = 0
         """Steps taken: runs of records applied together."""
@@ -221,8 +304,24 @@ class AsyncIngest:
 
     async def accept(self, submissions: Sequence[Submission]) -> str:
         """Append the submissions to the log; on return they are durable. The token names
-        their positions (``settled``). ``LogUnavailable`` (503): nothing was taken."""
-        return await self.append([record_of(sub) for sub in submissions])
+        their positions (``settled``). ``LogUnavailable`` (503): nothing was taken.
+
+        One submission is a record of its own (``record_of``); several are one batch record
+        per board (``batch_records``), their receive time the first one's."""
+        if len(submissions) == 1:
+            return await self.append([record_of(submissions[0])])
+        by_board: dict[str, list[Item]] = {}
+        for sub in submissions:
+            by_board.setdefault(sub.board.id, []).append(item_of(sub))
+        received_at = submissions[0].received_at if submissions else 0
+        return await self.accept_items(by_board, received_at)
+
+    async def accept_items(self, by_board: Mapping[str, Sequence[Item]], received_at: int) -> str:
+        """``accept`` for a request's submissions already in their log form, by board."""
+        records: list[LogRecord] = []
+        for board, items in by_board.items():
+            records += batch_records(board, received_at, items)
+        return await self.append(records)
 
     async def append(self, records: Sequence[LogRecord]) -> str:
         """Append log records (submissions, or matches of rating boards); the token names
@@ -351,11 +450,17 @@ class AsyncIngest:
                 await asyncio.sleep(_RETRY_SECONDS)
 
     async def _apply_step(self, consumer: LogConsumer, partition: int) -> bool:
-        """Apply the next records of ``partition``; whether there were any."""
+        """Apply the next records of ``partition``; whether there were any.
+
+        A step reads up to ``_READ_LIMIT`` submissions' worth of records (as many records
+        as the largest one read last from the partition allows: a batch record holds up to
+        ``BATCH_ITEMS``) and applies them in runs of about that many submissions, each
+        committed on its own."""
         after = self._applied.get(partition)
         if after is None:
             after = self._applied[partition] = await self._log.committed(partition)
-        records = await self._log.read(partition, after, _READ_LIMIT)
+        limit = max(1, _READ_LIMIT // self._largest.get(partition, BATCH_ITEMS))
+        records = await self._log.read(partition, after, limit)
         if not records:
             return False
         if any(self._board(record.board) is None for _, record in records):
@@ -363,30 +468,65 @@ class AsyncIngest:
             # just created there): the registry then reads every change acknowledged before
             # now, so only a board deleted since is missing below.
             await self._boards.refresh()
-        subs: list[tuple[Position, Submission]] = []
-        dead: list[DeadLetter] = []
-        matches: list[tuple[Board, MatchPayload]] = []
+        largest = 1
+        run = _Run()
         for position, record in records:
-            if is_match_record(record):
-                board = self._board(record.board)
-                if board is not None and self._matches is not None:
-                    matches.append((board, decode_match(record)))
-                continue  # a match of a deleted board goes nowhere (its answer says so)
-            payload = _decode(record.payload)
-            board = self._board(record.board)
+            taken = self._take(partition, position, record, run)
+            largest = max(largest, taken)
+            if run.size >= _READ_LIMIT:
+                if not await self._apply_run(consumer, partition, run):
+                    return False
+                run = _Run()
+        self._largest[partition] = largest
+        if run.last and not await self._apply_run(consumer, partition, run):
+            return False
+        self.steps += 1
+        return True
+
+    def _take(self, partition: int, position: Position, record: LogRecord, run: _Run) -> int:
+        """Add a record's submissions (or match) to ``run``; how many submissions it held."""
+        run.last = position
+        run.records += 1
+        board = self._board(record.board)
+        if is_match_record(record):
+            if board is not None and self._matches is not None:
+                run.matches.append((board, decode_match(record)))
+            return 1  # a match of a deleted board goes nowhere (its answer says so)
+        if is_batch_record(record):
+            batch = _decode_batch(record.payload)
             if board is None:
-                dead.append(self._letter(partition, position, record.board, payload, "no board"))
-                continue
-            subs.append((position, _submission(board, payload)))
-        if matches:
+                for item in batch.items:
+                    payload = _payload_of(item, batch.received_at)
+                    run.dead.append(self._letter(partition, position, record.board, payload))
+            else:
+                received_at = batch.received_at
+                run.subs += [
+                    (position, _item_submission(board, i, received_at)) for i in batch.items
+                ]
+            run.size += len(batch.items)
+            return len(batch.items)
+        payload = _decode(record.payload)
+        if board is None:
+            run.dead.append(self._letter(partition, position, record.board, payload))
+        else:
+            run.subs.append((position, _submission(board, payload)))
+        run.size += 1
+        return 1
+
+    async def _apply_run(self, consumer: LogConsumer, partition: int, run: _Run) -> bool:
+        """Apply a run of records and commit its last position; False when the partition
+        passed to another process meanwhile."""
+        if run.matches:
             assert self._matches is not None
-            await self._matches.apply(matches)
+            await self._matches.apply(run.matches)
+        subs = run.subs
         outcomes = await self._writer.submit([sub for _, sub in subs]) if subs else []
+        dead = run.dead
         for (position, sub), outcome in zip(subs, outcomes, strict=True):
             if isinstance(outcome, Outcome):
                 continue
             if isinstance(outcome, Unavailable | TooManyRequests):
-                # the store or index cannot take it now: nothing of this step is committed,
+                # the store or index cannot take it now: nothing of this run is committed,
                 # and it runs again (what did commit is recognised as duplicates then)
                 raise outcome
             letter = self._letter(
@@ -399,16 +539,14 @@ class AsyncIngest:
                 DEAD_LETTERS.labels(letter.reason.split(":", 1)[0]).inc()
             self.dead += len(dead)
             log.warning("%d submission(s) could not be applied (rankline dead-letters)", len(dead))
-        last = records[-1][0]
         try:
-            await consumer.commit(partition, last)
+            await consumer.commit(partition, run.last)
         except NotOwner:
             self._applied.pop(partition, None)  # another process applies it from now on
             return False
-        self._applied[partition] = last
-        LOG_APPLIED.inc(len(records))
-        self.applied += len(records)
-        self.steps += 1
+        self._applied[partition] = run.last
+        LOG_APPLIED.inc(run.records)
+        self.applied += run.records
         async with self._moved:
             self._moved.notify_all()
         return True
@@ -434,7 +572,12 @@ class AsyncIngest:
         return self._boards.cached(board_id)
 
     def _letter(
-        self, partition: int, position: Position, board: str, payload: Payload, reason: str
+        self,
+        partition: int,
+        position: Position,
+        board: str,
+        payload: Payload,
+        reason: str = "no board",
     ) -> DeadLetter:
         submission = {
             "board": board,
@@ -456,6 +599,50 @@ class AsyncIngest:
             _json.encode(submission).decode(),
             self._clock.now(),
         )
+
+
+@dataclass(slots=True)
+class _Run:
+    """Records of a partition applied together, up to ``last``."""
+
+    last: Position = 0
+    records: int = 0
+    size: int = 0
+    """Submissions (and matches) in it."""
+    subs: list[tuple[Position, Submission]] = field(default_factory=list)
+    dead: list[DeadLetter] = field(default_factory=list)
+    matches: list[tuple[Board, MatchPayload]] = field(default_factory=list)
+
+
+def _item_submission(board: Board, item: Item, received_at: int) -> Submission:
+    at = item.at
+    return Submission(
+        board,
+        item.player,
+        item.match_id,
+        item.score,
+        received_at if at is None else at,
+        received_at,
+        dict(item.scopes),
+        dict(item.metadata),
+        at_given=at is not None,
+        subscore=item.subscore,
+    )
+
+
+def _payload_of(item: Item, received_at: int) -> Payload:
+    at = item.at
+    return Payload(
+        item.player,
+        item.match_id,
+        item.score,
+        received_at if at is None else at,
+        received_at,
+        at is not None,
+        item.scopes,
+        item.metadata,
+        item.subscore,
+    )
 
 
 def _payload(sub: Submission) -> Payload:
@@ -503,4 +690,19 @@ def _reason(error: RanklineError) -> str:
     return f"{kind}: {error.detail}"
 
 
-__all__ = ["SETTLE_SECONDS", "AsyncIngest", "Payload", "make_token", "parse_token", "record_of"]
+__all__ = [
+    "BATCH_BYTES",
+    "BATCH_ITEMS",
+    "BATCH_KEY",
+    "SETTLE_SECONDS",
+    "AsyncIngest",
+    "BatchPayload",
+    "Item",
+    "Payload",
+    "batch_records",
+    "is_batch_record",
+    "item_of",
+    "make_token",
+    "parse_token",
+    "record_of",
+]
