@@ -348,3 +348,22 @@ async def test_an_identical_retry_of_an_async_batch_is_kept_once(
     player = await get_json(client, "/v1/boards/arena/players/q", after=singles[-1])
     assert player["score"] == 300
     assert await app.state.service.dead_letters.count() == 0
+
+
+async def test_a_worker_that_does_not_apply_leaves_the_log_to_one_that_does(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """``log_apply=false``: the worker takes asynchronous submissions (202) and applies none
+    (a read after the token is 503); a worker that applies the log takes them from there."""
+    body = {"scores": [{"board": "arena", "player_id": "p1", "score": 5, "match_id": "m1"}]}
+    async with serve(settings.model_copy(update={"log_apply": False}), clock) as client:
+        await put_board(client, "arena")
+        response = await client.post("/v1/scores/batch", json=body, headers=ASYNC)
+        assert response.status_code == 202, response.text
+        token = response.json()["token"]
+        pending = await client.get("/v1/boards/arena/top", params={"after": token})
+        assert_problem(pending, 503)
+        assert (await get_json(client, "/v1/boards/arena/top"))["entries"] == []
+    async with serve(settings, clock) as client:
+        player = await get_json(client, "/v1/boards/arena/players/p1", after=token)
+        assert player["score"] == 5

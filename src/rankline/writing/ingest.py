@@ -248,8 +248,12 @@ class AsyncIngest:
         owner: str | None = None,
         matches: MatchApplier | None = None,
         retired: RetiredLog | None = None,
+        apply: bool = True,
     ) -> None:
         self._log = log
+        self._apply = apply
+        """Whether this process applies the log (else it only appends, and other processes
+        sharing the log apply what it appends)."""
         self._retired = retired
         """The log a SQLite store kept in itself before it moved to a file of its own, whose
         applied records go as they expire, until none is left (``rankline.log.factory``)."""
@@ -284,8 +288,9 @@ class AsyncIngest:
 
     async def start(self) -> None:
         await self._log.start()
-        self._consumer = self._log.consumer(self.owner)
-        self._task = asyncio.create_task(self._apply_forever(), name="rankline-applier")
+        if self._apply:
+            self._consumer = self._log.consumer(self.owner)
+            self._task = asyncio.create_task(self._apply_forever(), name="rankline-applier")
 
     async def close(self) -> None:
         if self._task is not None:
