@@ -17,6 +17,7 @@ from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.ratings.rated import MatchPayload, MatchPlayer, match_record
 from rankline.writing import ingest as ingest_module
+from rankline.writing import records
 from rankline.writing.writer import Submission
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
@@ -244,8 +245,8 @@ async def test_matches_posted_together_are_rated_in_one_step(
 # --- the log's records: one per submission (older), one per request and board, matches ----
 
 
-def _item(player: str, match_id: str, score: int) -> ingest_module.Item:
-    return ingest_module.Item(player, match_id, score, None, {}, {})
+def _item(player: str, match_id: str, score: int) -> records.Item:
+    return records.Item(player, match_id, score, None, {}, {})
 
 
 async def test_a_log_of_single_batch_and_match_records_applies_each_once(
@@ -267,8 +268,8 @@ async def test_a_log_of_single_batch_and_match_records_applies_each_once(
         return Submission(arena, player, match_id, score, now, now, at_given=False)
 
     singles = [
-        ingest_module.record_of(sub("p1", "m1", 10)),
-        ingest_module.record_of(sub("p2", "m2", 20)),
+        records.record_of(sub("p1", "m1", 10)),
+        records.record_of(sub("p2", "m2", 20)),
     ]
     match = MatchPayload("g1", now, now, False, [MatchPlayer("w", 1), MatchPlayer("l", 2)])
     first = await ingest.append([*singles, match_record("elo", match)])
@@ -280,8 +281,8 @@ async def test_a_log_of_single_batch_and_match_records_applies_each_once(
         _item("p1", "m1", 11),  # and again
         _item("p2", "m5", 1),
     ]
-    [record] = ingest_module.batch_records("arena", now, items)
-    assert ingest_module.is_batch_record(record)
+    [record] = records.batch_records("arena", now, items)
+    assert records.is_batch_record(record)
     token = await ingest.append([record])
     top = await get_json(client, "/v1/boards/arena/top", after=f"{first}_{token}")
     assert {e["player_id"]: e["score"] for e in top["entries"]} == {"p1": 15, "p2": 21, "p3": 7}
@@ -300,21 +301,21 @@ async def test_a_log_of_single_batch_and_match_records_applies_each_once(
 
 def test_batch_records_are_cut_to_a_size_every_engine_takes_and_keyed_by_content() -> None:
     heavy = {"note": "x" * 1000}
-    items = [ingest_module.Item(f"p{i}", f"m{i}", i, None, {}, heavy) for i in range(1000)]
-    records = ingest_module.batch_records("arena", 1, items)
-    assert len(records) > 1
-    assert all(len(r.payload) <= ingest_module.BATCH_BYTES + 64 for r in records)
-    decoded = [msgspec.msgpack.decode(r.payload, type=ingest_module.BatchPayload) for r in records]
+    items = [records.Item(f"p{i}", f"m{i}", i, None, {}, heavy) for i in range(1000)]
+    cut = records.batch_records("arena", 1, items)
+    assert len(cut) > 1
+    assert all(len(r.payload) <= records.BATCH_BYTES + 64 for r in cut)
+    decoded = [msgspec.msgpack.decode(r.payload, type=records.BatchPayload) for r in cut]
     assert [i for d in decoded for i in d.items] == items  # all of them, in order
     # the same request later (another receive time): the same keys, so the log keeps it once
-    again = ingest_module.batch_records("arena", 2, items)
-    assert [r.key for r in again] == [r.key for r in records]
-    assert [r.payload for r in again] != [r.payload for r in records]
+    again = records.batch_records("arena", 2, items)
+    assert [r.key for r in again] == [r.key for r in cut]
+    assert [r.payload for r in again] != [r.payload for r in cut]
     # another payload: another key
-    other = ingest_module.batch_records("arena", 1, [*items[:-1], _item("p999", "m999", 1)])
-    assert other[-1].key != records[-1].key
-    assert len({r.key for r in records}) == len(records)
-    assert all(r.key.startswith("arena/batch/") for r in records)
+    other = records.batch_records("arena", 1, [*items[:-1], _item("p999", "m999", 1)])
+    assert other[-1].key != cut[-1].key
+    assert len({r.key for r in cut}) == len(cut)
+    assert all(r.key.startswith("arena/batch/") for r in cut)
 
 
 async def test_an_identical_retry_of_an_async_batch_is_kept_once(

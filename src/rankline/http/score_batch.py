@@ -30,7 +30,7 @@ from rankline.http.body import check_metadata, located
 from rankline.http.responses import json_response
 from rankline.service import Rankline
 from rankline.types import Micros
-from rankline.writing.ingest import Item, item_of
+from rankline.writing.records import Item, item_of
 from rankline.writing.writer import Submission
 
 

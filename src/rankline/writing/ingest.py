@@ -8,14 +8,11 @@ owner per partition at a time, taken over when an owner dies), reads each owned 
 order and hands the submissions to the group commit, which writes them exactly as if they
 had been submitted synchronously; then it commits the partition's position.
 
-A request's submissions go into the log as one record per board (``batch_records``: a
-msgpack array of ``Item``s with the request's receive time, cut at ``BATCH_ITEMS``
-submissions or ``BATCH_BYTES``), keyed ``board/batch/<digest>`` by a digest of the encoded
-submissions, so that an identical retry of the request is kept once by the log; a single
-submission is a record of its own (``record_of``: a ``Payload`` keyed ``board/<digest>``).
-The applier takes both, and match records (``rankline.ratings.rated``), from one partition:
-a batch record's submissions are applied in order, all at the record's position (their dead
-letters share it).
+A request's submissions go into the log as one record per board, a single submission as a
+record of its own (``rankline.writing.records``: an identical retry of the request is kept
+once by the log). The applier takes both, and match records (``rankline.ratings.rated``),
+from one partition: a batch record's submissions are applied in order, all at the record's
+position (their dead letters share it).
 
 Nothing is lost or counted twice. A record is in the log before the 202, and the position
 is committed only after the group commit that applied it: a crash in between makes the next
@@ -38,14 +35,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 import socket
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import msgspec
 
@@ -66,9 +62,25 @@ from rankline.metrics import DEAD_LETTERS, LOG_APPLIED
 from rankline.ratings.rated import MatchApplier, MatchPayload, decode_match, is_match_record
 from rankline.store.dead_letters import DeadLetter, DeadLetters
 from rankline.types import Clock
+from rankline.writing.records import (
+    BATCH_ITEMS,
+    Item,
+    Payload,
+    batch_records,
+    decode_batch,
+    decode_payload,
+    is_batch_record,
+    item_of,
+    item_submission,
+    payload_of,
+    payload_of_item,
+    record_of,
+    submission_of,
+)
 from rankline.writing.writer import GroupCommitWriter, Outcome, Submission
 
 log = logging.getLogger("rankline.writing.ingest")
+_json = msgspec.json.Encoder()
 
 SETTLE_SECONDS = 2.0
 """How long a read given ``after=`` waits for its token to be applied (then 503)."""
@@ -101,119 +113,6 @@ class RetiredLog(Protocol):
     async def expire_applied(self) -> tuple[int, bool]: ...
 
     async def close(self) -> None: ...
-
-
-class Payload(msgspec.Struct, array_like=True, frozen=True):
-    """A submission as the log keeps it (its board is the record's)."""
-
-    player: str
-    match_id: str
-    score: int
-    at: int
-    received_at: int
-    at_given: bool
-    scopes: dict[str, str]
-    metadata: dict[str, Any]
-    subscore: int | None = None
-    """Last, so that records written before subscores existed decode unchanged."""
-
-
-class Item(msgspec.Struct, array_like=True, frozen=True):
-    """A submission in a batch record (its board and receive time are the record's)."""
-
-    player: str
-    match_id: str
-    score: int
-    at: int | None
-    """None when the client gave none: the record's ``received_at`` then."""
-    scopes: dict[str, str]
-    metadata: dict[str, Any]
-    subscore: int | None = None
-
-
-class BatchPayload(msgspec.Struct, array_like=True, frozen=True):
-    """A batch record's payload: the submissions of one request to one board, in order."""
-
-    received_at: int
-    items: list[Item]
-
-
-BATCH_KEY = "batch"
-"""The middle part of a batch record's log key (``board/batch/digest``), which tells it from a
-record of one submission (``board/digest``) and from a match record (``board/match/digest``)."""
-BATCH_ITEMS = 1000
-"""Submissions one batch record holds at most."""
-BATCH_BYTES = 512 * 1024
-"""Bytes of submissions one batch record holds at most: well within the 1 MB a NATS or Kafka
-message may take by default."""
-
-_encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(Payload).decode
-_decode_batch = msgspec.msgpack.Decoder(BatchPayload).decode
-_json = msgspec.json.Encoder()
-
-
-def record_of(sub: Submission) -> LogRecord:
-    """The log record of a submission. Its dedup key covers the payload a retry repeats
-    (``at`` only when the client gave it): an identical retry is kept once by the log, and
-    the same (player, match_id) with another payload is not swallowed there but reaches
-    the applier, which records it as a dead letter (a reused key)."""
-    payload = _payload(sub)
-    identity = _json.encode(
-        [
-            sub.player,
-            sub.match_id,
-            sub.score,
-            sub.at if sub.at_given else None,
-            sub.scopes,
-            sub.metadata,
-            # only on boards with a subscore: other boards' keys stay as they were
-            *(() if sub.subscore is None else (sub.subscore,)),
-        ]
-    )
-    digest = hashlib.sha256(identity).hexdigest()[:40]
-    return LogRecord(sub.board.id, f"{sub.board.id}/{digest}", _encode(payload))
-
-
-def batch_records(board: str, received_at: int, items: Sequence[Item]) -> list[LogRecord]:
-    """The log records of one request's submissions to ``board``: as few as
-    ``BATCH_ITEMS`` and ``BATCH_BYTES`` allow, in order. A record's dedup key is a digest of
-    its submissions as encoded (``at`` only where the client gave it; not the receive
-    time): an identical retry of the request is kept once by the log, and a submission
-    repeated with another payload reaches the applier, which records it as a dead letter."""
-    records: list[LogRecord] = []
-    for start in range(0, len(items), BATCH_ITEMS):
-        _chunk(board, received_at, items[start : start + BATCH_ITEMS], records)
-    return records
-
-
-def _chunk(board: str, received_at: int, items: Sequence[Item], records: list[LogRecord]) -> None:
-    encoded = _encode(items)
-    if len(encoded) > BATCH_BYTES and len(items) > 1:
-        half = len(items) // 2
-        _chunk(board, received_at, items[:half], records)
-        _chunk(board, received_at, items[half:], records)
-        return
-    digest = hashlib.sha256(encoded).hexdigest()[:40]
-    payload = _encode((received_at, msgspec.Raw(encoded)))
-    records.append(LogRecord(board, f"{board}/{BATCH_KEY}/{digest}", payload))
-
-
-def is_batch_record(record: LogRecord) -> bool:
-    return record.key.split("/", 2)[1:2] == [BATCH_KEY]
-
-
-def item_of(sub: Submission) -> Item:
-    """A submission as a batch record keeps it (``batch_records``)."""
-    return Item(
-        sub.player,
-        sub.match_id,
-        sub.score,
-        sub.at if sub.at_given else None,
-        sub.scopes,
-        sub.metadata,
-        sub.subscore,
-    )
 
 
 def make_token(marks: dict[int, Position]) -> str:
@@ -498,23 +397,23 @@ class AsyncIngest:
                 run.matches.append((board, decode_match(record)))
             return 1  # a match of a deleted board goes nowhere (its answer says so)
         if is_batch_record(record):
-            batch = _decode_batch(record.payload)
+            batch = decode_batch(record)
             if board is None:
                 for item in batch.items:
-                    payload = _payload_of(item, batch.received_at)
+                    payload = payload_of_item(item, batch.received_at)
                     run.dead.append(self._letter(partition, position, record.board, payload))
             else:
                 received_at = batch.received_at
                 run.subs += [
-                    (position, _item_submission(board, i, received_at)) for i in batch.items
+                    (position, item_submission(board, i, received_at)) for i in batch.items
                 ]
             run.size += len(batch.items)
             return len(batch.items)
-        payload = _decode(record.payload)
+        payload = decode_payload(record)
         if board is None:
             run.dead.append(self._letter(partition, position, record.board, payload))
         else:
-            run.subs.append((position, _submission(board, payload)))
+            run.subs.append((position, submission_of(board, payload)))
         run.size += 1
         return 1
 
@@ -535,7 +434,7 @@ class AsyncIngest:
                 # and it runs again (what did commit is recognised as duplicates then)
                 raise outcome
             letter = self._letter(
-                partition, position, sub.board.id, _payload(sub), _reason(outcome)
+                partition, position, sub.board.id, payload_of(sub), _reason(outcome)
             )
             dead.append(letter)
         if dead:
@@ -619,66 +518,6 @@ class _Run:
     matches: list[tuple[Board, MatchPayload]] = field(default_factory=list)
 
 
-def _item_submission(board: Board, item: Item, received_at: int) -> Submission:
-    at = item.at
-    return Submission(
-        board,
-        item.player,
-        item.match_id,
-        item.score,
-        received_at if at is None else at,
-        received_at,
-        dict(item.scopes),
-        dict(item.metadata),
-        at_given=at is not None,
-        subscore=item.subscore,
-    )
-
-
-def _payload_of(item: Item, received_at: int) -> Payload:
-    at = item.at
-    return Payload(
-        item.player,
-        item.match_id,
-        item.score,
-        received_at if at is None else at,
-        received_at,
-        at is not None,
-        item.scopes,
-        item.metadata,
-        item.subscore,
-    )
-
-
-def _payload(sub: Submission) -> Payload:
-    return Payload(
-        sub.player,
-        sub.match_id,
-        sub.score,
-        sub.at,
-        sub.received_at,
-        sub.at_given,
-        sub.scopes,
-        sub.metadata,
-        sub.subscore,
-    )
-
-
-def _submission(board: Board, p: Payload) -> Submission:
-    return Submission(
-        board,
-        p.player,
-        p.match_id,
-        p.score,
-        p.at,
-        p.received_at,
-        dict(p.scopes),
-        dict(p.metadata),
-        at_given=p.at_given,
-        subscore=p.subscore,
-    )
-
-
 def _reason(error: RanklineError) -> str:
     """A dead letter's reason: a short kind, then the error's own words."""
     kind = (
@@ -695,19 +534,4 @@ def _reason(error: RanklineError) -> str:
     return f"{kind}: {error.detail}"
 
 
-__all__ = [
-    "BATCH_BYTES",
-    "BATCH_ITEMS",
-    "BATCH_KEY",
-    "SETTLE_SECONDS",
-    "AsyncIngest",
-    "BatchPayload",
-    "Item",
-    "Payload",
-    "batch_records",
-    "is_batch_record",
-    "item_of",
-    "make_token",
-    "parse_token",
-    "record_of",
-]
+__all__ = ["SETTLE_SECONDS", "AsyncIngest", "Payload", "make_token", "parse_token", "record_of"]
