@@ -8,13 +8,17 @@ import asyncio
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 
 from helpers_api import AUTH, assert_problem, get_json, put_board, serve, submit
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
+from rankline.ratings.rated import MatchPayload, MatchPlayer, match_record
 from rankline.writing import ingest as ingest_module
+from rankline.writing import records
+from rankline.writing.writer import Submission
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
 
@@ -236,3 +240,131 @@ async def test_matches_posted_together_are_rated_in_one_step(
             assert rated[winner]["rating"]["rating"] > rated[winner]["previous"]["rating"]
             assert rated[winner]["rating"]["games"] == 1
     assert 1 in gathered, gathered
+
+
+# --- the log's records: one per submission (older), one per request and board, matches ----
+
+
+def _item(player: str, match_id: str, score: int) -> records.Item:
+    return records.Item(player, match_id, score, None, {}, {})
+
+
+async def test_a_log_of_single_batch_and_match_records_applies_each_once(
+    client: httpx.AsyncClient, app: Application
+) -> None:
+    """Records written one per submission (as before batch records) and batch records in
+    one log: each submission is applied once, an equal repeat is a duplicate, a key reused
+    with another payload is a dead letter at its batch record's position, and the match
+    record beside them is rated."""
+    await put_board(client, "arena", policy="sum")  # a sum: counting twice would show
+    await put_board(
+        client, "elo", policy="rating", rating={"system": "elo", "provisional_games": 0}
+    )
+    service = app.state.service
+    ingest, clock = service.ingest, service.clock
+    arena, now = service.boards.get("arena"), clock.now()
+
+    def sub(player: str, match_id: str, score: int) -> Submission:
+        return Submission(arena, player, match_id, score, now, now, at_given=False)
+
+    singles = [
+        records.record_of(sub("p1", "m1", 10)),
+        records.record_of(sub("p2", "m2", 20)),
+    ]
+    match = MatchPayload("g1", now, now, False, [MatchPlayer("w", 1), MatchPlayer("l", 2)])
+    first = await ingest.append([*singles, match_record("elo", match)])
+    items = [
+        _item("p1", "m3", 5),
+        _item("p3", "m4", 7),
+        _item("p1", "m3", 5),  # an equal repeat: a duplicate
+        _item("p2", "m2", 99),  # the key of a single record, another payload
+        _item("p1", "m1", 11),  # and again
+        _item("p2", "m5", 1),
+    ]
+    [record] = records.batch_records("arena", now, items)
+    assert records.is_batch_record(record)
+    token = await ingest.append([record])
+    top = await get_json(client, "/v1/boards/arena/top", after=f"{first}_{token}")
+    assert {e["player_id"]: e["score"] for e in top["entries"]} == {"p1": 15, "p2": 21, "p3": 7}
+    rated = await get_json(client, "/v1/boards/elo/top", after=first)
+    assert [e["player_id"] for e in rated["entries"]] == ["w", "l"]
+    letters = await service.dead_letters.newest(10)
+    [position] = ingest_module.parse_token(token).values()
+    assert sorted((d.player, d.match_id, d.position) for d in letters) == [
+        ("p1", "m1", position),
+        ("p2", "m2", position),
+    ]
+    assert all(d.reason.startswith("key reused:") for d in letters)
+    assert {d.submission.count('"score":') for d in letters} == {1}
+    assert any('"score":99' in d.submission for d in letters)
+
+
+def test_batch_records_are_cut_to_a_size_every_engine_takes_and_keyed_by_content() -> None:
+    heavy = {"note": "x" * 1000}
+    items = [records.Item(f"p{i}", f"m{i}", i, None, {}, heavy) for i in range(1000)]
+    cut = records.batch_records("arena", 1, items)
+    assert len(cut) > 1
+    assert all(len(r.payload) <= records.BATCH_BYTES + 64 for r in cut)
+    decoded = [msgspec.msgpack.decode(r.payload, type=records.BatchPayload) for r in cut]
+    assert [i for d in decoded for i in d.items] == items  # all of them, in order
+    # the same request later (another receive time): the same keys, so the log keeps it once
+    again = records.batch_records("arena", 2, items)
+    assert [r.key for r in again] == [r.key for r in cut]
+    assert [r.payload for r in again] != [r.payload for r in cut]
+    # another payload: another key
+    other = records.batch_records("arena", 1, [*items[:-1], _item("p999", "m999", 1)])
+    assert other[-1].key != cut[-1].key
+    assert len({r.key for r in cut}) == len(cut)
+    assert all(r.key.startswith("arena/batch/") for r in cut)
+
+
+async def test_an_identical_retry_of_an_async_batch_is_kept_once(
+    client: httpx.AsyncClient, app: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same batch twice: the log keeps it once (the same token); the applier, cut into
+    runs of a few submissions, still applies each once."""
+    monkeypatch.setattr(ingest_module, "_READ_LIMIT", 4)
+    await put_board(client, "arena", policy="sum")
+    await put_board(client, "blitz", policy="sum")
+    items = [
+        {"board": board, "player_id": f"p{i % 3}", "score": 1 + i, "match_id": f"r{i}"}
+        for i in range(9)
+        for board in ("arena", "blitz")
+    ]
+    tokens = []
+    for _ in range(2):
+        response = await client.post("/v1/scores/batch", json={"scores": items}, headers=ASYNC)
+        assert response.status_code == 202, response.text
+        tokens.append(response.json()["token"])
+    assert tokens[0] == tokens[1]
+    singles = [  # single records after them
+        await _post_async(client, "arena", {"player_id": "q", "score": 100, "match_id": f"s{i}"})
+        for i in range(3)
+    ]
+    expected = {f"p{p}": sum(1 + i for i in range(9) if i % 3 == p) for p in range(3)}
+    for board in ("arena", "blitz"):
+        top = await get_json(client, f"/v1/boards/{board}/top", after=tokens[0])
+        scores = {e["player_id"]: e["score"] for e in top["entries"] if e["player_id"] != "q"}
+        assert scores == expected
+    player = await get_json(client, "/v1/boards/arena/players/q", after=singles[-1])
+    assert player["score"] == 300
+    assert await app.state.service.dead_letters.count() == 0
+
+
+async def test_a_worker_that_does_not_apply_leaves_the_log_to_one_that_does(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """``log_apply=false``: the worker takes asynchronous submissions (202) and applies none
+    (a read after the token is 503); a worker that applies the log takes them from there."""
+    body = {"scores": [{"board": "arena", "player_id": "p1", "score": 5, "match_id": "m1"}]}
+    async with serve(settings.model_copy(update={"log_apply": False}), clock) as client:
+        await put_board(client, "arena")
+        response = await client.post("/v1/scores/batch", json=body, headers=ASYNC)
+        assert response.status_code == 202, response.text
+        token = response.json()["token"]
+        pending = await client.get("/v1/boards/arena/top", params={"after": token})
+        assert_problem(pending, 503)
+        assert (await get_json(client, "/v1/boards/arena/top"))["entries"] == []
+    async with serve(settings, clock) as client:
+        player = await get_json(client, "/v1/boards/arena/players/p1", after=token)
+        assert player["score"] == 5

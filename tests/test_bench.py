@@ -861,6 +861,18 @@ def test_the_ingest_probe_times_durable_batches_on_the_embedded_default() -> Non
     _rate(r"batch: 300 submissions in [\d.]+ s = ([\d,]+)/s", out)
 
 
+def test_the_ingest_probe_times_the_intake_alone_then_the_applying() -> None:
+    out = _probe(
+        "ingest", "--respond-async", "--intake-only", "--events", "300", "--warmup", "20",
+        "--batch", "100", "--players", "50",
+    )  # fmt: skip
+    _rate(r"intake: 300 submissions taken into the log in [\d.]+ s = ([\d,]+)/s", out)
+    _rate(r"server CPU ([\d.]+) us/submission \(the intake alone", out)
+    _rate(
+        r"applied after a restart with the applier: 320 submissions in [\d.]+ s = ([\d,]+)/s", out
+    )
+
+
 def test_the_ratings_probe_rates_matches_through_the_api() -> None:
     out = _probe("ratings", "--matches", "100", "--players", "20", "--batch", "25")
     _rate(r"100 elo matches, batch 25, 2 clients: ([\d,]+) matches/s", out)

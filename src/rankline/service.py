@@ -210,6 +210,7 @@ class Rankline:
             clock,
             matches=rater,
             retired=retired_log,
+            apply=settings.log_apply,
         )
         """Submissions taken asynchronously: the ingestion log and this process's applier
         (which also rates the matches of rating boards, in log order)."""

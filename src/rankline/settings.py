@@ -298,6 +298,12 @@ class Settings(BaseSettings):
         description="How long a worker owns a log partition without renewing it; after a "
         "crash, another worker takes the partition over once this has passed.",
     )
+    log_apply: bool = Field(
+        True,
+        description="Whether this worker applies the ingestion log (takes its share of the "
+        "partitions): false makes a worker that only takes asynchronous submissions into the "
+        "log, which the other workers sharing it apply; at least one must.",
+    )
     log_retention_seconds: float = Field(
         14 * 24 * 3600.0,
         gt=0,

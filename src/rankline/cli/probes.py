@@ -150,6 +150,14 @@ def ingest(
             help="Ask for 202 answers and time until every submission is applied.",
         ),
     ] = False,
+    intake_only: Annotated[
+        bool,
+        typer.Option(
+            "--intake-only",
+            help="With --respond-async: the server takes the submissions without applying "
+            "them (its CPU is the intake's alone), then restarts to apply them, timed apart.",
+        ),
+    ] = False,
     events: Annotated[int, typer.Option(min=1, help="Submissions timed.")] = 50_000,
     warmup: Annotated[int, typer.Option(min=0, help="Untimed submissions first.")] = 2_000,
     batch: Annotated[
@@ -204,6 +212,7 @@ def ingest(
         fresh_database=fresh_database,
         mode=mode,
         respond_async=respond_async,
+        intake_only=intake_only,
         events=events,
         warmup=warmup,
         batch=batch,

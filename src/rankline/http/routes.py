@@ -14,13 +14,10 @@ from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
-from rankline.http.batch import answer_batch
 from rankline.http.body import (
     batch_items,
     check_id,
-    check_metadata,
     int_param,
-    located,
     query_int,
     query_score,
     query_str,
@@ -33,10 +30,9 @@ from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
+from rankline.http.score_batch import answer_scores, prepare_score
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
 from rankline.lifecycle.events import DeliveriesOut
-from rankline.service import Rankline
-from rankline.writing.writer import Submission
 
 # --- boards --------------------------------------------------------------------------
 
@@ -69,31 +65,11 @@ async def delete_board(request: Request) -> Response:
 # --- scores --------------------------------------------------------------------------
 
 
-async def _prepare(service: Rankline, board_id: str, item: s.ScoreIn) -> Submission:
-    at = None
-    if item.at is not None:
-        try:
-            at = parse_time(item.at)
-        except ValueError as exc:
-            raise InvalidInput.at(["body", "at"], str(exc)) from None
-    check_metadata(item.metadata, service.settings.max_metadata_bytes)
-    return await service.scores.prepare(
-        board_id,
-        player=item.player_id,
-        match_id=item.match_id,
-        score=item.score,
-        at=at,
-        scopes=item.scopes,
-        metadata=item.metadata,
-        subscore=item.subscore,
-    )
-
-
 async def post_score(request: Request) -> Response:
     board_id = e.board_id(request)
     item = await e.body_of(request, s.ScoreIn)
     service = e.service_of(request)
-    submission = await _prepare(service, board_id, item)
+    submission = await prepare_score(service, board_id, item)
     if e.respond_async(request):
         token = await service.ingest.accept([submission])
         return json_response(s.AcceptedOut(accepted=1, token=token), 202)
@@ -105,15 +81,7 @@ async def post_score(request: Request) -> Response:
 
 async def post_batch(request: Request) -> Response:
     items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
-    service = e.service_of(request)
-    return await answer_batch(
-        request,
-        items,
-        prepare=lambda board, item: _prepare(service, board, item),
-        locate=located,
-        accept=service.ingest.accept,
-        submit=service.scores.submit,
-    )
+    return await answer_scores(request, items, e.service_of(request))
 
 
 # --- reads ---------------------------------------------------------------------------

@@ -8,6 +8,12 @@ owner per partition at a time, taken over when an owner dies), reads each owned 
 order and hands the submissions to the group commit, which writes them exactly as if they
 had been submitted synchronously; then it commits the partition's position.
 
+A request's submissions go into the log as one record per board, a single submission as a
+record of its own (``rankline.writing.records``: an identical retry of the request is kept
+once by the log). The applier takes both, and match records (``rankline.ratings.rated``),
+from one partition: a batch record's submissions are applied in order, all at the record's
+position (their dead letters share it).
+
 Nothing is lost or counted twice. A record is in the log before the 202, and the position
 is committed only after the group commit that applied it: a crash in between makes the next
 owner apply the records again, and the group commit recognises each as a duplicate by its
@@ -29,13 +35,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 import socket
 import uuid
-from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import msgspec
 
@@ -56,9 +62,25 @@ from rankline.metrics import DEAD_LETTERS, LOG_APPLIED
 from rankline.ratings.rated import MatchApplier, MatchPayload, decode_match, is_match_record
 from rankline.store.dead_letters import DeadLetter, DeadLetters
 from rankline.types import Clock
+from rankline.writing.records import (
+    BATCH_ITEMS,
+    Item,
+    Payload,
+    batch_records,
+    decode_batch,
+    decode_payload,
+    is_batch_record,
+    item_of,
+    item_submission,
+    payload_of,
+    payload_of_item,
+    record_of,
+    submission_of,
+)
 from rankline.writing.writer import GroupCommitWriter, Outcome, Submission
 
 log = logging.getLogger("rankline.writing.ingest")
+_json = msgspec.json.Encoder()
 
 SETTLE_SECONDS = 2.0
 """How long a read given ``after=`` waits for its token to be applied (then 503)."""
@@ -93,48 +115,6 @@ class RetiredLog(Protocol):
     async def close(self) -> None: ...
 
 
-class Payload(msgspec.Struct, array_like=True, frozen=True):
-    """A submission as the log keeps it (its board is the record's)."""
-
-    player: str
-    match_id: str
-    score: int
-    at: int
-    received_at: int
-    at_given: bool
-    scopes: dict[str, str]
-    metadata: dict[str, Any]
-    subscore: int | None = None
-    """Last, so that records written before subscores existed decode unchanged."""
-
-
-_encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(Payload).decode
-_json = msgspec.json.Encoder()
-
-
-def record_of(sub: Submission) -> LogRecord:
-    """The log record of a submission. Its dedup key covers the payload a retry repeats
-    (``at`` only when the client gave it): an identical retry is kept once by the log, and
-    the same (player, match_id) with another payload is not swallowed there but reaches
-    the applier, which records it as a dead letter (a reused key)."""
-    payload = _payload(sub)
-    identity = _json.encode(
-        [
-            sub.player,
-            sub.match_id,
-            sub.score,
-            sub.at if sub.at_given else None,
-            sub.scopes,
-            sub.metadata,
-            # only on boards with a subscore: other boards' keys stay as they were
-            *(() if sub.subscore is None else (sub.subscore,)),
-        ]
-    )
-    digest = hashlib.sha256(identity).hexdigest()[:40]
-    return LogRecord(sub.board.id, f"{sub.board.id}/{digest}", _encode(payload))
-
-
 def make_token(marks: dict[int, Position]) -> str:
     """``partition.position`` pairs joined by ``_``: URL-safe, opaque to clients."""
     return "_".join(f"{p}.{pos}" for p, pos in sorted(marks.items()))
@@ -167,8 +147,12 @@ class AsyncIngest:
         owner: str | None = None,
         matches: MatchApplier | None = None,
         retired: RetiredLog | None = None,
+        apply: bool = True,
     ) -> None:
         self._log = log
+        self._apply = apply
+        """Whether this process applies the log (else it only appends, and other processes
+        sharing the log apply what it appends)."""
         self._retired = retired
         """The log a SQLite store kept in itself before it moved to a file of its own, whose
         applied records go as they expire, until none is left (``rankline.log.factory``)."""
@@ -190,6 +174,8 @@ class AsyncIngest:
         self._coming: set[asyncio.Future[None]] = set()
         """The appends announced and not waited for yet (``coming``), each done when it
         lands."""
+        self._largest: dict[int, int] = {}
+        """Per partition, the most submissions a record held in the last step's read."""
         self.applied = 0
         self.steps = 0
         """Steps taken: runs of records applied together."""
@@ -201,8 +187,9 @@ class AsyncIngest:
 
     async def start(self) -> None:
         await self._log.start()
-        self._consumer = self._log.consumer(self.owner)
-        self._task = asyncio.create_task(self._apply_forever(), name="rankline-applier")
+        if self._apply:
+            self._consumer = self._log.consumer(self.owner)
+            self._task = asyncio.create_task(self._apply_forever(), name="rankline-applier")
 
     async def close(self) -> None:
         if self._task is not None:
@@ -221,8 +208,24 @@ class AsyncIngest:
 
     async def accept(self, submissions: Sequence[Submission]) -> str:
         """Append the submissions to the log; on return they are durable. The token names
-        their positions (``settled``). ``LogUnavailable`` (503): nothing was taken."""
-        return await self.append([record_of(sub) for sub in submissions])
+        their positions (``settled``). ``LogUnavailable`` (503): nothing was taken.
+
+        One submission is a record of its own (``record_of``); several are one batch record
+        per board (``batch_records``), their receive time the first one's."""
+        if len(submissions) == 1:
+            return await self.append([record_of(submissions[0])])
+        by_board: dict[str, list[Item]] = {}
+        for sub in submissions:
+            by_board.setdefault(sub.board.id, []).append(item_of(sub))
+        received_at = submissions[0].received_at if submissions else 0
+        return await self.accept_items(by_board, received_at)
+
+    async def accept_items(self, by_board: Mapping[str, Sequence[Item]], received_at: int) -> str:
+        """``accept`` for a request's submissions already in their log form, by board."""
+        records: list[LogRecord] = []
+        for board, items in by_board.items():
+            records += batch_records(board, received_at, items)
+        return await self.append(records)
 
     async def append(self, records: Sequence[LogRecord]) -> str:
         """Append log records (submissions, or matches of rating boards); the token names
@@ -351,11 +354,17 @@ class AsyncIngest:
                 await asyncio.sleep(_RETRY_SECONDS)
 
     async def _apply_step(self, consumer: LogConsumer, partition: int) -> bool:
-        """Apply the next records of ``partition``; whether there were any."""
+        """Apply the next records of ``partition``; whether there were any.
+
+        A step reads up to ``_READ_LIMIT`` submissions' worth of records (as many records
+        as the largest one read last from the partition allows: a batch record holds up to
+        ``BATCH_ITEMS``) and applies them in runs of about that many submissions, each
+        committed on its own."""
         after = self._applied.get(partition)
         if after is None:
             after = self._applied[partition] = await self._log.committed(partition)
-        records = await self._log.read(partition, after, _READ_LIMIT)
+        limit = max(1, _READ_LIMIT // self._largest.get(partition, BATCH_ITEMS))
+        records = await self._log.read(partition, after, limit)
         if not records:
             return False
         if any(self._board(record.board) is None for _, record in records):
@@ -363,34 +372,69 @@ class AsyncIngest:
             # just created there): the registry then reads every change acknowledged before
             # now, so only a board deleted since is missing below.
             await self._boards.refresh()
-        subs: list[tuple[Position, Submission]] = []
-        dead: list[DeadLetter] = []
-        matches: list[tuple[Board, MatchPayload]] = []
+        largest = 1
+        run = _Run()
         for position, record in records:
-            if is_match_record(record):
-                board = self._board(record.board)
-                if board is not None and self._matches is not None:
-                    matches.append((board, decode_match(record)))
-                continue  # a match of a deleted board goes nowhere (its answer says so)
-            payload = _decode(record.payload)
-            board = self._board(record.board)
+            taken = self._take(partition, position, record, run)
+            largest = max(largest, taken)
+            if run.size >= _READ_LIMIT:
+                if not await self._apply_run(consumer, partition, run):
+                    return False
+                run = _Run()
+        self._largest[partition] = largest
+        if run.last and not await self._apply_run(consumer, partition, run):
+            return False
+        self.steps += 1
+        return True
+
+    def _take(self, partition: int, position: Position, record: LogRecord, run: _Run) -> int:
+        """Add a record's submissions (or match) to ``run``; how many submissions it held."""
+        run.last = position
+        run.records += 1
+        board = self._board(record.board)
+        if is_match_record(record):
+            if board is not None and self._matches is not None:
+                run.matches.append((board, decode_match(record)))
+            return 1  # a match of a deleted board goes nowhere (its answer says so)
+        if is_batch_record(record):
+            batch = decode_batch(record)
             if board is None:
-                dead.append(self._letter(partition, position, record.board, payload, "no board"))
-                continue
-            subs.append((position, _submission(board, payload)))
-        if matches:
+                for item in batch.items:
+                    payload = payload_of_item(item, batch.received_at)
+                    run.dead.append(self._letter(partition, position, record.board, payload))
+            else:
+                received_at = batch.received_at
+                run.subs += [
+                    (position, item_submission(board, i, received_at)) for i in batch.items
+                ]
+            run.size += len(batch.items)
+            return len(batch.items)
+        payload = decode_payload(record)
+        if board is None:
+            run.dead.append(self._letter(partition, position, record.board, payload))
+        else:
+            run.subs.append((position, submission_of(board, payload)))
+        run.size += 1
+        return 1
+
+    async def _apply_run(self, consumer: LogConsumer, partition: int, run: _Run) -> bool:
+        """Apply a run of records and commit its last position; False when the partition
+        passed to another process meanwhile."""
+        if run.matches:
             assert self._matches is not None
-            await self._matches.apply(matches)
+            await self._matches.apply(run.matches)
+        subs = run.subs
         outcomes = await self._writer.submit([sub for _, sub in subs]) if subs else []
+        dead = run.dead
         for (position, sub), outcome in zip(subs, outcomes, strict=True):
             if isinstance(outcome, Outcome):
                 continue
             if isinstance(outcome, Unavailable | TooManyRequests):
-                # the store or index cannot take it now: nothing of this step is committed,
+                # the store or index cannot take it now: nothing of this run is committed,
                 # and it runs again (what did commit is recognised as duplicates then)
                 raise outcome
             letter = self._letter(
-                partition, position, sub.board.id, _payload(sub), _reason(outcome)
+                partition, position, sub.board.id, payload_of(sub), _reason(outcome)
             )
             dead.append(letter)
         if dead:
@@ -399,16 +443,14 @@ class AsyncIngest:
                 DEAD_LETTERS.labels(letter.reason.split(":", 1)[0]).inc()
             self.dead += len(dead)
             log.warning("%d submission(s) could not be applied (rankline dead-letters)", len(dead))
-        last = records[-1][0]
         try:
-            await consumer.commit(partition, last)
+            await consumer.commit(partition, run.last)
         except NotOwner:
             self._applied.pop(partition, None)  # another process applies it from now on
             return False
-        self._applied[partition] = last
-        LOG_APPLIED.inc(len(records))
-        self.applied += len(records)
-        self.steps += 1
+        self._applied[partition] = run.last
+        LOG_APPLIED.inc(run.records)
+        self.applied += run.records
         async with self._moved:
             self._moved.notify_all()
         return True
@@ -434,7 +476,12 @@ class AsyncIngest:
         return self._boards.cached(board_id)
 
     def _letter(
-        self, partition: int, position: Position, board: str, payload: Payload, reason: str
+        self,
+        partition: int,
+        position: Position,
+        board: str,
+        payload: Payload,
+        reason: str = "no board",
     ) -> DeadLetter:
         submission = {
             "board": board,
@@ -458,33 +505,17 @@ class AsyncIngest:
         )
 
 
-def _payload(sub: Submission) -> Payload:
-    return Payload(
-        sub.player,
-        sub.match_id,
-        sub.score,
-        sub.at,
-        sub.received_at,
-        sub.at_given,
-        sub.scopes,
-        sub.metadata,
-        sub.subscore,
-    )
+@dataclass(slots=True)
+class _Run:
+    """Records of a partition applied together, up to ``last``."""
 
-
-def _submission(board: Board, p: Payload) -> Submission:
-    return Submission(
-        board,
-        p.player,
-        p.match_id,
-        p.score,
-        p.at,
-        p.received_at,
-        dict(p.scopes),
-        dict(p.metadata),
-        at_given=p.at_given,
-        subscore=p.subscore,
-    )
+    last: Position = 0
+    records: int = 0
+    size: int = 0
+    """Submissions (and matches) in it."""
+    subs: list[tuple[Position, Submission]] = field(default_factory=list)
+    dead: list[DeadLetter] = field(default_factory=list)
+    matches: list[tuple[Board, MatchPayload]] = field(default_factory=list)
 
 
 def _reason(error: RanklineError) -> str:

@@ -59,6 +59,7 @@ class Scores:
         metadata: dict[str, Any] | None,
         tournament: bool = False,
         subscore: int | None = None,
+        now: Micros | None = None,
     ) -> Submission:
         """Validate one submission against its board; InvalidInput/NotFound/Conflict if bad.
         A tournament's board takes scores only through its tournament (``tournament``: the
@@ -66,9 +67,10 @@ class Scores:
 
         Checked against the board as last loaded (the writer checks the stored definition
         again in its transaction); a submission refused that way is checked again once the
-        registry is current, as the board may have changed in another worker."""
+        registry is current, as the board may have changed in another worker. ``now``: the
+        receive time (a batch's items share one; default: the clock's now)."""
         submission = await self._checked(
-            board_id, player, match_id, score, at, scopes, metadata, subscore
+            board_id, player, match_id, score, at, scopes, metadata, subscore, now
         )
         if submission.board.spec.schedule is not None and not tournament:
             raise Conflict(
@@ -78,6 +80,32 @@ class Scores:
         if self._cohorts is not None:
             await self._cohorts.place(submission)
         return submission
+
+    def check(
+        self,
+        board: Board,
+        player: PlayerId,
+        match_id: str,
+        score: int,
+        at: Micros | None,
+        scopes: dict[str, str] | None,
+        metadata: dict[str, Any] | None,
+        subscore: int | None,
+        now: Micros,
+    ) -> Submission:
+        """``prepare`` without a wait, on a board in hand (``Boards.cached``) without cohorts,
+        at ``now``: a batch checks its items in a plain loop. Whatever it refuses, ask
+        ``prepare`` for that item: it checks again on the board as stored now (another
+        worker may have changed it), and its answer is the one to give."""
+        submission = self._check(
+            board, player, match_id, score, at, scopes, metadata, subscore, now
+        )
+        if board.spec.schedule is not None or board.spec.cohort_size is not None:
+            raise Conflict("only prepare takes this board's submissions")
+        return submission
+
+    def now(self) -> Micros:
+        return self._clock.now()
 
     async def _checked(
         self,
@@ -89,18 +117,20 @@ class Scores:
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
         subscore: int | None,
+        now: Micros | None,
     ) -> Submission:
+        args = (player, match_id, score, at, scopes, metadata, subscore, now)
         board = self._boards.cached(board_id)
         if board is not None:
             try:
-                return self._check(board, player, match_id, score, at, scopes, metadata, subscore)
+                return self._check(board, *args)
             except RanklineError:
                 if not self._boards.shared or not await self._boards.refresh():
                     raise
             board = self._boards.get(board_id)
         else:
             board = await self._boards.find(board_id)
-        return self._check(board, player, match_id, score, at, scopes, metadata, subscore)
+        return self._check(board, *args)
 
     def _check(
         self,
@@ -112,12 +142,14 @@ class Scores:
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
         subscore: int | None,
+        now: Micros | None = None,
     ) -> Submission:
         if board.frozen:
             raise Conflict(f"board {board.id!r} is frozen; it takes no writes")
         if board.policy == "rating":
             raise Conflict("a rating board takes match results at /matches, not scores")
-        now = self._clock.now()
+        if now is None:
+            now = self._clock.now()
         at_given = at is not None
         if at is None:
             at = now

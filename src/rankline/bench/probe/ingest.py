@@ -6,7 +6,10 @@ clients, checks every answer, and prints events/s. Every acknowledged submission
 (the server answers after its transaction commits), so this is the durable ingest rate.
 With ``--respond-async`` the batches ask for 202 answers (taken into the log) and the probe
 then waits until every token is applied: the server CPU it prints covers the whole way from
-request to applied standings.
+request to applied standings. Add ``--intake-only`` for the intake's share alone: the server
+takes the submissions without applying any (``RANKLINE_LOG_APPLY=false``), and its CPU per
+submission is what taking them into the log costs; then it restarts with its applier, and
+the probe times their applying apart.
 
     rankline bench probe ingest                       # embedded: SQLite + memory
     rankline bench probe ingest --fresh-database \\
@@ -74,6 +77,7 @@ class Options:
     fresh_database: bool = False
     mode: str = "batch"
     respond_async: bool = False
+    intake_only: bool = False
     events: int = 50_000
     warmup: int = 2_000
     batch: int = 1_000
@@ -92,6 +96,8 @@ class Options:
     profile: str | None = None
     server_pid: int = 0
     """Set once the server runs."""
+    held: tuple[str, list[str]] | None = None
+    """``--intake-only``: the board and the tokens of what was taken, not applied yet."""
 
 
 def _free_port() -> int:
@@ -272,9 +278,11 @@ async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> Non
             batch = args.mode == "batch"
             make = _batch_bodies if batch else _single_bodies
             path = "/v1/scores/batch" if batch else f"/v1/boards/{board}/scores"
+            held: list[str] | None = [] if args.intake_only else None  # applied later
             if args.warmup:
                 warm = Options(**{**vars(args), "events": args.warmup})
-                await _drive(client, path, make(warm, board, run, 10**9), args.clients, batch)
+                warm_bodies = make(warm, board, run, 10**9)
+                await _drive(client, path, warm_bodies, args.clients, batch, held)
             bodies = make(args, board, run, 0)
             tokens: list[str] | None = [] if args.respond_async else None
             applied = 0.0
@@ -282,13 +290,23 @@ async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> Non
                 cpu = servers.cpu_seconds(proc.pid)
                 started = time.perf_counter()
                 seconds, failed = await _drive(client, path, bodies, args.clients, batch, tokens)
-                if tokens is not None:
+                if tokens is not None and not args.intake_only:
                     await _settle(client, board, tokens)
                     applied = time.perf_counter() - started
                 cpu = servers.cpu_seconds(proc.pid) - cpu
             if failed:
                 raise SystemExit(f"{failed} submissions failed")
             rate = args.events / seconds
+            if held is not None and tokens is not None:
+                held += tokens
+                print(
+                    f"intake: {args.events} submissions taken into the log in {seconds:.2f} s "
+                    f"= {rate:,.0f}/s ({args.clients} clients, batch {args.batch}); server CPU "
+                    f"{cpu / args.events * 1e6:.1f} us/submission (the intake alone: the "
+                    f"server applies nothing); load {os.getloadavg()[0]:.1f}"
+                )
+                args.held = (board, held)
+                return
             if tokens is not None:
                 print(
                     f"respond-async: taken into the log at {rate:,.0f}/s, all applied after "
@@ -304,6 +322,31 @@ async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> Non
                 f"({args.clients} clients, batch {args.batch if batch else 1}, {board_of}); "
                 f"server CPU {cpu / args.events * 1e6:.1f} us/submission; "
                 f"load {os.getloadavg()[0]:.1f}"
+            )
+        finally:
+            if not args.preload and args.held is None:
+                await client.delete(f"/v1/boards/{board}")
+
+
+async def _apply_held(args: Options, base: str, proc: subprocess.Popen[bytes]) -> None:
+    """``--intake-only``, second part: the server restarted with its applier applies what
+    the first took (the timed submissions and the warm-up), timed from its readiness."""
+    assert args.held is not None
+    board, tokens = args.held
+    headers = {"authorization": f"Bearer {KEY}", "content-type": "application/json"}
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=120) as client:
+        await _wait_ready(client, proc, args.ready_timeout)
+        try:
+            cpu = servers.cpu_seconds(proc.pid)
+            started = time.perf_counter()
+            await _settle(client, board, tokens)
+            seconds = time.perf_counter() - started
+            cpu = servers.cpu_seconds(proc.pid) - cpu
+            n = args.events + args.warmup
+            print(
+                f"applied after a restart with the applier: {n} submissions in "
+                f"{seconds:.2f} s = {n / seconds:,.0f}/s; server CPU "
+                f"{cpu / n * 1e6:.1f} us/submission; load {os.getloadavg()[0]:.1f}"
             )
         finally:
             if not args.preload:
@@ -359,6 +402,8 @@ def run(args: Options) -> None:
         raise ValueError(f"--mode takes {', '.join(MODES)}, not {args.mode!r}")
     if args.respond_async and (args.wrk or args.mode != "batch"):
         raise ValueError("--respond-async times batches from Python clients: not with --wrk")
+    if args.intake_only and not args.respond_async:
+        raise ValueError("--intake-only goes with --respond-async")
     if args.database_url:
         asyncio.run(ensure_database(args.database_url, fresh=args.fresh_database))
     with tempfile.TemporaryDirectory(prefix="rankline-probe-") as tmp:
@@ -372,6 +417,8 @@ def run(args: Options) -> None:
             subprocess.run(
                 [sys.executable, "-m", "rankline", "migrate"], env=env, check=True, cwd=tmp
             )
+        if args.intake_only:
+            env["RANKLINE_LOG_APPLY"] = "false"
         port = args.port or _free_port()
         argv = [sys.executable, "-m", "rankline", "serve", "--host", HOST, "--port", str(port)]
         if args.gc:
@@ -382,17 +429,33 @@ def run(args: Options) -> None:
                 "from rankline.cli import main; main()"
             )
             argv = [sys.executable, "-c", boot]
+        base = f"http://{HOST}:{port}"
         with (Path(tmp) / "serve.log").open("wb") as log:
-            proc = subprocess.Popen(argv, env=env, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
+            proc = _serve(argv, env, tmp, log)
             args.server_pid = proc.pid
             try:
-                asyncio.run(_probe(args, f"http://{HOST}:{port}", proc))
+                asyncio.run(_probe(args, base, proc))
             finally:
-                proc.terminate()
+                _stop(proc)
+            if args.held is not None and proc.returncode in (0, -15):
+                env["RANKLINE_LOG_APPLY"] = "true"
+                proc = _serve(argv, env, tmp, log)
                 try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                    asyncio.run(_apply_held(args, base, proc))
+                finally:
+                    _stop(proc)
         if proc.returncode not in (0, -15):
             print((Path(tmp) / "serve.log").read_text(errors="replace")[-3000:])
+
+
+def _serve(argv: list[str], env: dict[str, str], cwd: str, log: Any) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
