@@ -83,6 +83,11 @@ def run(
         from granian import Granian
 
         options = granian_options(host, port, log_level)
+        # Granian starts its workers as multiprocessing does by default: on Linux, a fork
+        # of this process, which has built what the workers must build anew (the metrics,
+        # set up before PROMETHEUS_MULTIPROC_DIR was). Spawned, they start clean, as
+        # uvicorn's do.
+        multiprocessing.set_start_method("spawn", force=True)
         granian = Granian(target, workers=workers, factory=factory, **options)
         granian.serve(target_loader=partial(_granian_worker_app, factory=factory))
         return
