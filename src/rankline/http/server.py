@@ -107,14 +107,19 @@ def run(
 
 
 _PR_SET_PDEATHSIG = 1
+_TRUSTED = "FORWARDED_ALLOW_IPS"
 
 
 def _granian_worker_app(target: str, *, factory: bool) -> Any:
     """What a granian worker serves: ``target`` loaded as granian loads it, once the worker
-    is bound to its supervisor's life."""
+    is bound to its supervisor's life, behind ``X-Forwarded-For`` from the addresses that
+    uvicorn trusts (``FORWARDED_ALLOW_IPS``, default 127.0.0.1), as uvicorn does."""
+    from granian.utils.proxies import wrap_asgi_with_proxy_headers
+
     _die_with_supervisor()
     loaded = pkgutil.resolve_name(target)
-    return loaded() if factory else loaded
+    app = loaded() if factory else loaded
+    return wrap_asgi_with_proxy_headers(app, os.environ.get(_TRUSTED, "127.0.0.1"))
 
 
 def _die_with_supervisor() -> None:
