@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port,
         workers=args.workers,
         log_level=args.log_level,
+        log_format="text",
         app=app,
     )
 

@@ -107,6 +107,7 @@ def serve(
         port=port,
         workers=workers,
         log_level=settings.log_level,
+        log_format=settings.log_format,
         factory=True,
         app=app_object,
     )

@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any, Literal
 
 Server = Literal["uvicorn", "granian"]
+LogFormat = Literal["text", "json"]
 SERVERS: tuple[Server, ...] = ("uvicorn", "granian")
 GRACEFUL_SECONDS = 10
 """How long a stopping server waits for requests in flight (and the app's shutdown)."""
@@ -44,9 +45,13 @@ def uvicorn_options(host: str, port: int, log_level: str) -> dict[str, Any]:
     }
 
 
-def granian_options(host: str, port: int, log_level: str) -> dict[str, Any]:
+def granian_options(
+    host: str, port: int, log_level: str, log_format: LogFormat = "text"
+) -> dict[str, Any]:
     """The keyword arguments given to ``granian.Granian`` besides the target, the workers
-    and ``factory``."""
+    and ``factory``. With JSON logs, granian's own lines (its supervisor's too, which
+    never runs the app) are JSON objects on stderr like rankline's."""
+    logging = {"log_dictconfig": _GRANIAN_JSON_LOGGING} if log_format == "json" else {}
     return {
         "address": host,
         "port": port,
@@ -59,7 +64,24 @@ def granian_options(host: str, port: int, log_level: str) -> dict[str, Any]:
         # as uvicorn's supervisor does; a worker that dies twice within a few seconds
         # stops the server instead
         "respawn_failed_workers": True,
+        **logging,
     }
+
+
+_GRANIAN_JSON_LOGGING = {
+    "formatters": {"json": {"()": "rankline.observability.logs.JsonFormatter"}},
+    "handlers": {
+        "json": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stderr",
+        }
+    },
+    "loggers": {
+        name: {"handlers": ["json"], "level": "INFO", "propagate": False}
+        for name in ("_granian", "granian.access")
+    },
+}
 
 
 def run(
@@ -70,6 +92,7 @@ def run(
     port: int,
     workers: int,
     log_level: str,
+    log_format: LogFormat = "text",
     factory: bool = False,
     app: Any = None,
     health_seconds: int = 5,
@@ -82,7 +105,7 @@ def run(
     if server == "granian":
         from granian import Granian
 
-        options = granian_options(host, port, log_level)
+        options = granian_options(host, port, log_level, log_format)
         # Granian starts its workers as multiprocessing does by default: on Linux, a fork
         # of this process, which has built what the workers must build anew (the metrics,
         # set up before PROMETHEUS_MULTIPROC_DIR was). Spawned, they start clean, as
