@@ -4,14 +4,17 @@
 ``run``, so the ceiling is served by the same software with the same options, whichever is
 chosen (``RANKLINE_SERVER``):
 
-- ``uvicorn`` (the default): uvloop and httptools, no access log. One worker runs in the
-  calling process; more are processes of its own.
-- ``granian``: a Rust HTTP server driving the same ASGI app on uvloop. Its I/O runs on a
-  thread of its own and every worker is a process of its own, also with one worker (the
-  calling process only supervises: it passes SIGTERM on, starts a worker again if one
-  dies, and takes its workers with it if it is killed). Measured here at 1M players, same
-  run: the raw ASGI ceiling ~49K → ~74K req/s, a rank read ~12K → ~16K, a top-100 page
-  ~15K → ~26K.
+- ``granian`` (the default): a Rust HTTP server driving the same ASGI app on uvloop. Its
+  I/O runs on a thread of its own and every worker is a process of its own, also with one
+  worker (the calling process only supervises: it passes SIGTERM on, starts a worker again
+  if one dies, and takes its workers with it if it is killed). Faster on reads than
+  uvicorn (docs/performance.md).
+- ``uvicorn``: uvloop and httptools, no access log. One worker runs in the calling
+  process; more are processes of its own.
+
+Both trust ``X-Forwarded-For`` from ``FORWARDED_ALLOW_IPS`` (uvicorn's variable; default
+127.0.0.1), give requests in flight ``GRACEFUL_SECONDS`` to finish when stopped, and, with
+JSON logs, log their own lines as JSON objects too.
 """
 
 from __future__ import annotations
@@ -25,9 +28,13 @@ import sys
 from functools import partial
 from typing import Any, Literal
 
+from rankline.settings import Settings
+
 Server = Literal["uvicorn", "granian"]
 LogFormat = Literal["text", "json"]
 SERVERS: tuple[Server, ...] = ("uvicorn", "granian")
+DEFAULT_SERVER: Server = Settings.model_fields["server"].default
+"""The server of ``rankline serve`` when none is chosen: the benchmark's servers follow it."""
 GRACEFUL_SECONDS = 10
 """How long a stopping server waits for requests in flight (and the app's shutdown)."""
 
