@@ -15,12 +15,20 @@ processes; ``--also redis-server,postgres`` adds their CPU per request.
 postgres@127.0.0.1:5432/rankline_bench --redis-url redis://127.0.0.1:6379/8 \\
         --also redis-server,postgres rank around
 
+``--servers uvicorn,granian --rounds 3`` compares the HTTP servers on the same store: the
+rounds alternate between them (ceiling, then each endpoint), and a table of the medians
+follows, with each endpoint's ratio taken within a round before its median is.
+
+    rankline bench probe server --data-dir /tmp/rl1m --n 1000000 \\
+        --servers uvicorn,granian --rounds 3 rank around top
+
 Endpoints are the bench's wrk scripts (``src/rankline/bench/lua``): rank, around, top,
 top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you can spare.
 """
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import tempfile
 import time
@@ -28,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rankline.bench import servers, wrk
+from rankline.http.server import DEFAULT_SERVER, SERVERS
 
 KEY = "server-probe-key"
 ENDPOINTS = ("rank", "around", "top", "top_deep", "friends", "submit", "batch", "mixed")
@@ -43,6 +52,8 @@ class Options:
     seconds: float = 8.0
     connections: int = 64
     also: str = ""
+    servers: tuple[str, ...] = (DEFAULT_SERVER,)
+    rounds: int = 1
 
 
 def _pids(names: list[str]) -> list[int]:
@@ -53,7 +64,8 @@ def _pids(names: list[str]) -> list[int]:
     return found
 
 
-def _drive(server: servers.Server, endpoint: str, args: Options) -> None:
+def _drive(server: servers.Server, endpoint: str, args: Options, label: str = "") -> float:
+    """Drive ``endpoint`` for ``args.seconds``; print and return its requests/s."""
     groups = {"server": [server.pid, *servers.children(server.pid)]}
     if args.also:
         groups["also"] = _pids(args.also.split(","))
@@ -74,13 +86,16 @@ def _drive(server: servers.Server, endpoint: str, args: Options) -> None:
     shares = "  ".join(
         f"{name} {1e6 * (after[name] - before[name]) / requests:7.1f} µs" for name in groups
     )
-    print(f"{endpoint:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
+    print(f"{label}{endpoint:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
+    return result.rps
 
 
 def run(args: Options) -> None:
     unknown = [e for e in args.endpoints if e not in ENDPOINTS]
     if unknown or not args.endpoints:
         raise ValueError(f"the endpoints are some of {', '.join(ENDPOINTS)}, not {unknown}")
+    if not args.servers or any(s not in SERVERS for s in args.servers):
+        raise ValueError(f"--servers takes {' and/or '.join(SERVERS)}, not {args.servers}")
     settings = {
         "data_dir": str(args.data_dir or tempfile.mkdtemp(prefix="rankline-server-probe-")),
         "server_keys": KEY,
@@ -90,10 +105,46 @@ def run(args: Options) -> None:
         settings["database_url"] = args.database_url
     if args.redis_url:
         settings["redis_url"] = args.redis_url
-    env = servers.bench_env(**settings)
     log = Path(tempfile.mkdtemp(prefix="rankline-server-probe-")) / "server.log"
-    with servers.running(servers.ceiling_server(env, 1, log)) as ceiling:
-        _drive(ceiling, "ceiling", args)
-    with servers.running(servers.rankline_server(env, 1, log)) as server:
-        for endpoint in args.endpoints:
-            _drive(server, endpoint, args)
+    rates: dict[tuple[str, str], list[float]] = {}
+    for round_ in range(1, args.rounds + 1):
+        for software in args.servers:
+            env = servers.bench_env(**settings, server=software)
+            label = (
+                f"{software} round {round_}: " if len(args.servers) > 1 or args.rounds > 1 else ""
+            )
+            with servers.running(servers.ceiling_server(env, 1, log)) as ceiling:
+                rates.setdefault((software, "ceiling"), []).append(
+                    _drive(ceiling, "ceiling", args, label)
+                )
+            with servers.running(servers.rankline_server(env, 1, log)) as server:
+                for endpoint in args.endpoints:
+                    rates.setdefault((software, endpoint), []).append(
+                        _drive(server, endpoint, args, label)
+                    )
+    if len(args.servers) > 1 or args.rounds > 1:
+        print(medians(args.servers, ("ceiling", *args.endpoints), rates, args.rounds))
+
+
+def medians(
+    names: tuple[str, ...],
+    endpoints: tuple[str, ...],
+    rates: dict[tuple[str, str], list[float]],
+    rounds: int,
+) -> str:
+    """The median requests/s of each server and endpoint as a markdown table; with two
+    servers, the second's over the first's, taken within each round, then the median."""
+    head = ["endpoint", *(f"{name} (req/s)" for name in names)]
+    if len(names) == 2:
+        head.append(f"{names[1]} / {names[0]}")
+    lines = [f"median of {rounds} round(s)", "| " + " | ".join(head) + " |"]
+    lines.append("|" + "---|" * len(head))
+    for endpoint in endpoints:
+        row = [endpoint]
+        row += [f"{statistics.median(rates[name, endpoint]):,.0f}" for name in names]
+        if len(names) == 2:
+            first, second = (rates[name, endpoint] for name in names)
+            ratio = statistics.median(b / a for a, b in zip(first, second, strict=True))
+            row.append(f"{ratio:.2f}")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
