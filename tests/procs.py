@@ -77,11 +77,6 @@ class Server:
         assert self.proc is not None
         return self.proc.pid
 
-    def serving_pid(self) -> int:
-        """The process that runs the app and holds the data directory (/readyz says): this
-        one on uvicorn with one worker, the worker process granian started on granian."""
-        return int(httpx.get(f"{self.url}/readyz", timeout=10).json()["worker"])
-
     def start(self) -> None:
         argv = [sys.executable, "-m", "rankline", "serve", "--host", HOST, "--port", str(self.port)]
         with self.log_path.open("wb") as log:

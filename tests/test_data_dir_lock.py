@@ -48,11 +48,10 @@ def test_a_second_server_on_the_same_data_dir_refuses(tmp_path: Path) -> None:
         _put_board(first.url, key)
         second = run_cli("serve", "--host", HOST, "--port", str(free_port()), env=cli_env(data_dir))
         assert second.returncode != 0
-        holder = first.serving_pid()
-        assert _lines(second) == [_refusal(data_dir, holder)]
+        assert _lines(second) == [_refusal(data_dir, first.pid)]
         migrate = run_cli("migrate", env=cli_env(data_dir))
         assert migrate.returncode != 0
-        assert _lines(migrate) == [_refusal(data_dir, holder)]
+        assert _lines(migrate) == [_refusal(data_dir, first.pid)]
         # The holder is untouched and still the one server of the directory.
         assert _submit(first.url, key, "p1", 10).status_code == 200
     assert (data_dir / "server.lock").exists()
@@ -67,13 +66,12 @@ def test_a_restart_after_kill_9_of_the_holder_starts(tmp_path: Path) -> None:
         key = (data_dir / "server-key").read_text().strip()
         _put_board(crashed.url, key)
         assert _submit(crashed.url, key, "p1", 10).status_code == 200
-        holder = crashed.serving_pid()
         crashed.kill9()
     finally:
         crashed.stop()
-    assert (data_dir / "server.lock").read_text().strip() == str(holder)  # left behind
+    assert (data_dir / "server.lock").read_text().strip() == str(crashed.pid)  # left behind
     with serving(data_dir, tmp_path / "restarted.log") as server:
-        assert (data_dir / "server.lock").read_text().strip() == str(server.serving_pid())
+        assert (data_dir / "server.lock").read_text().strip() == str(server.pid)
         top = httpx.get(f"{server.url}/v1/boards/arena/top", timeout=30).json()
         assert [(e["player_id"], e["score"]) for e in top["entries"]] == [("p1", 10)]
 
