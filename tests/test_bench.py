@@ -854,6 +854,24 @@ def test_the_server_probe_gives_the_cpu_per_request_beside_the_ceiling(tmp_path:
     assert "lean:top_deep" not in out and "top_deep  lean" not in out  # no lean deep page
 
 
+def test_the_server_probe_compares_the_http_servers_round_by_round(tmp_path: Path) -> None:
+    if shutil.which("wrk") is None:
+        pytest.fail("wrk is not installed: run `make tools` (apt-get install wrk)")
+    _probe(
+        "reads", "--n", "300", "--count", "10", "--endpoints", "rank", "--data-dir", str(tmp_path)
+    )
+    out = _probe(
+        "server", "--n", "300", "--data-dir", str(tmp_path), "--seconds", "1",
+        "--connections", "4", "--servers", "uvicorn,granian", "--rounds", "2", "rank",
+    )  # fmt: skip
+    for software in ("uvicorn", "granian"):
+        for round_ in (1, 2):
+            _rate(rf"{software} round {round_}: rank +([\d,]+) req/s", out)
+    assert "median of 2 round(s)" in out
+    assert "| endpoint | uvicorn (req/s) | granian (req/s) | granian / uvicorn |" in out
+    _rate(r"\| rank \| [\d,]+ \| [\d,]+ \| ([\d.]+) \|", out)
+
+
 def test_the_ingest_probe_times_durable_batches_on_the_embedded_default() -> None:
     out = _probe(
         "ingest", "--events", "300", "--warmup", "20", "--batch", "100", "--players", "50",

@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from procs import Server
+from rankline.http.server import SERVERS
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -156,10 +157,29 @@ def _sums(subs: list[Sub]) -> dict[str, int]:
     return totals
 
 
-async def test_acknowledged_scores_survive_sigkill_exactly_once(tmp_path: Path) -> None:
+def _gone(pid: int) -> bool:
+    """The process has exited (a zombie waiting to be reaped counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def _wait_gone(pid: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not _gone(pid):
+        assert time.monotonic() < deadline, f"process {pid} outlived the kill"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("software", SERVERS)
+async def test_acknowledged_scores_survive_sigkill_exactly_once(
+    tmp_path: Path, software: str
+) -> None:
     data_dir = tmp_path / "data"
-    first = Server(data_dir, tmp_path / "first.log", server_keys=KEY)
-    second = Server(data_dir, tmp_path / "second.log", server_keys=KEY)
+    first = Server(data_dir, tmp_path / "first.log", server_keys=KEY, server=software)
+    second = Server(data_dir, tmp_path / "second.log", server_keys=KEY, server=software)
     traffic = Traffic()
     try:
         first.start()
@@ -168,9 +188,12 @@ async def test_acknowledged_scores_survive_sigkill_exactly_once(tmp_path: Path) 
             board = {"windows": ["all_time", "daily"], "policy": "sum"}
             response = await client.put(f"/v1/boards/{BOARD}", json=board, headers=AUTH)
             assert response.status_code == 201, response.text
+            worker = (await client.get("/readyz")).json()["worker"]  # granian: not first.pid
 
         await _stream_then_kill(first, traffic)
         assert first.proc is not None and first.proc.returncode == -9
+        # The process that served died with it: none goes on serving or holding the data dir.
+        await asyncio.to_thread(_wait_gone, worker)
 
         # The kill really happened mid-stream.
         assert traffic.acked_before_kill >= MIN_ACKED_BEFORE_KILL, traffic.acked_before_kill

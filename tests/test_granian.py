@@ -95,5 +95,6 @@ def test_the_ceiling_runs_on_the_server_and_options_of_rankline_serve(
             "port": 8123,
             "workers": 1,
             "log_level": "warning",
+            "log_format": "text",
         }
     )

@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -47,6 +48,11 @@ SLOT = int(os.environ.get("RANKLINE_TEST_SLOT", "0")) + int(
     os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
 )
 IMAGE = f"localhost/rankline-test:slot{SLOT}"
+STOPPED = {"uvicorn": "Application shutdown complete", "granian": "Granian shutdown completed"}
+"""The line each HTTP server logs once it has stopped cleanly, its workers and the app's
+shutdown included (granian names a worker it had to kill: "refused to gracefully stop")."""
+WORKER_STARTED = re.compile(r"Started server process|Spawning worker-\d+ with PID")
+"""A worker process started, as uvicorn and granian log it."""
 BASE_PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "ca-certificates")
 
 
@@ -295,7 +301,9 @@ def _serving(
         server.send_signal(signal.Signals[config["StopSignal"]])
         # uvicorn re-raises the signal once its shutdown is complete
         assert server.wait(timeout=60) in (0, -signal.SIGTERM)
-        assert "Application shutdown complete" in log_path.read_text(errors="replace")
+        logged = log_path.read_text(errors="replace")
+        assert any(line in logged for line in STOPPED.values()), logged
+        assert "refused to gracefully stop" not in logged
     finally:
         # the whole session (the server's workers too), also when the test failed midway
         with contextlib.suppress(ProcessLookupError):
@@ -381,7 +389,7 @@ def test_the_compose_stacks_rankline_inside_the_image_on_this_machines_stores(
             )
             assert score.status_code == 202, score.text
             _wait_for(lambda: _top(client) == [(1, "p:42", 4500)])
-        started = log_path.read_text(errors="replace").count("Started server process")
+        started = len(WORKER_STARTED.findall(log_path.read_text(errors="replace")))
         assert started >= 2, "serve --workers 2 started fewer worker processes"
     finally:
         asyncio.run(drop_nats_log(log_name))

@@ -7,9 +7,11 @@ import stat
 from pathlib import Path
 
 import httpx
+import pytest
 
 from procs import cli_env, run_cli, serving
 from rankline import __version__
+from rankline.http.server import SERVERS
 from rankline.settings import documented_settings
 
 BOARD = {"windows": ["all_time"], "policy": "best"}
@@ -70,6 +72,22 @@ def test_configured_server_keys_replace_the_generated_one(tmp_path: Path) -> Non
         assert _put_board(server.url, "alpha").status_code == 201
         assert _put_board(server.url, "beta", "other").status_code == 201
         assert _put_board(server.url, "gamma").status_code == 403
+
+
+@pytest.mark.parametrize("software", SERVERS)
+def test_a_local_proxys_forwarded_for_is_the_client_address(tmp_path: Path, software: str) -> None:
+    """Both servers take the client address from ``X-Forwarded-For`` when the request comes
+    from a trusted proxy (127.0.0.1 by default), so each player's address has its own limit."""
+    settings = {"server_keys": "k", "rate_limit_address_reads": "2/minute", "server": software}
+    with serving(tmp_path / "data", tmp_path / "serve.log", **settings) as server:
+        assert _put_board(server.url, "k").status_code == 201
+
+        def read(address: str) -> int:
+            headers = {"X-Forwarded-For": address}
+            return httpx.get(f"{server.url}/v1/boards/arena/top", headers=headers).status_code
+
+        assert [read("203.0.113.1") for _ in range(3)] == [200, 200, 429]
+        assert read("203.0.113.2") == 200  # another address behind the same proxy
 
 
 def test_help_lists_the_commands() -> None:

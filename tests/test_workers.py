@@ -39,6 +39,7 @@ from chaos_helpers import (
     run_cli,
     wait_until,
 )
+from rankline.http.server import SERVERS
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -48,7 +49,11 @@ BOARD = "duo"
 SEQUENTIAL_WRITES = 60
 CONCURRENT_TASKS = 6
 CONCURRENT_WRITES = 12
-STARTED = re.compile(r"Started server process \[(\d+)\]")
+STARTED = {
+    "uvicorn": re.compile(r"Started server process \[(\d+)\]"),
+    "granian": re.compile(r"Spawning worker-\d+ with PID: (\d+)"),
+}
+"""How each server logs a worker process it started."""
 
 
 @dataclass
@@ -56,14 +61,17 @@ class Stack:
     server: RanklineServer
     redis: RedisServer
     env: dict[str, str]
+    software: str
 
     @property
     def metrics_dir(self) -> Path:
         return self.server.data_dir / "metrics"
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
+@pytest.fixture(params=SERVERS)
+def stack(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Stack]:
+    """Two workers on either HTTP server: the default, and the other one so it stays tested."""
+    software: str = request.param
     redis = RedisServer(tmp_path / "redis")
     server: RanklineServer | None = None
     try:
@@ -74,6 +82,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
                 "redis_url": redis.url(0),
                 "server_keys": KEY,
                 "index_check_seconds": "0.2",
+                "server": software,
             }
             migrate(cli_env(tmp_path / "data", **settings))
             server = RanklineServer(
@@ -84,12 +93,12 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
                 server.wait_ready(60)
                 # /readyz answered by one worker; wait for the other one to have started too.
                 wait_until(
-                    lambda: server.output().count("Application startup complete.") >= 2,
+                    lambda: len(STARTED[software].findall(server.output())) >= 2,
                     60,
                     what="both workers to start",
                 )
                 _wait_every_worker_ready(server)
-                yield Stack(server, redis, server.env)
+                yield Stack(server, redis, server.env, software)
             finally:
                 server.stop()
     finally:
@@ -218,7 +227,7 @@ async def test_read_your_writes_across_two_workers(stack: Stack) -> None:
     server = stack.server
     workers = server.worker_pids()
     assert len(workers) == 2, (workers, server.output())
-    started = {int(pid) for pid in STARTED.findall(server.output())}
+    started = {int(pid) for pid in STARTED[stack.software].findall(server.output())}
     assert started == set(workers), (started, workers, server.output())
 
     rng = random.Random(20261121)

@@ -144,9 +144,10 @@ class Settings(BaseSettings):
         "request with its board, status and duration).",
     )
     server: Literal["uvicorn", "granian"] = Field(
-        "uvicorn",
-        description="The HTTP server `rankline serve` runs: uvicorn (uvloop, httptools) or "
-        "granian (Rust; faster on reads in docs/performance.md's measurement).",
+        "granian",
+        description="The HTTP server `rankline serve` runs: granian (Rust; every worker a "
+        "process of its own; faster on reads, docs/performance.md) or uvicorn (uvloop, "
+        "httptools).",
     )
     max_body_bytes: int = Field(
         4 * 1024 * 1024, ge=1024, description="Largest request body accepted (413 above)."

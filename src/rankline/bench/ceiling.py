@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--log-level", default="info")
-    parser.add_argument("--server", choices=server.SERVERS, default="uvicorn")
+    parser.add_argument("--server", choices=server.SERVERS, default=server.DEFAULT_SERVER)
     args = parser.parse_args(argv)
     server.run(
         args.server,
@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port,
         workers=args.workers,
         log_level=args.log_level,
+        log_format="text",
         app=app,
     )
 

@@ -22,7 +22,14 @@ from pathlib import Path
 import httpx
 
 from rankline.bench.grpc_load import BATCH, BOARD, Job, Outcome, player, run_job
-from rankline.bench.servers import HOST, bench_env, cpu_seconds, free_port, rankline_server, running
+from rankline.bench.servers import (
+    HOST,
+    bench_env,
+    free_port,
+    rankline_server,
+    running,
+    tree_cpu_seconds,
+)
 
 KEY = "bench-key"
 KINDS = ("floor", "rank", "batch")
@@ -118,9 +125,9 @@ def measure(
                             for i in range(options.processes)
                         ]
                         server.wait_idle()
-                        before = cpu_seconds(server.pid)
+                        before = tree_cpu_seconds(server.pid)
                         outcomes: list[Outcome] = list(pool.map(run_job, jobs))
-                        used = cpu_seconds(server.pid) - before
+                        used = tree_cpu_seconds(server.pid) - before
                         calls = sum(o.calls for o in outcomes)
                         figure = Figure(
                             calls / options.seconds,

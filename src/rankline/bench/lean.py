@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8002)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--log-level", default="info")
-    parser.add_argument("--server", choices=server.SERVERS, default="uvicorn")
+    parser.add_argument("--server", choices=server.SERVERS, default=server.DEFAULT_SERVER)
     args = parser.parse_args(argv)
     os.environ["RANKLINE_LEAN_N"] = str(args.n)
     os.environ["RANKLINE_LEAN_AT0"] = str(args.at0)

@@ -60,7 +60,7 @@ from rankline.bench.harness import Backend
 from rankline.bench.load import Dataset
 from rankline.boards import Board
 from rankline.clock import SystemClock
-from rankline.http.server import SERVERS
+from rankline.http.server import DEFAULT_SERVER, SERVERS
 from rankline.settings import Settings
 from rankline.store import admin
 
@@ -138,7 +138,7 @@ class Options:
     quick: bool
     seed: int
     command: str
-    server: str = "uvicorn"
+    server: str = DEFAULT_SERVER
     """The HTTP server of rankline and of the ceiling (``rankline.http.server``)."""
     memory_only: bool = False
     """Only the memory per entry of a plain board and of one with a subscore (no wrk)."""
@@ -188,7 +188,7 @@ def make_options(
     profile: bool,
     seed: int,
     command: str,
-    server: str = "uvicorn",
+    server: str = DEFAULT_SERVER,
     memory_only: bool = False,
     endpoints: str = "",
 ) -> Options:

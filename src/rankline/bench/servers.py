@@ -21,6 +21,8 @@ from typing import Any
 
 import httpx
 
+from rankline.http.server import DEFAULT_SERVER
+
 HOST = "127.0.0.1"
 _ERROR = re.compile(r" ERROR |^\w*(Error|Exception)\b")
 _BUILT = re.compile(r"ranking index built: ([\d,]+) in ([\d.]+) s \((\d+)/s\)")
@@ -178,7 +180,7 @@ def ceiling_server(env: Mapping[str, str], workers: int, log_path: Path) -> Serv
     port = free_port()
     argv = [sys.executable, "-m", "rankline.bench.ceiling", "--host", HOST, "--port", str(port)]
     argv += ["--workers", str(workers), "--log-level", env.get("RANKLINE_LOG_LEVEL", "info")]
-    argv += ["--server", env.get("RANKLINE_SERVER", "uvicorn")]  # as `rankline serve`'s
+    argv += ["--server", env.get("RANKLINE_SERVER", DEFAULT_SERVER)]  # as `rankline serve`'s
     return Server("ceiling", argv, env, log_path, port)
 
 
@@ -191,7 +193,7 @@ def lean_server(
     argv = [sys.executable, "-m", "rankline.bench.lean", "--host", HOST, "--port", str(port)]
     argv += ["--n", str(n), "--at0", str(at0), "--seed", str(seed)]
     argv += ["--workers", str(workers), "--log-level", env.get("RANKLINE_LOG_LEVEL", "info")]
-    argv += ["--server", env.get("RANKLINE_SERVER", "uvicorn")]
+    argv += ["--server", env.get("RANKLINE_SERVER", DEFAULT_SERVER)]
     server = Server("lean", argv, env, log_path, port)
     server.ready_path = server.health_path = "/v1/boards/bench/top?limit=1"
     return server
@@ -259,6 +261,12 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """``cpu_seconds`` of a process and its descendants: a server's, whose workers (granian
+    always has one) are processes of their own."""
+    return sum(map(cpu_seconds, [pid, *children(pid)]))
 
 
 def rss_bytes(pid: int) -> int:

@@ -191,7 +191,9 @@ class Load:
         except httpx.TransportError as exc:
             status = "connection" if not isinstance(exc, httpx.TimeoutException) else "timeout"
             await asyncio.sleep(0.05)  # the server is restarting: do not spin
-        bucket = self.buckets.setdefault(int(sent // self.o.interval), Bucket())
+        # The row it was due in: sent late on a busy machine, a request due just before the
+        # end would make a row of its own past the run, too short for an RSS sample.
+        bucket = self.buckets.setdefault(int(due // self.o.interval), Bucket())
         bucket.statuses[status] += 1
         if status == "2xx":
             bucket.latencies.append(self.now() - sent)

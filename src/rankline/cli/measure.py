@@ -10,6 +10,7 @@ import typer
 from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 from rankline.cli.app import Group, Typer, run_measure
 from rankline.cli.probes import probe_app
+from rankline.http.server import DEFAULT_SERVER
 
 bench_app = Typer(cls=Group, add_completion=False)
 bench_app.add_typer(probe_app, name="probe")
@@ -62,8 +63,8 @@ def bench(
     ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the generated scores.")] = 1,
     server: Annotated[
-        str, typer.Option(help="HTTP server of rankline and of the ceiling: uvicorn or granian.")
-    ] = "uvicorn",
+        str, typer.Option(help="HTTP server of rankline and of the ceiling: granian or uvicorn.")
+    ] = DEFAULT_SERVER,
     memory_only: Annotated[
         bool,
         typer.Option(

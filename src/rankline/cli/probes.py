@@ -109,6 +109,16 @@ def server(
         str,
         typer.Option(help="Comma-separated process names whose CPU to add, e.g. redis-server."),
     ] = "",
+    servers: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated HTTP servers to serve it with, in turn: granian and/or "
+            "uvicorn (default: rankline serve's). Two: a table of their medians and ratio."
+        ),
+    ] = "",
+    rounds: Annotated[
+        int, typer.Option(min=1, help="Rounds, each on every server in turn; medians after.")
+    ] = 1,
     lean: Annotated[
         bool,
         typer.Option(
@@ -120,11 +130,23 @@ def server(
 ) -> None:
     """Server CPU per request under wrk, endpoint by endpoint, beside the raw ASGI
     ceiling's (and the lean reference's with --lean): serves an existing store with
-    `rankline serve` (writes go to it: use a copy you can spare)."""
+    `rankline serve` (writes go to it: use a copy you can spare). With --servers
+    uvicorn,granian --rounds 3 it compares the HTTP servers."""
     from rankline.bench.probe import server as probe
 
+    chosen = tuple(s.strip() for s in servers.split(",") if s.strip())
     options = probe.Options(
-        tuple(endpoints), n, data_dir, database_url, redis_url, seconds, connections, also, lean
+        tuple(endpoints),
+        n,
+        data_dir,
+        database_url,
+        redis_url,
+        seconds,
+        connections,
+        also,
+        chosen or probe.Options.servers,
+        rounds,
+        lean,
     )
     try:
         probe.run(options)

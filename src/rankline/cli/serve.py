@@ -29,7 +29,7 @@ def serve(
     ] = 1,
     server: Annotated[
         str | None,
-        typer.Option(help="HTTP server: uvicorn or granian (env RANKLINE_SERVER)."),
+        typer.Option(help="HTTP server: granian (the default) or uvicorn (env RANKLINE_SERVER)."),
     ] = None,
     grpc_port: Annotated[
         int | None,
@@ -107,6 +107,7 @@ def serve(
         port=port,
         workers=workers,
         log_level=settings.log_level,
+        log_format=settings.log_format,
         factory=True,
         app=app_object,
     )

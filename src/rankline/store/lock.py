@@ -3,13 +3,14 @@
 The in-process index is a projection that only its own process keeps up to date: two
 servers on one SQLite database would each answer from their own, and diverge. A server on
 the embedded store therefore holds an OS lock (``flock``, through ``filelock``) on
-``DATA_DIR/server.lock`` for its lifetime, with its pid written inside so a refused start can
-name the holder. The kernel drops the lock with its process, however it ends, so a killed
-server leaves nothing stale behind.
+``DATA_DIR/server.lock`` for its lifetime, with the server's pid written inside so a refused
+start can name the process to stop. The kernel drops the lock with its process, however it
+ends, so a killed server leaves nothing stale behind.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from pathlib import Path
 
@@ -48,7 +49,7 @@ class DataDirLock:
         except OSError as exc:  # the data directory cannot be made or opened
             raise StoreUnavailable(f"cannot use the data directory {self.data_dir}") from exc
         # Another descriptor on the same file: the flock belongs to the lock's own.
-        self.path.write_text(f"{os.getpid()}\n")
+        self.path.write_text(f"{_server_pid()}\n")
 
     def release(self) -> None:
         if self._lock.is_locked:
@@ -60,6 +61,14 @@ class DataDirLock:
             return int(self.path.read_text().strip())
         except (OSError, ValueError):
             return None
+
+
+def _server_pid() -> int:
+    """The process to stop to free the directory: this one, or, in a worker process that a
+    server started (granian's, even with one worker), that server, which would start the
+    worker again if the worker alone were stopped."""
+    parent = multiprocessing.parent_process()
+    return parent.pid if parent is not None and parent.pid is not None else os.getpid()
 
 
 def embedded_lock(data_dir: Path, database: str, shared_index: bool) -> DataDirLock | None:

@@ -245,7 +245,8 @@ def _sampled(path: str | None, pid: int) -> Iterator[None]:
         yield
         return
     spy = str(Path(sys.executable).with_name("py-spy"))
-    argv = [spy, "record", "--pid", str(pid), "--format", "raw", "--output", path]
+    argv = [spy, "record", "--pid", str(pid), "--subprocesses", "--format", "raw"]
+    argv += ["--output", path]
     argv += ["--rate", "250", "--threads"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)  # let it attach before the load starts
@@ -287,13 +288,13 @@ async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> Non
             tokens: list[str] | None = [] if args.respond_async else None
             applied = 0.0
             with _sampled(args.profile, proc.pid):
-                cpu = servers.cpu_seconds(proc.pid)
+                cpu = servers.tree_cpu_seconds(proc.pid)
                 started = time.perf_counter()
                 seconds, failed = await _drive(client, path, bodies, args.clients, batch, tokens)
                 if tokens is not None and not args.intake_only:
                     await _settle(client, board, tokens)
                     applied = time.perf_counter() - started
-                cpu = servers.cpu_seconds(proc.pid) - cpu
+                cpu = servers.tree_cpu_seconds(proc.pid) - cpu
             if failed:
                 raise SystemExit(f"{failed} submissions failed")
             rate = args.events / seconds
@@ -337,11 +338,11 @@ async def _apply_held(args: Options, base: str, proc: subprocess.Popen[bytes]) -
     async with httpx.AsyncClient(base_url=base, headers=headers, timeout=120) as client:
         await _wait_ready(client, proc, args.ready_timeout)
         try:
-            cpu = servers.cpu_seconds(proc.pid)
+            cpu = servers.tree_cpu_seconds(proc.pid)
             started = time.perf_counter()
             await _settle(client, board, tokens)
             seconds = time.perf_counter() - started
-            cpu = servers.cpu_seconds(proc.pid) - cpu
+            cpu = servers.tree_cpu_seconds(proc.pid) - cpu
             n = args.events + args.warmup
             print(
                 f"applied after a restart with the applier: {n} submissions in "
@@ -379,11 +380,11 @@ def _wrk_run(args: Options, base: str) -> None:
     }
     profile = f"{args.profile}.{endpoint}" if args.profile else None
     with _sampled(profile, args.server_pid):
-        cpu = servers.cpu_seconds(args.server_pid)
+        cpu = servers.tree_cpu_seconds(args.server_pid)
         result = wrk.run(
             base, endpoint, connections=connections, threads=1, seconds=args.wrk, args=wrk_args
         )
-        cpu = servers.cpu_seconds(args.server_pid) - cpu
+        cpu = servers.tree_cpu_seconds(args.server_pid) - cpu
     wrk.check(endpoint, result)
     per = 1000 if endpoint == "batch" else 1
     submissions = result.requests * per

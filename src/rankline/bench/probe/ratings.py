@@ -149,7 +149,7 @@ def run(args: Options) -> None:
                 kind = "raw" if args.profile.endswith(".txt") else "flamegraph"
                 py_spy = str(Path(sys.executable).parent / "py-spy")
                 argv = [py_spy, "record", "-o", args.profile, "--pid", str(server.pid)]
-                argv += ["--nonblocking", "--format", kind]
+                argv += ["--nonblocking", "--subprocesses", "--format", kind]
                 spy = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
                 asyncio.run(_probe(args, server.url))

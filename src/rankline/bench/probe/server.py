@@ -15,10 +15,18 @@ processes; ``--also redis-server,postgres`` adds their CPU per request.
 postgres@127.0.0.1:5432/rankline_bench --redis-url redis://127.0.0.1:6379/8 \\
         --also redis-server,postgres rank around
 
+``--servers uvicorn,granian --rounds 3`` compares the HTTP servers on the same store: the
+rounds alternate between them (ceiling, then each endpoint), and a table of the medians
+follows, with each endpoint's ratio taken within a round before its median is.
+
+    rankline bench probe server --data-dir /tmp/rl1m --n 1000000 \\
+        --servers uvicorn,granian --rounds 3 rank around top
+
 With ``--lean``, the lean reference (``rankline.bench.lean``: the same rank, around and top
-reads from a plain sorted list) is driven too, and each of those reads prints the lean
-reference's CPU per request over rankline's: what ``rankline bench`` reports as rankline's
-req/s over the lean reference's, measured as CPU, which other work on the machine moves less.
+reads from a plain sorted list) is driven too, on the same server software, and each of
+those reads prints the lean reference's CPU per request over rankline's: what ``rankline
+bench`` reports as rankline's req/s over the lean reference's, measured as CPU, which other
+work on the machine moves less.
 
 Endpoints are the bench's wrk scripts (``src/rankline/bench/lua``): rank, around, top,
 top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you can spare.
@@ -26,6 +34,7 @@ top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you 
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import tempfile
 import time
@@ -34,6 +43,7 @@ from pathlib import Path
 
 from rankline.bench import servers, wrk
 from rankline.clock import SystemClock
+from rankline.http.server import DEFAULT_SERVER, SERVERS
 
 KEY = "server-probe-key"
 LEAN_READS = ("rank", "around", "top")
@@ -51,9 +61,11 @@ class Options:
     seconds: float = 8.0
     connections: int = 64
     also: str = ""
+    servers: tuple[str, ...] = (DEFAULT_SERVER,)
+    rounds: int = 1
     lean: bool = False
     """Also drive the lean reference (``rankline.bench.lean``) on the reads it answers, and
-    print rankline's CPU per request over the lean reference's."""
+    print its CPU per request over rankline's."""
 
 
 def _pids(names: list[str]) -> list[int]:
@@ -64,9 +76,11 @@ def _pids(names: list[str]) -> list[int]:
     return found
 
 
-def _drive(server: servers.Server, endpoint: str, args: Options) -> float:
-    """Drive ``endpoint`` on ``server``, print its rate and CPU, return the server's CPU
-    per request (µs)."""
+def _drive(
+    server: servers.Server, endpoint: str, args: Options, label: str = ""
+) -> tuple[float, float]:
+    """Drive ``endpoint`` for ``args.seconds``; print and return its requests/s and the
+    server's CPU per request (µs)."""
     groups = {"server": [server.pid, *servers.children(server.pid)]}
     if args.also:
         groups["also"] = _pids(args.also.split(","))
@@ -87,15 +101,17 @@ def _drive(server: servers.Server, endpoint: str, args: Options) -> float:
     shares = "  ".join(
         f"{name} {1e6 * (after[name] - before[name]) / requests:7.1f} µs" for name in groups
     )
-    label = f"{server.name}:{endpoint}" if server.name == "lean" else endpoint
-    print(f"{label:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
-    return 1e6 * (after["server"] - before["server"]) / requests
+    name = f"lean:{endpoint}" if server.name == "lean" else endpoint
+    print(f"{label}{name:9} {result.rps:9,.0f} req/s  CPU per {unit}: {shares}", flush=True)
+    return result.rps, 1e6 * (after["server"] - before["server"]) / requests
 
 
 def run(args: Options) -> None:
     unknown = [e for e in args.endpoints if e not in ENDPOINTS]
     if unknown or not args.endpoints:
         raise ValueError(f"the endpoints are some of {', '.join(ENDPOINTS)}, not {unknown}")
+    if not args.servers or any(s not in SERVERS for s in args.servers):
+        raise ValueError(f"--servers takes {' and/or '.join(SERVERS)}, not {args.servers}")
     settings = {
         "data_dir": str(args.data_dir or tempfile.mkdtemp(prefix="rankline-server-probe-")),
         "server_keys": KEY,
@@ -105,24 +121,63 @@ def run(args: Options) -> None:
         settings["database_url"] = args.database_url
     if args.redis_url:
         settings["redis_url"] = args.redis_url
-    env = servers.bench_env(**settings)
     log = Path(tempfile.mkdtemp(prefix="rankline-server-probe-")) / "server.log"
-    with servers.running(servers.ceiling_server(env, 1, log)) as ceiling:
-        _drive(ceiling, "ceiling", args)
-    lean: dict[str, float] = {}
-    reads = [e for e in args.endpoints if e in LEAN_READS] if args.lean else []
-    if reads:
-        # its own players' scores (seed 1) and times: the CPU of a read does not depend on them
-        lean_server = servers.lean_server(env, 1, log, args.n, SystemClock().now(), 1)
-        with servers.running(lean_server) as reference:
-            for endpoint in reads:
-                lean[endpoint] = _drive(reference, endpoint, args)
-    with servers.running(servers.rankline_server(env, 1, log)) as server:
-        for endpoint in args.endpoints:
-            cpu = _drive(server, endpoint, args)
-            if endpoint in lean:
-                print(
-                    f"{endpoint:9} lean reference's CPU per request over rankline's: "
-                    f"{lean[endpoint] / cpu:.2f}x",
-                    flush=True,
+    rates: dict[tuple[str, str], list[float]] = {}
+    for round_ in range(1, args.rounds + 1):
+        for software in args.servers:
+            env = servers.bench_env(**settings, server=software)
+            label = (
+                f"{software} round {round_}: " if len(args.servers) > 1 or args.rounds > 1 else ""
+            )
+            with servers.running(servers.ceiling_server(env, 1, log)) as ceiling:
+                rates.setdefault((software, "ceiling"), []).append(
+                    _drive(ceiling, "ceiling", args, label)[0]
                 )
+            lean = _lean(env, log, args, label)
+            with servers.running(servers.rankline_server(env, 1, log)) as server:
+                for endpoint in args.endpoints:
+                    rps, cpu = _drive(server, endpoint, args, label)
+                    rates.setdefault((software, endpoint), []).append(rps)
+                    if endpoint in lean:
+                        print(
+                            f"{label}{endpoint:9} lean reference's CPU per request over "
+                            f"rankline's: {lean[endpoint] / cpu:.2f}x",
+                            flush=True,
+                        )
+    if len(args.servers) > 1 or args.rounds > 1:
+        print(medians(args.servers, ("ceiling", *args.endpoints), rates, args.rounds))
+
+
+def _lean(env: dict[str, str], log: Path, args: Options, label: str) -> dict[str, float]:
+    """With ``--lean``: the lean reference's CPU per request (µs) on each read it answers."""
+    reads = [e for e in args.endpoints if e in LEAN_READS] if args.lean else []
+    if not reads:
+        return {}
+    # its own players' scores (seed 1) and times: the CPU of a read does not depend on them
+    reference = servers.lean_server(env, 1, log, args.n, SystemClock().now(), 1)
+    with servers.running(reference) as lean:
+        return {endpoint: _drive(lean, endpoint, args, label)[1] for endpoint in reads}
+
+
+def medians(
+    names: tuple[str, ...],
+    endpoints: tuple[str, ...],
+    rates: dict[tuple[str, str], list[float]],
+    rounds: int,
+) -> str:
+    """The median requests/s of each server and endpoint as a markdown table; with two
+    servers, the second's over the first's, taken within each round, then the median."""
+    head = ["endpoint", *(f"{name} (req/s)" for name in names)]
+    if len(names) == 2:
+        head.append(f"{names[1]} / {names[0]}")
+    lines = [f"median of {rounds} round(s)", "| " + " | ".join(head) + " |"]
+    lines.append("|" + "---|" * len(head))
+    for endpoint in endpoints:
+        row = [endpoint]
+        row += [f"{statistics.median(rates[name, endpoint]):,.0f}" for name in names]
+        if len(names) == 2:
+            first, second = (rates[name, endpoint] for name in names)
+            ratio = statistics.median(b / a for a, b in zip(first, second, strict=True))
+            row.append(f"{ratio:.2f}")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
