@@ -1,4 +1,6 @@
-"""The backend matrix: every API and service test runs on each index and store combination.
+"""The backend matrix: every API and service test that checks the index or the store runs on
+each index and store combination; a test of the HTTP edge (marked ``edge``) runs on one,
+``EDGE_STACK`` (conftest.py).
 
 The server databases are the machine's real PostgreSQL and MariaDB (database
 ``rankline_test``, created and migrated once per session, emptied before each test) and its

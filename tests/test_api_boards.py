@@ -92,6 +92,7 @@ async def test_put_full_definition_is_echoed(client: httpx.AsyncClient) -> None:
     assert await get_json(client, "/v1/boards/arena") == expected
 
 
+@pytest.mark.edge
 async def test_put_with_matching_body_id_is_accepted(client: httpx.AsyncClient) -> None:
     body = await put_board(client, "arena", id="arena", title="A")
     assert body["id"] == "arena" and body["title"] == "A"
@@ -117,6 +118,7 @@ async def test_list_boards_sorted_by_id(client: httpx.AsyncClient) -> None:
     }
 
 
+@pytest.mark.edge
 async def test_get_unknown_board_404(client: httpx.AsyncClient) -> None:
     assert_problem(await client.get("/v1/boards/nope"), 404)
 
@@ -132,6 +134,7 @@ async def test_delete_answers_204_then_404(client: httpx.AsyncClient) -> None:
     assert_problem(await client.get("/v1/boards/arena/top"), 404)
 
 
+@pytest.mark.edge
 async def test_delete_unknown_board_404(client: httpx.AsyncClient) -> None:
     assert_problem(await client.delete("/v1/boards/nope", headers=AUTH), 404)
 
@@ -261,6 +264,7 @@ async def test_longest_board_id_is_accepted(client: httpx.AsyncClient) -> None:
     assert body["id"] == board_id
 
 
+@pytest.mark.edge
 async def test_invalid_update_keeps_the_old_definition(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena", title="Keep")
     response = await client.put("/v1/boards/arena", json={"order": "up"}, headers=AUTH)

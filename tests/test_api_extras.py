@@ -196,6 +196,7 @@ async def test_rank_of_an_empty_leaderboard_is_first(client: httpx.AsyncClient) 
     assert body["period_ends_at"] == "2026-11-22T00:00:00.000Z"
 
 
+@pytest.mark.edge
 async def test_rank_of_refuses_what_a_submission_would(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena", min_score=0, max_score=1000)
     for bad in ("", "1.5", "10.0", "1e3", "abc", " 5", "+5", "0x10", str(2**63), str(-(2**63) - 1),

@@ -221,6 +221,7 @@ async def test_unknown_player_is_404(client: httpx.AsyncClient) -> None:
     )
 
 
+@pytest.mark.edge
 async def test_unknown_board_is_404(client: httpx.AsyncClient) -> None:
     await _twenty(client)
     for method, path, body in [

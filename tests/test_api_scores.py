@@ -262,6 +262,9 @@ FIRST: dict[str, Any] = {
 STORED = {"board": "arena", **FIRST}
 
 
+# Each case changes another field of the payload; the stored submission they are compared
+# with (`existing`) is the same one, read back from the stack's store in every case.
+@pytest.mark.cases
 @pytest.mark.parametrize(
     "change",
     [
@@ -653,6 +656,7 @@ async def test_batch_of_1000_is_accepted(client: httpx.AsyncClient) -> None:
     assert (await top(client, "arena", limit=1))["total"] == 1000
 
 
+@pytest.mark.edge
 async def test_batch_over_1000_is_422_and_records_nothing(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena")
     items = [
@@ -670,6 +674,7 @@ async def test_batch_with_bad_envelope_is_422(client: httpx.AsyncClient, body: A
     assert_problem(response, 422)
 
 
+@pytest.mark.edge
 async def test_empty_batch_answers_no_results(client: httpx.AsyncClient) -> None:
     assert await _batch(client, []) == []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from asgi_lifespan import LifespanManager
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -12,6 +13,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from helpers_api import AUTH, open_client, put_board
 from rankline import ManualClock, Settings
 from rankline.http import create_app
+
+pytestmark = pytest.mark.edge  # the middleware stack is the HTTP edge's, whatever the stack
 
 
 class _Recorder:

@@ -1,6 +1,7 @@
 """Asynchronous submissions (``Prefer: respond-async``): 202 once durable in the ingestion
 log, applied behind it exactly once, reads given ``after=<token>`` include them, what cannot
-be applied goes to the dead letters. On every backend stack."""
+be applied goes to the dead letters. On every backend stack, but for the checks of a token
+itself (a malformed one, one never applied), which are the HTTP edge's."""
 
 from __future__ import annotations
 
@@ -134,6 +135,7 @@ async def test_what_cannot_be_applied_is_a_dead_letter_and_the_partition_goes_on
     assert '"score":99' in letters[0].submission
 
 
+@pytest.mark.edge
 async def test_after_checks_its_token_and_gives_up_with_503(client: httpx.AsyncClient) -> None:
     await put_board(client, "arena")
     bad = await client.get("/v1/boards/arena/top", params={"after": "not-a-token"})

@@ -1,13 +1,18 @@
 """The demo's rated arena: games between players of hidden strengths, rated on chess-blitz
-(Glicko-2) and chess-rapid (Elo); the ratings converge to the hidden order."""
+(Glicko-2) and chess-rapid (Elo); the ratings converge to the hidden order. The rating
+arithmetic is the same on every stack (what each stack stores of it: test_api_ratings.py), so
+this runs on one."""
 
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from rankline.client import AsyncClient
 from rankline.demo.rated_arena import BLITZ, RAPID, RatedArena
 from rankline.http.app import Application
+
+pytestmark = pytest.mark.edge
 
 
 async def test_ratings_converge_to_the_hidden_strengths(app: Application) -> None:

@@ -1,8 +1,8 @@
 """Top-K snapshots by time: two workers on one database take each interval once, a missed
 interval is skipped, stored snapshots never change, ``GET …/top?at=`` answers the latest at or
 before the instant, ``GET …/snapshots`` lists them, and they go after ``keep_days``. Every
-test runs on each backend stack (the second worker is a second service where the stack
-allows one, else a second taker on the same database)."""
+test but the one of the board's options runs on each backend stack (the second worker is a
+second service where the stack allows one, else a second taker on the same database)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 
 from helpers_api import (
@@ -135,6 +136,7 @@ async def test_two_workers_take_each_interval_once_and_skip_missed_ones(
         ]
 
 
+@pytest.mark.edge
 async def test_snapshot_options_are_checked_and_shown(client: httpx.AsyncClient) -> None:
     board = await put_board(client, "arena", snapshots={"every_seconds": 30})
     assert board["snapshots"] == {"every_seconds": 30, "k": 100, "keep_days": 7}
