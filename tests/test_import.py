@@ -14,11 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from backends import ALL, REDIS_URL, Backend, selected
 from helpers_api import AUTH, get_json, put_board, ranking, serve, submit
 from procs import HOST, cli_env, free_port, run_cli, serving
 from rankline import Board, BoardSpec, ManualClock, Settings
+from rankline.cli import app as cli_app
 from rankline.clock import parse_time
 from rankline.errors import Conflict, NotFound
 from rankline.store.sql import SqlStore
@@ -465,21 +467,26 @@ async def test_the_command_prints_what_it_did_and_exits_1_on_rejected_rows(
 async def test_the_command_says_what_is_wrong_in_one_line(
     settings: Settings, clock: ManualClock, tmp_path: Path
 ) -> None:
+    """Errors found in the store, in the command's own process; the options it refuses
+    before opening anything (exit 2), rendered in this one (typer's runner)."""
     await _define(settings, clock, arena=ARENA)
     path = _write(tmp_path, "s.csv", "player_id,score\np:1,1\n")
     env = _env(settings)
-    cases = [
-        (["--board", "nope"], 1, "error: no board 'nope' in the durable store: create it first"),
-        ([], 2, "error: --board is required"),
-        (["--board", "Not A Board"], 2, "error: --board 'Not A Board' is not a board id"),
-        (["--board", "arena", "--format", "xml"], 2, "error: --format must be one of csv"),
-        (["--board", "arena", "--at", "yesterday"], 2, "error: --at: expected an RFC 3339"),
+    done = run_cli("import", str(path), "--board", "nope", env=env)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().startswith("error: no board 'nope' in the durable store: create it")
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    usage = [
+        ([], "error: --board is required"),
+        (["--board", "Not A Board"], "error: --board 'Not A Board' is not a board id"),
+        (["--board", "arena", "--format", "xml"], "error: --format must be one of csv"),
+        (["--board", "arena", "--at", "yesterday"], "error: --at: expected an RFC 3339"),
     ]
-    for options, code, message in cases:
-        done = run_cli("import", str(path), *options, env=env)
-        assert done.returncode == code, done.stderr
-        assert done.stderr.strip().startswith(message), done.stderr
-        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    for options, message in usage:
+        refused = CliRunner().invoke(cli_app, ["import", str(path), *options], env=env)
+        assert refused.exit_code == 2, refused.output
+        assert refused.stdout == "" and refused.stderr.strip().startswith(message), refused.output
+        assert len(refused.stderr.strip().splitlines()) == 1, refused.output
     header = _write(tmp_path, "h.csv", "player_id,score,platform\np:1,1\n")
     done = run_cli("import", str(header), "--board", "arena", env=env)
     assert done.returncode == 1

@@ -1,21 +1,38 @@
-"""The ``rankline`` command line, run as a real process: serve, its generated key, the others."""
+"""The ``rankline`` command line: serve (its generated key, its keys, a proxy's forwarded
+address) and migrate, run as a real process; the commands that only print (the helps,
+version, settings) run in this process (typer's runner), as test_cli.py renders the helps:
+one real process of them is enough (test_cli.py's
+``test_the_command_prints_the_help_rendered_in_process``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 from pathlib import Path
 
 import httpx
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
 from procs import cli_env, run_cli, serving
 from rankline import __version__
+from rankline.cli import app as cli_app
 from rankline.http.server import SERVERS
 from rankline.settings import documented_settings
 
 BOARD = {"windows": ["all_time"], "policy": "best"}
 KEY_PATTERN = re.compile(r"rk_[A-Za-z0-9_-]{20,}")
+
+
+def _printed(*args: str, env: dict[str, str] | None = None) -> Result:
+    """What ``rankline ARGS`` prints, run in this process with ``env`` (``cli_env``'s): of
+    the environment, only the ``RANKLINE_*`` settings and COLUMNS are taken, and this
+    process's own ``RANKLINE_*`` variables are left out, as ``cli_env`` leaves them out."""
+    given = {k: v for k, v in (env or {}).items() if k.startswith("RANKLINE_") or k == "COLUMNS"}
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("RANKLINE_")}
+    return CliRunner().invoke(cli_app, list(args), env={**unset, **given}, prog_name="rankline")
 
 
 def _put_board(url: str, key: str | None, board_id: str = "arena") -> httpx.Response:
@@ -91,15 +108,15 @@ def test_a_local_proxys_forwarded_for_is_the_client_address(tmp_path: Path, soft
 
 
 def test_help_lists_the_commands() -> None:
-    result = run_cli("--help")
-    assert result.returncode == 0, result.stderr
+    result = _printed("--help")
+    assert result.exit_code == 0, result.output
     for command in ("serve", "migrate", "settings", "version"):
         assert re.search(rf"\b{command}\b", result.stdout), result.stdout
 
 
 def test_serve_help_lists_host_and_port() -> None:
-    result = run_cli("serve", "--help")
-    assert result.returncode == 0, result.stderr
+    result = _printed("serve", "--help")
+    assert result.exit_code == 0, result.output
     assert "--host" in result.stdout and "--port" in result.stdout, result.stdout
     help_text = " ".join(result.stdout.replace("│", " ").split())  # rich wraps long lines
     for variable in ("RANKLINE_HOST", "RANKLINE_PORT", "RANKLINE_SERVER"):
@@ -107,14 +124,14 @@ def test_serve_help_lists_host_and_port() -> None:
 
 
 def test_version() -> None:
-    result = run_cli("version")
-    assert result.returncode == 0, result.stderr
+    result = _printed("version")
+    assert result.exit_code == 0, result.output
     assert result.stdout.strip() == __version__
 
 
 def test_settings_lists_every_setting(tmp_path: Path) -> None:
-    result = run_cli("settings", env=cli_env(tmp_path / "data"))
-    assert result.returncode == 0, result.stderr
+    result = _printed("settings", env=cli_env(tmp_path / "data"))
+    assert result.exit_code == 0, result.output
     output = result.stdout + result.stderr
     for name in documented_settings():
         assert name in output, f"{name} missing from `rankline settings`:\n{output}"
@@ -130,8 +147,8 @@ def test_settings_hides_secrets(tmp_path: Path) -> None:
         redis_url="redis://:redis-secret@redis.internal:6379/0",
     )
     env["COLUMNS"] = "400"  # no line wrapping that could split a secret
-    result = run_cli("settings", env=env)
-    assert result.returncode == 0, result.stderr
+    result = _printed("settings", env=env)
+    assert result.exit_code == 0, result.output
     output = result.stdout + result.stderr
     for secret in ("server-secret", "read-secret", "db-secret", "redis-secret"):
         assert secret not in output, output
