@@ -95,6 +95,7 @@ class LocalCluster:
     maxmemory: str | None = None
     nodes: list[Node] = field(default_factory=list)
     _dir: Path | None = None
+    _clients: dict[tuple[int, float], redis.Redis] = field(default_factory=dict, repr=False)
 
     @property
     def url(self) -> str:
@@ -226,15 +227,28 @@ class LocalCluster:
             break
         raise ClusterError(f"no node serves slot {slot}")
 
+    def _kept(self, node: Node, timeout: float = 10) -> redis.Redis:
+        """A client of ``node`` kept for the commands run between tests (a role check and a
+        flush of every node before each test): their connections are reused, not made anew
+        each time (redis-py connects again when the node closed one)."""
+        client = self._clients.get((node.port, timeout))
+        if client is None:
+            client = self._clients[node.port, timeout] = _client(node.port, timeout=timeout)
+        return client
+
+    def _forget(self, node: Node) -> None:
+        for key in [key for key in self._clients if key[0] == node.port]:
+            self._clients.pop(key).close()
+
     def is_primary(self, node: Node) -> bool:
         try:
-            with _client(node.port) as client:
-                return bool(client.info("replication")["role"] == "master")
+            return bool(self._kept(node).info("replication")["role"] == "master")
         except redis.ConnectionError:
             return False
 
     def kill(self, node: Node) -> None:
         """SIGKILL one node (as a crash would)."""
+        self._forget(node)
         node.process.send_signal(signal.SIGKILL)
         node.process.wait(10)
 
@@ -243,10 +257,12 @@ class LocalCluster:
         this returns; tens of millions of entries take a while to free."""
         for node in self.nodes:
             if node.alive() and self.is_primary(node):
-                with _client(node.port, timeout=FLUSH_SECONDS) as client:
-                    client.execute_command("FLUSHALL", "SYNC")
+                client = self._kept(node, FLUSH_SECONDS)
+                client.execute_command("FLUSHALL", "SYNC")  # type: ignore[no-untyped-call]
 
     def stop(self) -> None:
+        for node in self.nodes:
+            self._forget(node)
         for node in self.nodes:
             if node.alive():
                 node.process.terminate()
