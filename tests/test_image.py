@@ -32,12 +32,11 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 import sqlalchemy as sa
 import yaml
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from backends import PG_ADMIN, REDIS_URL
+from backends import PG_ADMIN, REDIS_URL, flush_redis
 from brokers import NATS_URL, drop_nats_log
 from procs import HOST, REPO, free_port
 
@@ -351,7 +350,7 @@ def test_the_compose_stacks_rankline_inside_the_image_on_this_machines_stores(
     for path in secrets.iterdir():
         path.chmod(0o644)
     assert {p.name for p in secrets.iterdir()} == set(services["rankline"]["secrets"])
-    redis.Redis.from_url(REDIS_URL).flushdb()
+    flush_redis(REDIS_URL)
     asyncio.run(_recreate(database))
     asyncio.run(drop_nats_log(log_name))
     try:

@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 from asgi_lifespan import LifespanManager
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -18,7 +17,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import SpanKind
 
-from backends import REDIS_URL
+from backends import REDIS_URL, flush_redis
 from procs import serving
 from rankline.http.app import create_app
 from rankline.observability import observe, tracing
@@ -188,7 +187,7 @@ async def test_on_redis_a_request_span_holds_its_index_and_store_spans(
     tmp_path: Path, spans: tuple[TracerProvider, InMemorySpanExporter]
 ) -> None:
     provider, exporter = spans
-    redis.Redis.from_url(REDIS_URL).flushdb()
+    flush_redis(REDIS_URL)
     settings = Settings(data_dir=tmp_path, server_keys=KEY, redis_url=REDIS_URL)
     app = create_app(settings)
     traced = observe(app, tracer_provider=provider)
