@@ -880,14 +880,17 @@ def test_the_ingest_probe_times_durable_batches_on_the_embedded_default() -> Non
 
 
 def test_the_ingest_probe_times_the_intake_alone_then_the_applying() -> None:
+    # Enough submissions for the intake's CPU to span several of the kernel's clock ticks
+    # (10 ms, the resolution of /proc's CPU times): a few hundred take about a millisecond.
     out = _probe(
-        "ingest", "--respond-async", "--intake-only", "--events", "300", "--warmup", "20",
-        "--batch", "100", "--players", "50",
+        "ingest", "--respond-async", "--intake-only", "--events", "20000", "--warmup", "1000",
+        "--batch", "1000", "--players", "50",
     )  # fmt: skip
-    _rate(r"intake: 300 submissions taken into the log in [\d.]+ s = ([\d,]+)/s", out)
+    _rate(r"intake: 20000 submissions taken into the log in [\d.]+ s = ([\d,]+)/s", out)
     _rate(r"server CPU ([\d.]+) us/submission \(the intake alone", out)
     _rate(
-        r"applied after a restart with the applier: 320 submissions in [\d.]+ s = ([\d,]+)/s", out
+        r"applied after a restart with the applier: 21000 submissions in [\d.]+ s = ([\d,]+)/s",
+        out,
     )
 
 
