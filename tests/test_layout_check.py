@@ -50,3 +50,18 @@ def test_the_limits_themselves_pass_and_exempt_directories_are_spared(tmp_path: 
     lines = {"reading/full.py": check.MAX_LINES, "bench/run.py": 5000, "grpc/gen/stub.py": 5000}
     package = _package(tmp_path, check.TOP_MODULES, lines)
     assert check.breaches(package) == []
+
+
+def test_the_maps_of_the_docs_name_every_package() -> None:
+    """docs/design.md's tree and the README's table name every package of the source."""
+    check = _check()
+    root = check.PACKAGE.parent.parent
+    packages = sorted(
+        path.parent.relative_to(check.PACKAGE).as_posix()
+        for path in check.PACKAGE.glob("*/__init__.py")
+    )
+    assert "reading" in packages and "client" in packages
+    for doc in ("docs/design.md", "README.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        missing = [name for name in packages if f"{name}/" not in text]
+        assert not missing, f"{doc} does not name {missing}"
