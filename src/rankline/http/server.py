@@ -37,6 +37,12 @@ DEFAULT_SERVER: Server = Settings.model_fields["server"].default
 """The server of ``rankline serve`` when none is chosen: the benchmark's servers follow it."""
 GRACEFUL_SECONDS = 10
 """How long a stopping server waits for requests in flight (and the app's shutdown)."""
+WORKER_STOP_SECONDS = 25
+"""How long granian lets a stopping worker take before it kills it: the requests in flight
+and then the app's shutdown (finishing queued writes, releasing the log's partitions,
+closing connections), which uvicorn never cuts short. Under the 30 s that the deploy
+manifests give a stopping container (compose's ``stop_grace_period``, Kubernetes'
+``terminationGracePeriodSeconds``)."""
 
 
 def uvicorn_options(host: str, port: int, log_level: str) -> dict[str, Any]:
@@ -67,7 +73,7 @@ def granian_options(
         "websockets": False,
         "log_level": log_level,
         "log_access": False,
-        "workers_kill_timeout": GRACEFUL_SECONDS,
+        "workers_kill_timeout": WORKER_STOP_SECONDS,
         # as uvicorn's supervisor does; a worker that dies twice within a few seconds
         # stops the server instead
         "respawn_failed_workers": True,
