@@ -20,6 +20,7 @@ from rankline.boards import (
     PLAYER_ID_PATTERN,
     SEASON_ID_PATTERN,
 )
+from rankline.clock import parse_time
 from rankline.errors import (
     BadRequest,
     InvalidInput,
@@ -29,6 +30,7 @@ from rankline.errors import (
 )
 from rankline.http.schemas import BatchIn, BatchItemIn
 from rankline.ordering import SCORE_MAX, SCORE_MIN
+from rankline.types import Micros
 
 T = TypeVar("T")
 E = TypeVar("E", bound=RanklineError)
@@ -292,6 +294,17 @@ def check_id(
             message += f": {ALLOWED[pattern.pattern]}"
         raise InvalidInput.at([where, field or name], message)
     return value
+
+
+def body_time(value: str | None) -> Micros | None:
+    """A body's ``at`` as microseconds (None when not given); 422 at ``["body", "at"]`` when
+    it is not an RFC 3339 time."""
+    if value is None:
+        return None
+    try:
+        return parse_time(value)
+    except ValueError as exc:
+        raise InvalidInput.at(["body", "at"], str(exc)) from None
 
 
 def check_metadata(value: dict[str, Any] | None, max_bytes: int) -> None:

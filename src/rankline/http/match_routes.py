@@ -13,12 +13,11 @@ from starlette.responses import Response
 
 from rankline.answers import Time
 from rankline.boards import BOARD_ID_PATTERN
-from rankline.clock import parse_time
-from rankline.errors import InvalidInput, RanklineError
+from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.batch import answer_batch
-from rankline.http.body import decode_as, located, query_str, read_body
+from rankline.http.body import body_time, decode_as, located, query_str, read_body
 from rankline.http.responses import json_response
 from rankline.ratings.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
 
@@ -71,12 +70,7 @@ def _matches(request: Request) -> Matches:
 
 
 async def _prepare(matches: Matches, board_id: str, item: MatchIn) -> Match:
-    at = None
-    if item.at is not None:
-        try:
-            at = parse_time(item.at)
-        except ValueError as exc:
-            raise InvalidInput.at(["body", "at"], str(exc)) from None
+    at = body_time(item.at)
     results = [(r.player_id, r.place, r.team, r.scopes) for r in item.results]
     return await matches.prepare(board_id, item.match_id, at=at, results=results)
 

@@ -22,11 +22,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.boards import Board
-from rankline.clock import parse_time
-from rankline.errors import InvalidInput, RanklineError
+from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
-from rankline.http.body import check_metadata, located
+from rankline.http.body import body_time, check_metadata, located
 from rankline.http.responses import json_response
 from rankline.service import Rankline
 from rankline.types import Micros
@@ -38,12 +37,7 @@ async def prepare_score(
     service: Rankline, board_id: str, item: s.ScoreIn, now: Micros | None = None
 ) -> Submission:
     """Check one submission against its board (422, 404 or 409 when it cannot be taken)."""
-    at = None
-    if item.at is not None:
-        try:
-            at = parse_time(item.at)
-        except ValueError as exc:
-            raise InvalidInput.at(["body", "at"], str(exc)) from None
+    at = body_time(item.at)
     check_metadata(item.metadata, service.settings.max_metadata_bytes)
     return await service.scores.prepare(
         board_id,
@@ -63,7 +57,7 @@ def _quick(
 ) -> Submission | None:
     """The item checked without a wait, or None when ``prepare_score`` must answer it."""
     try:
-        at = None if item.at is None else parse_time(item.at)
+        at = body_time(item.at)
         if item.metadata:
             check_metadata(item.metadata, max_metadata)
         return service.scores.check(
@@ -77,7 +71,7 @@ def _quick(
             item.subscore,
             now,
         )
-    except (RanklineError, ValueError):
+    except RanklineError:
         return None
 
 

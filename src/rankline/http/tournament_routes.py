@@ -15,11 +15,9 @@ from starlette.responses import Response
 
 from rankline.answers import AroundOut, PlayerOut, SubmitOut, TopOut
 from rankline.boards import COHORT_SCOPE, Score64
-from rankline.clock import parse_time
-from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
 from rankline.http.audited import attribution
-from rankline.http.body import check_id, check_metadata, query_int, query_str
+from rankline.http.body import body_time, check_id, check_metadata, query_int, query_str
 from rankline.http.responses import JsonBody, json_response
 from rankline.http.schemas import MatchIdStr, PlayerIdStr
 from rankline.reading.query import Query
@@ -102,12 +100,7 @@ async def post_score(request: Request) -> Response:
     tournament_id = _id(request, write=True)
     item = await e.body_of(request, TournamentScoreIn)
     service = e.service_of(request)
-    at = None
-    if item.at is not None:
-        try:
-            at = parse_time(item.at)
-        except ValueError as exc:
-            raise InvalidInput.at(["body", "at"], str(exc)) from None
+    at = body_time(item.at)
     check_metadata(item.metadata, service.settings.max_metadata_bytes)
     answer = await service.tournaments.submit(
         tournament_id,
