@@ -315,3 +315,77 @@ def test_any_sequence_matches_a_model_of_the_policy(
         assert stored == model
 
     asyncio.run(go())
+
+
+class HeldIndex(MemoryIndex):
+    """The in-process index, whose first ``apply`` waits until ``release`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.applying = asyncio.Event()
+        self.release = asyncio.Event()
+        self.applied: list[list[str]] = []
+
+    async def apply(self, changes: Any) -> None:
+        if not self.applied:
+            self.applying.set()
+            await self.release.wait()
+        self.applied.append([change.player for change in changes])
+        await super().apply(changes)
+
+
+async def test_the_next_batch_commits_while_the_last_one_goes_to_the_index(
+    store: FakeStore,
+) -> None:
+    b = board()
+    store.define(b)
+    index = HeldIndex()
+    w = writer(store, index, max_batch=1)
+    w.start()
+    try:
+        first = asyncio.create_task(w.submit([sub(b, "p1", "m1", 10)]))
+        second = asyncio.create_task(w.submit([sub(b, "p2", "m2", 20)]))
+        await index.applying.wait()
+        for _ in range(20):  # let the second batch's transaction run to its end
+            await asyncio.sleep(0)
+        assert ("arena", "p2", "m2") in store.tables.events  # committed in SQL...
+        assert not first.done() and not second.done()  # ...and nobody answered yet
+        assert await index.position(ALL, "p2") is None
+        index.release.set()
+        [one], [two] = await first, await second
+    finally:
+        index.release.set()
+        await w.close()
+    assert isinstance(one, Outcome) and isinstance(two, Outcome)
+    assert index.applied == [["p1"], ["p2"]]  # in commit order
+    assert await index.position(ALL, "p2") is not None
+
+
+async def test_a_task_waiting_for_the_commit_lock_goes_before_the_next_batch(
+    store: FakeStore,
+) -> None:
+    b = board()
+    store.define(b)
+    index = HeldIndex()
+    w = writer(store, index, max_batch=1)
+    seen: list[bool] = []
+
+    async def ban() -> None:
+        async with w.commit_lock:
+            seen.append(("arena", "p3", "m3") in store.tables.events)
+
+    w.start()
+    try:
+        writes = [asyncio.create_task(w.submit([sub(b, f"p{n}", f"m{n}", n)])) for n in (1, 2, 3)]
+        await index.applying.wait()  # the first batch is committed, the second under way
+        banning = asyncio.create_task(ban())
+        await asyncio.sleep(0)
+        assert w.commit_lock.wanted
+        index.release.set()
+        await asyncio.gather(banning, *writes)
+    finally:
+        index.release.set()
+        await w.close()
+    assert seen == [False]  # the third batch waited for the ban's turn
+    assert ("arena", "p3", "m3") in store.tables.events
+    assert index.applied == [["p1"], ["p2"], ["p3"]]

@@ -70,6 +70,7 @@ from rankline.tournaments.editions import Tournaments
 from rankline.tournaments.webhooks import Webhooks
 from rankline.types import Clock, LeaderboardId
 from rankline.writing.cohorts import Cohorts
+from rankline.writing.commit_lock import CommitLock
 from rankline.writing.ingest import AsyncIngest
 from rankline.writing.scores import Scores
 from rankline.writing.writer import GroupCommitWriter
@@ -179,7 +180,7 @@ class Rankline:
         self.gateway = gateway = IndexGateway(keeper, store, boards.keys_of, clock)
         self.feed = make_feed(link)
         """Which leaderboards changed, for live streams (in-process or Redis pub/sub)."""
-        commit_lock = asyncio.Lock()
+        commit_lock = CommitLock()
         self.writer = writer = GroupCommitWriter(
             store,
             gateway,

@@ -55,6 +55,7 @@ from rankline.types import (
     StandingRow,
     StoreTransaction,
 )
+from rankline.writing.commit_lock import CommitLock
 
 log = logging.getLogger("rankline.writing.writer")
 
@@ -155,7 +156,7 @@ class GroupCommitWriter:
         clock: Clock,
         *,
         feed: Changes | None = None,
-        commit_lock: asyncio.Lock | None = None,
+        commit_lock: CommitLock | None = None,
         max_batch: int = 2000,
         linger_seconds: float = 0.0,
         max_queued: int | None = None,
@@ -180,9 +181,10 @@ class GroupCommitWriter:
         self._task: asyncio.Task[None] | None = None
         self._known_periods: set[tuple[BoardId, str, str]] = set()
         self._fanout = FanOut()
-        self.commit_lock = commit_lock or asyncio.Lock()
-        """Held while a batch commits; board changes, bans and erasure take it too, so that
-        none interleaves with a batch of this process."""
+        self.commit_lock = commit_lock or CommitLock()
+        """Held while a batch commits and goes to the index; board changes, bans and erasure
+        take it too, so that none interleaves with a batch of this process. Kept across
+        queued batches while nobody else asks for it."""
         self.batches = 0
         self.committed = 0
 
@@ -247,21 +249,41 @@ class GroupCommitWriter:
     async def _run(self) -> None:
         while True:
             batch = await self._next_batch()
-            self._queued -= sum(len(item.submissions) for item in batch)
-            try:
-                await self._commit(batch)
-            except Exception as exc:  # never let the writer die with callers waiting
-                log.exception("group commit failed")
-                _fail(batch, RanklineError(f"the write failed unexpectedly ({type(exc).__name__})"))
-            finally:
-                for _ in batch:
-                    self._queue.task_done()
+            async with self.commit_lock:
+                await self._pipeline(batch)
 
-    async def _commit(self, batch: list[_Pending]) -> None:
+    async def _pipeline(self, batch: list[_Pending]) -> None:
+        """Commit ``batch``, then each batch queued behind it while nobody else wants the
+        commit lock: a batch's SQL runs while the batch before it goes to the index and its
+        callers are answered. Batches reach the index in commit order, and a caller is
+        answered only once its batch is in the index."""
         started = time.perf_counter()
+        plan = await self._written(batch)
+        while True:
+            following: list[_Pending] | None = None
+            if self._follows():
+                following = await self._next_batch()
+                following_started = time.perf_counter()
+                writing = asyncio.create_task(self._written(following))
+                await asyncio.sleep(0)  # its first statement goes out before the index work
+            await self._finished(batch, plan, started)
+            if following is None:
+                return
+            batch, started = following, following_started
+            plan = await writing
+
+    def _follows(self) -> bool:
+        """Whether a batch waits and the commit lock may be kept for it."""
+        queued = self._held is not None or not self._queue.empty()
+        return queued and not self.commit_lock.wanted
+
+    async def _written(self, batch: list[_Pending]) -> _Plan | None:
+        """``batch`` planned and committed in SQL; None when it was not (its callers are
+        answered with why)."""
         submissions = [sub for item in batch for sub in item.submissions]
+        self._queued -= len(submissions)
         BATCH_SIZE.observe(len(submissions))
-        async with self.commit_lock:
+        try:
             for attempt in range(_RETRIES):
                 now = self._clock.now()
                 try:
@@ -271,26 +293,44 @@ class GroupCommitWriter:
                 except WriteConflict:
                     if attempt == _RETRIES - 1:
                         _fail(batch, Unavailable("too many concurrent writers; retry"))
-                        return
+                        return None
                     if attempt > 0:
                         await asyncio.sleep(0.005 * attempt)
                 except Unavailable as exc:
                     _fail(batch, exc)
-                    return
+                    return None
+        except Exception as exc:  # never let the writer die with callers waiting
+            log.exception("group commit failed")
+            _fail(batch, RanklineError(f"the write failed unexpectedly ({type(exc).__name__})"))
+            return None
+        self._known_periods |= plan.periods
+        return plan
+
+    async def _finished(self, batch: list[_Pending], plan: _Plan | None, started: float) -> None:
+        """A committed batch's changes into the index (and the change feed), then its
+        callers answered."""
+        try:
+            if plan is None:
+                return
             # Committed to SQL, so the writes stand; the index catches up if it must.
             await self._index.apply(plan.changes)
             if self._feed is not None and plan.changes:
                 self._feed.publish({change.leaderboard for change in plan.changes})
-        COMMIT_SECONDS.observe(time.perf_counter() - started)
-        self._known_periods |= plan.periods
-        self.batches += 1
-        self.committed += len(submissions)
-        start = 0
-        for item in batch:
-            stop = start + len(item.submissions)
-            if not item.future.done():
-                item.future.set_result(plan.outcomes[start:stop])
-            start = stop
+            COMMIT_SECONDS.observe(time.perf_counter() - started)
+            self.batches += 1
+            start = 0
+            for item in batch:
+                stop = start + len(item.submissions)
+                if not item.future.done():
+                    item.future.set_result(plan.outcomes[start:stop])
+                start = stop
+            self.committed += start
+        except Exception as exc:  # never let the writer die with callers waiting
+            log.exception("group commit failed after its commit")
+            _fail(batch, RanklineError(f"the write failed unexpectedly ({type(exc).__name__})"))
+        finally:
+            for _ in batch:
+                self._queue.task_done()
 
     def _board(self, definition: str) -> Board:
         board = self._definitions.get(definition)
