@@ -340,8 +340,9 @@ class AsyncIngest:
                 if busy:
                     idle = _IDLE_SECONDS[0]
                 else:
-                    try:
-                        await asyncio.wait_for(self._wake.wait(), idle)
+                    try:  # (not wait_for, which drops a stop that lands with a wake-up)
+                        async with asyncio.timeout(idle):
+                            await self._wake.wait()
                         idle = _IDLE_SECONDS[0]
                     except TimeoutError:  # quiet here: look at every partition again
                         looked_at = -1e9
