@@ -1,21 +1,37 @@
 """Asynchronous submissions (``Prefer: respond-async``): 202 once durable in the ingestion
 log, applied behind it exactly once, reads given ``after=<token>`` include them, what cannot
-be applied goes to the dead letters. On every backend stack, but for the checks of a token
-itself (a malformed one, one never applied), which are the HTTP edge's."""
+be applied goes to the dead letters; a stopped applier stops at once. On every backend
+stack, but for the checks of a token itself (a malformed one, one never applied), which are
+the HTTP edge's, and a stop on the NATS log (the machine's NATS on 127.0.0.1:4222)."""
 
 from __future__ import annotations
 
 import asyncio
+import shutil
+import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
 import msgspec
 import pytest
 
-from helpers_api import AUTH, assert_problem, get_json, put_board, serve, submit
+from brokers import NATS_URL, drop_nats_log
+from helpers_api import (
+    AUTH,
+    assert_problem,
+    get_json,
+    open_app,
+    open_client,
+    put_board,
+    serve,
+    submit,
+)
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
+from rankline.log.nats import NatsLog
 from rankline.ratings.rated import MatchPayload, MatchPlayer, match_record
 from rankline.writing import ingest as ingest_module
 from rankline.writing import records
@@ -370,3 +386,67 @@ async def test_a_worker_that_does_not_apply_leaves_the_log_to_one_that_does(
     async with serve(settings, clock) as client:
         player = await get_json(client, "/v1/boards/arena/players/p1", after=token)
         assert player["score"] == 5
+
+
+async def test_an_applier_on_nats_stopped_as_its_fetch_is_answered_stops_at_once(
+    tmp_path: Path, migrated_template: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The applier is stopped while its fetch from NATS waits for the answer, and the answer
+    lands in the same turn of the event loop as the stop. nats-py waits for every answer with
+    ``asyncio.wait_for``, which on Python 3.11 then returns the answer and drops the
+    cancellation (CPython gh-86296): the applier ran on, and a server's stop waited out its
+    10 s bound. The stop is prompt, and what was appended before is applied once after a
+    restart (a sum board would count a record applied twice)."""
+    name = "t" + uuid.uuid4().hex[:12]
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        server_keys=AUTH["Authorization"].split()[-1],
+        log_url=NATS_URL,
+        log_name=name,
+        log_partitions=4,
+    )
+    shutil.copytree(migrated_template, settings.data_dir)
+    read = NatsLog.read
+    fetched: asyncio.Future[tuple[asyncio.Future[Any], Any]] = asyncio.Future()
+
+    async def answered_as_nats_py_does(log: NatsLog, partition: int, after: int, limit: int) -> Any:
+        """The first records fetched are handed over as nats-py hands over an answer: on a
+        future its reader resolves, awaited with ``asyncio.wait_for``; the test resolves it."""
+        records = await read(log, partition, after, limit)
+        if not records or fetched.done():
+            return records
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        fetched.set_result((answer, records))
+        return await asyncio.wait_for(answer, 5.0)
+
+    monkeypatch.setattr(NatsLog, "read", answered_as_nats_py_does)
+    items = [
+        {"board": "arena", "player_id": f"p{i % 5}", "score": 1 + i, "match_id": f"m{i}"}
+        for i in range(20)
+    ]
+    expected = {f"p{p}": sum(1 + i for i in range(20) if i % 5 == p) for p in range(5)}
+    try:
+        async with open_app(settings, clock) as app, open_client(app) as client:
+            await put_board(client, "arena", policy="sum")
+            response = await client.post("/v1/scores/batch", json={"scores": items}, headers=ASYNC)
+            assert response.status_code == 202, response.text
+            token = response.json()["token"]
+            answer, records = await asyncio.wait_for(fetched, 10)
+            started = time.perf_counter()
+            answer.set_result(records)
+            async with asyncio.timeout(10):  # (it waited for ever before)
+                # awaited here, not in a task of its own: its cancel lands in this very turn
+                await app.state.service.ingest.close()
+            stopped = time.perf_counter() - started
+            assert stopped < 2.5, f"the applier took {stopped:.1f} s to stop"
+        async with open_app(settings, clock) as app, open_client(app) as client:
+            for _ in range(10):  # until the new applier owns the partition
+                standing = await client.get("/v1/boards/arena/top", params={"after": token})
+                if standing.status_code != 503:
+                    break
+            assert standing.status_code == 200, standing.text
+            scores = {e["player_id"]: e["score"] for e in standing.json()["entries"]}
+            assert scores == expected
+            assert await app.state.service.dead_letters.count() == 0
+    finally:
+        await drop_nats_log(name)
