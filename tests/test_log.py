@@ -527,6 +527,24 @@ def test_the_settings_choose_the_engine(tmp_path: Path) -> None:
         log_for(base.model_copy(update={"log_url": "amqp://x"}))
 
 
+def test_the_engine_a_log_url_opens_is_named_for_a_report() -> None:
+    from rankline.log.factory import engine_name
+
+    assert engine_name("nats://nats.example:4222") == "NATS JetStream"
+    assert engine_name("tls://nats.example:4222") == "NATS JetStream"
+    assert engine_name("kafka://a:9092,b:9092?replication=3") == "Kafka"
+    assert engine_name("sqlite+aiosqlite:///var/log.db") == "SQLite file"
+    store = "sqlite+aiosqlite:///data/rankline.db"
+    assert engine_name("", store) == "SQLite file beside the store"
+    postgresql, mariadb = "postgresql+asyncpg://db.example/rl", "mysql+asyncmy://db.example/rl"
+    assert engine_name(None, postgresql) == "PostgreSQL, in the store's own tables"
+    assert engine_name(None, mariadb) == "MariaDB, in the store's own tables"
+    with pytest.raises(ValueError, match="unknown scheme 'amqp'"):
+        engine_name("amqp://x")
+    with pytest.raises(ValueError, match="a SQLite log is sqlite\\+aiosqlite"):
+        engine_name("sqlite:///var/log.db")
+
+
 async def test_a_sqlite_store_keeps_its_log_in_itself_until_what_it_holds_is_applied(
     tmp_path: Path,
 ) -> None:
