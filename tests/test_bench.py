@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from backends import PG_URL, REDIS_URL
+from brokers import NATS_URL
 from helpers_api import AUTH, serve
 from procs import run_cli
 from rankline import ManualClock, Settings
@@ -27,6 +28,7 @@ from rankline.bench import ceiling, lean, load, probes, report, run, servers, wr
 from rankline.bench.bulk import load_first_scores
 from rankline.clock import SystemClock
 from rankline.http import create_app
+from rankline.log import LogOptions, open_log
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
 
@@ -733,8 +735,11 @@ def test_a_p99_measured_well_below_80_percent_does_not_judge_the_target() -> Non
     assert rows["memory", "rank p99 <= 10 ms at 80% of max (ms)"] == "not measured (at 68% of max)"
 
 
-def _tiny(tmp_path: Path, backends: str, n: int, markdown: Path | None = None) -> run.Options:
-    """The options of a run of ``backends`` at a tiny N, its JSON in ``tmp_path``."""
+def _tiny(
+    tmp_path: Path, backends: str, n: int, markdown: Path | None = None, **more: Any
+) -> run.Options:
+    """The options of a run of ``backends`` at a tiny N, its JSON in ``tmp_path`` (``more``:
+    further options)."""
     return run.make_options(
         quick=True,
         n=n,
@@ -748,6 +753,7 @@ def _tiny(tmp_path: Path, backends: str, n: int, markdown: Path | None = None) -
         profile=False,
         seed=3,
         command=f"rankline bench --backends {backends} --n {n}",
+        **more,
     )
 
 
@@ -802,6 +808,105 @@ def test_the_dense_run_measures_a_plain_and_a_dense_rank_board(tmp_path: Path) -
     redis = dense["backends"]["redis"]
     assert redis["dense_rank"]["keys"] == redis["plain"]["keys"] + 1  # the distinct scores
     assert redis["dense_rank"]["keys_bytes_per_entry"] > redis["plain"]["keys_bytes_per_entry"]
+
+
+def test_a_run_puts_a_nats_log_in_front_of_the_writes_and_drops_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``rankline bench --log-url nats://…`` end to end at a small N: the server takes the
+    asynchronous batches into a NATS stream of the run's own and applies every one it
+    accepted; the report names the engine wherever the backend's figures are; the stream is
+    dropped at the end."""
+    if shutil.which("wrk") is None:
+        pytest.fail("wrk is not installed: `make tools` installs it")
+    held: dict[str, dict[str, int]] = {}
+
+    async def drop_log(log_url: str, name: str) -> None:
+        held[name] = await _positions(log_url, name)  # what the servers left in it
+        await dropping(log_url, name)
+
+    dropping = probes.drop_log
+    monkeypatch.setattr(probes, "drop_log", drop_log)
+    page = tmp_path / "performance.md"
+    options = _tiny(tmp_path, "memory", 2000, page, endpoints="batch_async", log_url=NATS_URL)
+    with (tmp_path / "out.txt").open("w") as out:
+        assert run.main(options, Console(file=out, width=200)) == 0
+    results = json.loads((tmp_path / "memory.json").read_text())
+    section = results["backends"]["memory"]
+    log = section["log"]
+    assert re.fullmatch(r"bench_[0-9a-f]{6}_memory", log["name"]), log
+    assert log == {
+        "engine": "NATS JetStream",
+        "url": NATS_URL,
+        "name": log["name"],
+        "dropped": True,
+    }
+    assert section["label"] == "memory index + SQLite + NATS JetStream"
+    burst = section["endpoints"]["batch_async"]
+    assert "failed" not in burst, burst
+    # Every submission answered 202 was applied; a request still in flight when wrk stopped
+    # (4 connections, 1,000 submissions each) may be taken and applied uncounted by wrk.
+    assert 0 < burst["accepted"] <= burst["applied"] <= burst["accepted"] + 4 * 1000
+    assert section["async_ingest"]["applied_per_s"] > 0
+    # The submissions went through the stream and were applied from it, all but (at most)
+    # the four requests in flight when wrk stopped: the server stops without waiting for
+    # its applier, and leaves what it did not apply in the log.
+    positions = held[log["name"]]
+    assert 0 < positions["committed"] <= positions["last"] <= positions["committed"] + 4
+    assert not any(log["name"] in stream for stream in asyncio.run(_nats_streams()))
+    text = page.read_text()
+    title = (
+        "### memory index + SQLite + NATS JetStream (1 worker(s); ingestion log: NATS JetStream)"
+    )
+    assert title in text
+    assert "| ingestion log (asynchronous submissions, rated matches) | NATS JetStream |" in text
+    assert "| memory + NATS JetStream | async batch burst >= 50,000 durable/s |" in text
+
+
+async def _positions(log_url: str, name: str) -> dict[str, int]:
+    """The highest last and committed positions over the partitions of the log ``name``."""
+    log = open_log(log_url, "", LogOptions(name=name))
+    await log.start()
+    try:
+        parts = range(log.partitions)
+        return {
+            "last": max([await log.last_position(p) for p in parts]),
+            "committed": max([await log.committed(p) for p in parts]),
+        }
+    finally:
+        await log.close()
+
+
+async def _nats_streams() -> set[str]:
+    import nats
+
+    nc = await nats.connect(NATS_URL)
+    try:
+        return {info.config.name for info in await nc.jetstream().streams_info()}
+    finally:
+        await nc.close()
+
+
+def test_the_log_url_is_checked_before_a_run(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="--log-url: unknown scheme 'amqp'"):
+        _tiny(tmp_path, "memory", 10, log_url="amqp://127.0.0.1")
+    with pytest.raises(ValueError, match="--log-url puts a log in front of the memory and redis"):
+        _tiny(tmp_path, "cluster", 10, log_url="kafka://127.0.0.1:9092")
+    with pytest.raises(ValueError, match="not with --memory-only"):
+        _tiny(tmp_path, "memory", 10, log_url="kafka://127.0.0.1:9092", memory_only=True)
+    options = _tiny(tmp_path, "memory,redis", 10, log_url="sqlite+aiosqlite:///tmp/log.db")
+    assert options.log_url == "sqlite+aiosqlite:///tmp/log.db"
+    plan = run.backend("redis", 2, options.log_url, "bench_x_redis")
+    assert plan.label == "Redis + PostgreSQL + SQLite file"
+    assert run.log_of(plan) == {
+        "engine": "SQLite file",
+        "url": "sqlite+aiosqlite:///tmp/log.db",
+        "name": "bench_x_redis",
+    }
+    assert run.log_of(run.backend("redis", 2)) == {
+        "engine": "PostgreSQL, in the store's own tables"
+    }
+    assert run.log_of(run.backend("memory", 1)) == {"engine": "SQLite file beside the store"}
 
 
 # --- the probes: a tiny run of each ---------------------------------------------------------

@@ -326,6 +326,18 @@ async def test_a_killed_owner_s_partition_is_taken_over(engine: Engine, tmp_path
     await survivor.release()
 
 
+async def _owning(engine: Engine, log: IngestLog, partition: int) -> LogConsumer:
+    """A consumer of ``log`` once it owns ``partition`` (on Kafka, after the group's
+    rebalance)."""
+    consumer = log.consumer("applier")
+
+    async def owns() -> bool:
+        return partition in await consumer.claim()
+
+    await _until(owns, engine.settle_seconds, f"the consumer owned partition {partition}")
+    return consumer
+
+
 async def test_committed_positions_survive_reopen_and_reads_continue_after_them(
     engine: Engine,
 ) -> None:
@@ -334,12 +346,7 @@ async def test_committed_positions_survive_reopen_and_reads_continue_after_them(
     records = _records(board, 10)
     positions = await log.append(records)
     assert await log.committed(1) == 0
-    consumer = log.consumer("applier")
-
-    async def owns_one() -> bool:
-        return 1 in await consumer.claim()
-
-    await _until(owns_one, engine.settle_seconds, "the consumer owned partition 1")
+    consumer = await _owning(engine, log, 1)
     await consumer.commit(1, positions[3])
     await consumer.release()
     await log.close()
@@ -349,6 +356,24 @@ async def test_committed_positions_survive_reopen_and_reads_continue_after_them(
     assert await reopened.committed(0) == 0
     rest = await reopened.read(1, await reopened.committed(1), 100)
     assert rest == list(zip(positions[4:], records[4:], strict=True))
+
+
+async def test_a_dropped_log_leaves_nothing_behind(engine: Engine) -> None:
+    """A scratch log (the benchmark's) is dropped: opened again under its name, it starts
+    empty, with nothing applied."""
+    log = await engine.open(partitions=2)
+    board = _board_in(1, 2)
+    positions = await log.append(_records(board, 5))
+    consumer = await _owning(engine, log, 1)
+    await consumer.commit(1, positions[2])
+    await consumer.release()
+    await log.drop()
+    await log.close()
+    engine.opened.remove(log)
+    again = await engine.open(partitions=2)
+    assert await again.read(1, 0, 100) == []
+    assert await again.last_position(1) == 0
+    assert await again.committed(1) == 0
 
 
 async def test_many_partitions_spread_over_two_consumers(engine: Engine) -> None:
@@ -500,6 +525,24 @@ def test_the_settings_choose_the_engine(tmp_path: Path) -> None:
     assert isinstance(kafka, KafkaLog) and kafka.bootstrap == "a:9092,b:9092"
     with pytest.raises(ValueError, match="unknown scheme"):
         log_for(base.model_copy(update={"log_url": "amqp://x"}))
+
+
+def test_the_engine_a_log_url_opens_is_named_for_a_report() -> None:
+    from rankline.log.factory import engine_name
+
+    assert engine_name("nats://nats.example:4222") == "NATS JetStream"
+    assert engine_name("tls://nats.example:4222") == "NATS JetStream"
+    assert engine_name("kafka://a:9092,b:9092?replication=3") == "Kafka"
+    assert engine_name("sqlite+aiosqlite:///var/log.db") == "SQLite file"
+    store = "sqlite+aiosqlite:///data/rankline.db"
+    assert engine_name("", store) == "SQLite file beside the store"
+    postgresql, mariadb = "postgresql+asyncpg://db.example/rl", "mysql+asyncmy://db.example/rl"
+    assert engine_name(None, postgresql) == "PostgreSQL, in the store's own tables"
+    assert engine_name(None, mariadb) == "MariaDB, in the store's own tables"
+    with pytest.raises(ValueError, match="unknown scheme 'amqp'"):
+        engine_name("amqp://x")
+    with pytest.raises(ValueError, match="a SQLite log is sqlite\\+aiosqlite"):
+        engine_name("sqlite:///var/log.db")
 
 
 async def test_a_sqlite_store_keeps_its_log_in_itself_until_what_it_holds_is_applied(

@@ -23,6 +23,11 @@ class Backend:
     database_url: str | None
     redis_url: str | None
     workers: int
+    log_url: str = ""
+    """Where the servers keep the ingestion log (``RANKLINE_LOG_URL``; empty: the store's
+    default)."""
+    log_name: str = ""
+    """The log's name there (``RANKLINE_LOG_NAME``), with ``log_url``: one of this run's own."""
 
 
 class RunOptions(Protocol):

@@ -23,6 +23,7 @@ import redis
 from sqlalchemy import func, select, text
 
 from rankline.bench.load import BOARD_ID, Dataset, bench_board
+from rankline.log import LogOptions, open_log
 from rankline.policies import Entry, combine
 from rankline.store import schema as t
 from rankline.store.opening import open_store, store_settings
@@ -157,6 +158,18 @@ def flush_db(url: str) -> None:
         client.flushdb()
     finally:
         client.close()
+
+
+async def drop_log(log_url: str, name: str) -> None:
+    """Drop the ingestion log ``name`` at ``log_url``, as the bench's servers laid it out:
+    ``bench_env`` leaves their other log settings at the defaults, which ``LogOptions``
+    shares."""
+    log = open_log(log_url, "", LogOptions(name=name))
+    try:
+        await log.start()
+        await log.drop()
+    finally:
+        await log.close()
 
 
 def redis_version(url: str) -> str:

@@ -103,6 +103,14 @@ def endpoint_rows(section: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def _setup(section: dict[str, Any]) -> str:
+    """A backend's workers and where its servers kept the ingestion log (a result from
+    before the bench recorded the log: the workers alone)."""
+    engine = (section.get("log") or {}).get("engine")
+    workers = f"{section['workers']} worker(s)"
+    return workers if engine is None else f"{workers}; ingestion log: {engine}"
+
+
 def _latency(item: dict[str, Any]) -> list[str]:
     return [rate(item["rps"]), ms(item["p50_ms"]), ms(item["p95_ms"]), ms(item["p99_ms"])]
 
@@ -122,6 +130,9 @@ def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         return [label, *cells]
 
     rows = [
+        row(
+            "ingestion log (asynchronous submissions, rated matches)", lambda s: s["log"]["engine"]
+        ),
         row("bulk load into SQL (rows/s)", lambda s: rate(s["load"]["rows_per_s"])),
         row(
             "index build at server start (entries/s)", lambda s: rate(s["rebuild"]["entries_per_s"])
@@ -282,9 +293,12 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             naive = _get(s, "naive_sql", "ratio_to_http_p50")
             checks.append(("HTTP rank >= 100x faster than naive SQL", naive, 100, True))
         at_80 = s.get("at_80", {})
+        log = s.get("log") or {}
         for what, value, goal, at_least in checks:
             met = None if value is None else (value >= goal if at_least else value <= goal)
             item = {"backend": name, "target": what, "measured": value, "goal": goal, "met": met}
+            if log.get("url"):  # not the backend's own log: its rows say which
+                item["log"] = log["engine"]
             point = at_80.get(p99_targets.get(what))
             if met and point is not None and point.get("fraction", 1.0) < AT_80_LEAST:
                 # A p99 within the goal at a lighter load than 80% says nothing of 80%.
@@ -331,9 +345,13 @@ def _measured(item: dict[str, Any]) -> str:
 def target_rows(results: dict[str, Any]) -> list[list[str]]:
     verdict = {True: "met", False: "not met", None: "not measured"}
     return [
-        [t["backend"], t["target"], _measured(t), _verdict(t, verdict[t["met"]])]
+        [_backend(t), t["target"], _measured(t), _verdict(t, verdict[t["met"]])]
         for t in targets(results)
     ]
+
+
+def _backend(target: dict[str, Any]) -> str:
+    return f"{target['backend']} + {target['log']}" if "log" in target else target["backend"]
 
 
 def _verdict(target: dict[str, Any], word: str) -> str:
@@ -355,9 +373,7 @@ def print_report(results: dict[str, Any], console: Console) -> None:
         for line in cluster_lines(cluster):
             console.print(line)
     for name, section in results["backends"].items():
-        table = Table(
-            title=f"{section['label']} (N={results['n']:,}, {section['workers']} worker(s))"
-        )
+        table = Table(title=f"{section['label']} (N={results['n']:,}, {_setup(section)})")
         for column in ENDPOINT_HEADER:
             table.add_column(column, justify="left" if column == "endpoint" else "right")
         for row in endpoint_rows(section):
@@ -459,7 +475,7 @@ def markdown_section(results: dict[str, Any], chart: str | None) -> str:
     ]
     for section in results["backends"].values():
         parts += [
-            f"### {section['label']} ({section['workers']} worker(s))",
+            f"### {section['label']} ({_setup(section)})",
             "",
             _md_table(ENDPOINT_HEADER, endpoint_rows(section)),
             "",

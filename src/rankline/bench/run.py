@@ -19,6 +19,10 @@ first), in this order, one server at a time:
 6. (redis) the naive SQL rank on PostgreSQL and raw redis-benchmark ZREVRANK;
 7. with the server stopped, the storage floor: the group commit's SQL alone, back to back
    (``probes.write_floor``), beside the batch ingest.
+
+With ``--log-url`` every server of the memory and redis backends keeps the ingestion log on
+that engine, in a log of the run's and backend's own, which is dropped when the backend is
+done; the backend's label and its section of the result name the engine.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ from rankline.bench.load import Dataset
 from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.server import DEFAULT_SERVER, SERVERS
+from rankline.log.factory import engine_name
 from rankline.settings import Settings
 from rankline.store import admin
 
@@ -144,6 +149,9 @@ class Options:
     """Only the memory per entry of a plain board and of one with a subscore (no wrk)."""
     endpoints: tuple[str, ...] = ()
     """The endpoints to measure (empty: every one)."""
+    log_url: str = ""
+    """The ingestion log of the memory and redis backends' servers (empty: each store's
+    default), under a log name of the run's and backend's own, dropped afterwards."""
 
     @property
     def measured(self) -> tuple[Endpoint, ...]:
@@ -191,6 +199,7 @@ def make_options(
     server: str = DEFAULT_SERVER,
     memory_only: bool = False,
     endpoints: str = "",
+    log_url: str = "",
 ) -> Options:
     names = tuple(b.strip() for b in backends.split(",") if b.strip())
     chosen = tuple(e.strip() for e in endpoints.split(",") if e.strip())
@@ -202,6 +211,16 @@ def make_options(
         raise ValueError(f"--backends takes memory, redis, cluster and/or dense, not {backends!r}")
     if server not in SERVERS:
         raise ValueError(f"--server takes {' or '.join(SERVERS)}, not {server!r}")
+    if log_url:
+        try:
+            engine_name(log_url)
+        except ValueError as exc:
+            raise ValueError(f"--log-url: {exc}") from None
+        if memory_only or not {"memory", "redis"} & set(names):
+            raise ValueError(
+                "--log-url puts a log in front of the memory and redis backends' writes: "
+                "measure one of them (and not with --memory-only)"
+            )
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return Options(
         n=n or (QUICK_N if quick else FULL_N),
@@ -219,13 +238,30 @@ def make_options(
         server=server,
         memory_only=memory_only,
         endpoints=chosen,
+        log_url=log_url,
     )
 
 
-def backend(name: str, workers: int) -> Backend:
+def backend(name: str, workers: int, log_url: str = "", log_name: str = "") -> Backend:
+    """The memory or redis backend; with ``log_url``, its servers keep the ingestion log
+    there, named ``log_name``, and its label names the log's engine."""
     if name == "memory":
-        return Backend(name, "memory index + SQLite", None, None, 1)
-    return Backend(name, "Redis + PostgreSQL", PG_URL, REDIS_URL, workers)
+        label, database_url, redis_url, workers = "memory index + SQLite", None, None, 1
+    else:
+        label, database_url, redis_url = "Redis + PostgreSQL", PG_URL, REDIS_URL
+    if log_url:
+        label += f" + {engine_name(log_url)}"
+    return Backend(name, label, database_url, redis_url, workers, log_url, log_name)
+
+
+def log_of(plan: Backend) -> dict[str, Any]:
+    """Where ``plan``'s servers keep the ingestion log, for the result: the engine, and with
+    a log URL that URL and the log's name."""
+    store = plan.database_url or "sqlite+aiosqlite://"  # the memory backend's: SQLite
+    found: dict[str, Any] = {"engine": engine_name(plan.log_url, store)}
+    if plan.log_url:
+        found |= {"url": plan.log_url, "name": plan.log_name}
+    return found
 
 
 AT_80_MISS = 0.06
@@ -300,11 +336,20 @@ class Bench:
                     plans = [backend("memory", 1), backend("redis", 1)]
                     self.attempt(results, "dense", partial(dense_run.measure, self, plans))
                     continue
-                plan = backend(name, self.o.workers)
+                log_name = f"bench_{self.run_id}_{name}"  # a run never meets another's log
+                plan = backend(name, self.o.workers, self.o.log_url, log_name)
                 self.console.rule(f"{plan.label}, N={self.o.n:,}")
-                section: dict[str, Any] = {"label": plan.label, "workers": plan.workers}
+                section: dict[str, Any] = {
+                    "label": plan.label,
+                    "workers": plan.workers,
+                    "log": log_of(plan),
+                }
                 results["backends"][name] = section  # filled as it goes: kept if it fails
-                self.attempt(section, "outcome", partial(self.backend, plan, section))
+                try:
+                    self.attempt(section, "outcome", partial(self.backend, plan, section))
+                finally:
+                    if plan.log_url:
+                        self.attempt(section["log"], "dropped", partial(self.drop_log, plan))
             results["versions"] = versions(self.o.backends)
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -330,6 +375,8 @@ class Bench:
             settings["database_url"] = plan.database_url
         if plan.redis_url:
             settings["redis_url"] = plan.redis_url
+        if plan.log_url:
+            settings |= {"log_url": plan.log_url, "log_name": plan.log_name}
         env = servers.bench_env(**settings)
         self.step("preparing the durable store")
         if plan.database_url:
@@ -554,6 +601,12 @@ class Bench:
         naive["ratio_to_http_p50"] = report.ratio(naive["median_ms"], http)
         self.step(f"naive SQL rank: median {naive['median_ms']:.1f} ms")
         return naive
+
+    def drop_log(self, plan: Backend) -> bool:
+        """Drop the backend's scratch log, as the bench drops its scratch databases."""
+        self.step(f"dropping the ingestion log {plan.log_name} ({plan.log_url})")
+        asyncio.run(probes.drop_log(plan.log_url, plan.log_name))
+        return True
 
     def write_floor(self, url: str) -> dict[str, Any]:
         """The batch write's SQL alone at N (``probes.write_floor``); the report sets the

@@ -81,6 +81,16 @@ def bench(
             "matches). The ceilings and baselines run as always.",
         ),
     ] = "",
+    log_url: Annotated[
+        str,
+        typer.Option(
+            help="Put this ingestion log in front of the memory and redis backends' writes "
+            "(asynchronous batches, rated matches) instead of each store's own: "
+            "nats://127.0.0.1:4222 (NATS JetStream), kafka://host:9092 or "
+            "sqlite+aiosqlite:///path/log.db. Each backend's servers use a log of the run's "
+            "own, bench_<run>_<backend>, dropped at the end; the report names the engine.",
+        ),
+    ] = "",
 ) -> None:
     """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
     the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
@@ -108,6 +118,7 @@ def bench(
             command=shlex.join(["rankline", *sys.argv[1:]]),
             memory_only=memory_only,
             endpoints=endpoints,
+            log_url=log_url,
         ),
         run.main,
     )

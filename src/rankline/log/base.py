@@ -162,6 +162,12 @@ class IngestLog(Protocol):
         """A consumer named ``owner`` (unique per worker, e.g. host and pid)."""
         ...
 
+    async def drop(self) -> None:
+        """Delete the log on a started log: its records, applied positions and leases (the
+        SQL log's rows, the NATS stream and buckets, the Kafka topic), so that nothing of it
+        is left; then close it. For scratch logs, such as the benchmark's."""
+        ...
+
 
 def check_partition(partition: int, partitions: int) -> None:
     if not 0 <= partition < partitions:

@@ -56,7 +56,10 @@ def open_log(
             reads, writes = store_engines
             return SqlLog(reads, options, writes=writes)
         return SqlLog(database_url, options)
-    scheme = urlsplit(log_url).scheme
+    try:
+        scheme = _scheme(log_url)
+    except ValueError as exc:
+        raise ValueError(f"RANKLINE_LOG_URL: {exc}") from None
     if scheme == "sqlite+aiosqlite":
         from rankline.log.sql import SqlLog
 
@@ -70,20 +73,46 @@ def open_log(
             create_tables=True,
             first_positions=first_positions,
         )
-    if scheme.startswith("sqlite"):
-        raise ValueError(f"RANKLINE_LOG_URL: a SQLite log is sqlite+aiosqlite:///…, not {scheme}")
-    if scheme in ("nats", "tls"):
-        from rankline.log.nats import NatsLog
-
-        return NatsLog(log_url, options)
     if scheme == "kafka":
         from rankline.log.kafka import KafkaLog
 
         return KafkaLog(log_url, options)
-    raise ValueError(
-        f"RANKLINE_LOG_URL: unknown scheme {scheme!r} (sqlite+aiosqlite:///…, nats://… or "
-        "kafka://…)"
-    )
+    from rankline.log.nats import NatsLog
+
+    return NatsLog(log_url, options)
+
+
+_ENGINES = {
+    "sqlite+aiosqlite": "SQLite file",
+    "nats": "NATS JetStream",
+    "tls": "NATS JetStream",
+    "kafka": "Kafka",
+}
+"""The engine each scheme of a log URL opens, named for a person."""
+
+
+def _scheme(log_url: str) -> str:
+    """The scheme of ``log_url``, a key of ``_ENGINES`` (a ValueError for any other)."""
+    scheme = urlsplit(log_url).scheme
+    if scheme.startswith("sqlite") and scheme not in _ENGINES:
+        raise ValueError(f"a SQLite log is sqlite+aiosqlite:///…, not {scheme}")
+    if scheme not in _ENGINES:
+        raise ValueError(
+            f"unknown scheme {scheme!r} (sqlite+aiosqlite:///…, nats://… or kafka://…)"
+        )
+    return scheme
+
+
+def engine_name(log_url: str | None, database_url: str = "") -> str:
+    """The engine ``open_log`` opens for these URLs, named for a report: the log URL's, or
+    without one where the store at ``database_url`` keeps its log."""
+    if log_url:
+        return _ENGINES[_scheme(log_url)]
+    backend = make_url(database_url).get_backend_name()
+    if backend == "sqlite":
+        return "SQLite file beside the store"
+    store = {"postgresql": "PostgreSQL", "mysql": "MariaDB"}.get(backend, backend)
+    return f"{store}, in the store's own tables"
 
 
 def _same_file(log_url: str, database_url: str) -> bool:

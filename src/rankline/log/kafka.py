@@ -29,13 +29,18 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic, RecordsToDelete
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.errors import (
+    KafkaError,
+    TopicAlreadyExistsError,
+    UnknownTopicOrPartitionError,
+    for_code,
+)
 from aiokafka.structs import OffsetAndMetadata
 
 from rankline.errors import LogUnavailable, NotOwner
@@ -136,28 +141,21 @@ class KafkaLog:
 
     async def start(self) -> None:
         async with _mapped():
-            admin = AIOKafkaAdminClient(
-                bootstrap_servers=self._bootstrap, request_timeout_ms=_TIMEOUT_MS
-            )
-            await admin.start()
-            try:
-                await admin.create_topics(
-                    [
-                        NewTopic(
-                            self.topic,
-                            self.partitions,
-                            self._replication,
-                            topic_configs={
-                                "retention.ms": str(int(self.options.retention_seconds * 1000)),
-                                "cleanup.policy": "delete",
-                            },
-                        )
-                    ]
-                )
-            except TopicAlreadyExistsError:
-                pass
-            finally:
-                await admin.close()
+            async with self._admin() as admin:
+                with suppress(TopicAlreadyExistsError):
+                    await admin.create_topics(
+                        [
+                            NewTopic(
+                                self.topic,
+                                self.partitions,
+                                self._replication,
+                                topic_configs={
+                                    "retention.ms": str(int(self.options.retention_seconds * 1000)),
+                                    "cleanup.policy": "delete",
+                                },
+                            )
+                        ]
+                    )
             self._producer = AIOKafkaProducer(
                 bootstrap_servers=self._bootstrap,
                 acks="all",
@@ -304,19 +302,35 @@ class KafkaLog:
     async def expire(self, partition: int, committed: Position) -> int:
         return 0  # the stream's (topic's) own retention discards old records
 
+    async def drop(self) -> None:
+        """The topic goes, and the group's committed offsets with it (the broker discards
+        the offsets of a deleted topic)."""
+        async with _mapped(), self._admin() as admin:
+            answer = await admin.delete_topics([self.topic], _TIMEOUT_MS)
+        for _, code, *_ in answer.topic_error_codes:
+            if code not in (0, UnknownTopicOrPartitionError.errno):  # gone, or already gone
+                BACKEND_ERRORS.labels("log").inc()
+                raise LogUnavailable(
+                    f"Kafka did not delete {self.topic} ({for_code(code).__name__})"
+                )
+
     async def trim(self, partition: int, before: Position) -> None:
         tp = self._tp(partition)
         if before <= 1:
             return
-        async with _mapped():
-            admin = AIOKafkaAdminClient(
-                bootstrap_servers=self._bootstrap, request_timeout_ms=_TIMEOUT_MS
-            )
-            await admin.start()
-            try:
-                await admin.delete_records({tp: RecordsToDelete(before - 1)}, _TIMEOUT_MS)
-            finally:
-                await admin.close()
+        async with _mapped(), self._admin() as admin:
+            await admin.delete_records({tp: RecordsToDelete(before - 1)}, _TIMEOUT_MS)
+
+    @asynccontextmanager
+    async def _admin(self) -> AsyncIterator[AIOKafkaAdminClient]:
+        admin = AIOKafkaAdminClient(
+            bootstrap_servers=self._bootstrap, request_timeout_ms=_TIMEOUT_MS
+        )
+        await admin.start()
+        try:
+            yield admin
+        finally:
+            await admin.close()
 
     async def committed(self, partition: int) -> Position:
         tp = self._tp(partition)

@@ -89,6 +89,7 @@ class NatsLog:
         self._url = url
         token = _token(options.name)
         self.stream = f"rl_{token}"
+        self._buckets = (f"{self.stream}_leases", f"{self.stream}_committed")
         self._subject = f"rl.{token}"
         self._nc: NatsClient | None = None
         self._js: JetStreamContext | None = None
@@ -161,8 +162,9 @@ class NatsLog:
                         allow_direct=True,
                     )
                 )
-            self._leases = await self._bucket(f"{self.stream}_leases", ttl=o.lease_seconds)
-            self._commits = await self._bucket(f"{self.stream}_committed", ttl=None)
+            leases, commits = self._buckets
+            self._leases = await self._bucket(leases, ttl=o.lease_seconds)
+            self._commits = await self._bucket(commits, ttl=None)
 
     async def _bucket(self, name: str, ttl: float | None) -> KeyValue:
         try:
@@ -282,6 +284,15 @@ class NatsLog:
 
     async def expire(self, partition: int, committed: Position) -> int:
         return 0  # the stream's (topic's) own retention discards old records
+
+    async def drop(self) -> None:
+        async with _mapped():
+            for bucket in self._buckets:
+                with contextlib.suppress(nats.js.errors.NotFoundError):  # already gone
+                    await self.js.delete_key_value(bucket)
+            with contextlib.suppress(nats.js.errors.NotFoundError):
+                await self.js.delete_stream(self.stream)
+        self._leases = self._commits = None
 
     async def trim(self, partition: int, before: Position) -> None:
         check_partition(partition, self.partitions)

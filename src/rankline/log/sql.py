@@ -281,6 +281,12 @@ class SqlLog:
                 )
             )
 
+    async def drop(self) -> None:
+        name = self.options.name
+        async with _mapped(), self._writes.begin() as conn:
+            for table in (t.log_records, t.log_members, t.log_partitions):
+                await conn.execute(delete(table).where(table.c.log_name == name))
+
     async def expire(self, partition: int, committed: Position) -> int:
         check_partition(partition, self.partitions)
         return await self._expire(partition, committed)

@@ -125,18 +125,17 @@ async def _preload(args: Options, data_dir: Path) -> None:
 
 
 def _env(args: Options, data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RANKLINE_")}
-    env["RANKLINE_DATA_DIR"] = str(data_dir)
-    env["RANKLINE_SERVER_KEYS"] = KEY
-    env["RANKLINE_LOG_LEVEL"] = "warning"
+    """The server's environment, built as the bench's (``servers.bench_env``); ``--set``
+    settings last."""
+    settings = {"data_dir": str(data_dir), "server_keys": KEY, "log_level": "warning"}
     if args.database_url:
-        env["RANKLINE_DATABASE_URL"] = args.database_url
+        settings["database_url"] = args.database_url
     if args.redis_url:
-        env["RANKLINE_REDIS_URL"] = args.redis_url
+        settings["redis_url"] = args.redis_url
     for item in args.set:
         name, _, value = item.partition("=")
-        env[f"RANKLINE_{name.upper()}"] = value
-    return env
+        settings[name] = value
+    return servers.bench_env(**settings)
 
 
 async def _wait_ready(
