@@ -36,6 +36,7 @@ from procs import free_port
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log import IngestLog, LogConsumer, LogOptions, LogRecord, open_log
 from rankline.log.base import partition_of
+from rankline.log.nats import NatsLog
 from rankline.settings import Settings
 from rankline.store import migrate
 
@@ -403,6 +404,27 @@ async def test_many_partitions_spread_over_two_consumers(engine: Engine) -> None
 
     await _until(all_taken, engine.settle_seconds, "one consumer took every partition")
     await a.release()
+
+
+@pytest.mark.parametrize("engine", ["nats"], indirect=True)
+async def test_a_nats_release_past_an_outdated_lease_frees_the_rest_at_once(
+    engine: Engine,
+) -> None:
+    """A stop can find a lease at another revision than the one its consumer last saw (a stop
+    that interrupts a renewal; a lease that expired and was taken). Its delete by revision is
+    refused (nats-py: BadRequestError 10071); the stop still frees every other partition and
+    the member key at once, and leaves that lease to whoever holds it now."""
+    mine, theirs = [await engine.open(partitions=4, lease=30.0) for _ in range(2)]
+    assert isinstance(theirs, NatsLog)
+    stopping = mine.consumer("worker-a")
+    assert await stopping.claim() == frozenset(range(4))
+    await theirs.leases.put("p.2", b"worker-b")
+    await stopping.release()
+    assert stopping.owned == frozenset()
+    assert await theirs.leases.keys() == ["p.2"]
+    assert (await theirs.leases.get("p.2")).value == b"worker-b"
+    # the only member left, it takes every free partition (no lease to wait for)
+    assert await theirs.consumer("worker-c").claim() == frozenset({0, 1, 3})
 
 
 async def test_trim_discards_the_oldest_records(engine: Engine) -> None:

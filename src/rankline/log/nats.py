@@ -24,9 +24,9 @@ import contextlib
 import hashlib
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import nats
 import nats.errors
@@ -60,6 +60,9 @@ log = logging.getLogger("rankline.log")
 _BOARD = "Rl-Board"
 _MSG_ID = "Nats-Msg-Id"
 _TIMEOUT = 5.0
+_WRONG_LAST = frozenset({10071, 10164})  # JetStream: wrong last sequence (as such, or constant)
+
+_T = TypeVar("_T")
 
 
 @asynccontextmanager
@@ -72,6 +75,21 @@ async def _mapped() -> AsyncIterator[None]:
         BACKEND_ERRORS.labels("log").inc()
         log.warning("NATS log error: %s", exc.__class__.__name__, exc_info=exc)
         raise LogUnavailable(f"the ingestion log is unavailable ({type(exc).__name__})") from exc
+
+
+async def _unless_outdated(change: Awaitable[_T]) -> _T | None:
+    """The answer of a change to a lease key by revision (``last=``), or None when the key is
+    at another revision: the lease is no longer the one this consumer holds, and is left as it
+    is. nats-py reports that as ``KeyWrongLastSequenceError`` for a create or an update, but
+    as a plain ``BadRequestError`` (err_code 10071) for a delete."""
+    try:
+        return await change
+    except nats.js.errors.KeyWrongLastSequenceError:
+        return None
+    except nats.js.errors.APIError as exc:
+        if getattr(exc, "err_code", None) in _WRONG_LAST:
+            return None
+        raise
 
 
 def _token(name: str) -> str:
@@ -351,21 +369,20 @@ class NatsLogConsumer:
             owned: dict[int, int] = {}
             for n, (part, revision) in enumerate(sorted(held.items())):
                 key = f"p.{part}"
-                try:
-                    if n >= target:
-                        await leases.delete(key, last=revision)
-                    else:
-                        owned[part] = await leases.update(key, self._me, last=revision)
-                except nats.js.errors.KeyWrongLastSequenceError:
-                    pass  # expired and taken meanwhile
+                if n >= target:
+                    await _unless_outdated(leases.delete(key, last=revision))
+                    continue
+                renewed = await _unless_outdated(leases.update(key, self._me, last=revision))
+                if renewed is not None:  # (else expired and taken meanwhile)
+                    owned[part] = renewed
             offset = partition_of(self.owner, self._log.partitions)
             free.sort(key=lambda part: (part - offset) % self._log.partitions)
             for part in free:
                 if len(owned) >= target:
                     break
-                with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
-                    # (raised when another consumer took it first)
-                    owned[part] = await leases.create(f"p.{part}", self._me)
+                created = await _unless_outdated(leases.create(f"p.{part}", self._me))
+                if created is not None:  # (else another consumer took it first)
+                    owned[part] = created
         self._revisions = owned
         return self.owned
 
@@ -375,21 +392,22 @@ class NatsLogConsumer:
         if revision is None:
             raise NotOwner(f"{self.owner} does not own partition {partition}")
         async with _mapped():
-            try:
-                # Renewing by revision proves the lease is still this consumer's.
-                self._revisions[partition] = await self._log.leases.update(
-                    f"p.{partition}", self._me, last=revision
-                )
-            except nats.js.errors.KeyWrongLastSequenceError as exc:
+            # Renewing by revision proves the lease is still this consumer's.
+            renewed = await _unless_outdated(
+                self._log.leases.update(f"p.{partition}", self._me, last=revision)
+            )
+            if renewed is None:
                 self._revisions.pop(partition, None)
-                raise NotOwner(f"{self.owner} lost partition {partition}") from exc
+                raise NotOwner(f"{self.owner} lost partition {partition}")
+            self._revisions[partition] = renewed
             await self._log.commits.put(f"c.{partition}", str(position).encode())
 
     async def release(self) -> None:
         async with _mapped():
             for part, revision in sorted(self._revisions.items()):
-                with contextlib.suppress(nats.js.errors.KeyWrongLastSequenceError):
-                    await self._log.leases.delete(f"p.{part}", last=revision)
+                # an outdated revision: renewed by a renewal this stop interrupted, or expired
+                # and taken; either way the lease expires or has another owner
+                await _unless_outdated(self._log.leases.delete(f"p.{part}", last=revision))
             await self._log.leases.delete(self._member)
         self._revisions = {}
 
