@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import time
@@ -1051,3 +1052,25 @@ def test_the_rebuild_probe_rebuilds_a_redis_index_from_postgresql() -> None:
     )  # fmt: skip
     assert "loaded 1,000 players" in out
     _rate(r"run 1: +([\d,]+) entries/s \([\d.]+ s, n=1,000\)", out)
+
+
+def test_measured_servers_keep_rate_limits_on_above_what_wrk_sends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """wrk sends from one address with one key: at the default 20,000 requests a second a
+    fast read would be answered 429 and the endpoint reported broken, so the bench's
+    servers run with the limits on (their checks cost what they cost) and out of the way."""
+    monkeypatch.setenv("RANKLINE_RATE_LIMIT_ADDRESS_READS", "5/second")  # not inherited
+    env = servers.bench_env(server_keys="k", rate_limit_key_writes="7/second")
+    for name in list(os.environ):
+        if name.startswith("RANKLINE_"):
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        if name.startswith("RANKLINE_"):
+            monkeypatch.setenv(name, value)
+    settings = Settings()
+    assert settings.rate_limits is True
+    assert settings.rate_limit_address_reads == servers.UNBOUND_RATE
+    assert settings.rate_limit_key_reads == servers.UNBOUND_RATE
+    assert settings.rate_limit_address_writes == servers.UNBOUND_RATE
+    assert settings.rate_limit_key_writes == "7/second"  # a setting given wins

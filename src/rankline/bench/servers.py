@@ -38,12 +38,25 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+UNBOUND_RATE = "1000000/second"
+"""The rate limits of a measured server: on, so that their checks cost what they cost, but
+above anything this machine sends. wrk sends from one address with one key, and the
+default limits (20,000 requests a second per key and per address) would answer 429 to a
+server that reads faster than that."""
+_RATE_LIMITS = {
+    f"rate_limit_{who}_{what}": UNBOUND_RATE
+    for who in ("key", "address")
+    for what in ("reads", "writes")
+}
+
+
 def bench_env(**settings: str) -> dict[str, str]:
-    """This environment without any inherited ``RANKLINE_*`` variable, plus ``settings``
-    (``name=value`` becomes ``RANKLINE_NAME``)."""
+    """This environment without any inherited ``RANKLINE_*`` variable, the rate limits
+    raised out of the way (``UNBOUND_RATE``), plus ``settings`` (``name=value`` becomes
+    ``RANKLINE_NAME``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RANKLINE_")}
     env["PYTHONUNBUFFERED"] = "1"
-    env.update({f"RANKLINE_{k.upper()}": v for k, v in settings.items()})
+    env.update({f"RANKLINE_{k.upper()}": v for k, v in (_RATE_LIMITS | settings).items()})
     return env
 
 
