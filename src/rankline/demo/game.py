@@ -9,7 +9,6 @@ scores them around their skill (normal) and gives them XP (lognormal, capped).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 import secrets
@@ -25,6 +24,7 @@ from typing import Any
 import httpx
 from rich.console import Console
 
+from rankline import tasks
 from rankline.client import ApiError, AsyncClient
 from rankline.demo import tournament as demo_tournament
 from rankline.demo.rated_arena import BLITZ, RAPID, RatedArena
@@ -213,9 +213,7 @@ async def _run(url: str, key: str, proc: subprocess.Popen[bytes], **opts: Any) -
             try:
                 await play(rl, game, opts["rate"], opts["duration"])
             finally:
-                sprint.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await sprint
+                await tasks.stop(sprint)
                 console.print(
                     f"demo done: {game.matches:,} matches, {game.submissions:,} submissions, "
                     f"{len(game.players):,} players"

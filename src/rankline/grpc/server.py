@@ -14,6 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from rankline import tasks
 from rankline.grpc.operations import SERVICE
 from rankline.grpc.service import handler
 from rankline.http.api import Api
@@ -76,8 +77,6 @@ async def serving(api: Api, host: str, port: int) -> AsyncIterator[GrpcServer]:
     try:
         yield running
     finally:
-        tracking.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await tracking
+        await tasks.stop(tracking)
         await running.health.enter_graceful_shutdown()
         await running.server.stop(GRACE_SECONDS)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from rankline import tasks
 from rankline.store import schema as t
 
 log = logging.getLogger("rankline.log")
@@ -57,6 +57,4 @@ class Statistics:
 
     async def close(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await tasks.stop(self._task)

@@ -11,6 +11,7 @@ import uuid
 import msgspec
 from redis import asyncio as aioredis
 
+from rankline import tasks
 from rankline.index.redis import keys as k
 from rankline.index.redis.cluster import cluster_seeds
 from rankline.reading.feed import LocalFeed
@@ -112,9 +113,7 @@ class RedisFeed(LocalFeed):
 
     async def close(self) -> None:
         if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
+            await tasks.stop(self._listener)
             self._listener = None
         if self._sending:
             await asyncio.gather(*self._sending, return_exceptions=True)

@@ -45,6 +45,7 @@ from typing import Protocol
 
 import msgspec
 
+from rankline import tasks
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import (
@@ -98,12 +99,6 @@ _GATHER_SECONDS = 0.05
 """How long a woken applier waits for the appends this process has on the way (requests
 between their validation and their append) before it takes a step without them."""
 _RETRY_SECONDS = 0.5
-_STOP_SECONDS = 0.1
-"""How often ``close`` cancels the applier again while it runs on, its cancellation dropped
-below it: on Python 3.11, ``asyncio.wait_for`` returns what it waited for when that and the
-cancellation land in the same turn of the event loop (CPython gh-86296), and nats-py waits
-for each of the server's answers with it. Cancelled once, the applier ran on until the
-server's stop gave up on it 10 s later."""
 _EXPIRE_SECONDS = 60.0
 """How often the applier discards its partitions' expired records (the SQL log's only)."""
 _POLL_SECONDS = 0.02
@@ -199,7 +194,7 @@ class AsyncIngest:
 
     async def close(self) -> None:
         if self._task is not None:
-            await _stopped(self._task)
+            await tasks.stop(self._task)  # (on NATS, one cancel may be dropped below it)
             self._task = None
         if self._consumer is not None:
             with contextlib.suppress(RanklineError):
@@ -508,16 +503,6 @@ class AsyncIngest:
             _json.encode(submission).decode(),
             self._clock.now(),
         )
-
-
-async def _stopped(task: asyncio.Task[None]) -> None:
-    """Cancel ``task`` and wait until it ends, cancelling it again every ``_STOP_SECONDS``
-    while it runs on. A cancellation of the caller itself is not swallowed."""
-    while not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=_STOP_SECONDS)
-    if not task.cancelled():
-        task.result()  # what ended it otherwise
 
 
 @dataclass(slots=True)

@@ -14,7 +14,6 @@ per-submission work in between is plain Python on small objects, so keep it lean
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Iterable, Sequence
@@ -24,6 +23,7 @@ from typing import Any, Protocol
 import msgspec
 from cachetools import LRUCache
 
+from rankline import tasks
 from rankline.boards import Board, BoardSpec, Target
 from rankline.clock import format_time
 from rankline.errors import (
@@ -199,9 +199,7 @@ class GroupCommitWriter:
     async def close(self) -> None:
         if self._task is not None:
             await self._queue.join()
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await tasks.stop(self._task)
             self._task = None
 
     def forget_periods(self) -> None:
