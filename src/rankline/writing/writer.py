@@ -298,8 +298,7 @@ class GroupCommitWriter:
                     _fail(batch, exc)
                     return None
         except Exception as exc:  # never let the writer die with callers waiting
-            log.exception("group commit failed")
-            _fail(batch, RanklineError(f"the write failed unexpectedly ({type(exc).__name__})"))
+            _failed(batch, exc, "group commit failed")
             return None
         self._known_periods |= plan.periods
         return plan
@@ -324,8 +323,7 @@ class GroupCommitWriter:
                 start = stop
             self.committed += start
         except Exception as exc:  # never let the writer die with callers waiting
-            log.exception("group commit failed after its commit")
-            _fail(batch, RanklineError(f"the write failed unexpectedly ({type(exc).__name__})"))
+            _failed(batch, exc, "group commit failed after its commit")
         finally:
             for _ in batch:
                 self._queue.task_done()
@@ -542,6 +540,12 @@ def _standings(
 
 def _applied(primary: StandingOutcome | None, standings: list[StandingOutcome]) -> bool:
     return any(s.applied for s in standings) if primary is None else primary.applied
+
+
+def _failed(batch: list[_Pending], exc: Exception, what: str) -> None:
+    """Log an unexpected error of a batch, and answer its callers with it."""
+    log.exception(what)
+    _fail(batch, RanklineError(f"the write failed unexpectedly ({type(exc).__name__})"))
 
 
 def _fail(batch: list[_Pending], error: RanklineError) -> None:
