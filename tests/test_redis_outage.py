@@ -364,9 +364,10 @@ async def test_redis_killed_and_restarted_empty(stack: Stack) -> None:
         ][:5]
         after = [r for r in reads if r.started >= recovered_at]
         assert after, "no reads after the recovery"
-        assert all(r.status == 200 and not r.degraded for r in after), [
-            r for r in after if r.status != 200 or r.degraded
-        ][:5]
+        assert all(r.status == 200 and not r.degraded for r in after), (
+            [r for r in after if r.status != 200 or r.degraded][:5],
+            server.output()[-6000:],
+        )
         assert all(r.status == 200 for r in reads if r.started >= restarted_at)
 
         writes_during = [w for w in traffic.writes if killed_at <= w[0] < restarted_at - 0.5]

@@ -4,6 +4,7 @@ full durability."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -136,5 +137,25 @@ async def test_postgres_connections_plan_every_statement_for_its_parameters() ->
             conn = tx._conn
             shown = (await conn.exec_driver_sql("SHOW plan_cache_mode")).scalar_one()
         assert shown == "force_custom_plan"
+    finally:
+        await store.close()
+
+
+async def test_the_pool_settings_bound_a_servers_connections_to_postgresql() -> None:
+    """Workers times (pool + overflow) must fit the database's connection limit: the settings
+    size the pool, and no more connections open than they allow."""
+    await prepare_database(PG_URL)
+    settings = Settings(database_url=PG_URL, database_pool_size=2, database_pool_overflow=1)
+    store = SqlStore.from_settings(settings)
+    pool = store.engine.sync_engine.pool
+    try:
+        held = [await store.engine.connect() for _ in range(3)]
+        assert (pool.size(), pool.checkedout(), pool.overflow()) == (2, 3, 1)
+        with pytest.raises(TimeoutError):  # a fourth waits for one of the three
+            async with asyncio.timeout(1):
+                await store.engine.connect()
+        for conn in held:
+            await conn.close()
+        assert pool.checkedout() == 0
     finally:
         await store.close()

@@ -100,6 +100,18 @@ class Settings(BaseSettings):
         description="Password of DATABASE_URL's user, replacing any password in the URL; "
         "meant to come from a secret file: RANKLINE_DATABASE_PASSWORD_FILE=/run/secrets/...",
     )
+    database_pool_size: int = Field(
+        10,
+        ge=1,
+        description="Connections each server process keeps open to a PostgreSQL or MariaDB "
+        "store (not SQLite).",
+    )
+    database_pool_overflow: int = Field(
+        10,
+        ge=0,
+        description="Connections a PostgreSQL or MariaDB store may open beyond the pool "
+        "under load, closed again when returned.",
+    )
     redis_url: str | None = Field(
         None,
         description="Redis URL of a shared ranking index, e.g. redis://127.0.0.1:6379/0, or "

@@ -321,7 +321,13 @@ class SqlStore:
     ``StoreUnavailable``."""
 
     def __init__(
-        self, url: str, *, sqlite_synchronous: str = "FULL", sqlite_cache_mb: int = 64
+        self,
+        url: str,
+        *,
+        sqlite_synchronous: str = "FULL",
+        sqlite_cache_mb: int = 64,
+        pool_size: int = 10,
+        pool_overflow: int = 10,
     ) -> None:
         self.url = url
         try:
@@ -338,8 +344,8 @@ class SqlStore:
         if self.dialect != "sqlite":  # a file has no connection to lose: no ping per checkout
             options |= {
                 "pool_pre_ping": True,
-                "pool_size": 10,
-                "max_overflow": 10,
+                "pool_size": pool_size,
+                "max_overflow": pool_overflow,
                 "pool_recycle": 1800,
             }
         if self.dialect == "postgresql" and parsed.get_driver_name() == "asyncpg":
@@ -373,6 +379,8 @@ class SqlStore:
             settings.database,
             sqlite_synchronous=settings.sqlite_synchronous,
             sqlite_cache_mb=settings.sqlite_cache_mb,
+            pool_size=settings.database_pool_size,
+            pool_overflow=settings.database_pool_overflow,
         )
 
     @property
