@@ -24,6 +24,7 @@ from backends import ALL, Backend, flush_redis, redis_client, selected
 from helpers_api import AUTH, open_app, open_client, put_board
 from procs import cli_env, run_cli
 from rankline import ManualClock, Settings
+from rankline.errors import IndexUnavailable
 from rankline.http.app import Application
 from rankline.index import maintenance
 from rankline.index.redis import keys as k
@@ -225,3 +226,48 @@ async def test_a_lost_registry_is_put_back_and_deleting_the_board_clears_it(
     await put_board(client, BOARD, windows=["all_time"])
     body = await _get(client, "/top")
     assert (body["total"], body["entries"]) == (0, [])  # nothing of the old board
+
+
+async def test_an_update_missed_while_the_keeper_reloads_is_reloaded_before_it_recovers(
+    client: httpx.AsyncClient, app: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keeper reloads the leaderboards whose updates the index missed. An update missed
+    again after that reload read SQL must not be forgotten when it declares the index back:
+    it reloads that leaderboard once more first, so no read is served stale unflagged."""
+    service: Rankline = app.state.service
+    index, keeper = service.index, service.keeper
+    await _seed(client)
+    real_apply, real_reload = index.apply, keeper._reload_missed
+
+    async def refused(changes: Any) -> None:
+        raise IndexUnavailable("Redis is down (test)")
+
+    async def score(player: str, value: int) -> None:
+        body = {"player_id": player, "score": value, "match_id": f"late-{player}"}
+        response = await client.post(f"/v1/boards/{BOARD}/scores", json=body, headers=AUTH)
+        assert response.status_code == 200, response.text
+
+    reloads = 0
+
+    async def reload_then_miss_again(*args: Any) -> None:
+        nonlocal reloads
+        reloads += 1
+        await real_reload(*args)
+        if reloads == 1:  # the reload has read SQL: this update comes after it
+            monkeypatch.setattr(index, "apply", refused)
+            await score("p01", 2000)
+            monkeypatch.setattr(index, "apply", real_apply)
+
+    monkeypatch.setattr(index, "apply", refused)
+    await score("p00", 1000)
+    assert not service.health.usable
+    monkeypatch.setattr(keeper, "_reload_missed", reload_then_miss_again)
+    monkeypatch.setattr(index, "apply", real_apply)
+    deadline = time.monotonic() + REPAIR_TIMEOUT
+    while not (reloads >= 1 and service.health.usable):
+        assert time.monotonic() < deadline, "the index did not come back"
+        await asyncio.sleep(0.02)
+    body = await _get(client, "/top", limit=2)
+    assert "degraded" not in body, body
+    assert [(e["player_id"], e["score"]) for e in body["entries"]] == [("p01", 2000), ("p00", 1000)]
+    assert reloads == 2

@@ -144,6 +144,8 @@ class IndexKeeper:
         self._missed_removals: set[tuple[LeaderboardId, PlayerId]] = set()
         """Players to take off leaderboards (bans, erasures) once the index is back: a
         reload from SQL only adds."""
+        self._misses = 0
+        """How many times updates were missed (the keeper's reloads compare it)."""
         self._repairs: dict[LeaderboardId, asyncio.Task[None]] = {}
         """Repairs of damaged leaderboards running in this process."""
 
@@ -203,6 +205,7 @@ class IndexKeeper:
 
     def missed(self, changes: Sequence[IndexChange], error: RanklineError) -> None:
         """The writer committed these to SQL but could not apply them to the index."""
+        self._misses += 1
         self._missed.update(c.leaderboard for c in changes)
         self._missed_removals.update((c.leaderboard, c.player) for c in changes if c.key is None)
         self.health.degrade(f"index updates failed: {error.detail}")
@@ -321,10 +324,15 @@ class IndexKeeper:
                         self.health.degrade("the index was lost (Redis restarted or flushed)")
                     continue
                 await index.ping()
+                # An update missed while this runs may come after the reload read SQL:
+                # then everything missed stays for the next round (still degraded).
+                misses = self._misses
                 if not await index.is_built():
                     await self._rebuild_shared(index)
                 elif self._missed:
-                    await self._reload_missed()
+                    await self._reload_missed(set(self._missed), set(self._missed_removals))
+                if self._misses != misses:
+                    continue
                 self._missed.clear()
                 self._missed_removals.clear()
                 self.health.recovered()
@@ -334,11 +342,12 @@ class IndexKeeper:
             except Exception:
                 log.exception("index recovery failed; retrying")
 
-    async def _reload_missed(self) -> None:
-        missed, now = set(self._missed), self.clock.now()
-        if self._missed_removals:
-            removals = sorted(self._missed_removals)
-            await self.index.apply([IndexChange(lb, player, None) for lb, player in removals])
+    async def _reload_missed(
+        self, missed: set[LeaderboardId], removals: set[tuple[LeaderboardId, PlayerId]]
+    ) -> None:
+        now = self.clock.now()
+        if removals:
+            await self.index.apply([IndexChange(lb, p, None) for lb, p in sorted(removals)])
         for board in self._boards.boards():
             wanted = {lb for lb in missed if lb.board == board.id}
             if wanted:
