@@ -146,6 +146,33 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_GroupCheck(), "rankline-group-check")
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Iterator[pytest.TestReport]:
+    """Name what the unraisable warnings were in the one-line summary: objects the garbage
+    collector freed while a test ran may come from an earlier test, and a CI log's tail
+    may hold only that line."""
+    report: pytest.TestReport = yield
+    error = call.excinfo.value if call.excinfo is not None else None
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if isinstance(error, BaseExceptionGroup) and "unraisable" in str(error) and crash:
+        crash.message += " [" + _unraisable_kinds(error) + "]"
+    return report
+
+
+def _unraisable_kinds(group: BaseExceptionGroup[BaseException]) -> str:
+    """The three most frequent kinds in ``group``: each warning's cause and its object."""
+    kinds: dict[str, int] = {}
+    for warning in group.exceptions:
+        cause = warning.__cause__ or warning
+        where = str(warning).split("\n", 1)[0].removeprefix("Exception ignored in: ")
+        kind = f"{type(cause).__name__}: {str(cause)[:120]} (in {where[:80]})"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    common = sorted(kinds.items(), key=lambda pair: -pair[1])[:3]
+    return "; ".join(f"{count} x {kind}" for kind, count in common)
+
+
 def _extra_case(item: pytest.Item) -> bool:
     """Whether ``item`` is a case of a test marked ``cases`` other than its first, on a stack
     other than the one that runs every case (the edge's, or the first selected)."""

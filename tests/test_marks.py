@@ -168,3 +168,22 @@ def _connect(port: int) -> None:
         # noted before the connection is tried: whether a server listens is moot
         sock.settimeout(0.5)
         sock.connect(("127.0.0.1", port))
+
+
+def test_the_summary_line_of_unraisable_warnings_names_their_kinds() -> None:
+    from conftest import _unraisable_kinds
+
+    def warning(cause: BaseException, where: str) -> pytest.PytestUnraisableExceptionWarning:
+        made = pytest.PytestUnraisableExceptionWarning(f"Exception ignored in: {where}\n\nmore")
+        made.__cause__ = cause
+        return made
+
+    group = BaseExceptionGroup(
+        "multiple unraisable exception warnings (4 sub-exceptions)",
+        [warning(ResourceWarning("unclosed transport"), "<transport>")] * 3
+        + [warning(RuntimeError("Event loop is closed"), "<function Conn.__del__>")],
+    )
+    assert _unraisable_kinds(group) == (
+        "3 x ResourceWarning: unclosed transport (in <transport>); "
+        "1 x RuntimeError: Event loop is closed (in <function Conn.__del__>)"
+    )
