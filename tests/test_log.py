@@ -427,6 +427,24 @@ async def test_a_nats_release_past_an_outdated_lease_frees_the_rest_at_once(
     assert await theirs.consumer("worker-c").claim() == frozenset({0, 1, 3})
 
 
+@pytest.mark.parametrize("engine", ["nats"], indirect=True)
+async def test_a_nats_release_frees_a_lease_renewed_by_an_interrupted_renewal(
+    engine: Engine,
+) -> None:
+    """A stop that interrupts a renewal leaves the lease one revision past what the consumer
+    saw, still its own: the stop frees it at once, so that another worker need not wait for
+    it to expire."""
+    mine, theirs = [await engine.open(partitions=2, lease=30.0) for _ in range(2)]
+    assert isinstance(theirs, NatsLog)
+    stopping = mine.consumer("worker-a")
+    assert await stopping.claim() == frozenset(range(2))
+    entry = await theirs.leases.get("p.1")
+    assert entry.revision is not None
+    await theirs.leases.update("p.1", b"worker-a", last=entry.revision)  # the renewal
+    await stopping.release()
+    assert await theirs.consumer("worker-b").claim() == frozenset({0, 1})
+
+
 async def test_trim_discards_the_oldest_records(engine: Engine) -> None:
     log = await engine.open(partitions=1)
     records = _records("board", 6)

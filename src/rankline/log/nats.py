@@ -403,12 +403,20 @@ class NatsLogConsumer:
             await self._log.commits.put(f"c.{partition}", str(position).encode())
 
     async def release(self) -> None:
+        leases = self._log.leases
         async with _mapped():
             for part, revision in sorted(self._revisions.items()):
-                # an outdated revision: renewed by a renewal this stop interrupted, or expired
-                # and taken; either way the lease expires or has another owner
-                await _unless_outdated(self._log.leases.delete(f"p.{part}", last=revision))
-            await self._log.leases.delete(self._member)
+                key = f"p.{part}"
+                if await _unless_outdated(leases.delete(key, last=revision)) is None:
+                    # At another revision: renewed by a renewal this stop interrupted (still
+                    # this consumer's: freed now, not when it expires), or expired and taken.
+                    try:
+                        entry = await leases.get(key)
+                    except nats.js.errors.KeyNotFoundError:
+                        continue
+                    if entry.value == self._me and entry.revision is not None:
+                        await _unless_outdated(leases.delete(key, last=entry.revision))
+            await leases.delete(self._member)
         self._revisions = {}
 
 
