@@ -40,7 +40,8 @@ class Subscription:
     async def wait(self, seconds: float) -> bool:
         """True when a change arrived, False after ``seconds`` without one."""
         try:
-            await asyncio.wait_for(self._event.wait(), seconds)
+            async with asyncio.timeout(seconds):
+                await self._event.wait()
         except TimeoutError:
             return False
         return True

@@ -67,7 +67,8 @@ class NameDirectory:
             except Unavailable as exc:
                 log.warning("display names not synced (%s); retrying", exc.detail)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), SYNC_SECONDS)
+                async with asyncio.timeout(SYNC_SECONDS):
+                    await stopping.wait()
 
     async def sync(self) -> None:
         """A full load when due (or while incomplete and small enough), else the changes."""

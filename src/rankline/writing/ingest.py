@@ -285,7 +285,8 @@ class AsyncIngest:
                 poll = _OWNED_POLL_SECONDS if owned else _POLL_SECONDS
                 async with self._moved:
                     try:
-                        await asyncio.wait_for(self._moved.wait(), min(left, poll))
+                        async with asyncio.timeout(min(left, poll)):
+                            await self._moved.wait()
                         moved = True
                     except TimeoutError:
                         moved = False
