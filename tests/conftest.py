@@ -23,6 +23,7 @@ import inspect
 import shutil
 import sys
 import threading
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,14 +164,12 @@ def pytest_runtest_makereport(
 
 def _unraisable_kinds(group: BaseExceptionGroup[BaseException]) -> str:
     """The three most frequent kinds in ``group``: each warning's cause and its object."""
-    kinds: dict[str, int] = {}
+    kinds: Counter[str] = Counter()
     for warning in group.exceptions:
         cause = warning.__cause__ or warning
         where = str(warning).split("\n", 1)[0].removeprefix("Exception ignored in: ")
-        kind = f"{type(cause).__name__}: {str(cause)[:120]} (in {where[:80]})"
-        kinds[kind] = kinds.get(kind, 0) + 1
-    common = sorted(kinds.items(), key=lambda pair: -pair[1])[:3]
-    return "; ".join(f"{count} x {kind}" for kind, count in common)
+        kinds[f"{type(cause).__name__}: {str(cause)[:120]} (in {where[:80]})"] += 1
+    return "; ".join(f"{count} x {kind}" for kind, count in kinds.most_common(3))
 
 
 def _extra_case(item: pytest.Item) -> bool:
