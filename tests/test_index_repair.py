@@ -258,10 +258,12 @@ async def test_an_update_missed_while_the_keeper_reloads_is_reloaded_before_it_r
             await score("p01", 2000)
             monkeypatch.setattr(index, "apply", real_apply)
 
+    # In place before the first miss: the keeper may start its reload before the miss's
+    # answer reaches this test.
+    monkeypatch.setattr(keeper, "_reload_missed", reload_then_miss_again)
     monkeypatch.setattr(index, "apply", refused)
     await score("p00", 1000)
     assert not service.health.usable
-    monkeypatch.setattr(keeper, "_reload_missed", reload_then_miss_again)
     monkeypatch.setattr(index, "apply", real_apply)
     deadline = time.monotonic() + REPAIR_TIMEOUT
     while not (reloads >= 1 and service.health.usable):
