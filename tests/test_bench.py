@@ -209,6 +209,28 @@ def test_profile_frames_are_ranked_by_self_and_total_samples() -> None:
     assert probes.top_frames("") == {"samples": 0, "self": [], "total": []}
 
 
+def test_thread_shares_say_how_busy_each_thread_was_and_where() -> None:
+    collapsed = (
+        'process 7:"python";thread (11): MainThread;run (loop.py:1);apply (memory.py:9) 150\n'
+        'process 7:"python";thread (11): MainThread;run (loop.py:1) 50\n'
+        'process 7:"python";thread (12): Thread-1 (_worker);step (sqlite.py:3) 100\n'
+        'process 7:"python";thread (13);poll (io.py:2) 1\n'
+        "garbage line\n"
+    )
+    found = probes.thread_shares(collapsed, seconds=2.0, rate=250)
+    assert [t["thread"] for t in found] == [
+        "MainThread (11)",
+        "Thread-1 (_worker) (12)",
+        "thread (13)",
+    ]
+    assert [t["busy"] for t in found] == [0.4, 0.2, 0.002]
+    assert found[0]["self"] == [
+        {"frame": "apply (memory.py:9)", "share": 0.75},
+        {"frame": "run (loop.py:1)", "share": 0.25},
+    ]
+    assert probes.thread_shares("no threads here 3", 1.0, 100) == []
+
+
 def _point(rps: float, p99: float, **extra: Any) -> dict[str, Any]:
     return {"rps": rps, "p50_ms": p99 / 4, "p95_ms": p99 / 2, "p99_ms": p99, **extra}
 
@@ -938,6 +960,23 @@ def test_the_reads_probe_times_every_read_endpoint_in_process(tmp_path: Path) ->
     assert (tmp_path / "rankline.db").is_file()  # kept for the next run
 
 
+def test_the_reads_probe_times_the_lean_reference_beside_rankline_round_by_round(
+    tmp_path: Path,
+) -> None:
+    out = _probe(
+        "reads", "--n", "300", "--count", "20", "--data-dir", str(tmp_path),
+        "--endpoints", "rank,top,deep", "--lean", "--rounds", "2",
+    )  # fmt: skip
+    for endpoint in ("rank", "top"):
+        assert len(re.findall(rf"\n{endpoint} +[\d.]+ µs CPU/request", "\n" + out)) == 2, out
+        _rate(rf"{endpoint} +lean / rankline, median of 2 rounds: ([\d.]+)", out)
+    leans = re.findall(
+        r"([\d.]+) µs CPU/request, the lean reference; lean / rankline ([\d.]+)", out
+    )
+    assert len(leans) == 4 and all(float(a) > 0 and float(b) > 0 for a, b in leans), out
+    assert "deep     lean" not in out  # the lean reference has no deep page
+
+
 def test_the_reads_probe_refuses_an_endpoint_it_does_not_know() -> None:
     done = run_cli("bench", "probe", "reads", "--endpoints", "rank,nope")
     assert done.returncode == 2 and "--endpoints takes some of" in done.stderr, done.stderr
@@ -983,6 +1022,18 @@ def test_the_ingest_probe_times_durable_batches_on_the_embedded_default() -> Non
         "ingest", "--events", "300", "--warmup", "20", "--batch", "100", "--players", "50",
     )  # fmt: skip
     _rate(r"batch: 300 submissions in [\d.]+ s = ([\d,]+)/s", out)
+
+
+def test_the_ingest_probe_says_how_busy_each_server_thread_was(tmp_path: Path) -> None:
+    out = _probe(
+        "ingest", "--events", "3000", "--warmup", "20", "--batch", "100", "--players", "50",
+        "--profile", str(tmp_path / "server.txt"),
+    )  # fmt: skip
+    _rate(r"server CPU [\d.]+ us/submission \(([\d.]+) of a core\)", out)
+    assert re.search(r"server threads busy during the [\d.]+ s", out), out
+    _rate(r"\n +(\d+)%  MainThread \(\d+\)", out)
+    assert "on top of the busiest's stacks" in out, out
+    assert (tmp_path / "server.txt").stat().st_size > 0
 
 
 def test_the_ingest_probe_times_the_intake_alone_then_the_applying() -> None:

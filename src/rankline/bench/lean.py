@@ -93,11 +93,15 @@ class LeanApp:
         await send({"type": "http.response.start", "status": status, "headers": _HEADERS})
         await send({"type": "http.response.body", "body": body})
 
+    def load(self) -> None:
+        """Build the players (the lifespan's startup does; in process, call it first)."""
+        self.board = LeanBoard(self.data)
+
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
-                self.board = LeanBoard(self.data)
+                self.load()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -447,3 +448,36 @@ def top_frames(collapsed: str, top: int = 10) -> dict[str, Any]:
         if samples
         else {"samples": 0, "self": [], "total": []}
     )
+
+
+_THREAD = re.compile(r"^thread \((\d+)\)(?:: (.*))?$")
+
+
+def thread_shares(collapsed: str, seconds: float, rate: float) -> list[dict[str, Any]]:
+    """How busy each thread was, from py-spy's collapsed stacks recorded with ``--threads``
+    (each stack holds a ``thread (TID): NAME`` frame, and idle samples are left out, as py-spy
+    does unless ``--idle``): its samples over the ``seconds * rate`` it would have had if
+    always busy, busiest first; with the frames most often on top of its stacks."""
+    stacks: dict[str, list[str]] = {}
+    samples: Counter[str] = Counter()
+    for line in collapsed.splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        frames = stack.split(";")
+        at = next((i for i, f in enumerate(frames) if _THREAD.match(f)), None)
+        if at is None:
+            continue
+        tid, name = _THREAD.match(frames[at]).groups()  # type: ignore[union-attr]
+        thread = f"{name or 'thread'} ({tid})"
+        samples[thread] += int(count_text)
+        stacks.setdefault(thread, []).append(f"{';'.join(frames[at + 1 :]) or '-'} {count_text}")
+    possible = seconds * rate
+    return [
+        {
+            "thread": thread,
+            "busy": count / possible,
+            "self": top_frames("\n".join(stacks[thread]), 8)["self"],
+        }
+        for thread, count in samples.most_common()
+    ]

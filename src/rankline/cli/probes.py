@@ -72,13 +72,40 @@ def reads(
             "logs or traces when the environment asks for them).",
         ),
     ] = False,
+    lean: Annotated[
+        bool,
+        typer.Option(
+            "--lean",
+            help="Also time the lean reference (plain Python answering the same reads) in "
+            "process on rank, around and top, and print its CPU per request over rankline's.",
+        ),
+    ] = False,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Measure each endpoint this many times (with --lean, alternating with the "
+            "lean reference, and the median ratio after).",
+        ),
+    ] = 1,
 ) -> None:
     """CPU time of each read endpoint, called in process through the serving app (no
     sockets, no HTTP parsing): rankline's own share of a request, in µs per request."""
     from rankline.bench.probe import reads as probe
 
     options = probe.Options(
-        n, count, concurrency, endpoints, profile, data_dir, database_url, redis_url, reuse, served
+        n,
+        count,
+        concurrency,
+        endpoints,
+        profile,
+        data_dir,
+        database_url,
+        redis_url,
+        reuse,
+        served,
+        lean,
+        rounds,
     )
     try:
         probe.run(options)
@@ -219,7 +246,8 @@ def ingest(
     profile: Annotated[
         Path | None,
         typer.Option(
-            help="Sample the server with py-spy: collapsed stacks by thread to this file."
+            help="Sample the server with py-spy: collapsed stacks by thread to this file, "
+            "and print how busy each thread was."
         ),
     ] = None,
 ) -> None:

@@ -32,9 +32,15 @@ bench's scripts for S seconds instead (``--mode both``: single submissions, then
 one Python client is slower than the server's group commit, so single submissions need it.
 
     rankline bench probe ingest --preload 10000000 --data-dir /tmp/probe-10m
+    rankline bench probe ingest --preload 10000000 --data-dir /tmp/probe-10m --profile /tmp/p
     rankline bench probe ingest --preload 10000000 \\
         --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_10m \\
         --redis-url redis://127.0.0.1:6379/15 --mode both --wrk 15 --clients 64
+
+``--profile FILE`` samples the server with py-spy while the load runs (without stopping it:
+``--nonblocking``) and prints how busy each of its threads was: the event loop's, the SQLite
+connections' (one per thread), granian's. A thread waiting for the interpreter lock counts
+as idle, so the shares say whether one thread is the bound or the lock is.
 """
 
 from __future__ import annotations
@@ -58,7 +64,7 @@ from typing import Any
 import httpx
 import orjson
 
-from rankline.bench import load, servers
+from rankline.bench import load, probes, servers
 from rankline.clock import SystemClock
 from rankline.settings import Settings
 from rankline.store.admin import ensure_database
@@ -246,14 +252,38 @@ def _sampled(path: str | None, pid: int) -> Iterator[None]:
     spy = str(Path(sys.executable).with_name("py-spy"))
     argv = [spy, "record", "--pid", str(pid), "--subprocesses", "--format", "raw"]
     argv += ["--output", path]
-    argv += ["--rate", "250", "--threads"]
+    argv += ["--rate", str(_SAMPLES_PER_SECOND), "--threads", "--nonblocking"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)  # let it attach before the load starts
+    started = time.perf_counter()
     try:
         yield
     finally:
+        seconds = time.perf_counter() - started
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    _print_threads(Path(path).read_text(), seconds)
+
+
+_SAMPLES_PER_SECOND = 250
+
+
+def _print_threads(collapsed: str, seconds: float) -> None:
+    """Each busy thread's share of the load's wall time, and the busiest one's top frames:
+    where a process bound by one thread (the event loop, holding the interpreter lock)
+    spends it."""
+    shares = [
+        t
+        for t in probes.thread_shares(collapsed, seconds, _SAMPLES_PER_SECOND)
+        if t["busy"] >= 0.01
+    ]
+    print(f"server threads busy during the {seconds:.1f} s (py-spy samples, idle left out):")
+    for thread in shares:
+        print(f"  {thread['busy']:6.0%}  {thread['thread']}")
+    if shares:
+        print(f"  on top of the busiest's stacks ({shares[0]['thread']}):")
+        for frame in shares[0]["self"]:
+            print(f"  {frame['share']:6.1%}  {frame['frame']}")
 
 
 async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> None:
@@ -320,8 +350,8 @@ async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> Non
             print(
                 f"{args.mode}: {args.events} submissions in {seconds:.2f} s = {rate:,.0f}/s "
                 f"({args.clients} clients, batch {args.batch if batch else 1}, {board_of}); "
-                f"server CPU {cpu / args.events * 1e6:.1f} us/submission; "
-                f"load {os.getloadavg()[0]:.1f}"
+                f"server CPU {cpu / args.events * 1e6:.1f} us/submission "
+                f"({cpu / seconds:.2f} of a core); load {os.getloadavg()[0]:.1f}"
             )
         finally:
             if not args.preload and args.held is None:

@@ -11,6 +11,7 @@ on the machine moves the figure less; on Redis it leaves out the Redis server's 
     rankline bench probe reads --n 200000 --profile rank    # cProfile top 25
     rankline bench probe reads --endpoints rank,rank-meta,top,top-meta,deep,cursor
     rankline bench probe reads --served    # as `rankline serve` serves it: with request ids
+    rankline bench probe reads --lean --rounds 3 --endpoints rank,around,top  # beside plain code
     rankline bench probe reads --n 10000000 --data-dir /tmp/rl10m  # load once, reuse
     rankline bench probe reads --redis-url redis://127.0.0.1:6379/7 --concurrency 32 \\
         --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_probe
@@ -24,6 +25,7 @@ import gc
 import pstats
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -35,13 +37,15 @@ from typing import Any
 
 import orjson
 
-from rankline.bench import load
+from rankline.bench import lean, load
 from rankline.http.app import serving_app
 from rankline.observability import observe
 from rankline.settings import Settings
 from rankline.store import admin
 
 KEY = "read-probe-key"
+LEAN_READS = ("rank", "around", "top")
+"""The reads the lean reference answers."""
 ENDPOINTS = (
     "rank",
     "around",
@@ -69,6 +73,12 @@ class Options:
     reuse: bool = False
     served: bool = False
     """Through ``observe``'s wrapper, as a server serves the app (request ids)."""
+    lean: bool = False
+    """Also time the lean reference (``rankline.bench.lean``) in process on rank, around and
+    top, and give its CPU per request over rankline's."""
+    rounds: int = 1
+    """Times each endpoint is measured (with ``lean``, alternating with the lean reference);
+    the median after several."""
 
 
 def run(options: Options) -> None:
@@ -208,50 +218,84 @@ async def main(args: Options) -> None:
         await client.flushdb()
         await client.aclose()
     try:
-        await _probe(args, settings)
+        await _probe(args, settings, load.Dataset(args.n, now - 10**9))
     finally:
         if args.data_dir is None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-async def _probe(args: Options, settings: Settings) -> None:
+async def _probe(args: Options, settings: Settings, data: load.Dataset) -> None:
     app = serving_app(settings)
     called: Any = app
     if args.served:
         called = observe(app, log_level=settings.log_level, log_format=settings.log_format)
+    plain: lean.LeanApp | None = None
+    if args.lean:
+        plain = lean.LeanApp(data)
+        plain.load()
     rng = random.Random(1)
     chosen = args.endpoints.split(",") if args.endpoints else list(_requests(args.n))
     async with app.running():
         await app.state.service.wait_ready()
         requests = _requests(args.n, await _deep_cursor(app, args.n))
         for name in chosen:
-            redis_before = redis_after = None
-            if args.profile == name:
-                profiler = cProfile.Profile()
-                profiler.enable()
-                per = await _measure(called, requests[name], args.count, rng, args.concurrency)
-                profiler.disable()
-                pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
-            else:
-                redis_before = await _redis_usage(settings.redis_url)
-                per = await _measure(called, requests[name], args.count, rng, args.concurrency)
-                redis_after = await _redis_usage(settings.redis_url)
-            at_once = f"{args.count} requests, {args.concurrency} at a time"
-            print(f"{name:8} {per:8.1f} µs CPU/request  (n={args.n:,}, {at_once})")
-            if redis_before and redis_after:
-                # The warm-up's requests are counted too: same endpoint, same cost.
-                done = args.count + min(200, args.count)
-                cpu = (redis_after["cpu"] - redis_before["cpu"]) / done * 1e6
-                calls = redis_after["evalsha_calls"] - redis_before["evalsha_calls"]
-                usec = redis_after["evalsha_usec"] - redis_before["evalsha_usec"]
-                each = usec / calls if calls else 0.0
+            ratios: list[float] = []
+            for _ in range(args.rounds):
+                per = await _timed(args, settings, called, name, requests[name], rng)
+                if plain is not None and name in LEAN_READS:
+                    reference = await _measure(
+                        plain, requests[name], args.count, rng, args.concurrency
+                    )
+                    ratios.append(reference / per)
+                    print(
+                        f"{'':8} {reference:8.1f} µs CPU/request, the lean reference; "
+                        f"lean / rankline {reference / per:.2f}"
+                    )
+                sys.stdout.flush()
+            if len(ratios) > 1:
                 print(
-                    f"{'':8} {cpu:8.1f} µs of Redis CPU/request; "
-                    f"{calls / done:.2f} EVALSHA/request, {each:.1f} µs each"
+                    f"{name:8} lean / rankline, median of {len(ratios)} rounds: "
+                    f"{statistics.median(ratios):.2f}"
                 )
-            sys.stdout.flush()
         if any(name.endswith("-meta") for name in chosen):
             await _metadata_memory(app.state.service, min(args.n, 20_000))
+
+
+async def _timed(
+    args: Options,
+    settings: Settings,
+    called: Any,
+    name: str,
+    make: Callable[..., Any],
+    rng: random.Random,
+) -> float:
+    """One measurement of endpoint ``name``, printed (under cProfile when ``--profile``
+    names it; with Redis's own CPU per request on Redis): µs of CPU per request."""
+    redis_before = redis_after = None
+    if args.profile == name:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        per = await _measure(called, make, args.count, rng, args.concurrency)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    else:
+        redis_before = await _redis_usage(settings.redis_url)
+        per = await _measure(called, make, args.count, rng, args.concurrency)
+        redis_after = await _redis_usage(settings.redis_url)
+    at_once = f"{args.count} requests, {args.concurrency} at a time"
+    print(f"{name:8} {per:8.1f} µs CPU/request  (n={args.n:,}, {at_once})")
+    if redis_before and redis_after:
+        # The warm-up's requests are counted too: same endpoint, same cost.
+        done = args.count + min(200, args.count)
+        cpu = (redis_after["cpu"] - redis_before["cpu"]) / done * 1e6
+        calls = redis_after["evalsha_calls"] - redis_before["evalsha_calls"]
+        usec = redis_after["evalsha_usec"] - redis_before["evalsha_usec"]
+        each = usec / calls if calls else 0.0
+        print(
+            f"{'':8} {cpu:8.1f} µs of Redis CPU/request; "
+            f"{calls / done:.2f} EVALSHA/request, {each:.1f} µs each"
+        )
+    return per
 
 
 async def _metadata_memory(service: Any, count: int) -> None:
