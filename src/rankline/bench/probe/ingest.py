@@ -421,8 +421,8 @@ def _wrk_run(args: Options, base: str) -> None:
         f"{args.mode} (wrk): {submissions} submissions in {args.wrk:.0f} s = "
         f"{result.rps * per:,.0f}/s ({connections} connections, batch {per}, preloaded board "
         f"of {args.players:,} players); p50 {result.p50_ms:.0f} "
-        f"ms; server CPU {cpu / max(submissions, 1) * 1e6:.1f} us/submission; "
-        f"load {os.getloadavg()[0]:.1f}"
+        f"ms; server CPU {cpu / max(submissions, 1) * 1e6:.1f} us/submission "
+        f"({cpu / args.wrk:.2f} of a core); load {os.getloadavg()[0]:.1f}"
     )
 
 
