@@ -262,6 +262,9 @@ def _sampled(path: str | None, pid: int) -> Iterator[None]:
         seconds = time.perf_counter() - started
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    if not Path(path).is_file():
+        print(f"py-spy wrote no profile to {path} (exit status {proc.returncode})")
+        return
     _print_threads(Path(path).read_text(), seconds)
 
 
@@ -324,6 +327,7 @@ async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> Non
                     await _settle(client, board, tokens)
                     applied = time.perf_counter() - started
                 cpu = servers.tree_cpu_seconds(proc.pid) - cpu
+                wall = time.perf_counter() - started  # the time the CPU was measured over
             if failed:
                 raise SystemExit(f"{failed} submissions failed")
             rate = args.events / seconds
@@ -351,7 +355,7 @@ async def _probe(args: Options, base: str, proc: subprocess.Popen[bytes]) -> Non
                 f"{args.mode}: {args.events} submissions in {seconds:.2f} s = {rate:,.0f}/s "
                 f"({args.clients} clients, batch {args.batch if batch else 1}, {board_of}); "
                 f"server CPU {cpu / args.events * 1e6:.1f} us/submission "
-                f"({cpu / seconds:.2f} of a core); load {os.getloadavg()[0]:.1f}"
+                f"({cpu / wall:.2f} of a core); load {os.getloadavg()[0]:.1f}"
             )
         finally:
             if not args.preload and args.held is None:
