@@ -50,6 +50,16 @@ def test_figures_per_row_and_the_verdicts() -> None:
     assert result["goals"] == {"rss": False, "p99": True, "5xx": False}
 
 
+def test_a_restart_longer_than_a_row_marks_every_row_it_covers() -> None:
+    options = Options(minutes=0.3)  # rows of 3 s
+    ok = Bucket([0.01], Counter({"2xx": 1}))
+    buckets = {i: ok for i in range(6)} | {3: Bucket([], Counter({"connection": 40}))}
+    result = summarize(options, buckets, sampler({}), 8.5, 12.5, "restarted", 18.0)
+    assert [r["restart"] for r in result["rows"]] == [False, False, True, True, True, False]
+    # The row with no answer at all (the server was down throughout) has no latency.
+    assert (result["rows"][3]["p50_ms"], result["rows"][3]["p99_ms"]) == (None, None)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_short_soak_on_both_backends(tmp_path: Path) -> None:

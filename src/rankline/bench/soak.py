@@ -294,7 +294,8 @@ def summarize(
                 "status": dict(bucket.statuses),
                 "errors_5xx": bucket.statuses["5xx"],
                 "rss_mb": round(in_row[-1] / 2**20, 1) if in_row else None,
-                "restart": start <= restart_at < end or start <= restarted_by < end,
+                # Every row the restart overlaps, however many rows it took.
+                "restart": restart_at < end and start <= restarted_by,
             }
         )
     growth = rss.growth(options.warmup, options.seconds)
