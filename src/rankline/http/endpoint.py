@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
+from rankline.callers import Player
 from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
 from rankline.reading.query import Query
@@ -37,6 +38,9 @@ BOARD_ID = re.compile(BOARD_ID_PATTERN)
 PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 KEY_SCOPE = "rankline.key_scope"
 """Where the request scope keeps the boards the caller's server key is limited to."""
+PLAYER_SCOPE = "rankline.player"
+"""Where the request scope keeps the player (``rankline.callers.Player``) whose token the
+request carries; absent when it carries a key or nothing."""
 API_SCOPE = "rankline.api"
 """Where the v1 API (``rankline.http.api.Api``) puts itself in a request's scope: handlers
 reach the service, settings and keys through it."""
@@ -107,6 +111,12 @@ def settings_of(request: Request) -> Settings:
 def keys_of(request: Request) -> Keys:
     keys: Keys = request.scope[API_SCOPE].keys
     return keys
+
+
+def player_of(request: Request) -> Player | None:
+    """The player calling as themselves, as the wrapper found them (None: not a player)."""
+    player: Player | None = request.scope.get(PLAYER_SCOPE)
+    return player
 
 
 def board_id(request: Request) -> str:
