@@ -450,8 +450,9 @@ async def test_docs_page_and_its_assets_load(client: httpx.AsyncClient) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     html = response.text
-    assert "/openapi.json" in html
     assets = re.findall(r'(?:src|href)="(/docs/static/[^"]+)"', html)
+    initialiser = await client.get("/static/docs.js")  # no inline script (test_cors.py)
+    assert '<script src="/static/docs.js">' in html and "/openapi.json" in initialiser.text
     assert any(a.endswith(".js") for a in assets) and any(a.endswith(".css") for a in assets)
     for asset in assets:
         loaded = await client.get(asset)

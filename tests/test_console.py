@@ -73,6 +73,12 @@ def _login(browser: Browser, url: str, key: str, errors: list[str], reasons: lis
     reason asked for is the next of ``reasons``."""
     page = browser.new_page(viewport={"width": 1100, "height": 760})
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(  # a Content-Security-Policy violation is an error too
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
 
     def answer(dialog: Dialog) -> None:
         if dialog.type == "prompt":

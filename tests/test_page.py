@@ -71,10 +71,21 @@ def _submit(api: httpx.Client, player: str, score: int, match: str) -> None:
     assert response.status_code == 200, response.text
 
 
-def _open(browser: Browser, url: str, errors: list[str]) -> Page:
-    """A new page at ``url`` whose script errors are added to ``errors``."""
-    page = browser.new_page(viewport={"width": 1000, "height": 700})
+def watch(page: Page, errors: list[str]) -> None:
+    """Add ``page``'s script errors and Content-Security-Policy violations to ``errors``."""
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+
+
+def _open(browser: Browser, url: str, errors: list[str]) -> Page:
+    """A new page at ``url`` whose script errors and CSP violations are added to ``errors``."""
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    watch(page, errors)
     page.goto(url)
     return page
 
@@ -106,7 +117,7 @@ def test_the_page_shows_the_board_moving_live(
 
         page = browser.new_page(viewport={"width": 1000, "height": 700})
         errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        watch(page, errors)
         if transport == "polling":
             page.route("**/v1/boards/*/stream?*", lambda route: route.fulfill(status=404))
         page.goto(server.url + "/")
@@ -173,7 +184,7 @@ def test_the_docs_page_lists_the_operations(server: Server, browser: Browser) ->
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors: list[str] = []
     elsewhere: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    watch(page, errors)
 
     def local_only(route: Route) -> None:
         if route.request.url.startswith(server.url):
@@ -192,6 +203,15 @@ def test_the_docs_page_lists_the_operations(server: Server, browser: Browser) ->
     assert "valid version field" not in page.content()
     assert errors == []
     assert elsewhere == []
+
+    # The page's policy refuses an inline script, and ``watch`` sees the refusal.
+    page.evaluate(
+        "() => { const s = document.createElement('script');"
+        " s.textContent = 'window.__inline = 1'; document.body.append(s); }"
+    )
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__inline") is None
+    assert any("Content Security Policy" in e for e in errors), errors
 
 
 def test_the_page_shows_tiers_and_counts_down_to_the_period_end(

@@ -31,6 +31,7 @@ from rankline.http.auth import Keys
 from rankline.http.guard import RateLimits
 from rankline.http.measured import Measured
 from rankline.http.openapi import DOCS_HTML, build_openapi
+from rankline.http.pages import Secured
 from rankline.http.responses import error_response, json_response, problem_response
 from rankline.http.routes import ENDPOINTS
 from rankline.observability import observe
@@ -206,6 +207,7 @@ def create_app(
     site = Starlette(
         routes=routes,
         lifespan=lifespan,
+        middleware=[Middleware(Secured)],
         exception_handlers={
             RanklineError: _on_error,
             HTTPException: _on_error,

@@ -31,7 +31,7 @@ DOCS_HTML = """<!doctype html>
 <link rel="stylesheet" href="/docs/static/swagger-ui.css"></head>
 <body><div id="docs"></div>
 <script src="/docs/static/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#docs", deepLinking: true});</script>
+<script src="/static/docs.js"></script>
 </body></html>
 """
 
