@@ -3,6 +3,7 @@
     RanklineError (500)
     ├── BadRequest (400): a body that is not JSON
     ├── Unauthorized (401) / Forbidden (403)
+    │   └── OriginNotAllowed: a browser's cross-origin preflight refused
     ├── NotFound (404)
     ├── MethodNotAllowed (405)
     ├── Conflict (409): a frozen board, an immutable board field
@@ -58,6 +59,12 @@ class Unauthorized(RanklineError):
 
 class Forbidden(RanklineError):
     status, title, slug = 403, "Key not accepted", "forbidden"
+
+
+class OriginNotAllowed(Forbidden):
+    """A browser's preflight refused: the origin, method or a header is not allowed."""
+
+    title, slug = "Origin not allowed", "origin-not-allowed"
 
 
 class NotFound(RanklineError):

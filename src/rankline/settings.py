@@ -8,6 +8,7 @@ documented in the README.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +36,10 @@ def _sqlite_cache_mb() -> int:
     except (ValueError, OSError):
         return 64
     return max(16, min(64, memory // 256 // 2**20))
+
+
+_ORIGIN = re.compile(r"https?://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+"""An origin as browsers send it: scheme, host and port, no path."""
 
 
 def _split(value: str) -> list[str]:
@@ -136,6 +141,13 @@ class Settings(BaseSettings):
     read_keys: str = Field(
         "",
         description="Comma-separated keys required for reads. Empty: reads are public.",
+    )
+    cors_origins: str = Field(
+        "",
+        description="Comma-separated origins whose pages may call the API from a browser, "
+        "e.g. https://game.example.com, or `*`: any page may read (GET), none may write. "
+        "Never with cookies (credentials go in the Authorization header). Empty: no CORS "
+        "headers at all.",
     )
     host: str = Field("127.0.0.1", description="Interface `rankline serve` listens on.")
     port: int = Field(8000, ge=0, le=65535, description="Port `rankline serve` listens on.")
@@ -337,6 +349,20 @@ class Settings(BaseSettings):
             parse_many(value)  # a ValueError names the form it expects
         return value.strip()
 
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        origins = _split(value)
+        if "*" in origins and len(origins) > 1:
+            raise ValueError("CORS_ORIGINS is either * or a list of origins, not both")
+        for origin in origins:
+            if origin != "*" and not _ORIGIN.fullmatch(origin):
+                raise ValueError(
+                    f"{origin!r} is not an origin: scheme://host[:port], no path, "
+                    "e.g. https://game.example.com"
+                )
+        return ",".join(origins)
+
     @property
     def database(self) -> str:
         if self.database_url and self.database_password is not None:
@@ -355,6 +381,10 @@ class Settings(BaseSettings):
     @property
     def read_key_list(self) -> list[str]:
         return _split(self.read_keys)
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return _split(self.cors_origins)
 
     @property
     def is_embedded(self) -> bool:

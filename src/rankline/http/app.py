@@ -28,6 +28,7 @@ from rankline import metrics
 from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
 from rankline.http.api import Api
 from rankline.http.auth import Keys
+from rankline.http.cors import Cors
 from rankline.http.guard import RateLimits
 from rankline.http.measured import Measured
 from rankline.http.openapi import DOCS_HTML, build_openapi
@@ -170,7 +171,8 @@ def create_app(
 ) -> Application:
     """The rankline ASGI app. The service starts and stops with the app's lifespan, and
     ``companion`` (given the v1 API) runs between the two. ``middleware`` wraps every
-    request, the v1 API's as much as any other."""
+    request, the v1 API's as much as any other, inside CORS when ``settings`` list origins
+    (``rankline.http.cors``)."""
     settings = settings or (service.settings if service else Settings())
     service = service or Rankline(settings, clock=clock)
 
@@ -215,6 +217,8 @@ def create_app(
         },
     )
     site.state.service = service
+    if settings.cors_origin_list:
+        middleware = [Middleware(Cors, settings.cors_origin_list), *middleware]
     return Application(api, site, middleware)
 
 
