@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from backends import ALL, selected
-from helpers_api import assert_problem, open_app, open_client, put_board, submit, top
+from helpers_api import SERVER_KEY, assert_problem, open_app, open_client, put_board, submit, top
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.http.stream import MIN_INTERVAL
@@ -256,6 +256,52 @@ async def test_heartbeats_and_read_keys(settings: Settings, clock: ManualClock) 
         await asyncio.sleep(0.7)
         assert sse.comments >= 2
         assert sse.events.empty()  # a heartbeat re-read of an unchanged top sends nothing
+
+
+async def test_the_stream_takes_its_credential_as_access_token(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """EventSource cannot send headers: the stream (and only it) takes the key as
+    ``?access_token=``, checked as the Authorization header would be."""
+    keyed = settings.model_copy(update={"read_keys": "rk"})
+    async with open_app(keyed, clock) as app, open_client(app) as client:
+        await _seed(client)
+        async with SSE(app, "arena", access_token="rk", limit=3) as sse:
+            assert sse.status == 200
+            name, body = await sse.next()
+            assert name == "top" and len(body["entries"]) == 3
+        async with SSE(app, "arena", access_token=SERVER_KEY) as sse:
+            assert sse.status == 200
+        stream = "/v1/boards/arena/stream"
+        assert_problem(await client.get(stream, params={"access_token": "wrong"}), 403)
+        assert_problem(await client.get(stream, params={"access_token": ""}), 401)
+        both = {"params": {"access_token": "rk"}, "headers": {"Authorization": "Bearer rk"}}
+        assert_problem(await client.get(stream, **both), 400)
+        twice = "/v1/boards/arena/stream?access_token=rk&access_token=rk"
+        assert_problem(await client.get(twice), 400)
+
+
+async def test_other_endpoints_refuse_access_token(
+    app: Application, client: httpx.AsyncClient
+) -> None:
+    await _seed(client)
+    before = await top(client, "arena")
+    refusals = [
+        await client.get("/v1/boards/arena/top", params={"access_token": "x"}),
+        await client.get("/v1/boards/arena/players/p1", params={"access_token": SERVER_KEY}),
+        await client.post(
+            "/v1/boards/arena/scores",
+            params={"access_token": SERVER_KEY},
+            json={"player_id": "p9", "score": 10**6, "match_id": "m9"},
+        ),
+        await client.get("/v1/audit", params={"access_token": SERVER_KEY}),
+    ]
+    for refused in refusals:
+        body = assert_problem(refused, 422)
+        assert "Authorization" in body["detail"]
+        assert body["errors"][0]["loc"] == ["query", "access_token"]
+        assert SERVER_KEY not in refused.text
+    assert await top(client, "arena") == before  # the write was not made
 
 
 # The in-process index serves one process only, so this runs on the Redis stacks.

@@ -21,6 +21,7 @@ from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.body import check_query, query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, Endpoint
 from rankline.http.measured import count, route_name
+from rankline.http.query_credential import NAME, RAW_NAME, take_query_credential
 from rankline.http.responses import error_response
 from rankline.http.route_tree import Routes
 
@@ -76,7 +77,8 @@ class Api:
         endpoint: Endpoint,
         path_params: dict[str, str],
     ) -> Response:
-        """The request wrapper of every v1 endpoint: rate limits, the endpoint's auth, its
+        """The request wrapper of every v1 endpoint: a credential in the query string where
+        the endpoint takes one (``http.query_credential``), rate limits, the endpoint's auth, its
         query parameters, then the handler; errors as problem+json. The answer is counted
         and timed in the metrics once sent (``rankline.http.measured``). The gRPC API answers
         each RPC through it too, uncounted (``rankline.grpc.bridge``)."""
@@ -86,6 +88,8 @@ class Api:
         scope["endpoint"] = handler
         request = Request(scope, receive, send)
         try:
+            if RAW_NAME in scope["query_string"]:
+                take_query_credential(scope, NAME in endpoint.query_names)
             if self.limits is not None:
                 await self.limits.check(scope, endpoint.auth != "read")
             scope[KEY_SCOPE] = self.keys.authorize(request, endpoint.auth)

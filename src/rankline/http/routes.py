@@ -400,6 +400,12 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
             e.METADATA,
             e.Param("limit", "query", "Entries in each `top` event, 1..100, default 10.", e.INT),
             e.Param("players", "query", "Up to 50 comma-separated player ids to watch."),
+            e.Param(
+                "access_token",
+                "query",
+                "The key or player token, for a browser's EventSource, which cannot send "
+                "an Authorization header (this endpoint only; never written to a log).",
+            ),
         ),
     ),
 )
