@@ -35,7 +35,7 @@ from rankline.http.openapi import DOCS_HTML, build_openapi
 from rankline.http.pages import Secured
 from rankline.http.responses import error_response, json_response, problem_response
 from rankline.http.routes import ENDPOINTS
-from rankline.observability import observe
+from rankline.observability import logs, observe
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.types import Clock
@@ -228,10 +228,9 @@ objects; at Python's default (700) the collections measured ~20 µs per submissi
 
 
 def configure_logging(level: str) -> None:
-    """rankline's log lines on stderr at ``level`` (once per process)."""
-    logging.basicConfig(
-        level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    """rankline's log lines on stderr at ``level`` (once per process), credentials
+    redacted (``rankline.observability.logs``)."""
+    logs.configure_logging(level)
 
 
 def app_from_env(companion: Companion | None = None) -> ASGIApp:

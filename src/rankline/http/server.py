@@ -83,10 +83,12 @@ def granian_options(
 
 _GRANIAN_JSON_LOGGING = {
     "formatters": {"json": {"()": "rankline.observability.logs.JsonFormatter"}},
+    "filters": {"redacting": {"()": "rankline.observability.logs.Redacting"}},
     "handlers": {
         "json": {
             "class": "logging.StreamHandler",
             "formatter": "json",
+            "filters": ["redacting"],
             "stream": "ext://sys.stderr",
         }
     },

@@ -1,11 +1,16 @@
 """Log lines: rankline's text format, or one JSON object per line (``json``) with the time,
 level, logger, message and the request id of the request being served, plus the fields a
-record carries in ``extra`` (``board``, ``status``, ``duration_ms``, ...)."""
+record carries in ``extra`` (``board``, ``status``, ``duration_ms``, ...).
+
+No line carries a credential: every handler rankline sets up redacts an ``access_token``
+in a query string and a ``Bearer`` credential (``Redacting``), whichever logger wrote it (an
+HTTP server's access log prints the whole request line, query string included)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -23,6 +28,30 @@ _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "taskName",
     "color_message",  # uvicorn's, with terminal colours
 }
+
+
+_CREDENTIALS = re.compile(r"(?i)\b(access_token=|bearer\s+)[^&#\s\"',;]+")
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """``text`` with any ``access_token=`` value and ``Bearer`` credential replaced."""
+    return _CREDENTIALS.sub(r"\1" + REDACTED, text)
+
+
+class Redacting(logging.Filter):
+    """A handler's filter that redacts credentials (``redact``) in each record's message
+    and arguments, keeping the arguments' shape for formatters that read them (uvicorn's)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        args = record.args
+        if isinstance(args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in args)
+        elif isinstance(args, dict):
+            record.args = {k: redact(v) if isinstance(v, str) else v for k, v in args.items()}
+        return True
 
 
 def current_request_id() -> str | None:
@@ -57,12 +86,19 @@ def configure_logging(level: str, log_format: Literal["text", "json"] = "text") 
     root = logging.getLogger()
     if log_format == "text":
         logging.basicConfig(level=level.upper(), format=TEXT_FORMAT)
+        _redact_handlers(root)
         return
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter())
     root.handlers = [handler]
     root.setLevel(level.upper())
     adopt_server_loggers()
+
+
+def _redact_handlers(logger: logging.Logger) -> None:
+    for handler in logger.handlers:
+        if not any(isinstance(f, Redacting) for f in handler.filters):
+            handler.addFilter(Redacting())
 
 
 def adopt_server_loggers() -> None:
@@ -72,6 +108,7 @@ def adopt_server_loggers() -> None:
         logger = logging.getLogger(name)
         logger.handlers = []
         logger.propagate = True
+    _redact_handlers(logging.getLogger())
 
 
 def set_request_id(value: str | None) -> object:
