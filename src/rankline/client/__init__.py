@@ -7,6 +7,12 @@
         rl.submit("arena", "p:42", 4500, match_id="m:1")
         print(rl.top("arena", limit=10)["entries"])
 
+A game client calls as its player, with the token the studio's sign-in issued (or a
+function returning the current one, called again once after a 401)::
+
+    with Client("https://rankline.example.com", token=session.token) as rl:
+        print(rl.me("arena")["rank"])
+
 ``AsyncClient`` has the same methods, to ``await``. Answers are the API's JSON as dicts.
 Submissions are idempotent on (player_id, match_id), so 503 and 429 answers are retried
 with exponential backoff (honouring ``Retry-After``); other errors raise ``ApiError``.
@@ -14,5 +20,15 @@ with exponential backoff (honouring ``Retry-After``); other errors raise ``ApiEr
 
 from rankline.client.clients import BATCH_LIMIT, ApiError, AsyncClient, Client, batches
 from rankline.client.endpoints import Call
+from rankline.client.tokens import AsyncTokenSource, TokenSource
 
-__all__ = ["BATCH_LIMIT", "ApiError", "AsyncClient", "Call", "Client", "batches"]
+__all__ = [
+    "BATCH_LIMIT",
+    "ApiError",
+    "AsyncClient",
+    "AsyncTokenSource",
+    "Call",
+    "Client",
+    "TokenSource",
+    "batches",
+]

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from rankline.client.endpoints import Call, Endpoints, Json
+from rankline.client.tokens import AsyncToken, AsyncTokenSource, Token, TokenSource
 
 BATCH_LIMIT = 1000
 _RETRYABLE = {429, 503}
@@ -27,6 +28,11 @@ class ApiError(Exception):
 
 def _headers(key: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def _one_caller(token: object, server_key: str | None, read_key: str | None) -> None:
+    if token is not None and (server_key or read_key):
+        raise ValueError("a client calls as one caller: give it a player token or keys, not both")
 
 
 def _answer(response: httpx.Response) -> Any:
@@ -85,7 +91,13 @@ def batches(items: Iterable[Mapping[str, Any]], size: int = BATCH_LIMIT) -> Iter
 
 
 class Client(Endpoints[Any]):
-    """The synchronous client. Use it as a context manager, or call ``close()``."""
+    """The synchronous client. Use it as a context manager, or call ``close()``.
+
+    A game server gives it keys (``server_key``, ``read_key``); a game client gives it the
+    player's ``token`` instead (a string, or a function returning one, called again once
+    after a 401 to refresh it; ``rankline.client.tokens``), and calls as that player:
+    ``me``, ``me_around``, ``me_friends``, every read, and ``submit`` on boards that take
+    client writes."""
 
     def __init__(
         self,
@@ -93,23 +105,35 @@ class Client(Endpoints[Any]):
         *,
         server_key: str | None = None,
         read_key: str | None = None,
+        token: TokenSource | None = None,
         retries: int = 4,
         backoff: float = 0.1,
         timeout: float = 10.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        _one_caller(token, server_key, read_key)
         self.server_key, self.read_key = server_key, read_key
+        self.token = Token(token) if token is not None else None
         self.retries, self.backoff = retries, backoff
         self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=transport)
 
     def _call(self, call: Call) -> Any:
-        headers = _headers(self._key(call))
+        response = self._send(call)
+        if response.status_code == 401 and self.token is not None and self.token.refreshable:
+            self.token.expire()
+            response = self._send(call)
+        return _answer(response)
+
+    def _send(self, call: Call) -> httpx.Response:
+        """``call`` sent, and sent again on 429 and 503 as long as the retries last."""
+        key = self.token.current() if self.token is not None else self._key(call)
+        headers = _headers(key)
         for attempt in range(self.retries + 1):
             response = self.http.request(
                 call.method, call.path, params=call.params, json=call.body, headers=headers
             )
             if response.status_code not in _RETRYABLE or attempt == self.retries:
-                return _answer(response)
+                return response
             time.sleep(_delay(response, attempt, self.backoff))
         raise AssertionError("unreachable")
 
@@ -134,7 +158,8 @@ class Client(Endpoints[Any]):
 
 
 class AsyncClient(Endpoints[Coroutine[Any, Any, Any]]):
-    """The asynchronous client: the same methods, to ``await``."""
+    """The asynchronous client: the same methods, to ``await``. Its ``token`` function may
+    be a coroutine function."""
 
     def __init__(
         self,
@@ -142,23 +167,34 @@ class AsyncClient(Endpoints[Coroutine[Any, Any, Any]]):
         *,
         server_key: str | None = None,
         read_key: str | None = None,
+        token: AsyncTokenSource | None = None,
         retries: int = 4,
         backoff: float = 0.1,
         timeout: float = 10.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        _one_caller(token, server_key, read_key)
         self.server_key, self.read_key = server_key, read_key
+        self.token = AsyncToken(token) if token is not None else None
         self.retries, self.backoff = retries, backoff
         self.http = httpx.AsyncClient(base_url=base_url, timeout=timeout, transport=transport)
 
     async def _call(self, call: Call) -> Any:
-        headers = _headers(self._key(call))
+        response = await self._send(call)
+        if response.status_code == 401 and self.token is not None and self.token.refreshable:
+            self.token.expire()
+            response = await self._send(call)
+        return _answer(response)
+
+    async def _send(self, call: Call) -> httpx.Response:
+        key = await self.token.current() if self.token is not None else self._key(call)
+        headers = _headers(key)
         for attempt in range(self.retries + 1):
             response = await self.http.request(
                 call.method, call.path, params=call.params, json=call.body, headers=headers
             )
             if response.status_code not in _RETRYABLE or attempt == self.retries:
-                return _answer(response)
+                return response
             await asyncio.sleep(_delay(response, attempt, self.backoff))
         raise AssertionError("unreachable")
 

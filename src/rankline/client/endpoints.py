@@ -207,6 +207,52 @@ class Endpoints(Generic[R]):
         params = {"k": k, **_where(window, period, scope)}
         return self._call(Call("GET", path, _described(params, metadata)))
 
+    # the player calling with a token (``token=``): their own standing
+    def me(
+        self,
+        board: str,
+        *,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+        metadata: bool = False,
+    ) -> R:
+        """``player`` for the player whose token the client sends."""
+        path = f"/v1/boards/{_p(board)}/me"
+        return self._call(Call("GET", path, _described(_where(window, period, scope), metadata)))
+
+    def me_around(
+        self,
+        board: str,
+        *,
+        k: int = 5,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+        metadata: bool = False,
+    ) -> R:
+        """``around`` the player whose token the client sends."""
+        params = {"k": k, **_where(window, period, scope)}
+        return self._call(
+            Call("GET", f"/v1/boards/{_p(board)}/me/around", _described(params, metadata))
+        )
+
+    def me_friends(
+        self,
+        board: str,
+        *,
+        k: int | None = None,
+        window: str | None = None,
+        period: str | None = None,
+        scope: str | None = None,
+        metadata: bool = False,
+    ) -> R:
+        """``friends`` of the player whose token the client sends, among their stored list."""
+        params = _described(_where(window, period, scope), metadata)
+        if k is not None:
+            params["k"] = k
+        return self._call(Call("GET", f"/v1/boards/{_p(board)}/me/friends", params))
+
     def rank_of(
         self,
         board: str,
@@ -443,6 +489,31 @@ class Endpoints(Generic[R]):
         """An ended edition's results with rewards (the last ended one by default)."""
         path = f"/v1/tournaments/{_p(tournament)}/results"
         return self._call(Call("GET", path, _edition(edition, None)))
+
+    # keys (a server key without board limits)
+    def create_key(
+        self,
+        name: str,
+        *,
+        role: str = "server",
+        boards: Sequence[str] | None = None,
+        expires_at: str | None = None,
+    ) -> R:
+        """A new ``server`` or ``read`` key, limited to ``boards`` patterns and expiring at
+        ``expires_at`` if given: the answer's ``secret`` is shown this once."""
+        body: Json = {"name": name, "role": role}
+        if boards is not None:
+            body["boards"] = list(boards)
+        if expires_at is not None:
+            body["expires_at"] = expires_at
+        return self._call(Call("POST", "/v1/keys", body=body, write=True))
+
+    def list_keys(self) -> R:
+        """The keys made at runtime, without their secrets."""
+        return self._call(Call("GET", "/v1/keys", write=True))
+
+    def revoke_key(self, key_id: str) -> R:
+        return self._call(Call("DELETE", f"/v1/keys/{_p(key_id)}", write=True))
 
     # operations
     def health(self) -> R:
