@@ -9,6 +9,9 @@ import type {
   BatchItem,
   BatchResults,
   Board,
+  Key,
+  KeyCreated,
+  KeyIn,
   Match,
   Query,
   RankOfQuery,
@@ -178,6 +181,22 @@ export class Client {
 
   around(id: string, playerId: string, query?: Query<"around">): Promise<Schemas["AroundOut"]> {
     return this.call({ method: "GET", path: `${onBoard(id, playerId)}/around`, query });
+  }
+
+  // the player calling with a token (`token`): their own standing
+  /** `player` for the player whose token the client sends. */
+  me(id: string, query?: Query<"player">): Promise<Schemas["PlayerOut"]> {
+    return this.call({ method: "GET", path: `${board(id)}/me`, query });
+  }
+
+  /** `around` the player whose token the client sends. */
+  meAround(id: string, query?: Query<"around">): Promise<Schemas["AroundOut"]> {
+    return this.call({ method: "GET", path: `${board(id)}/me/around`, query });
+  }
+
+  /** `friends` of the player whose token the client sends, among their stored list. */
+  meFriends(id: string, query?: Query<"stored_friends">): Promise<Schemas["FriendsOut"]> {
+    return this.call({ method: "GET", path: `${board(id)}/me/friends`, query });
   }
 
   /** The rank a score would get if submitted now. */
@@ -359,6 +378,21 @@ export class Client {
   /** An ended edition's results with rewards (the last ended one by default). */
   results(id: string, query?: Query<"results">): Promise<Schemas["ResultsOut"]> {
     return this.call({ method: "GET", path: `${tournament(id)}/results`, query });
+  }
+
+  // keys (a server key without board limits)
+  /** A new server or read key; the answer's `secret` is shown this once. */
+  createKey(key: KeyIn): Promise<KeyCreated> {
+    return this.call({ method: "POST", path: "/v1/keys", body: key, write: true });
+  }
+
+  /** The keys made at runtime, without their secrets. */
+  listKeys(): Promise<{ keys: Key[] }> {
+    return this.call({ method: "GET", path: "/v1/keys", write: true });
+  }
+
+  revokeKey(keyId: string): Promise<unknown> {
+    return this.call({ method: "DELETE", path: `/v1/keys/${segment(keyId)}`, write: true });
   }
 
   // operations

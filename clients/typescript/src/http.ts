@@ -5,11 +5,18 @@ import { parseJson, stringifyJson } from "./json.js";
 
 export const RETRYABLE: ReadonlySet<number> = new Set([429, 503]);
 
+/** A player's token, or a function returning the current one (a string or a Promise). */
+export type TokenSource = string | (() => string | Promise<string>);
+
 export interface ClientOptions {
   /** Sent with writes (and with reads when no `readKey` is given). */
   serverKey?: string;
   /** Sent with reads, where the server requires read keys. */
   readKey?: string;
+  /** A game client calls as its player, with this token instead of keys: with every call.
+   * A function is called when a token is first needed, and again once after a 401 (the
+   * token expired), before the refused request is sent again. */
+  token?: TokenSource;
   /** How many times a 429 or 503 answer is retried before its ApiError is thrown (4). */
   retries?: number;
   /** The first retry's delay in milliseconds, doubled on each retry (100); a longer
@@ -73,35 +80,75 @@ export class Http {
   readonly baseUrl: string;
   readonly options: ClientOptions;
   private readonly fetch: typeof globalThis.fetch;
+  /** The token in use: the one given, or the last one the token function returned. */
+  private token: Promise<string> | null;
 
   constructor(baseUrl: string, options: ClientOptions) {
+    if (options.token !== undefined && (options.serverKey || options.readKey))
+      throw new TypeError("a client calls as one caller: give it a player token or keys, not both");
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.options = options;
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.token = typeof options.token === "string" ? Promise.resolve(options.token) : null;
   }
 
   url(path: string, query?: object): string {
     return `${this.baseUrl}${path}${queryString(query)}`;
   }
 
-  headers(write: boolean): Record<string, string> {
-    const key = write ? this.options.serverKey : (this.options.readKey ?? this.options.serverKey);
+  /** Whether reads (or writes) carry a credential. */
+  credentialed(write: boolean): boolean {
+    const { token, serverKey, readKey } = this.options;
+    return token !== undefined || Boolean(write ? serverKey : (readKey ?? serverKey));
+  }
+
+  /** The credential a read (or a write) carries: the player's token, or a key. */
+  async credential(write: boolean): Promise<string | undefined> {
+    const source = this.options.token;
+    if (source === undefined)
+      return write ? this.options.serverKey : (this.options.readKey ?? this.options.serverKey);
+    if (this.token === null)
+      this.token = Promise.resolve(typeof source === "string" ? source : source());
+    return this.token;
+  }
+
+  /** Forget a token the server refused (401), so that the token function is asked again;
+   * false when there is no function to ask. */
+  expireToken(): boolean {
+    if (typeof this.options.token !== "function") return false;
+    this.token = null;
+    return true;
+  }
+
+  async headers(write: boolean): Promise<Record<string, string>> {
+    const key = await this.credential(write);
     return key ? { authorization: `Bearer ${key}` } : {};
   }
 
-  /** Send `call`, retrying 429 and 503 answers; the JSON answer, or ApiError. */
+  /** Send `call`, retrying 429 and 503 answers, and once with a new token after a 401;
+   * the JSON answer, or ApiError. */
   async call<T>(call: Call): Promise<T> {
-    const response = await this.send(call.path, call.query, {
+    let response: Response;
+    try {
+      response = await this.sendCall(call);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401 && this.expireToken())) throw error;
+      response = await this.sendCall(call);
+    }
+    const text = await response.text();
+    return (text === "" ? undefined : parseJson(text)) as T;
+  }
+
+  private async sendCall(call: Call): Promise<Response> {
+    return this.send(call.path, call.query, {
       method: call.method,
       headers: {
-        ...this.headers(call.write ?? false),
+        ...(await this.headers(call.write ?? false)),
         ...(call.body === undefined ? {} : { "content-type": "application/json" }),
         ...(call.respondAsync ? { prefer: "respond-async" } : {}),
       },
       ...(call.body === undefined ? {} : { body: stringifyJson(call.body) }),
     });
-    const text = await response.text();
-    return (text === "" ? undefined : parseJson(text)) as T;
   }
 
   /** Fetch `path` until an answer that is neither 429 nor 503 (or the retries run out);

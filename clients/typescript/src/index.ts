@@ -2,7 +2,7 @@
 export { BATCH_LIMIT, batches } from "./batch.js";
 export { Client } from "./client.js";
 export { ApiError } from "./errors.js";
-export type { ClientOptions, Retry } from "./http.js";
+export type { ClientOptions, Retry, TokenSource } from "./http.js";
 export type { components, operations, paths } from "./schema.js";
 export { LiveStream, type StreamEvent, type StreamOptions } from "./stream.js";
 export type {
@@ -13,6 +13,9 @@ export type {
   Board,
   Entry,
   Int64,
+  Key,
+  KeyCreated,
+  KeyIn,
   Match,
   PlayerView,
   Problem,

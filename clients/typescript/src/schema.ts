@@ -3866,6 +3866,8 @@ export interface operations {
                 limit?: number;
                 /** @description Up to 50 comma-separated player ids to watch. */
                 players?: string;
+                /** @description The key or player token, for a browser's EventSource, which cannot send an Authorization header (this endpoint only; never written to a log). */
+                access_token?: string;
             };
             header?: never;
             path: {

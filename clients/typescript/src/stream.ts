@@ -81,12 +81,25 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
     const where = { ...query, ...(players === undefined ? {} : { players: players.join(",") }) };
     signal?.addEventListener("abort", () => this.close(), { once: true });
     if (signal?.aborted) this.close();
-    const keyed = Object.keys(http.headers(false)).length > 0;
+    const keyed = http.credentialed(false);
     const hasEventSource = typeof globalThis.EventSource === "function";
     const useEventSource =
       transport === "eventsource" || (transport === undefined && hasEventSource && !keyed);
-    if (useEventSource) this.listen(http.url(path, where));
+    if (useEventSource) void this.listenWith(http, path, where);
     else void this.pump(http, path, where, reconnectMs);
+  }
+
+  /** EventSource cannot send headers: a key or token goes as `?access_token=`, which the
+   * stream (and only it) takes. */
+  private async listenWith(http: Http, path: string, where: object): Promise<void> {
+    try {
+      const credential = await http.credential(false);
+      if (this.abort.signal.aborted) return;
+      const query = credential === undefined ? where : { ...where, access_token: credential };
+      this.listen(http.url(path, query));
+    } catch (error) {
+      this.queue.fail(error);
+    }
   }
 
   /** Stop receiving; the iteration ends. */
@@ -133,11 +146,13 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
   private async pump(http: Http, path: string, query: object, reconnectMs: number): Promise<void> {
     const signal = this.abort.signal;
     let retryMs: number | null = null;
+    let refreshed = false;
     while (!signal.aborted) {
       const parser = new SseParser(); // a new connection starts a new event stream
       try {
-        const init = { headers: { ...http.headers(false), accept: "text/event-stream" }, signal };
-        const response = await http.send(path, query, init);
+        const headers = { ...(await http.headers(false)), accept: "text/event-stream" };
+        const response = await http.send(path, query, { headers, signal });
+        refreshed = false;
         const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
           const { value, done } = await reader.read();
@@ -148,6 +163,11 @@ export class LiveStream implements AsyncIterable<StreamEvent> {
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof ApiError) {
+          // an expired token: a new one, once, then the connection again
+          if (error.status === 401 && !refreshed && http.expireToken()) {
+            refreshed = true;
+            continue;
+          }
           this.queue.fail(error);
           return;
         }

@@ -41,3 +41,22 @@ export type PlayerView = Schemas["PlayerOut"];
 
 /** What a read narrows to: a window, its period and a scope, and `after` (a 202's token). */
 export type Where = Query<"player">;
+
+/** A key to make at runtime (`createKey`): a `server` or `read` key, limited to boards
+ * matching `boards` and expiring at `expires_at` when given. */
+export interface KeyIn {
+  name: string;
+  role: "server" | "read";
+  boards?: string[];
+  expires_at?: string;
+}
+/** A key made at runtime, as listed (never with its secret). */
+export interface Key {
+  id: string;
+  name: string;
+  role: "server" | "read";
+  boards: string[] | null;
+  expires_at: string | null;
+}
+/** A key just made: its `secret` is shown this once. */
+export type KeyCreated = Key & { secret: string };

@@ -207,6 +207,25 @@ test("errors throw ApiError carrying the problem", async () => {
   );
 });
 
+test("a token function's refused credential is replaced after the 401, once", async () => {
+  // The server takes a token as any bearer credential: here the server key, handed out
+  // after an empty one, which the server refuses with 401.
+  const handed = [];
+  const token = async () => (handed.push(handed.length === 0 ? "" : serverKey), handed.at(-1));
+  const player = new Client(url, { token });
+  const board = fresh("token");
+  await player.putBoard(board);
+  const submitted = await player.submit(board, { player_id: "p:1", score: 7, match_id: "m:1" });
+  assert.equal(submitted.score, 7);
+  assert.deepEqual(handed, ["", serverKey]);
+  const wrong = new Client(url, { token: "not-a-key" });
+  await assert.rejects(
+    wrong.submit(board, { player_id: "p:1", score: 8, match_id: "m:2" }),
+    (error) => error.status === 403,
+  );
+  await admin.deleteBoard(board);
+});
+
 test("429 answers are retried after their Retry-After", async () => {
   const board = fresh("limited");
   await admin.putBoard(board);

@@ -84,3 +84,137 @@ test("a dropped stream reconnects and starts a new event stream", async () => {
     "http://rankline.test/v1/boards/arena/stream?limit=3",
   ]);
 });
+
+/** A fetch answering 200 to `Bearer accepted` and 401 to anything else; what it was asked. */
+function fetchAccepting(accepted) {
+  const asked = [];
+  const fetch = async (url, init) => {
+    const authorization = new Headers(init.headers).get("authorization");
+    asked.push([init.method ?? "GET", url, authorization]);
+    if (authorization === `Bearer ${accepted}`)
+      return new Response('{"ok":true}', {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
+    const problem = { type: "t", title: "Missing credentials", status: 401, detail: "expired" };
+    return new Response(JSON.stringify(problem), {
+      status: 401,
+      headers: { "content-type": "application/problem+json" },
+    });
+  };
+  return { fetch, asked };
+}
+
+/** A token function handing out `values` in turn (the last from then on), as a Promise
+ * when `promised`. */
+function tokens(values, promised) {
+  const handed = [];
+  const next = () => {
+    handed.push(values[Math.min(handed.length, values.length - 1)]);
+    return handed.at(-1);
+  };
+  return { token: promised ? async () => next() : next, handed };
+}
+
+test("a token is sent with reads and writes; a token string is not refreshed", async () => {
+  const { fetch, asked } = fetchAccepting("t1");
+  const client = new Client("http://rankline.test", { token: "t1", fetch });
+  await client.top("arena");
+  await client.submit("arena", { player_id: "p", score: 1, match_id: "m" });
+  await client.me("arena");
+  assert.deepEqual(
+    asked.map(([, , auth]) => auth),
+    ["Bearer t1", "Bearer t1", "Bearer t1"],
+  );
+  const stale = new Client("http://rankline.test", { token: "old", fetch });
+  await assert.rejects(stale.me("arena"), (error) => error.status === 401);
+  assert.equal(asked.length, 4);
+});
+
+for (const promised of [false, true]) {
+  test(`a token function (${promised ? "a Promise" : "a string"}) is asked again once after a 401`, async () => {
+    const { fetch, asked } = fetchAccepting("second");
+    const { token, handed } = tokens(["first", "second"], promised);
+    const client = new Client("http://rankline.test", { token, fetch });
+    assert.deepEqual(await client.meAround("arena", { k: 2 }), { ok: true });
+    assert.deepEqual(await client.meFriends("arena"), { ok: true });
+    assert.deepEqual(handed, ["first", "second"]);
+    assert.deepEqual(asked, [
+      ["GET", "http://rankline.test/v1/boards/arena/me/around?k=2", "Bearer first"],
+      ["GET", "http://rankline.test/v1/boards/arena/me/around?k=2", "Bearer second"],
+      ["GET", "http://rankline.test/v1/boards/arena/me/friends", "Bearer second"],
+    ]);
+  });
+}
+
+test("a refreshed token refused again throws the 401, without a loop", async () => {
+  const { fetch, asked } = fetchAccepting("never");
+  const { token, handed } = tokens(["a", "b", "c"], false);
+  const client = new Client("http://rankline.test", { token, fetch });
+  await assert.rejects(client.top("arena"), (error) => error.status === 401);
+  assert.deepEqual(handed, ["a", "b"]);
+  assert.equal(asked.length, 2);
+});
+
+test("a client is one caller: a token or keys", () => {
+  assert.throws(() => new Client("http://t", { token: "t", serverKey: "k" }), TypeError);
+  assert.throws(() => new Client("http://t", { token: () => "t", readKey: "r" }), TypeError);
+});
+
+test("the stream over fetch sends the token, and a new one after a 401", async () => {
+  const { token, handed } = tokens(["old", "new"], true);
+  const asked = [];
+  const fetch = async (url, init) => {
+    const authorization = new Headers(init.headers).get("authorization");
+    asked.push([url, authorization]);
+    if (authorization !== "Bearer new") {
+      const problem = { type: "t", title: "Missing credentials", status: 401, detail: "expired" };
+      return new Response(JSON.stringify(problem), { status: 401 });
+    }
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('event: top\ndata: {"n":1}\n\n'));
+        init.signal.addEventListener("abort", () => controller.error(init.signal.reason));
+      },
+    });
+    return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+  };
+  const client = new Client("http://rankline.test", { token, fetch });
+  const stream = client.stream("arena", { limit: 1 }); // Node has no EventSource: fetch
+  for await (const event of stream) {
+    assert.equal(event.data.n, 1);
+    stream.close();
+  }
+  assert.deepEqual(handed, ["old", "new"]);
+  assert.deepEqual(asked, [
+    ["http://rankline.test/v1/boards/arena/stream?limit=1", "Bearer old"],
+    ["http://rankline.test/v1/boards/arena/stream?limit=1", "Bearer new"],
+  ]);
+});
+
+test("the keys methods' requests", async () => {
+  const asked = [];
+  const fetch = async (url, init) => {
+    asked.push([
+      init.method,
+      url,
+      init.body ?? null,
+      new Headers(init.headers).get("authorization"),
+    ]);
+    return new Response("{}", { status: 200 });
+  };
+  const client = new Client("http://rankline.test", { serverKey: "s", fetch });
+  await client.createKey({ name: "web", role: "read", boards: ["game-a-*"] });
+  await client.listKeys();
+  await client.revokeKey("k_1");
+  assert.deepEqual(asked, [
+    [
+      "POST",
+      "http://rankline.test/v1/keys",
+      '{"name":"web","role":"read","boards":["game-a-*"]}',
+      "Bearer s",
+    ],
+    ["GET", "http://rankline.test/v1/keys", null, "Bearer s"],
+    ["DELETE", "http://rankline.test/v1/keys/k_1", null, "Bearer s"],
+  ]);
+});
