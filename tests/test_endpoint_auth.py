@@ -33,6 +33,7 @@ ALLOWED = {
     "board": {"server"},
     "server": {"scoped", "server"},
     "players": {"server"},
+    "me": set(),  # a player token only (tests/test_player_tokens.py)
 }
 """Which of ``KEYS`` each kind of auth lets through, for a board outside other-*."""
 
@@ -79,7 +80,11 @@ def test_the_openapi_document_says_what_the_table_enforces() -> None:
     for endpoint in ENDPOINTS:
         security = paths[endpoint.path][endpoint.method.lower()]["security"]
         if endpoint.auth == "read":
-            assert security == [{}, {"readKey": []}]
+            assert security == [{}, {"readKey": []}, {"playerToken": []}]
+        elif endpoint.auth == "me":
+            assert security == [{"playerToken": []}]
+        elif endpoint.for_players:
+            assert security == [{"serverKey": []}, {"playerToken": []}]
         else:
             assert security == [{"serverKey": []}]
 

@@ -3,6 +3,8 @@
     RanklineError (500)
     ├── BadRequest (400): a body that is not JSON
     ├── Unauthorized (401) / Forbidden (403)
+    │   ├── InvalidToken (401): a player token that does not verify
+    │   └── NotForPlayers (403): an operation a player token may not call
     ├── NotFound (404)
     ├── MethodNotAllowed (405)
     ├── Conflict (409): a frozen board, an immutable board field
@@ -55,10 +57,26 @@ class BadRequest(RanklineError):
 
 class Unauthorized(RanklineError):
     status, title, slug = 401, "Missing credentials", "unauthorized"
+    challenge = 'Bearer realm="rankline"'
+    """The answer's ``WWW-Authenticate`` header (RFC 6750)."""
+
+
+class InvalidToken(Unauthorized):
+    """A player token that is expired, not yet valid, for another issuer or audience, or
+    not signed by a key the server trusts."""
+
+    title, slug = "Invalid token", "invalid-token"
+    challenge = 'Bearer realm="rankline", error="invalid_token"'
 
 
 class Forbidden(RanklineError):
     status, title, slug = 403, "Key not accepted", "forbidden"
+
+
+class NotForPlayers(Forbidden):
+    """A player token on an operation that only a key may call."""
+
+    title, slug = "Not for players", "not-for-players"
 
 
 class NotFound(RanklineError):

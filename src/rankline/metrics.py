@@ -167,8 +167,8 @@ DEGRADED = Gauge(
 )
 THROTTLED = Counter(
     "rankline_throttled_total",
-    "Requests answered 429 by reason: queue (the write queue was full), key or address "
-    "(a rate limit per key or per client address was reached).",
+    "Requests answered 429 by reason: queue (the write queue was full), key, address or "
+    "player (a rate limit per key, per client address or per player was reached).",
     ["reason"],
 )
 BACKEND_ERRORS = Counter(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from limits import parse_many
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -137,6 +137,45 @@ class Settings(BaseSettings):
         "",
         description="Comma-separated keys required for reads. Empty: reads are public.",
     )
+    player_jwks_url: str | None = Field(
+        None,
+        description="URL of the identity provider's JSON Web Key Set (https://.../jwks.json): "
+        "requests may then carry a player's token (`Authorization: Bearer <JWT>`, signed "
+        "RS256/384/512, PS256/384/512, ES256/384/512 or EdDSA by a key of the set) and call as "
+        "that player. Needs PLAYER_JWT_ISSUER and PLAYER_JWT_AUDIENCE.",
+    )
+    player_jwt_secret: SecretStr | None = Field(
+        None,
+        description="A shared secret (at least 32 bytes) that verifies players' tokens signed "
+        "HS256, for studios that mint their own: instead of PLAYER_JWKS_URL, not with it.",
+    )
+    player_jwt_issuer: str | None = Field(
+        None,
+        description="The `iss` every player token must carry (required with PLAYER_JWKS_URL).",
+    )
+    player_jwt_audience: str | None = Field(
+        None,
+        description="The `aud` every player token must carry (required with PLAYER_JWKS_URL).",
+    )
+    player_claim: str = Field(
+        "sub",
+        min_length=1,
+        description="The token claim that holds the player id (which must be a valid player "
+        "id: 1 to 64 letters, digits and `_.:@-`).",
+    )
+    player_jwks_max_stale_seconds: float = Field(
+        3600.0,
+        gt=0,
+        description="How long the identity provider's keys last fetched keep verifying tokens "
+        "while it cannot be reached; beyond it, player tokens answer 503.",
+    )
+    player_jwks_refetch_seconds: float = Field(
+        5.0,
+        ge=1,
+        le=300,
+        description="Least time between two fetches of the key set: a token naming a key "
+        "(`kid`) not in the set fetches it again at most this often.",
+    )
     host: str = Field("127.0.0.1", description="Interface `rankline serve` listens on.")
     port: int = Field(8000, ge=0, le=65535, description="Port `rankline serve` listens on.")
     grpc_port: int | None = Field(
@@ -196,6 +235,16 @@ class Settings(BaseSettings):
     rate_limit_address_reads: str = Field(
         "20000/second",
         description="Read requests per client IP address, as RATE_LIMIT_KEY_WRITES.",
+    )
+    rate_limit_player_writes: str = Field(
+        "10/second",
+        description="Write requests per player calling with a token (counted by player id), "
+        "as RATE_LIMIT_KEY_WRITES.",
+    )
+    rate_limit_player_reads: str = Field(
+        "50/second",
+        description="Read requests per player calling with a token (counted by player id), "
+        "as RATE_LIMIT_KEY_WRITES.",
     )
     commit_max_batch: int = Field(
         2000, ge=1, description="Most submissions written in one group-commit transaction."
@@ -330,12 +379,34 @@ class Settings(BaseSettings):
         "rate_limit_key_reads",
         "rate_limit_address_writes",
         "rate_limit_address_reads",
+        "rate_limit_player_writes",
+        "rate_limit_player_reads",
     )
     @classmethod
     def _rate_limit(cls, value: str) -> str:
         if value.strip():
             parse_many(value)  # a ValueError names the form it expects
         return value.strip()
+
+    @model_validator(mode="after")
+    def _player_tokens(self) -> Settings:
+        if self.player_jwks_url is not None:
+            if self.player_jwt_secret is not None:
+                raise ValueError(
+                    "set RANKLINE_PLAYER_JWKS_URL or RANKLINE_PLAYER_JWT_SECRET, not both"
+                )
+            if not self.player_jwks_url.startswith(("https://", "http://")):
+                raise ValueError("RANKLINE_PLAYER_JWKS_URL must be an https:// (or http://) URL")
+            if not self.player_jwt_issuer or not self.player_jwt_audience:
+                raise ValueError(
+                    "RANKLINE_PLAYER_JWKS_URL needs RANKLINE_PLAYER_JWT_ISSUER and "
+                    "RANKLINE_PLAYER_JWT_AUDIENCE: the tokens of every other tenant of the "
+                    "identity provider are signed by the same keys"
+                )
+        secret = self.player_jwt_secret
+        if secret is not None and len(secret.get_secret_value().encode()) < 32:
+            raise ValueError("RANKLINE_PLAYER_JWT_SECRET must be at least 32 bytes (HS256)")
+        return self
 
     @property
     def database(self) -> str:

@@ -18,13 +18,16 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from rankline.errors import MethodNotAllowed, NotFound
+from rankline.http.auth import bearer_token
 from rankline.http.body import check_query, query
-from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, Endpoint
+from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, Endpoint
 from rankline.http.measured import count, route_name
+from rankline.http.player_access import admit
 from rankline.http.responses import error_response
 from rankline.http.route_tree import Routes
 
 if TYPE_CHECKING:
+    from rankline.access.tokens import PlayerTokens
     from rankline.http.auth import Keys
     from rankline.http.guard import RateLimits
     from rankline.service import Rankline
@@ -43,11 +46,14 @@ class Api:
         settings: Settings,
         keys: Keys,
         limits: RateLimits | None,
+        tokens: PlayerTokens | None = None,
     ) -> None:
         self.routes = Routes(endpoints)
         self.service = service
         self.settings = settings
         self.keys = keys
+        self.tokens = tokens
+        """Player tokens' verifier; None when they are off (every credential is a key)."""
         self.limits = limits
         """Checked once per request before its handler (``rankline.http.guard``)."""
 
@@ -76,8 +82,9 @@ class Api:
         endpoint: Endpoint,
         path_params: dict[str, str],
     ) -> Response:
-        """The request wrapper of every v1 endpoint: rate limits, the endpoint's auth, its
-        query parameters, then the handler; errors as problem+json. The answer is counted
+        """The request wrapper of every v1 endpoint: rate limits, the endpoint's auth (a key,
+        or a player token: ``player_access``), its query parameters, then the handler; errors
+        as problem+json. The answer is counted
         and timed in the metrics once sent (``rankline.http.measured``). The gRPC API answers
         each RPC through it too, uncounted (``rankline.grpc.bridge``)."""
         handler = endpoint.handler
@@ -86,9 +93,18 @@ class Api:
         scope["endpoint"] = handler
         request = Request(scope, receive, send)
         try:
+            tokens = self.tokens
+            token = None if tokens is None else bearer_token(scope)
             if self.limits is not None:
-                await self.limits.check(scope, endpoint.auth != "read")
-            scope[KEY_SCOPE] = self.keys.authorize(request, endpoint.auth)
+                await self.limits.check(scope, endpoint.writes, keyed=token is None)
+            if tokens is None or token is None:
+                scope[KEY_SCOPE] = self.keys.authorize(request, endpoint.auth)
+            else:
+                player = await tokens.player(token)
+                if self.limits is not None:
+                    await self.limits.check_player(player.player_id, endpoint.writes)
+                scope[PLAYER_SCOPE] = player
+                request = await admit(request, endpoint, player)
             if scope["query_string"]:
                 known = self.routes.query_names.get(endpoint)
                 if known is not None:

@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from rankline import metrics
+from rankline.access.tokens import PlayerTokens
 from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
 from rankline.http.api import Api
 from rankline.http.auth import Keys
@@ -191,6 +192,7 @@ def create_app(
         settings=settings,
         keys=Keys.from_settings(settings),
         limits=RateLimits.from_settings(settings),
+        tokens=PlayerTokens.from_settings(settings),
     )
     routes: list[BaseRoute] = [
         Route("/", _home, methods=["GET"]),

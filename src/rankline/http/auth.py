@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from starlette.requests import Request
+from starlette.types import Scope
 
+from rankline.access.tokens import is_token
 from rankline.errors import Forbidden, Unauthorized
 from rankline.settings import Settings
 
@@ -144,6 +146,13 @@ class Keys:
             return None
         if auth == "server":
             return self.server_scope(request)
+        if auth == "me":
+            if _authorization(request) is None:
+                raise Unauthorized("this needs the player's token: `Authorization: Bearer <JWT>`")
+            raise Forbidden(
+                "this is a player's own endpoint: it needs a player token, not a key (a key "
+                "reads any player at /v1/boards/{board_id}/players/{player_id})"
+            )
         raise ValueError(f"unknown auth {auth!r}")
 
     def actor(self, request: Request) -> str:
@@ -162,6 +171,19 @@ class Keys:
             raise Forbidden("this needs a read key")
         if header is not None:
             _remember(self._read_ok, header, True)
+
+
+def bearer_token(scope: Scope) -> str | None:
+    """The request's bearer credential when it is a player token by its shape (None: no
+    credential, or a key)."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, rest = str(value.decode("latin-1")).partition(" ")
+            credential = rest.strip()
+            if scheme.lower() == "bearer" and is_token(credential):
+                return credential
+            return None
+    return None
 
 
 def _authorization(request: Request) -> str | None:

@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.callers import Player
+from rankline.errors import Forbidden
 from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
 from rankline.reading.query import Query
@@ -26,13 +27,17 @@ from rankline.settings import Settings
 
 T = TypeVar("T")
 Handler = Callable[[Request], Awaitable[Response]]
-Auth = Literal["read", "board", "server", "players"]
+Auth = Literal["read", "board", "server", "players", "me"]
 """Who may call an endpoint:
 
-- ``read``: anyone while no read keys are set, else a read or server key;
+- ``read``: anyone while no read keys are set, else a read or server key, or a player token;
 - ``board``: a server key allowed to write the board in the path;
 - ``server``: any server key (a batch then checks each item's board against the key's);
-- ``players``: a server key not limited to boards (players belong to every board).
+- ``players``: a server key not limited to boards (players belong to every board);
+- ``me``: a player token only (the player reads as themselves).
+
+A player token may call ``read`` and ``me`` endpoints, and those that say ``for_players``;
+nothing else (``rankline.http.player_access``).
 """
 BOARD_ID = re.compile(BOARD_ID_PATTERN)
 PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
@@ -81,6 +86,15 @@ class Endpoint:
     """Answers carry an ETag and honour If-None-Match with 304."""
     download: tuple[str, ...] = ()
     """The content types of a success that is a file rather than JSON (one per format)."""
+    for_players: bool = False
+    """A player token may call it too, as themselves: a body's ``player_id`` is then the
+    token's player (403 if it names another; set from the token if it names none), and the
+    handler decides what the player may do (``player_of``)."""
+
+    @property
+    def writes(self) -> bool:
+        """Whether it counts against the write rate limits (rather than the read ones)."""
+        return self.auth not in ("read", "me")
 
     @property
     def route(self) -> str:
@@ -117,6 +131,14 @@ def player_of(request: Request) -> Player | None:
     """The player calling as themselves, as the wrapper found them (None: not a player)."""
     player: Player | None = request.scope.get(PLAYER_SCOPE)
     return player
+
+
+def own_id(request: Request) -> str:
+    """The calling player's id, on a player's own (``me``) endpoint."""
+    player = player_of(request)
+    if player is None:  # the wrapper lets only a player call a ``me`` endpoint
+        raise Forbidden("this needs a player token")
+    return player.player_id
 
 
 def board_id(request: Request) -> str:

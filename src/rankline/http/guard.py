@@ -1,4 +1,5 @@
-"""Rate limits per key and per client address, for writes and reads.
+"""Rate limits per key, per client address and per player (a request with a player token,
+counted by the player's id), for writes and reads.
 
 Each server process counts in memory, once per request before its handler runs; a request
 over a limit answers 429 with ``Retry-After`` and records nothing. With several workers, each
@@ -77,6 +78,8 @@ class RateLimits:
         key_reads: str = "",
         address_writes: str = "",
         address_reads: str = "",
+        player_writes: str = "",
+        player_reads: str = "",
     ) -> None:
         self.storage = WindowStorage()
         self._limiter = FixedWindowRateLimiter(self.storage)
@@ -85,10 +88,14 @@ class RateLimits:
             _kind("address", "writes", address_writes),
         )
         self._reads = (_kind("key", "reads", key_reads), _kind("address", "reads", address_reads))
+        self._players = (
+            _kind("player", "writes", player_writes),
+            _kind("player", "reads", player_reads),
+        )
 
     @property
     def empty(self) -> bool:
-        return not any((*self._writes, *self._reads))
+        return not any((*self._writes, *self._reads, *self._players))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RateLimits | None:
@@ -100,10 +107,14 @@ class RateLimits:
             key_reads=settings.rate_limit_key_reads,
             address_writes=settings.rate_limit_address_writes,
             address_reads=settings.rate_limit_address_reads,
+            player_writes=settings.rate_limit_player_writes,
+            player_reads=settings.rate_limit_player_reads,
         )
         return None if limits.empty else limits
 
-    async def check(self, scope: Scope, write: bool) -> None:
+    async def check(self, scope: Scope, write: bool, *, keyed: bool = True) -> None:
+        """Count the request per address and, when ``keyed`` (its credential is not a
+        player token: ``check_player`` counts those), per key."""
         per_key, per_address = self._writes if write else self._reads
         if per_address is not None:
             client = scope.get("client")
@@ -111,7 +122,7 @@ class RateLimits:
             due = self._tally(per_address, who)
             if due is not None:
                 await self._pass(per_address, who, due)
-        if per_key is not None:
+        if per_key is not None and keyed:
             for name, value in scope["headers"]:
                 if name == b"authorization":
                     who = value.decode("latin-1")
@@ -119,6 +130,14 @@ class RateLimits:
                     if due is not None:
                         await self._pass(per_key, who, due)
                     break
+
+    async def check_player(self, player_id: str, write: bool) -> None:
+        """Count a request with a verified player token, per player."""
+        per_player = self._players[0 if write else 1]
+        if per_player is not None:
+            due = self._tally(per_player, player_id)
+            if due is not None:
+                await self._pass(per_player, player_id, due)
 
     def _tally(self, kind: _Kind, who: str) -> list[tuple[_Counter, int]] | None:
         """Count one request of ``who`` here; the chunks (limit, requests) now due to the

@@ -14,8 +14,8 @@ from rankline.http.schemas import Problem
 _REF = "#/components/schemas/{name}"
 _ERRORS = {
     "400": "Malformed JSON",
-    "401": "Missing key",
-    "403": "Wrong key",
+    "401": "Missing key, or a player token that does not verify",
+    "403": "Wrong key, or not allowed with a player token",
     "404": "Not found",
     "409": "Conflict (frozen board, immutable field, match_id reused with another payload)",
     "413": "Body too large",
@@ -96,7 +96,7 @@ def _operation(
             **cached,
             **{code: {"description": text, "content": problem} for code, text in _ERRORS.items()},
         },
-        "security": [{}, {"readKey": []}] if endpoint.auth == "read" else [{"serverKey": []}],
+        "security": _security(endpoint),
     }
     if endpoint.body is not None:
         operation["requestBody"] = {
@@ -104,6 +104,17 @@ def _operation(
             "content": {"application/json": {"schema": refs[endpoint.body]}},
         }
     return operation
+
+
+def _security(endpoint: Endpoint) -> list[dict[str, list[str]]]:
+    """Who may call it (``Endpoint.auth``), as OpenAPI security requirements."""
+    if endpoint.auth == "read":
+        return [{}, {"readKey": []}, {"playerToken": []}]
+    if endpoint.auth == "me":
+        return [{"playerToken": []}]
+    if endpoint.for_players:
+        return [{"serverKey": []}, {"playerToken": []}]
+    return [{"serverKey": []}]
 
 
 def _int64(node: Any) -> Any:
@@ -157,6 +168,12 @@ def build_openapi() -> dict[str, Any]:
             "securitySchemes": {
                 "serverKey": {"type": "http", "scheme": "bearer", "description": "A server key"},
                 "readKey": {"type": "http", "scheme": "bearer", "description": "A read key"},
+                "playerToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "A player's token from the studio's identity provider",
+                },
             },
         },
     }

@@ -74,7 +74,15 @@ async def unban_player(request: Request) -> Response:
 
 
 async def stored_friends(request: Request) -> Response:
-    read, player_id = e.read_query(request), e.player_id(request)
+    return await _stored_friends(request, e.player_id(request))
+
+
+async def me_friends(request: Request) -> Response:
+    return await _stored_friends(request, e.own_id(request))
+
+
+async def _stored_friends(request: Request, player_id: str) -> Response:
+    read = e.read_query(request)
     k = None if query(request).get("k") is None else query_int(request, "k", 0, 0, 5000)
     return json_response(await _players(request).friends_board(read, player_id, k=k))
 
@@ -174,6 +182,20 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(
             e.BOARD,
             e.PLAYER,
+            *e.WHERE,
+            e.METADATA,
+            e.Param("k", "query", "0..5000; default all.", e.INT),
+        ),
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/me/friends",
+        me_friends,
+        "The leaderboard among the calling player and their stored friends (a player token)",
+        auth="me",
+        response=s.FriendsOut,
+        params=(
+            e.BOARD,
             *e.WHERE,
             e.METADATA,
             e.Param("k", "query", "0..5000; default all.", e.INT),

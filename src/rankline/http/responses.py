@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 from starlette.responses import Response
 
-from rankline.errors import RanklineError, TooManyRequests, Unavailable
+from rankline.errors import RanklineError, TooManyRequests, Unauthorized, Unavailable
 
 _encoder = msgspec.json.Encoder()
 log = logging.getLogger("rankline")
@@ -64,8 +64,10 @@ def problem_response(error: RanklineError) -> Response:
     headers = {}
     if isinstance(error, Unavailable | TooManyRequests):
         headers["Retry-After"] = str(error.retry_after)
-    if error.status == 401:
-        headers["WWW-Authenticate"] = 'Bearer realm="rankline"'
+    if isinstance(error, Unauthorized):
+        headers["WWW-Authenticate"] = error.challenge
+    elif error.status == 401:
+        headers["WWW-Authenticate"] = Unauthorized.challenge
     return Response(
         _encoder.encode(error.problem()),
         error.status,

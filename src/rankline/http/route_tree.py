@@ -49,9 +49,9 @@ class Routes:
                     node = node.literals.setdefault(part, _Node())
             node.handlers[endpoint.method] = (endpoint, tuple(names))
         self.query_names: dict[Endpoint, frozenset[str]] = {
-            e: e.query_names for e in endpoints if e.auth == "read"
+            e: e.query_names for e in endpoints if e.auth in ("read", "me")
         }
-        """The query parameters each read takes: any other is answered 422."""
+        """The query parameters each read (a player's own too) takes: any other is 422."""
 
     def allowed(self, path: str) -> list[str]:
         """The methods of the v1 path ``path`` (none: no such path)."""

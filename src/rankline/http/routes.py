@@ -10,7 +10,7 @@ from starlette.responses import Response
 from rankline.answers import SnapshotsOut
 from rankline.boards import BoardSpec, shown
 from rankline.clock import parse_time
-from rankline.errors import InvalidInput, RanklineError
+from rankline.errors import Forbidden, InvalidInput, RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
@@ -67,6 +67,8 @@ async def delete_board(request: Request) -> Response:
 
 async def post_score(request: Request) -> Response:
     board_id = e.board_id(request)
+    if e.player_of(request) is not None:
+        raise Forbidden("this board does not accept scores from players")
     item = await e.body_of(request, s.ScoreIn)
     service = e.service_of(request)
     submission = await prepare_score(service, board_id, item)
@@ -127,13 +129,29 @@ async def snapshots(request: Request) -> Response:
 
 
 async def player(request: Request) -> Response:
-    service, player_id = e.service_of(request), e.player_id(request)
+    return await _player(request, e.player_id(request))
+
+
+async def me(request: Request) -> Response:
+    return await _player(request, e.own_id(request))
+
+
+async def _player(request: Request, player_id: str) -> Response:
+    service = e.service_of(request)
     query = await player_query(service, e.read_query(request), player_id)  # scope=cohort
     return json_response(await service.reads.player(query, player_id))
 
 
 async def around(request: Request) -> Response:
-    service, player_id = e.service_of(request), e.player_id(request)
+    return await _around(request, e.player_id(request))
+
+
+async def me_around(request: Request) -> Response:
+    return await _around(request, e.own_id(request))
+
+
+async def _around(request: Request, player_id: str) -> Response:
+    service = e.service_of(request)
     query = await player_query(service, e.read_query(request), player_id)  # scope=cohort
     k = query_int(request, "k", 5, 0, 100)
     return json_response(await service.reads.around(query, player_id, k))
@@ -241,6 +259,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         accepted=s.AcceptedOut,
         params=(e.BOARD, e.PREFER),
         tag="scores",
+        for_players=True,
     ),
     e.Endpoint(
         "POST",
@@ -305,6 +324,29 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(
             e.BOARD,
             e.PLAYER,
+            *e.WHERE,
+            e.METADATA,
+            e.Param("k", "query", "0..100, default 5.", e.INT),
+        ),
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/me",
+        me,
+        "The calling player's rank (a player token)",
+        auth="me",
+        response=s.PlayerOut,
+        params=(e.BOARD, *e.WHERE, e.METADATA),
+    ),
+    e.Endpoint(
+        "GET",
+        "/v1/boards/{board_id}/me/around",
+        me_around,
+        "The players around the calling player (a player token)",
+        auth="me",
+        response=s.AroundOut,
+        params=(
+            e.BOARD,
             *e.WHERE,
             e.METADATA,
             e.Param("k", "query", "0..100, default 5.", e.INT),

@@ -1,0 +1,67 @@
+"""What a player token may call, as the endpoint table declares it (``Endpoint.auth`` and
+``Endpoint.for_players``): every read, the player's own (``me``) endpoints, and the
+operations ``for_players`` as themselves. Everything else (boards, players, moderation,
+audit, keys, dead letters, tournaments' writes, batches) is 403 ``NotForPlayers``, before
+any handler runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.types import Message, Receive
+
+from rankline.callers import Player
+from rankline.errors import NotForPlayers
+from rankline.http.body import read_body
+from rankline.http.endpoint import Endpoint, settings_of
+
+
+async def admit(request: Request, endpoint: Endpoint, player: Player) -> Request:
+    """The request as its handler gets it, once ``player`` may call ``endpoint``: a body of
+    a ``for_players`` operation names the player (it is read here, and replayed)."""
+    if endpoint.auth in ("read", "me"):
+        return request
+    if not endpoint.for_players:
+        raise NotForPlayers(
+            f"a player token may not call {endpoint.method} {endpoint.path} "
+            f"({endpoint.summary.lower()}): that needs a server key"
+        )
+    body = await read_body(request, settings_of(request).max_body_bytes)
+    return Request(request.scope, _replay(_as_player(body, player), request.receive))
+
+
+def _as_player(body: bytes, player: Player) -> bytes:
+    """The body with the token's player as its ``player_id``; a body that is not a JSON
+    object goes on as it is, for the handler to refuse."""
+    try:
+        given: Any = msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError):
+        return body
+    if not isinstance(given, dict):
+        return body
+    named = given.get("player_id")
+    if named is None:
+        given["player_id"] = player.player_id
+        return msgspec.json.encode(given)
+    if named != player.player_id:
+        raise NotForPlayers(
+            f"a player submits only their own scores: the token is {player.player_id!r}'s, "
+            "the body names another player"
+        )
+    return body
+
+
+def _replay(body: bytes, then: Receive) -> Receive:
+    """A ``receive`` that gives ``body`` once, then what ``then`` gives (a disconnect)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            return await then()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
