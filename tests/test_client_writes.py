@@ -395,3 +395,4 @@ async def test_a_definition_shows_its_limits_never_the_secret(
         "accept",
         "reject",
     ]
+    assert "reason" in schemas["Problem"]["properties"]
