@@ -57,7 +57,7 @@ def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
     assert response.headers["content-type"].startswith("application/problem+json")
     body: dict[str, Any] = response.json()
     assert {"type", "title", "status", "detail"} <= body.keys()
-    assert set(body) <= {"type", "title", "status", "detail", "errors", "existing"}
+    assert set(body) <= {"type", "title", "status", "detail", "errors", "existing", "reason"}
     assert body["status"] == status
     assert isinstance(body["type"], str) and body["type"]
     assert isinstance(body["title"], str) and body["title"]

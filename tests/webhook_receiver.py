@@ -1,10 +1,11 @@
 """A real HTTP receiver on loopback for webhook tests: records every request it gets and
-answers 500 to the first ``failures`` of them, then 200."""
+answers 500 to the first ``failures`` of them, then 200; or, given ``answer``, what it
+returns for each request (a board validator's verdicts, a slow answer)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,20 +23,33 @@ class Received:
             return [body for _, body, status in self.requests if status == 200]
 
 
+Answer = Callable[[bytes], tuple[int, bytes]]
+"""Given a request's body, the status and the JSON body to answer (it may take its time)."""
+
+
 @contextmanager
-def receiver(failures: int = 0) -> Iterator[tuple[str, Received]]:
+def receiver(failures: int = 0, answer: Answer | None = None) -> Iterator[tuple[str, Received]]:
     """A started receiver: its URL and what it received."""
     got = Received(failures)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length", "0")))
+            content = b""
+            if answer is not None:
+                status, content = answer(body)
             with got.lock:
-                status = 500 if len(got.requests) < got.failures else 200
+                if answer is None:
+                    status = 500 if len(got.requests) < got.failures else 200
                 got.requests.append(({k.lower(): v for k, v in self.headers.items()}, body, status))
-            self.send_response(status)
-            self.send_header("content-length", "0")
-            self.end_headers()
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the caller gave up waiting
 
         def log_message(self, format: str, *args: object) -> None:
             pass

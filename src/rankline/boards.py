@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import msgspec
 from msgspec import Meta
 
+from rankline.client_writes import ClientWritesSpec, check_client_writes, client_writes_shown
 from rankline.clock import format_time, parse_time
 from rankline.cron import CronWindow, check_cron
 from rankline.errors import Conflict, InvalidInput
@@ -182,6 +183,10 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     snapshots: SnapshotSpec | None = None
     """Top-K snapshots by time (``GET …/top?at=``, ``GET …/snapshots``); may change at any
     time."""
+    client_writes: ClientWritesSpec | None = None
+    """Players may submit their own scores here, with their tokens, within its limits and
+    behind its validator; without it only keys write (server-authoritative). May change at
+    any time; a GET shows it without the validator's secret."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +272,8 @@ class Board:
         _check_zone(spec.timezone, ["timezone"])
         if spec.webhook is not None and spec.webhook.secret is None:
             raise _bad(["webhook", "secret"], "a webhook needs the secret that signs its bodies")
+        if spec.client_writes is not None:
+            check_client_writes(spec.client_writes, spec.policy)
         for i, window in enumerate(spec.windows):
             if isinstance(window, WindowSpec):
                 _check_window(window, i)
@@ -461,8 +468,9 @@ class Board:
                 del data[optional]
         if not data["entry_metadata"]:  # shown only where set
             del data["entry_metadata"]
-        if data["snapshots"] is None:
-            del data["snapshots"]
+        for unset in ("snapshots", "client_writes"):  # only where set
+            if data[unset] is None:
+                del data[unset]
         data["retention_days"] = {w: self.retention_days[w] for w in DEFAULT_RETENTION_DAYS}
         given = {_window_id(w): w for w in self.spec.windows}
         data["windows"] = [
@@ -477,10 +485,13 @@ class Board:
 
 
 def shown(board: Board) -> dict[str, Any]:
-    """The definition as GET answers it: the webhook's secret is never shown."""
+    """The definition as GET answers it: the secrets of the webhook and the validator are
+    never shown."""
     data = board.to_json()
     if (hook := board.spec.webhook) is not None:
         data["webhook"] = {"url": hook.url, "top": hook.top}
+    if (writes := board.spec.client_writes) is not None:
+        data["client_writes"] = client_writes_shown(writes)
     return data
 
 

@@ -12,6 +12,7 @@
     │   └── KeyReused: a stored match_id submitted again with a different payload
     ├── PayloadTooLarge (413) / UnsupportedMediaType (415)
     ├── InvalidInput (422): a value outside the contract, with per-field errors
+    │   └── ScoreRejected: a player's score refused by max_gain or the board's validator
     ├── TooManyRequests (429): the write queue is full or a rate limit was reached; nothing
     │   was recorded, retry after ``Retry-After`` seconds
     └── Unavailable (503): nothing was recorded; retry later
@@ -125,6 +126,20 @@ class InvalidInput(RanklineError):
     @classmethod
     def at(cls, loc: list[str | int], msg: str) -> InvalidInput:
         return cls(msg, errors=[{"loc": loc, "msg": msg}])
+
+
+class ScoreRejected(InvalidInput):
+    """A player's own score refused by a rule of the board's client writes (``max_gain``)
+    or by its validator; ``reason`` says why."""
+
+    title, slug = "Score rejected", "score-rejected"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the score was rejected: {reason}")
+        self.reason = reason
+
+    def problem(self) -> dict[str, Any]:
+        return {**super().problem(), "reason": self.reason}
 
 
 class TooManyRequests(RanklineError):

@@ -184,6 +184,18 @@ LOG_APPLIED = Counter(
     "rankline_log_applied_total",
     "Submissions applied from the ingestion log by this process.",
 )
+CLIENT_REJECTED = Counter(
+    "rankline_client_writes_rejected_total",
+    "Players' own score submissions refused, by reason: off (the board takes no client "
+    "writes), rate (max_per_minute), range (min_score/max_score), gain (max_gain), "
+    "validator (the validator rejected it), validator_error (no verdict, on_error reject).",
+    ["reason"],
+)
+VALIDATOR_ERRORS = Counter(
+    "rankline_client_writes_validator_errors_total",
+    "Board validators that gave no verdict (a timeout, an error, a malformed answer), "
+    "whatever their on_error made of it.",
+)
 
 
 def prepare_multiprocess(data_dir: Path) -> None:

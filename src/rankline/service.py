@@ -63,16 +63,19 @@ from rankline.store.deliveries import BoardDeliveries
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
 from rankline.store.ratings import RatingStore
+from rankline.store.recent_submissions import RecentSubmissions
 from rankline.store.snapshots import SnapshotStore
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments.editions import Tournaments
 from rankline.tournaments.webhooks import Webhooks
 from rankline.types import Clock, LeaderboardId
+from rankline.writing.client_rules import ClientWrites
 from rankline.writing.cohorts import Cohorts
 from rankline.writing.commit_lock import CommitLock
 from rankline.writing.ingest import AsyncIngest
 from rankline.writing.scores import Scores
+from rankline.writing.validator import Validators
 from rankline.writing.writer import GroupCommitWriter
 
 if TYPE_CHECKING:
@@ -277,6 +280,17 @@ class Rankline:
         )
         self.audit = audit = Audit(AuditStore(store), clock)
         """Every change made by hand: who, when, what, why."""
+        self.validators = validators = Validators()
+        self.client_writes = ClientWrites(
+            boards,
+            scores,
+            gateway,
+            RecentSubmissions(store),
+            audit.store,
+            validators,
+            clock,
+        )
+        """Players' own scores on boards with ``client_writes``: limits and validator."""
         self.moderation = Moderation(
             store, boards, gateway, health, lifecycle, self.ratings, audit, commit_lock, clock
         )
@@ -409,6 +423,7 @@ class Rankline:
         await _bounded("writer", self.writer.close())
         await _bounded("player tasks", self.players.close())
         await _bounded("moderation tasks", self.moderation.close())
+        await _bounded("validator connections", self.validators.close())
         self.health.stopping = True
         tasks = [*self._tasks, *self.keeper.repairs]
         for task in tasks:

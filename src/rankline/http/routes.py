@@ -10,7 +10,7 @@ from starlette.responses import Response
 from rankline.answers import SnapshotsOut
 from rankline.boards import BoardSpec, shown
 from rankline.clock import parse_time
-from rankline.errors import Forbidden, InvalidInput, RanklineError
+from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
@@ -30,7 +30,7 @@ from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
-from rankline.http.score_batch import answer_scores, prepare_score
+from rankline.http.score_batch import answer_scores, player_score, prepare_score
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
 from rankline.lifecycle.events import DeliveriesOut
 
@@ -67,10 +67,11 @@ async def delete_board(request: Request) -> Response:
 
 async def post_score(request: Request) -> Response:
     board_id = e.board_id(request)
-    if e.player_of(request) is not None:
-        raise Forbidden("this board does not accept scores from players")
     item = await e.body_of(request, s.ScoreIn)
     service = e.service_of(request)
+    if (caller := e.player_of(request)) is not None:
+        # answered once written (never 202): the board's rules decide before anything is
+        return json_response(await player_score(service, board_id, item, caller))
     submission = await prepare_score(service, board_id, item)
     if e.respond_async(request):
         token = await service.ingest.accept([submission])

@@ -115,6 +115,8 @@ class Problem(msgspec.Struct):
     detail: str
     errors: list[ProblemError] | None = None
     existing: StoredSubmissionOut | None = None
+    reason: str | None = None
+    """Why a player's own score was rejected (``max_gain``, or the board's validator)."""
 
 
 class BatchResultOut(msgspec.Struct):

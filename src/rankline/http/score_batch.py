@@ -21,7 +21,9 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.answers import SubmitOut
 from rankline.boards import Board
+from rankline.callers import Player
 from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
@@ -49,6 +51,26 @@ async def prepare_score(
         metadata=item.metadata,
         subscore=item.subscore,
         now=now,
+    )
+
+
+async def player_score(
+    service: Rankline, board_id: str, item: s.ScoreIn, player: Player
+) -> SubmitOut:
+    """A player's own submission, with their token: written only if the board's client
+    writes allow it (``rankline.writing.client_rules``)."""
+    at = body_time(item.at)
+    check_metadata(item.metadata, service.settings.max_metadata_bytes)
+    return await service.client_writes.submit(
+        player,
+        board_id,
+        named=item.player_id,
+        match_id=item.match_id,
+        score=item.score,
+        at=at,
+        scopes=item.scopes,
+        metadata=item.metadata,
+        subscore=item.subscore,
     )
 
 

@@ -9,7 +9,7 @@ with the standings and ranks they produced.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from rankline.answers import StandingOut, SubmitOut
@@ -60,10 +60,13 @@ class Scores:
         tournament: bool = False,
         subscore: int | None = None,
         now: Micros | None = None,
+        admit: Callable[[Submission], Awaitable[None]] | None = None,
     ) -> Submission:
         """Validate one submission against its board; InvalidInput/NotFound/Conflict if bad.
         A tournament's board takes scores only through its tournament (``tournament``: the
-        tournament's rules were checked).
+        tournament's rules were checked). ``admit`` raises when the checked submission is
+        not to be written (a player's, by the board's client writes), before it is placed in
+        a cohort.
 
         Checked against the board as last loaded (the writer checks the stored definition
         again in its transaction); a submission refused that way is checked again once the
@@ -77,6 +80,8 @@ class Scores:
                 f"board {board_id!r} ranks a tournament: submit at "
                 f"POST /v1/tournaments/{board_id}/scores, where its rules are checked"
             )
+        if admit is not None:
+            await admit(submission)
         if self._cohorts is not None:
             await self._cohorts.place(submission)
         return submission

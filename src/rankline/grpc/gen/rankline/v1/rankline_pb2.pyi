@@ -595,20 +595,22 @@ class WatchEvent(_message.Message):
     def __init__(self, top: _Optional[_Union[TopOut, _Mapping]] = ..., player: _Optional[_Union[PlayerOut, _Mapping]] = ..., error: _Optional[_Union[Problem, _Mapping]] = ...) -> None: ...
 
 class Problem(_message.Message):
-    __slots__ = ("type", "title", "status", "detail", "errors", "existing")
+    __slots__ = ("type", "title", "status", "detail", "errors", "existing", "reason")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     ERRORS_FIELD_NUMBER: _ClassVar[int]
     EXISTING_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     type: str
     title: str
     status: int
     detail: str
     errors: _containers.RepeatedCompositeFieldContainer[ProblemError]
     existing: StoredSubmissionOut
-    def __init__(self, type: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[int] = ..., detail: _Optional[str] = ..., errors: _Optional[_Iterable[_Union[ProblemError, _Mapping]]] = ..., existing: _Optional[_Union[StoredSubmissionOut, _Mapping]] = ...) -> None: ...
+    reason: str
+    def __init__(self, type: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[int] = ..., detail: _Optional[str] = ..., errors: _Optional[_Iterable[_Union[ProblemError, _Mapping]]] = ..., existing: _Optional[_Union[StoredSubmissionOut, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class ProblemError(_message.Message):
     __slots__ = ("loc", "msg")
@@ -650,7 +652,7 @@ class BoardsOut(_message.Message):
     def __init__(self, boards: _Optional[_Iterable[_Union[BoardSpec, _Mapping]]] = ...) -> None: ...
 
 class BoardSpec(_message.Message):
-    __slots__ = ("id", "title", "order", "policy", "windows", "seasons", "scopes", "retention_days", "grace_seconds", "min_score", "max_score", "status", "rating", "metadata", "shards", "tiers", "dense_rank", "cohort_size", "schedule", "subscore", "timezone", "webhook", "entry_metadata", "snapshots")
+    __slots__ = ("id", "title", "order", "policy", "windows", "seasons", "scopes", "retention_days", "grace_seconds", "min_score", "max_score", "status", "rating", "metadata", "shards", "tiers", "dense_rank", "cohort_size", "schedule", "subscore", "timezone", "webhook", "entry_metadata", "snapshots", "client_writes")
     ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     ORDER_FIELD_NUMBER: _ClassVar[int]
@@ -675,6 +677,7 @@ class BoardSpec(_message.Message):
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     ENTRY_METADATA_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_WRITES_FIELD_NUMBER: _ClassVar[int]
     id: str
     title: str
     order: str
@@ -699,7 +702,30 @@ class BoardSpec(_message.Message):
     webhook: BoardWebhookSpec
     entry_metadata: bool
     snapshots: SnapshotSpec
-    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., order: _Optional[str] = ..., policy: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., seasons: _Optional[_Iterable[_Union[SeasonSpec, _Mapping]]] = ..., scopes: _Optional[_Iterable[str]] = ..., retention_days: _Optional[_Union[RetentionDays, _Mapping]] = ..., grace_seconds: _Optional[int] = ..., min_score: _Optional[int] = ..., max_score: _Optional[int] = ..., status: _Optional[str] = ..., rating: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., shards: _Optional[int] = ..., tiers: _Optional[_Iterable[_Union[TierSpec, _Mapping]]] = ..., dense_rank: _Optional[bool] = ..., cohort_size: _Optional[int] = ..., schedule: _Optional[_Union[ScheduleSpec, _Mapping]] = ..., subscore: _Optional[str] = ..., timezone: _Optional[str] = ..., webhook: _Optional[_Union[BoardWebhookSpec, _Mapping]] = ..., entry_metadata: _Optional[bool] = ..., snapshots: _Optional[_Union[SnapshotSpec, _Mapping]] = ...) -> None: ...
+    client_writes: ClientWritesSpec
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., order: _Optional[str] = ..., policy: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., seasons: _Optional[_Iterable[_Union[SeasonSpec, _Mapping]]] = ..., scopes: _Optional[_Iterable[str]] = ..., retention_days: _Optional[_Union[RetentionDays, _Mapping]] = ..., grace_seconds: _Optional[int] = ..., min_score: _Optional[int] = ..., max_score: _Optional[int] = ..., status: _Optional[str] = ..., rating: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., shards: _Optional[int] = ..., tiers: _Optional[_Iterable[_Union[TierSpec, _Mapping]]] = ..., dense_rank: _Optional[bool] = ..., cohort_size: _Optional[int] = ..., schedule: _Optional[_Union[ScheduleSpec, _Mapping]] = ..., subscore: _Optional[str] = ..., timezone: _Optional[str] = ..., webhook: _Optional[_Union[BoardWebhookSpec, _Mapping]] = ..., entry_metadata: _Optional[bool] = ..., snapshots: _Optional[_Union[SnapshotSpec, _Mapping]] = ..., client_writes: _Optional[_Union[ClientWritesSpec, _Mapping]] = ...) -> None: ...
+
+class ClientWritesSpec(_message.Message):
+    __slots__ = ("max_per_minute", "max_gain", "validator")
+    MAX_PER_MINUTE_FIELD_NUMBER: _ClassVar[int]
+    MAX_GAIN_FIELD_NUMBER: _ClassVar[int]
+    VALIDATOR_FIELD_NUMBER: _ClassVar[int]
+    max_per_minute: int
+    max_gain: int
+    validator: ValidatorSpec
+    def __init__(self, max_per_minute: _Optional[int] = ..., max_gain: _Optional[int] = ..., validator: _Optional[_Union[ValidatorSpec, _Mapping]] = ...) -> None: ...
+
+class ValidatorSpec(_message.Message):
+    __slots__ = ("url", "secret", "timeout_ms", "on_error")
+    URL_FIELD_NUMBER: _ClassVar[int]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    ON_ERROR_FIELD_NUMBER: _ClassVar[int]
+    url: str
+    secret: str
+    timeout_ms: int
+    on_error: str
+    def __init__(self, url: _Optional[str] = ..., secret: _Optional[str] = ..., timeout_ms: _Optional[int] = ..., on_error: _Optional[str] = ...) -> None: ...
 
 class BoardWebhookSpec(_message.Message):
     __slots__ = ("url", "secret", "top")
