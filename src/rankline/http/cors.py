@@ -39,7 +39,14 @@ _TAKEN = frozenset(
 )
 """What a preflight may ask for: the API's headers, the safelisted ones (which a browser
 need not list but may) and EventSource's ``Last-Event-ID``."""
-EXPOSED = ("ETag", "Retry-After", "X-Request-ID", "Content-Disposition", "Allow")
+EXPOSED = (
+    "ETag",
+    "Retry-After",
+    "X-Request-ID",
+    "Content-Disposition",
+    "Allow",
+    "WWW-Authenticate",
+)
 """The answer headers a client reads, beyond the CORS-safelisted ones."""
 MAX_AGE = 600
 """How long a browser may keep a preflight's answer, in seconds."""
