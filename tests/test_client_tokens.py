@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from helpers_idp import SECRET, claims, mint_hs256
 from procs import serving
 from rankline.client import ApiError, AsyncClient, Client
 
@@ -186,3 +187,37 @@ def test_a_refreshed_credential_against_a_real_server(tmp_path: Path) -> None:
             rl.top("arena")
     assert handed == ["", "reader"]
     assert refused.value.status == 403
+
+
+def test_a_player_token_refreshed_after_it_expired_against_a_real_server(tmp_path: Path) -> None:
+    """A player's real token (HS256, the studio's secret): the first one the function hands
+    out has expired, the server answers 401, the function is asked again and the read is
+    sent again with the new token; the player reads their own rank and submits where the
+    board takes client writes, sync and async."""
+    expired = mint_hs256(claims("p:2", ttl=-3600))
+    token, handed = _tokens(expired, mint_hs256(claims("p:2")))
+    with serving(
+        tmp_path / "data", tmp_path / "log", server_keys="writer", player_jwt_secret=SECRET
+    ) as server:
+        with Client(server.url, server_key="writer") as admin:
+            admin.put_board("arena")
+            admin.put_board("open", client_writes={"max_per_minute": 10})
+            for n, score in enumerate((30, 10, 20)):
+                admin.submit("arena", f"p:{n}", score, match_id=f"m{n}")
+        with Client(server.url, token=token) as rl:
+            me = rl.me("arena")
+            assert (me["player_id"], me["rank"]) == ("p:2", 2)
+            assert [e["player_id"] for e in rl.me_around("arena", k=1)["entries"]] == [
+                "p:0",
+                "p:2",
+                "p:1",
+            ]
+            assert rl.submit("open", "p:2", 50, match_id="run-1")["score"] == 50
+            with pytest.raises(ApiError) as not_here:
+                rl.submit("arena", "p:2", 50, match_id="run-1")
+            assert not_here.value.status == 403
+        assert handed[0] == expired and len(handed) == 2
+        with Client(server.url, token=expired) as stale, pytest.raises(ApiError) as refused:
+            stale.me("arena")
+        assert refused.value.status == 401
+        assert refused.value.problem["type"].endswith("/invalid-token")

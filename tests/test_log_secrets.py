@@ -1,44 +1,46 @@
 """No credential in any log line: a real server with JSON logs (one line per request, the
-access log) at debug level, called with keys and a token in the Authorization header and in
-the live stream's ``?access_token=``, accepted and refused; its whole output is read, the
-request lines are there, and none of the secrets is."""
+access log) at debug level and player tokens from the test's identity provider, called with
+keys and tokens in the Authorization header and in the live stream's ``?access_token=``,
+accepted and refused; its whole output is read, the request lines are there, and none of
+the secrets is."""
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from helpers_idp import AUDIENCE, ISSUER, IdentityProvider, claims, mint, refused_tokens, rsa_key
 from procs import serving
 from rankline.observability.logs import Redacting, redact
 
 pytestmark = pytest.mark.timeout(180)
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _token_shaped() -> str:
-    """A string shaped like a player's JWT (header.payload.signature), unique to this run."""
-    header = _b64(json.dumps({"alg": "RS256", "kid": "k1", "typ": "JWT"}).encode())
-    payload = _b64(json.dumps({"sub": "p:ada", "exp": 4_102_444_800}).encode())
-    return f"{header}.{payload}.{_b64(secrets.token_bytes(64))}"
+@pytest.fixture
+def idp() -> Iterator[IdentityProvider]:
+    provider = IdentityProvider(rsa_key()).start()
+    yield provider
+    provider.stop()
 
 
 @pytest.mark.parametrize("server_software", ["granian", "uvicorn"])
-def test_no_key_or_token_appears_in_the_logs(tmp_path: Path, server_software: str) -> None:
+def test_no_key_or_token_appears_in_the_logs(
+    tmp_path: Path, server_software: str, idp: IdentityProvider
+) -> None:
     server_key = "rk_srv_" + secrets.token_urlsafe(24)
     read_key = "rk_read_" + secrets.token_urlsafe(24)
     wrong_key = "rk_wrong_" + secrets.token_urlsafe(24)
-    token = _token_shaped()
-    stream_token = _token_shaped()
-    secret_list = [server_key, read_key, wrong_key, token, stream_token]
+    [signing] = idp.published
+    token = mint(signing, claims("p:ada"))
+    stream_token = mint(signing, claims("p:bo"))
+    forged = refused_tokens(signing)
+    secret_list = [server_key, read_key, wrong_key, token, stream_token, *forged.values()]
     with (
         serving(
             tmp_path / "data",
@@ -49,6 +51,9 @@ def test_no_key_or_token_appears_in_the_logs(tmp_path: Path, server_software: st
             log_level="debug",
             server=server_software,
             cors_origins="http://127.0.0.1:1",
+            player_jwks_url=idp.url,
+            player_jwt_issuer=ISSUER,
+            player_jwt_audience=AUDIENCE,
         ) as server,
         httpx.Client(base_url=server.url, timeout=30) as api,
     ):
@@ -61,9 +66,13 @@ def test_no_key_or_token_appears_in_the_logs(tmp_path: Path, server_software: st
         wrong = {"Authorization": f"Bearer {wrong_key}"}
         assert api.get("/v1/boards/arena/top", headers=wrong).status_code == 403
         bearer = {"Authorization": f"Bearer {token}"}
-        assert api.get("/v1/boards/arena/top", headers=bearer).status_code in (200, 403)
-        assert api.post("/v1/boards/arena/scores", json=score, headers=bearer).status_code >= 400
+        assert api.get("/v1/boards/arena/top", headers=bearer).status_code == 200
+        assert api.get("/v1/boards/arena/me", headers=bearer).status_code == 200
+        assert api.post("/v1/boards/arena/scores", json=score, headers=bearer).status_code == 403
         assert api.get("/v1/audit", headers=bearer).status_code == 403
+        for case, bad in forged.items():
+            refused = api.get("/v1/boards/arena/me", headers={"Authorization": f"Bearer {bad}"})
+            assert refused.status_code == 401, case
         # A credential in the query string of an endpoint that refuses it.
         query = {"access_token": server_key}
         assert api.get("/v1/boards/arena/top", params=query).status_code == 422
@@ -71,10 +80,12 @@ def test_no_key_or_token_appears_in_the_logs(tmp_path: Path, server_software: st
         preflight = {"Origin": "http://127.0.0.1:1", "Access-Control-Request-Method": "GET"}
         assert api.options("/v1/boards/arena/top", params=query, headers=preflight).status_code
         # The stream, as an EventSource calls it: accepted, then refused.
-        for credential, status in ((read_key, 200), (stream_token, 403)):
+        streams = [(read_key, 200), (stream_token, 200), (wrong_key, 403)]
+        streams += [(bad, 401) for bad in forged.values()]
+        for credential, status in streams:
             params = {"access_token": credential, "limit": "1"}
             with api.stream("GET", "/v1/boards/arena/stream", params=params) as answer:
-                assert answer.status_code == status
+                assert answer.status_code == status, credential
                 if status == 200:
                     first = next(answer.iter_lines())
                     assert first.startswith("event: top"), first
@@ -85,12 +96,16 @@ def test_no_key_or_token_appears_in_the_logs(tmp_path: Path, server_software: st
     assert ("GET", "/v1/boards/arena/top", 422) in requests
     assert ("GET", "/v1/boards/arena/stream", 200) in requests
     assert ("GET", "/v1/boards/arena/stream", 403) in requests
+    assert ("GET", "/v1/boards/arena/stream", 401) in requests
+    assert ("GET", "/v1/boards/arena/me", 200) in requests
     if server_software == "uvicorn":  # its access log prints the query string, redacted
         assert "/v1/boards/arena/top?access_token=[redacted] HTTP/1.1" in output
     for secret in secret_list:
         assert secret not in output
-        # nor any recognisable part of it (a token's signature, a key without its prefix)
-        assert secret[-24:] not in output
+        # nor any recognisable part of it: a token's signature or claims, a key's end
+        for part in [*secret.split("."), secret[-24:]]:
+            if len(part) >= 8:
+                assert part not in output, part
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,11 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from backends import ALL, selected
 from helpers_api import SERVER_KEY, assert_problem, open_app, open_client, put_board, submit, top
+from helpers_idp import SECRET, claims, mint_hs256
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.http.stream import MIN_INTERVAL
@@ -279,6 +281,21 @@ async def test_the_stream_takes_its_credential_as_access_token(
         assert_problem(await client.get(stream, **both), 400)
         twice = "/v1/boards/arena/stream?access_token=rk&access_token=rk"
         assert_problem(await client.get(twice), 400)
+
+
+async def test_the_stream_takes_a_player_token_as_access_token(
+    settings: Settings, clock: ManualClock
+) -> None:
+    tokens = settings.model_copy(update={"player_jwt_secret": SecretStr(SECRET), "read_keys": "rk"})
+    async with open_app(tokens, clock) as app, open_client(app) as client:
+        await _seed(client)
+        async with SSE(app, "arena", access_token=mint_hs256(claims("a"))) as sse:
+            assert sse.status == 200
+            assert (await sse.next())[0] == "top"
+        expired = mint_hs256(claims("a", ttl=-3600))
+        refused = await client.get("/v1/boards/arena/stream", params={"access_token": expired})
+        assert_problem(refused, 401)["type"].endswith("/invalid-token")
+        assert expired not in refused.text
 
 
 async def test_other_endpoints_refuse_access_token(
