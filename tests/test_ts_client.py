@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from helpers_idp import SECRET, claims, mint_hs256
 from procs import REPO, Server, serving
 from rankline import __version__
 from rankline.http.openapi import build_openapi
@@ -131,6 +132,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         where / "data",
         where / "server.log",
         server_keys=SERVER_KEY,
+        player_jwt_secret=SECRET,
         rate_limit_key_reads="2/second",
         rate_limit_address_reads="",
     ) as server:
@@ -142,6 +144,9 @@ def test_node_drives_the_client_against_a_real_server(built: Path, server: Serve
         "PATH": str(Path(shutil.which("node") or "node").parent),
         "RANKLINE_URL": server.url,
         "RANKLINE_SERVER_KEY": SERVER_KEY,
+        # a player's token, and one of theirs that has expired (HS256, the studio's secret)
+        "RANKLINE_PLAYER_TOKEN": mint_hs256(claims("p:ts")),
+        "RANKLINE_EXPIRED_TOKEN": mint_hs256(claims("p:ts", ttl=-3600)),
     }
     files = sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "test").glob("*.test.mjs"))
     done = subprocess.run(

@@ -185,17 +185,17 @@ export class Client {
 
   // the player calling with a token (`token`): their own standing
   /** `player` for the player whose token the client sends. */
-  me(id: string, query?: Query<"player">): Promise<Schemas["PlayerOut"]> {
+  me(id: string, query?: Query<"me">): Promise<Schemas["PlayerOut"]> {
     return this.call({ method: "GET", path: `${board(id)}/me`, query });
   }
 
   /** `around` the player whose token the client sends. */
-  meAround(id: string, query?: Query<"around">): Promise<Schemas["AroundOut"]> {
+  meAround(id: string, query?: Query<"me_around">): Promise<Schemas["AroundOut"]> {
     return this.call({ method: "GET", path: `${board(id)}/me/around`, query });
   }
 
   /** `friends` of the player whose token the client sends, among their stored list. */
-  meFriends(id: string, query?: Query<"stored_friends">): Promise<Schemas["FriendsOut"]> {
+  meFriends(id: string, query?: Query<"me_friends">): Promise<Schemas["FriendsOut"]> {
     return this.call({ method: "GET", path: `${board(id)}/me/friends`, query });
   }
 

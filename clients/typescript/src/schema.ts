@@ -124,6 +124,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{board_id}/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling player's rank (a player token) */
+        get: operations["me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{board_id}/me/around": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players around the calling player (a player token) */
+        get: operations["me_around"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{board_id}/rank-of": {
         parameters: {
             query?: never;
@@ -311,6 +345,23 @@ export interface paths {
         post: operations["ban_player"];
         /** Bring a banned player back */
         delete: operations["unban_player"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{board_id}/me/friends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The leaderboard among the calling player and their stored friends (a player token) */
+        get: operations["me_friends"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -656,6 +707,8 @@ export interface components {
             errors?: components["schemas"]["ProblemError"][] | null;
             /** @default null */
             existing?: components["schemas"]["StoredSubmissionOut"] | null;
+            /** @default null */
+            reason?: string | null;
         };
         /** ProblemError */
         ProblemError: {
@@ -748,6 +801,8 @@ export interface components {
             entry_metadata?: boolean;
             /** @default null */
             snapshots?: components["schemas"]["SnapshotSpec"] | null;
+            /** @default null */
+            client_writes?: components["schemas"]["ClientWritesSpec"] | null;
         };
         /**
          * WindowSpec
@@ -845,6 +900,42 @@ export interface components {
              * @default 7
              */
             keep_days?: number;
+        };
+        /**
+         * ClientWritesSpec
+         * @description Players may submit their own scores with their tokens, within these limits; without
+         *         it a board takes scores from keys only.
+         */
+        ClientWritesSpec: {
+            /**
+             * Format: int64
+             * @default 10
+             */
+            max_per_minute?: number;
+            /** @default null */
+            max_gain?: number | null;
+            /** @default null */
+            validator?: components["schemas"]["ValidatorSpec"] | null;
+        };
+        /**
+         * ValidatorSpec
+         * @description Where each client submission is posted for a verdict before it is written, signed
+         *         with ``secret`` as the board webhooks are (shown without it).
+         */
+        ValidatorSpec: {
+            url: string;
+            /** @default null */
+            secret?: string | null;
+            /**
+             * Format: int64
+             * @default 300
+             */
+            timeout_ms?: number;
+            /**
+             * @default reject
+             * @enum {unknown}
+             */
+            on_error?: "accept" | "reject";
         };
         /**
          * ScoreIn
@@ -1757,7 +1848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1766,7 +1857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1870,7 +1961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1879,7 +1970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1999,7 +2090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2008,7 +2099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2113,7 +2204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2122,7 +2213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2242,7 +2333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2251,7 +2342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2368,7 +2459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2377,7 +2468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2516,7 +2607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2525,7 +2616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2642,7 +2733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2742,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2766,7 +2857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2775,7 +2866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2894,7 +2985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,7 +2994,257 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me: {
+        parameters: {
+            query?: {
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
+                window?: string;
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
+                period?: string;
+                /** @description global (default) or dimension:value, e.g. region:EU. */
+                scope?: string;
+                /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
+                after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key, or a player token that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key, or not allowed with a player token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_around: {
+        parameters: {
+            query?: {
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
+                window?: string;
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
+                period?: string;
+                /** @description global (default) or dimension:value, e.g. region:EU. */
+                scope?: string;
+                /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
+                after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
+                /** @description 0..100, default 5. */
+                k?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AroundOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key, or a player token that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3029,7 +3370,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3148,7 +3489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3157,7 +3498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3278,7 +3619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3287,7 +3628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3415,7 +3756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3530,7 +3871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3539,7 +3880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3646,7 +3987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3655,7 +3996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3766,7 +4107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3775,7 +4116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3894,7 +4235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3903,7 +4244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4007,7 +4348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4016,7 +4357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +4474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4142,7 +4483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4247,7 +4588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4256,7 +4597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4367,7 +4708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4717,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4480,7 +4821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4489,7 +4830,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4597,7 +4938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4606,7 +4947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4713,7 +5054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4722,7 +5063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4829,7 +5170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,7 +5179,133 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_friends: {
+        parameters: {
+            query?: {
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
+                window?: string;
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
+                period?: string;
+                /** @description global (default) or dimension:value, e.g. region:EU. */
+                scope?: string;
+                /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
+                after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
+                /** @description 0..5000; default all. */
+                k?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendsOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key, or a player token that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4958,7 +5425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4967,7 +5434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5084,7 +5551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5093,7 +5560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5206,7 +5673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5215,7 +5682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5316,7 +5783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5325,7 +5792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5429,7 +5896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5438,7 +5905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5558,7 +6025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5567,7 +6034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5672,7 +6139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5681,7 +6148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5789,7 +6256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5798,7 +6265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5906,7 +6373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,7 +6382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6028,7 +6495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6037,7 +6504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6148,7 +6615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6157,7 +6624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6270,7 +6737,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6279,7 +6746,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6386,7 +6853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6395,7 +6862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6503,7 +6970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,7 +6979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6622,7 +7089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6631,7 +7098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6741,7 +7208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6750,7 +7217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6856,7 +7323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6865,7 +7332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6981,7 +7448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6990,7 +7457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;

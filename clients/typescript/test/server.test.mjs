@@ -226,6 +226,34 @@ test("a token function's refused credential is replaced after the 401, once", as
   await admin.deleteBoard(board);
 });
 
+test("a player reads their own rank with a token, refreshed once after it expired", async () => {
+  const fresh_ = process.env.RANKLINE_PLAYER_TOKEN;
+  const expired = process.env.RANKLINE_EXPIRED_TOKEN;
+  assert.ok(fresh_ && expired, "RANKLINE_PLAYER_TOKEN and RANKLINE_EXPIRED_TOKEN must be set");
+  const board = fresh("mine");
+  await admin.putBoard(board);
+  await admin.submit(board, { player_id: "p:ts", score: 5, match_id: "m:1" });
+  await admin.submit(board, { player_id: "p:other", score: 9, match_id: "m:2" });
+  const handed = [];
+  const token = async () => (handed.push(handed.length === 0 ? expired : fresh_), handed.at(-1));
+  const player = new Client(url, { token });
+  const me = await player.me(board);
+  assert.deepEqual([me.player_id, me.rank], ["p:ts", 2]);
+  assert.deepEqual(handed, [expired, fresh_]);
+  const around = await player.meAround(board, { k: 1 });
+  assert.deepEqual(
+    around.entries.map((e) => e.player_id),
+    ["p:other", "p:ts"],
+  );
+  await assert.rejects(
+    player.putBoard(fresh("not-mine")),
+    (error) => error.status === 403 && error.problem.type.endsWith("/not-for-players"),
+  );
+  const stale = new Client(url, { token: expired });
+  await assert.rejects(stale.me(board), (error) => error.status === 401);
+  await admin.deleteBoard(board);
+});
+
 test("429 answers are retried after their Retry-After", async () => {
   const board = fresh("limited");
   await admin.putBoard(board);
