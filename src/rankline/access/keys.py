@@ -32,10 +32,12 @@ from rankline import metrics
 from rankline.access.answers import KeyOut, KeysOut, KeyState, NewKeyOut
 from rankline.access.scopes import MAX_PATTERNS, BoardScope, pattern_problem
 from rankline.answers import Time
-from rankline.clock import format_time, parse_time
+from rankline.clock import SystemClock, format_time, parse_time
 from rankline.errors import InvalidInput, NotFound, RanklineError
+from rankline.settings import Settings
 from rankline.store.audit import Attribution, AuditEntry
 from rankline.store.keys import KeyStore, StoredKey
+from rankline.store.opening import open_store
 from rankline.types import Clock, Micros
 
 log = logging.getLogger("rankline")
@@ -259,4 +261,37 @@ def _boards(new: NewKey) -> tuple[str, ...] | None:
     return tuple(new.boards)
 
 
-__all__ = ["LiveKey", "NewKey", "RuntimeKeys", "digest"]
+# --- `rankline keys`: the same operations on the store the settings name ---------------
+
+CLI_ACTOR = "cli"
+"""How the audit log names an operator's ``rankline keys`` (it holds the store, not a key)."""
+
+
+async def create_on_store(settings: Settings, new: NewKey, reason: str | None) -> NewKeyOut:
+    async with open_store(settings) as store:
+        return await RuntimeKeys(KeyStore(store), SystemClock()).create(
+            new, Attribution(CLI_ACTOR, reason)
+        )
+
+
+async def list_on_store(settings: Settings) -> KeysOut:
+    async with open_store(settings) as store:
+        return await RuntimeKeys(KeyStore(store), SystemClock()).listed()
+
+
+async def revoke_on_store(settings: Settings, key_id: str, reason: str | None) -> KeyOut:
+    async with open_store(settings) as store:
+        return await RuntimeKeys(KeyStore(store), SystemClock()).revoke(
+            key_id, Attribution(CLI_ACTOR, reason)
+        )
+
+
+__all__ = [
+    "LiveKey",
+    "NewKey",
+    "RuntimeKeys",
+    "create_on_store",
+    "digest",
+    "list_on_store",
+    "revoke_on_store",
+]
