@@ -9,14 +9,17 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 from sqlalchemy import select
 
 from backends import EDGE_STACK, selected
 from helpers_api import AUTH, NOW, SERVER_KEY, assert_problem, error_locs, open_app, open_client
+from helpers_grpc import rig
 from rankline import ManualClock, Settings
 from rankline.clock import parse_time
+from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.http.app import Application
 from rankline.store import schema as t
 
@@ -307,3 +310,26 @@ async def test_a_second_app_on_the_same_store_learns_of_keys_on_refresh(
         assert (await two.get("/v1/audit", headers=key)).status_code == 200
         await second.state.service.runtime_keys.refresh()
         assert_problem(await two.get("/v1/audit", headers=key), 403)
+
+
+@pytest.mark.edge
+async def test_runtime_keys_over_grpc(settings: Settings, clock: ManualClock) -> None:
+    """gRPC answers each RPC through the HTTP request wrapper: a runtime key writes there
+    too, a read key cannot, and a revoked key is PERMISSION_DENIED."""
+    async with rig(settings, clock) as r:
+        made = await create(r.http, name="grpc-writer", role="server")
+        reader = await create(r.http, name="grpc-reader", role="read")
+        key = (("authorization", f"Bearer {made['secret']}"),)
+        await r.stub.PutBoard(pb.PutBoardRequest(board_id="arena"), metadata=key)
+        score = pb.ScoreIn(player_id="p1", score=5, match_id="m1")
+        submit = pb.SubmitScoreRequest(board_id="arena", body=score)
+        assert (await r.stub.SubmitScore(submit, metadata=key)).result.applied
+        read_only = (("authorization", f"Bearer {reader['secret']}"),)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await r.stub.SubmitScore(submit, metadata=read_only)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        revoked = await r.http.delete(f"/v1/keys/{made['id']}", headers=AUTH)
+        assert revoked.status_code == 200
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await r.stub.SubmitScore(submit, metadata=key)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
