@@ -45,6 +45,7 @@ log = logging.getLogger("rankline")
 REFRESH_SECONDS = 0.25
 """How often each worker asks the store whether keys changed: well within the second in
 which a revoked key must be refused everywhere, for one indexed read."""
+_REMEMBERED = 256
 SECRET_PREFIX = "rk_"
 """Every secret starts so, as the generated bootstrap key does: never mistaken for a JWT."""
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
@@ -113,6 +114,9 @@ class RuntimeKeys:
         the next change: ``find`` checks the expiry)."""
         self._revision = 0
         self._refreshing = asyncio.Lock()
+        self._headers: dict[str, LiveKey] = {}
+        """Authorization headers that carried a live key, remembered until the keys next
+        change (so a request with one does not pay for hashing its secret again)."""
 
     def find(self, secret: bytes) -> LiveKey | None:
         """The live key whose secret this is, or None.
@@ -126,6 +130,22 @@ class RuntimeKeys:
         if key.expires_at is not None and self._clock.now() >= key.expires_at:
             return None
         return key
+
+    def by_header(self, header: str) -> LiveKey | None:
+        """The live key of an Authorization header that carried one before, or None (not
+        remembered, or past its expiry)."""
+        key = self._headers.get(header)
+        if key is None:
+            return None
+        if key.expires_at is not None and self._clock.now() >= key.expires_at:
+            return None
+        return key
+
+    def remember(self, header: str, key: LiveKey) -> None:
+        """Remember that ``header`` carried ``key`` (forgotten when any key changes)."""
+        if len(self._headers) >= _REMEMBERED:
+            del self._headers[next(iter(self._headers))]
+        self._headers[header] = key
 
     async def create(self, new: NewKey, by: Attribution) -> NewKeyOut:
         """Create a key and audit it as made ``by``; its secret is in the answer and nowhere
@@ -186,6 +206,7 @@ class RuntimeKeys:
             if newest < self._revision:
                 # The table lost rows (restored from an older backup, say): start over.
                 self._live, self._revision = {}, 0
+                self._headers.clear()
             for key in await self._store.changed_since(self._revision):
                 self._take(key)
                 self._revision = max(self._revision, key.revision)
@@ -207,6 +228,7 @@ class RuntimeKeys:
                 failing = False
 
     def _take(self, key: StoredKey) -> None:
+        self._headers.clear()
         if key.revoked_at is not None:
             self._live.pop(key.secret_sha256, None)
             return

@@ -6,8 +6,9 @@ id matches a pattern, and cannot change players (profiles, friend lists, bans, e
 which belong to every board. A plain ``key`` is limited to nothing.
 
 These bootstrap keys come from the settings; a key they do not know is looked up among the
-keys made at runtime (``rankline.access.keys``), which are never remembered here, so a
-revocation or an expiry takes effect at the next request.
+keys made at runtime (``rankline.access.keys``), which remembers the headers that carried a
+live key only until any key changes, and checks the expiry at every use: a revocation or an
+expiry takes effect at the next request.
 """
 
 from __future__ import annotations
@@ -99,10 +100,13 @@ class Keys:
         header = _authorization(request)
         if header is not None and header in self._server_ok:
             return self._server_ok[header]
+        live = self._remembered(header)
+        if live is not None and live.role == "server":
+            return live.scope
         key = self._bearer(request)
         index = self._find(key, self._server)
         if index < 0:
-            live = self._live(key)
+            live = self._live(key, header)
             if live is None or live.role != "server":
                 raise Forbidden("this needs a server key")
             return live.scope
@@ -153,18 +157,29 @@ class Keys:
             return live.actor
         return "key:" + hashlib.sha256(key).hexdigest()[:12]
 
-    def _live(self, key: bytes) -> LiveKey | None:
-        return None if self._runtime is None else self._runtime.find(key)
+    def _live(self, key: bytes, header: str | None = None) -> LiveKey | None:
+        """The runtime key ``key`` is, if live (remembered by ``header`` when given)."""
+        if self._runtime is None:
+            return None
+        live = self._runtime.find(key)
+        if live is not None and header is not None:
+            self._runtime.remember(header, live)
+        return live
+
+    def _remembered(self, header: str | None) -> LiveKey | None:
+        if self._runtime is None or header is None:
+            return None
+        return self._runtime.by_header(header)
 
     def require_read(self, request: Request) -> None:
         if not self._read:
             return
         header = _authorization(request)
-        if header in self._read_ok:
+        if header in self._read_ok or self._remembered(header) is not None:
             return
         key = self._bearer(request)
         if not (self._match(key, self._read) or self._match(key, self._server)):
-            if self._live(key) is None:
+            if self._live(key, header) is None:
                 raise Forbidden("this needs a read key")
             return
         if header is not None:
