@@ -6,6 +6,7 @@ key without board limits manages keys."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Any
 
@@ -333,3 +334,49 @@ async def test_runtime_keys_over_grpc(settings: Settings, clock: ManualClock) ->
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await r.stub.SubmitScore(submit, metadata=key)
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+async def test_concurrent_changes_each_take_their_own_revision(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Creations and revocations racing on one store each get a revision of their own (the
+    loser of a race tries again), so a worker reading the changes since a revision misses
+    none of them."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        made = await asyncio.gather(
+            *(create(client, name=f"racer-{i}", role="server") for i in range(12))
+        )
+        revoked = await asyncio.gather(
+            *(client.delete(f"/v1/keys/{m['id']}", headers=AUTH) for m in made[:6])
+        )
+        assert [r.status_code for r in revoked] == [200] * 6
+        rows = await _rows(app)
+        assert len({row._mapping["revision"] for row in rows}) == 12
+        assert max(row._mapping["revision"] for row in rows) == 18
+        for m in made[:6]:
+            assert_problem(await client.get("/v1/audit", headers=bearer(m["secret"])), 403)
+        for m in made[6:]:
+            assert (await client.get("/v1/audit", headers=bearer(m["secret"]))).status_code == 200
+
+
+@pytest.mark.parametrize("stack", [n for n in selected() if n != EDGE_STACK], indirect=True)
+async def test_two_servers_racing_for_revisions_both_succeed(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Two servers on one store create keys at once: the loser of each race for a revision
+    tries again, so every creation succeeds with a revision of its own."""
+    async with (
+        open_app(settings, clock) as first,
+        open_app(settings, clock) as second,
+        open_client(first) as one,
+        open_client(second) as two,
+    ):
+        made = await asyncio.gather(
+            *(create((one, two)[i % 2], name=f"racer-{i}", role="server") for i in range(10))
+        )
+        assert len({m["id"] for m in made}) == 10
+        rows = await _rows(first)
+        assert sorted(row._mapping["revision"] for row in rows) == list(range(1, 11))
+        await first.state.service.runtime_keys.refresh()
+        for m in made:
+            assert (await one.get("/v1/audit", headers=bearer(m["secret"]))).status_code == 200

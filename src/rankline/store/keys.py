@@ -9,6 +9,7 @@ find its key with one lookup.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,8 +24,9 @@ from rankline.store.audit import AuditEntry, add_audit
 from rankline.store.sql import SqlStore, mapped_errors
 from rankline.types import Micros
 
-_ATTEMPTS = 5
-"""Tries of a change whose revision another writer took first (each sees the newer one)."""
+_ATTEMPTS = 10
+"""Tries of a change whose revision another process took first: each try after a conflict
+sees the newer revision, so each round one of the racing processes wins."""
 _boards = msgspec.json.Decoder(list[str])
 
 
@@ -87,9 +89,16 @@ async def _next_revision(conn: AsyncConnection) -> int:
 class KeyStore:
     def __init__(self, store: SqlStore) -> None:
         self._store = store
+        self._changing = asyncio.Lock()
+        """One change at a time in this process: its changes never race each other for a
+        revision (other processes' may, and the loser tries again)."""
 
     async def create(self, key: StoredKey, audit: AuditEntry) -> StoredKey:
         """Store ``key`` at the next revision, and ``audit`` in the same transaction."""
+        async with self._changing:
+            return await self._create(key, audit)
+
+    async def _create(self, key: StoredKey, audit: AuditEntry) -> StoredKey:
         for attempt in range(_ATTEMPTS):
             try:
                 async with mapped_errors(), self._store.engine.begin() as conn:
@@ -110,6 +119,12 @@ class KeyStore:
         """Revoke the key ``key_id`` at the next revision and write its ``audit`` entry in
         the same transaction; the key as it is now (a key revoked before stays as it was, and
         no entry is written), or None when there is no such key."""
+        async with self._changing:
+            return await self._revoke(key_id, at, by, audit)
+
+    async def _revoke(
+        self, key_id: str, at: Micros, by: str, audit: Callable[[StoredKey], AuditEntry]
+    ) -> StoredKey | None:
         k = t.keys
         for attempt in range(_ATTEMPTS):
             try:
