@@ -380,3 +380,25 @@ async def test_two_servers_racing_for_revisions_both_succeed(
         await first.state.service.runtime_keys.refresh()
         for m in made:
             assert (await one.get("/v1/audit", headers=bearer(m["secret"]))).status_code == 200
+
+
+@pytest.mark.edge
+async def test_what_the_store_or_the_list_holds_is_no_key(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Whoever reads the keys table or the list gets nothing to call with: the stored hash,
+    the id and the name are refused; so is the secret with a character changed or cut."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        made = await create(client, name="target", role="server")
+        secret = made["secret"]
+        [row] = await _rows(app)
+        tampered = secret[:-1] + ("A" if secret[-1] != "A" else "B")
+        for guess in (
+            row._mapping["secret_sha256"],
+            made["id"],
+            made["name"],
+            tampered,
+            secret[:-1],
+        ):
+            assert_problem(await client.get("/v1/audit", headers=bearer(guess)), 403)
+        assert (await client.get("/v1/audit", headers=bearer(secret))).status_code == 200
