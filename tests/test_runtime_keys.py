@@ -402,3 +402,15 @@ async def test_what_the_store_or_the_list_holds_is_no_key(
         ):
             assert_problem(await client.get("/v1/audit", headers=bearer(guess)), 403)
         assert (await client.get("/v1/audit", headers=bearer(secret))).status_code == 200
+
+
+@pytest.mark.edge
+async def test_a_stored_role_this_version_does_not_know_grants_nothing(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        made = await create(client, name="odd", role="server")
+        async with app.state.service.store.engine.begin() as conn:
+            await conn.execute(t.keys.update().values(role="admin", revision=t.keys.c.revision + 1))
+        await app.state.service.runtime_keys.refresh()
+        assert_problem(await client.get("/v1/audit", headers=bearer(made["secret"])), 403)

@@ -50,6 +50,7 @@ SECRET_PREFIX = "rk_"
 """Every secret starts so, as the generated bootstrap key does: never mistaken for a JWT."""
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 Role = Literal["server", "read"]
+_ROLES: dict[str, Role] = {"server": "server", "read": "read"}
 
 
 class NewKey(msgspec.Struct, forbid_unknown_fields=True):
@@ -229,10 +230,11 @@ class RuntimeKeys:
 
     def _take(self, key: StoredKey) -> None:
         self._headers.clear()
-        if key.revoked_at is not None:
+        role = _ROLES.get(key.role)
+        if key.revoked_at is not None or role is None:
+            # A role this version does not know grants nothing.
             self._live.pop(key.secret_sha256, None)
             return
-        role: Role = "read" if key.role == "read" else "server"
         scope = None if key.boards is None else BoardScope(list(key.boards))
         self._live[key.secret_sha256] = LiveKey(key.id, key.name, role, scope, key.expires_at)
 
