@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from starlette.requests import Request
 
-from rankline.access.scopes import BoardScope, pattern_problem
+from rankline.access.scopes import BoardScope as BoardScope  # the edge imports it from here
+from rankline.access.scopes import pattern_problem
 from rankline.errors import Forbidden, Unauthorized
 from rankline.settings import Settings
 

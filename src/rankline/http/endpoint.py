@@ -16,10 +16,9 @@ from typing import Any, Literal, TypeVar
 from starlette.requests import Request
 from starlette.responses import Response
 
-from rankline.access.scopes import BoardScope
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.callers import Player
-from rankline.http.auth import Keys
+from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
 from rankline.reading.query import Query
 from rankline.service import Rankline
