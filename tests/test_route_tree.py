@@ -60,6 +60,7 @@ def test_every_v1_route_is_found_with_its_parameters(endpoint: Endpoint) -> None
         ("player_id", "p:7"),
         ("tournament_id", "t-1"),
         ("match_id", "m-3"),
+        ("key_id", "key_1"),
     )
     path = endpoint.path
     for name, value in values:

@@ -165,6 +165,11 @@ DEGRADED = Gauge(
     "1 while reads are served from SQL because the index cannot answer.",
     multiprocess_mode="max",
 )
+RUNTIME_KEYS = Gauge(
+    "rankline_runtime_keys",
+    "Keys made at runtime (POST /v1/keys) that are not revoked, as the workers last read them.",
+    multiprocess_mode="max",
+)
 THROTTLED = Counter(
     "rankline_throttled_total",
     "Requests answered 429 by reason: queue (the write queue was full), key, address or "

@@ -11,7 +11,8 @@ the wiring):
 - ``reads`` (``reads.Reads``): every leaderboard read; ``scores`` (``scores.Scores``) and its
   ``writer`` (the group commit): the write path; ``players``: profiles, history, friend
   lists, bans and erasure; ``lifecycle``: closing and archiving periods; ``exports``: a
-  leaderboard as the file ``rankline export`` writes.
+  leaderboard as the file ``rankline export`` writes; ``runtime_keys``: the server and read
+  keys made, listed and revoked at runtime (``rankline.access.keys``).
 
     service = Rankline(Settings())
     await service.start()
@@ -28,6 +29,7 @@ from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from rankline.access.keys import RuntimeKeys
 from rankline.clock import SystemClock
 from rankline.errors import RanklineError
 from rankline.index.base import BoardShapes, RankingIndex, SharedIndex
@@ -60,6 +62,7 @@ from rankline.store.audit_log import AuditStore
 from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.store.deliveries import BoardDeliveries
+from rankline.store.keys import KeyStore
 from rankline.store.lock import embedded_lock
 from rankline.store.players import PlayerStore
 from rankline.store.ratings import RatingStore
@@ -295,6 +298,9 @@ class Rankline:
             store, boards, gateway, health, lifecycle, self.ratings, audit, commit_lock, clock
         )
         """Entries removed and leaderboards reset by hand."""
+        self.runtime_keys = RuntimeKeys(KeyStore(store), clock)
+        """The server and read keys made at runtime, as current on this worker as the store
+        was ``REFRESH_SECONDS`` ago (the bootstrap keys are the settings')."""
         # Answers cached for the old definitions go when definitions change; a board made
         # again after a deletion records its periods again.
         boards.on_change(tops.clear)
@@ -317,6 +323,7 @@ class Rankline:
                 self._data_dir_lock.release()  # a failed start holds nothing
             raise
         await self.players.start()
+        await self.runtime_keys.refresh()
         await self.feed.start()
         with self.gateway.degrading():
             await self.index.start()
@@ -344,6 +351,11 @@ class Rankline:
                     self._send_webhooks,
                 ),
                 name="rankline-tournaments",
+            )
+        )
+        self._tasks.append(
+            asyncio.create_task(
+                self.runtime_keys.run(lambda: self.health.stopping), name="rankline-keys"
             )
         )
         if self.settings.snapshot_check_seconds > 0:

@@ -6,7 +6,7 @@ directory's lock)."""
 
 from __future__ import annotations
 
-from rankline.cli import about, data, measure, operate, serve
+from rankline.cli import about, data, keys, measure, operate, serve
 from rankline.cli.app import RootGroup, app
 
 # The order `rankline --help` lists them in: the server, then the operator's tools, then the
@@ -17,6 +17,7 @@ RootGroup.ORDER = [
     "rebuild",
     "verify",
     "dead-letters",
+    "keys",
     "archive",
     "import",
     "export",
@@ -35,6 +36,7 @@ app.command()(data.migrate)
 app.command()(operate.rebuild)
 app.command()(operate.verify)
 app.command("dead-letters")(operate.dead_letters)
+app.add_typer(keys.keys_app, name="keys")
 app.command()(operate.archive)
 app.command("import")(data.import_standings)
 app.command("export")(data.export_standings)

@@ -73,6 +73,15 @@ RPCS: dict[str, tuple[str, str]] = {
 EXCLUDED: dict[tuple[str, str], str] = {
     ("GET", "/v1/boards/{board_id}/export"): "a file download (CSV or JSON lines), not a "
     "message: over gRPC, page through GetTop, or run `rankline export`",
+    **{
+        operation: "keys are an operator's business, not a game server's: they are managed "
+        "over HTTP (/v1/keys), from the console or with `rankline keys`"
+        for operation in (
+            ("POST", "/v1/keys"),
+            ("GET", "/v1/keys"),
+            ("DELETE", "/v1/keys/{key_id}"),
+        )
+    },
 }
 """HTTP operations with no RPC, and why. Conditional reads (``If-None-Match``/304) are HTTP
 caching and have no gRPC form; the read itself is an RPC."""

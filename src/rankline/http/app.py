@@ -193,7 +193,7 @@ def create_app(
         ENDPOINTS,
         service=service,
         settings=settings,
-        keys=Keys.from_settings(settings),
+        keys=Keys.from_settings(settings, service.runtime_keys),
         limits=RateLimits.from_settings(settings),
         tokens=PlayerTokens.from_settings(settings),
     )

@@ -4,26 +4,34 @@ A server key may be limited to boards: ``key:game-a-*|game-b-*`` (the key, a col
 board id patterns separated by ``|``, each a shell-style glob) writes only the boards whose
 id matches a pattern, and cannot change players (profiles, friend lists, bans, erasure),
 which belong to every board. A plain ``key`` is limited to nothing.
+
+These bootstrap keys come from the settings; a key they do not know is looked up among the
+keys made at runtime (``rankline.access.keys``), which remembers the headers that carried a
+live key only until any key changes, and checks the expiry at every use: a revocation or an
+expiry takes effect at the next request.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import hmac
 import logging
 import os
-import re
 import secrets
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from starlette.requests import Request
 from starlette.types import Scope
 
+from rankline.access.scopes import BoardScope as BoardScope  # the edge imports it from here
+from rankline.access.scopes import pattern_problem
 from rankline.access.tokens import is_token
 from rankline.errors import Forbidden, Unauthorized
 from rankline.settings import Settings
+
+if TYPE_CHECKING:
+    from rankline.access.keys import LiveKey, RuntimeKeys
 
 log = logging.getLogger("rankline")
 KEY_FILE = "server-key"
@@ -35,29 +43,13 @@ _REMEMBERED = 256
 not pay for parsing and constant-time comparison again; only accepted ones are kept."""
 
 
-class BoardScope:
-    """The boards a limited server key may write: ids matching one of its patterns."""
-
-    def __init__(self, patterns: list[str]) -> None:
-        self.patterns = patterns
-        self._match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
-
-    def allows(self, board_id: str) -> bool:
-        return self._match(board_id) is not None
-
-    def refuse(self, board_id: str) -> Forbidden:
-        return Forbidden(
-            f"this key may only write boards matching {'|'.join(self.patterns)}, not {board_id!r}"
-        )
-
-
 def parse_server_key(entry: str) -> tuple[str, BoardScope | None]:
     """``key`` or ``key:pattern|pattern`` as the key and the boards it is limited to."""
     key, colon, patterns = entry.partition(":")
     if not colon:
         return key, None
     parts = [p.strip() for p in patterns.split("|")]
-    if not key or not all(parts) or any(c.isspace() for p in parts for c in p):
+    if not key or any(pattern_problem(p) for p in parts):
         raise ValueError(
             "a server key limited to boards is written key:pattern|pattern, "
             "e.g. rk_abc:game-a-*|game-b-*"
@@ -66,7 +58,10 @@ def parse_server_key(entry: str) -> tuple[str, BoardScope | None]:
 
 
 class Keys:
-    def __init__(self, server: list[str], read: list[str]) -> None:
+    def __init__(
+        self, server: list[str], read: list[str], runtime: RuntimeKeys | None = None
+    ) -> None:
+        self._runtime = runtime
         parsed = [parse_server_key(entry) for entry in server]
         self._server = [key.encode() for key, _ in parsed]
         self._scopes = [scope for _, scope in parsed]
@@ -75,9 +70,9 @@ class Keys:
         self._read_ok: dict[str, bool] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Keys:
+    def from_settings(cls, settings: Settings, runtime: RuntimeKeys | None = None) -> Keys:
         server = settings.server_key_list or [ensure_server_key(settings.data_dir)[0]]
-        return cls(server, settings.read_key_list)
+        return cls(server, settings.read_key_list, runtime)
 
     @staticmethod
     def _bearer(request: Request) -> bytes:
@@ -108,9 +103,16 @@ class Keys:
         header = _authorization(request)
         if header is not None and header in self._server_ok:
             return self._server_ok[header]
-        index = self._find(self._bearer(request), self._server)
+        live = self._remembered(header)
+        if live is not None and live.role == "server":
+            return live.scope
+        key = self._bearer(request)
+        index = self._find(key, self._server)
         if index < 0:
-            raise Forbidden("this needs a server key")
+            live = self._live(key, header)
+            if live is None or live.role != "server":
+                raise Forbidden("this needs a server key")
+            return live.scope
         scope = self._scopes[index]
         if header is not None:
             _remember(self._server_ok, header, scope)
@@ -156,19 +158,40 @@ class Keys:
         raise ValueError(f"unknown auth {auth!r}")
 
     def actor(self, request: Request) -> str:
-        """Who is calling, for the audit log: ``key:`` and the first 12 hex digits of the
-        SHA-256 of the caller's key (never the key itself)."""
-        return "key:" + hashlib.sha256(self._bearer(request)).hexdigest()[:12]
+        """Who is calling, for the audit log: a key made at runtime by its name and id
+        (``key:<name>#<id>``), a bootstrap key as ``key:`` and the first 12 hex digits of
+        the SHA-256 of the key (never the key itself)."""
+        key = self._bearer(request)
+        live = self._live(key)
+        if live is not None:
+            return live.actor
+        return "key:" + hashlib.sha256(key).hexdigest()[:12]
+
+    def _live(self, key: bytes, header: str | None = None) -> LiveKey | None:
+        """The runtime key ``key`` is, if live (remembered by ``header`` when given)."""
+        if self._runtime is None:
+            return None
+        live = self._runtime.find(key)
+        if live is not None and header is not None:
+            self._runtime.remember(header, live)
+        return live
+
+    def _remembered(self, header: str | None) -> LiveKey | None:
+        if self._runtime is None or header is None:
+            return None
+        return self._runtime.by_header(header)
 
     def require_read(self, request: Request) -> None:
         if not self._read:
             return
         header = _authorization(request)
-        if header in self._read_ok:
+        if header in self._read_ok or self._remembered(header) is not None:
             return
         key = self._bearer(request)
         if not (self._match(key, self._read) or self._match(key, self._server)):
-            raise Forbidden("this needs a read key")
+            if self._live(key, header) is None:
+                raise Forbidden("this needs a read key")
+            return
         if header is not None:
             _remember(self._read_ok, header, True)
 

@@ -26,6 +26,7 @@ from rankline.http.body import (
 )
 from rankline.http.body import query as query_of
 from rankline.http.export_routes import EXPORT_ENDPOINTS
+from rankline.http.key_routes import KEY_ENDPOINTS
 from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
@@ -457,3 +458,4 @@ ENDPOINTS += PLAYER_ENDPOINTS + MATCH_ENDPOINTS
 ENDPOINTS += TOURNAMENT_ENDPOINTS
 ENDPOINTS += MODERATION_ENDPOINTS
 ENDPOINTS += EXPORT_ENDPOINTS
+ENDPOINTS += KEY_ENDPOINTS

@@ -77,10 +77,12 @@ function tab(name) {
     $(id).hidden = true;
     $(id).textContent = "";
   }
-  for (const id of ["boards", "board", "players", "operations", "audit"]) $(id).hidden = id !== name;
+  for (const id of ["boards", "board", "players", "operations", "audit", "keys"]) $(id).hidden = id !== name;
+  forgetSecret();
   if (name === "boards") run(loadBoards);
   if (name === "operations") run(loadOperations);
   if (name === "audit") run(() => loadAudit(false));
+  if (name === "keys") run(loadKeys);
 }
 
 // --- boards ---------------------------------------------------------------------------
@@ -389,6 +391,49 @@ async function loadAudit(more) {
   $("audit-more").hidden = !state.auditNext;
 }
 
+// --- keys -----------------------------------------------------------------------------
+
+async function loadKeys() {
+  const { keys } = await api("GET", "/v1/keys");
+  $("key-list").tBodies[0].replaceChildren(...keys.map((k) => {
+    const revoke = k.state === "revoked" ? "" : button("Revoke", () => revokeKey(k));
+    const boards = k.boards ? k.boards.join(" ") : "every board";
+    return row([k.id, k.name, k.role, boards, k.expires_at || "never", k.state, `${k.created_at} by ${k.created_by}`, revoke]);
+  }));
+}
+
+async function createKey(event) {
+  event.preventDefault();
+  const body = { name: $("k-name").value.trim(), role: $("k-role").value };
+  const boards = $("k-boards").value.trim();
+  if (boards) body.boards = boards.split(/\s+/);
+  const expires = $("k-expires").value.trim();
+  if (expires) body.expires_at = expires;
+  await run(async () => {
+    const made = await api("POST", "/v1/keys", { body, query: { reason: $("k-reason").value } });
+    $("k-made-name").textContent = `${made.name} (${made.id})`;
+    $("k-secret").textContent = made.secret;
+    $("k-made").hidden = false;
+    $("key-form").reset();
+    await loadKeys();
+  }, "key created: copy its secret now");
+}
+
+// The secret leaves the page once the operator has copied it.
+function forgetSecret() {
+  $("k-secret").textContent = "";
+  $("k-made").hidden = true;
+}
+
+async function revokeKey(k) {
+  const reason = confirmed(`Revoke key ${k.name} (${k.id}); every server refuses it within a second`);
+  if (reason === null) return;
+  await run(async () => {
+    await api("DELETE", `/v1/keys/${encodeURIComponent(k.id)}`, { query: { reason } });
+    await loadKeys();
+  }, `key ${k.name} revoked`);
+}
+
 // --- wiring ---------------------------------------------------------------------------
 
 function start() {
@@ -419,5 +464,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("erase").addEventListener("click", () => playerAction("Erase", "DELETE", (p) => `/v1/players/${p}`));
   $("audit-form").addEventListener("submit", (e) => { e.preventDefault(); run(() => loadAudit(false)); });
   $("audit-more").addEventListener("click", () => run(() => loadAudit(true)));
+  $("key-form").addEventListener("submit", createKey);
+  $("k-done").addEventListener("click", forgetSecret);
   if (key()) start();
 });

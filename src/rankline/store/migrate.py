@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 logging.getLogger("alembic").setLevel(logging.WARNING)
 
-HEAD = "0011lr"
+HEAD = "0012k"
 """The newest revision this version ships: the last migration's ``revision`` (a test checks
 it against the migration files)."""
 VERSION_TABLE = "alembic_version"

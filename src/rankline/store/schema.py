@@ -480,3 +480,27 @@ snapshots = Table(
 board's ``every_seconds``). A worker claims a slot by inserting its row (the primary key
 refuses a second), then fills ``total``, ``size`` and ``entries`` (JSON) once; rows not yet
 filled are never read."""
+
+keys = Table(
+    "rl_keys",
+    metadata,
+    Column("id", Ident(32), primary_key=True),
+    Column("name", Ident(64), nullable=False),
+    Column("role", Ident(8), nullable=False),
+    Column("boards", Text, nullable=True),
+    Column("secret_sha256", Ident(64), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("created_by", String(100), nullable=False),
+    Column("expires_at", BigInteger, nullable=True),
+    Column("revoked_at", BigInteger, nullable=True),
+    Column("revoked_by", String(100), nullable=True),
+    Column("revision", BigInteger, nullable=False),
+    UniqueConstraint("secret_sha256", name="uq_rl_keys_secret"),
+    UniqueConstraint("revision", name="uq_rl_keys_revision"),
+    **TABLE_OPTIONS,
+)
+"""Server and read keys made at runtime (``rankline.store.keys``): the SHA-256 of each
+secret (hex), never the secret; ``boards`` the JSON list of board patterns a server key is
+limited to (null: none). ``revision`` is unique and grows with every change (a creation or a
+revocation stamps its row with the next one), so each worker asks for the rows changed since
+the last revision it saw."""

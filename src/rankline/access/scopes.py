@@ -1,0 +1,41 @@
+"""The boards a server key may write: ids matching one of its patterns, each a shell-style
+glob (``game-a-*``). Bootstrap keys give them as ``key:pattern|pattern``
+(``rankline.http.auth.parse_server_key``), keys made at runtime as a list
+(``rankline.access.keys``)."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+from rankline.errors import Forbidden
+
+MAX_PATTERNS = 100
+MAX_PATTERN_LENGTH = 128
+
+
+class BoardScope:
+    """The boards a limited server key may write: ids matching one of its patterns."""
+
+    def __init__(self, patterns: list[str]) -> None:
+        self.patterns = patterns
+        self._match = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
+
+    def allows(self, board_id: str) -> bool:
+        return self._match(board_id) is not None
+
+    def refuse(self, board_id: str) -> Forbidden:
+        return Forbidden(
+            f"this key may only write boards matching {'|'.join(self.patterns)}, not {board_id!r}"
+        )
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot limit a key (None: it can)."""
+    if not pattern:
+        return "a board pattern cannot be empty"
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return f"a board pattern has at most {MAX_PATTERN_LENGTH} characters"
+    if any(c.isspace() or c == "|" or not c.isprintable() for c in pattern):
+        return "a board pattern has no spaces, `|` or control characters"
+    return None
