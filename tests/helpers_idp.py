@@ -173,3 +173,27 @@ class IdentityProvider:
     def count(self) -> int:
         with self._lock:
             return self.requests
+
+
+def refused_tokens(key: SigningKey) -> dict[str, str]:
+    """Tokens a server trusting ``key`` (issuer ISSUER, audience AUDIENCE) must refuse, by
+    what is wrong with each."""
+    now = int(time.time())
+    everything = claims("p1")
+    impostor = SigningKey(key.kid, key.alg, rsa_key().private)  # a listed kid, another key
+    return {
+        "expired": mint(key, claims("p1", exp=now - 31)),
+        "not yet valid (nbf)": mint(key, claims("p1", nbf=now + 120)),
+        "issued in the future (iat)": mint(key, claims("p1", iat=now + 120)),
+        "wrong issuer": mint(key, claims("p1", iss="https://other.example/")),
+        "wrong audience": mint(key, claims("p1", aud="another-game")),
+        "no audience": mint(key, {k: v for k, v in everything.items() if k != "aud"}),
+        "no exp": mint(key, {k: v for k, v in everything.items() if k != "exp"}),
+        "alg none": unsigned(everything, key.kid),
+        "HS256 over the RSA public key": hmac_over_public_key(key, everything),
+        "a changed payload": with_payload(mint(key, everything), claims("p2")),
+        "a key not in the set": mint(rsa_key("stranger"), everything),
+        "another key under a listed kid": mint(impostor, everything),
+        "a player id that is not one": mint(key, claims("p 1/../x")),
+        "not a JWT inside": "abc.def.ghi",
+    }

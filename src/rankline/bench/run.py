@@ -109,6 +109,7 @@ ENDPOINTS = (
     Endpoint("friends", "POST friends (100)"),
     Endpoint("top", "GET top-100", sweep=True),
     Endpoint("top_deep", "GET top page at offset N/2"),
+    Endpoint("rank_token", "GET player rank, player token"),
     Endpoint("submit", "POST score (single)", events=1),
     Endpoint("batch", "POST batch (1,000 scores)", events=1000, connections=4),
     Endpoint(
@@ -832,6 +833,7 @@ class Bench:
             "n": self.o.n,
             "board": board,
             "key": self.key,
+            "token": servers.player_token(),
             "run": f"{self.run_id}{endpoint}{connections}{round(delay * 100)}{time.monotonic_ns()}",
             "seed": self.run_seed(label or f"{endpoint} {connections} {delay}"),
         }

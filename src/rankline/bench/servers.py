@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jwt
 
 from rankline.http.server import DEFAULT_SERVER
 
@@ -45,18 +46,28 @@ default limits (20,000 requests a second per key and per address) would answer 4
 server that reads faster than that."""
 _RATE_LIMITS = {
     f"rate_limit_{who}_{what}": UNBOUND_RATE
-    for who in ("key", "address")
+    for who in ("key", "address", "player")
     for what in ("reads", "writes")
 }
+PLAYER_SECRET = "rankline-bench-player-token-secret-0123456789"
+"""The HS256 secret of the measured servers' player tokens (``player_token``): every server
+verifies them, so the reads with a token and those without run on the same server."""
+
+
+def player_token(player: str = "p:0") -> str:
+    """A player token the measured servers accept, valid for a day."""
+    return jwt.encode({"sub": player, "exp": int(time.time()) + 86_400}, PLAYER_SECRET)
 
 
 def bench_env(**settings: str) -> dict[str, str]:
     """This environment without any inherited ``RANKLINE_*`` variable, the rate limits
-    raised out of the way (``UNBOUND_RATE``), plus ``settings`` (``name=value`` becomes
+    raised out of the way (``UNBOUND_RATE``), player tokens on (``PLAYER_SECRET``), plus
+    ``settings`` (``name=value`` becomes
     ``RANKLINE_NAME``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RANKLINE_")}
     env["PYTHONUNBUFFERED"] = "1"
-    env.update({f"RANKLINE_{k.upper()}": v for k, v in (_RATE_LIMITS | settings).items()})
+    defaults = _RATE_LIMITS | {"player_jwt_secret": PLAYER_SECRET}
+    env.update({f"RANKLINE_{k.upper()}": v for k, v in (defaults | settings).items()})
     return env
 
 

@@ -119,8 +119,9 @@ def server(
         list[str],
         typer.Argument(
             metavar="ENDPOINT...",
-            help="The bench's wrk scripts to drive: rank, around, top, top_deep, friends, "
-            "submit, batch, mixed.",
+            help="The bench's wrk scripts to drive: rank, rank_token (rank with a player "
+            "token), around, top, top_deep, friends, submit, batch, mixed. With rank and "
+            "rank_token, the token's share of the server CPU follows.",
         ),
     ],
     n: Annotated[int, typer.Option(min=1, help="Players in the store (p:0 and on).")] = 200_000,

@@ -64,6 +64,9 @@ RPCS: dict[str, tuple[str, str]] = {
     "VoidMatch": ("POST", "/v1/boards/{board_id}/matches/{match_id}/void"),
     "ListAuditEntries": ("GET", "/v1/audit"),
     "ListDeadLetters": ("GET", "/v1/dead-letters"),
+    "GetMe": ("GET", "/v1/boards/{board_id}/me"),
+    "GetMeAround": ("GET", "/v1/boards/{board_id}/me/around"),
+    "GetMeFriends": ("GET", "/v1/boards/{board_id}/me/friends"),
 }
 """Each RPC and its HTTP operation (method, path template)."""
 

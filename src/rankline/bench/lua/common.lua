@@ -1,7 +1,8 @@
 -- Shared by every rankline bench script: rankline.bench.wrk puts this file in front of the
 -- endpoint's script. Arguments come after `--` as key=value: n (players p:0 .. p:n-1),
--- board, key (server key, for writes), run (makes match ids unique across runs), seed,
--- delay (milliseconds between a response and the connection's next request; 0: none).
+-- board, key (server key, for writes), token (a player token), run (makes match ids unique
+-- across runs), seed, delay (milliseconds between a response and the connection's next
+-- request; 0: none).
 
 local thread_count = 0
 
@@ -27,6 +28,7 @@ function init(args)
       ["Content-Type"] = "application/json",
       ["Authorization"] = "Bearer " .. (opts.key or ""),
    }
+   token_headers = { ["Authorization"] = "Bearer " .. (opts.token or "") }
    local pause = tonumber(opts.delay or "0")
    if pause > 0 then
       -- wrk waits whole milliseconds: round at random so the mean pause is `pause`.

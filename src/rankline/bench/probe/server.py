@@ -28,8 +28,12 @@ those reads prints the lean reference's CPU per request over rankline's: what ``
 bench`` reports as rankline's req/s over the lean reference's, measured as CPU, which other
 work on the machine moves less.
 
-Endpoints are the bench's wrk scripts (``src/rankline/bench/lua``): rank, around, top,
-top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you can spare.
+Endpoints are the bench's wrk scripts (``src/rankline/bench/lua``): rank, rank_token (the
+rank read with a player token), around, top, top_deep, friends, submit, batch, mixed. Writes
+go to the store: use a copy you can spare. With rank and rank_token, the server CPU of a
+read with a token over a keyless one's follows (the medians of the rounds; goal <= 1.10x):
+
+    rankline bench probe server --data-dir /tmp/rl1m --n 1000000 --rounds 3 rank rank_token
 """
 
 from __future__ import annotations
@@ -48,7 +52,19 @@ from rankline.http.server import DEFAULT_SERVER, SERVERS
 KEY = "server-probe-key"
 LEAN_READS = ("rank", "around", "top")
 """The reads the lean reference answers."""
-ENDPOINTS = ("rank", "around", "top", "top_deep", "friends", "submit", "batch", "mixed")
+ENDPOINTS = (
+    "rank",
+    "rank_token",
+    "around",
+    "top",
+    "top_deep",
+    "friends",
+    "submit",
+    "batch",
+    "mixed",
+)
+TOKEN_GOAL = 1.10
+"""A rank read with a player token may cost at most this much of a keyless one's server CPU."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +109,13 @@ def _drive(
         seconds=args.seconds,
         # A seed per run too: with one seed, a write endpoint run twice would resend the
         # same players and scores, and the repeats change no standing.
-        args={"n": args.n, "key": KEY, "run": str(time.time_ns()), "seed": time.time_ns() % 2**31},
+        args={
+            "n": args.n,
+            "key": KEY,
+            "token": servers.player_token(),
+            "run": str(time.time_ns()),
+            "seed": time.time_ns() % 2**31,
+        },
     )
     after = {name: sum(map(servers.cpu_seconds, pids)) for name, pids in groups.items()}
     requests = result.requests * (1000 if endpoint == "batch" else 1)
@@ -123,6 +145,7 @@ def run(args: Options) -> None:
         settings["redis_url"] = args.redis_url
     log = Path(tempfile.mkdtemp(prefix="rankline-server-probe-")) / "server.log"
     rates: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     for round_ in range(1, args.rounds + 1):
         for software in args.servers:
             env = servers.bench_env(**settings, server=software)
@@ -138,6 +161,7 @@ def run(args: Options) -> None:
                 for endpoint in args.endpoints:
                     rps, cpu = _drive(server, endpoint, args, label)
                     rates.setdefault((software, endpoint), []).append(rps)
+                    cpus.setdefault((software, endpoint), []).append(cpu)
                     if endpoint in lean:
                         print(
                             f"{label}{endpoint:9} lean reference's CPU per request over "
@@ -146,6 +170,21 @@ def run(args: Options) -> None:
                         )
     if len(args.servers) > 1 or args.rounds > 1:
         print(medians(args.servers, ("ceiling", *args.endpoints), rates, args.rounds))
+    if {"rank", "rank_token"} <= set(args.endpoints):
+        for software in args.servers:
+            print(token_cost(cpus[software, "rank"], cpus[software, "rank_token"]), flush=True)
+
+
+def token_cost(keyless: list[float], token: list[float]) -> str:
+    """The server CPU of a rank read with a player token over a keyless one's, as the
+    medians of the rounds, against ``TOKEN_GOAL``."""
+    ratio = statistics.median(token) / statistics.median(keyless)
+    verdict = "met" if ratio <= TOKEN_GOAL else "NOT met"
+    return (
+        f"rank with a player token: {statistics.median(token):.1f} µs of server CPU per "
+        f"request, keyless {statistics.median(keyless):.1f} µs (medians of {len(token)} "
+        f"round(s)): {ratio:.3f}x, goal <= {TOKEN_GOAL:.2f}x {verdict}"
+    )
 
 
 def _lean(env: dict[str, str], log: Path, args: Options, label: str) -> dict[str, float]:

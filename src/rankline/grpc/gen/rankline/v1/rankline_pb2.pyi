@@ -532,6 +532,58 @@ class ListDeadLettersRequest(_message.Message):
     limit: int
     def __init__(self, board: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
+class GetMeRequest(_message.Message):
+    __slots__ = ("board_id", "window", "period", "scope", "after", "metadata")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    window: str
+    period: str
+    scope: str
+    after: str
+    metadata: bool
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., metadata: _Optional[bool] = ...) -> None: ...
+
+class GetMeAroundRequest(_message.Message):
+    __slots__ = ("board_id", "window", "period", "scope", "after", "metadata", "k")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    window: str
+    period: str
+    scope: str
+    after: str
+    metadata: bool
+    k: int
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., metadata: _Optional[bool] = ..., k: _Optional[int] = ...) -> None: ...
+
+class GetMeFriendsRequest(_message.Message):
+    __slots__ = ("board_id", "window", "period", "scope", "after", "metadata", "k")
+    BOARD_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    board_id: str
+    window: str
+    period: str
+    scope: str
+    after: str
+    metadata: bool
+    k: int
+    def __init__(self, board_id: _Optional[str] = ..., window: _Optional[str] = ..., period: _Optional[str] = ..., scope: _Optional[str] = ..., after: _Optional[str] = ..., metadata: _Optional[bool] = ..., k: _Optional[int] = ...) -> None: ...
+
 class WatchEvent(_message.Message):
     __slots__ = ("top", "player", "error")
     TOP_FIELD_NUMBER: _ClassVar[int]

@@ -250,6 +250,21 @@ class RanklineStub:
                 request_serializer=rankline_dot_v1_dot_rankline__pb2.ListDeadLettersRequest.SerializeToString,
                 response_deserializer=rankline_dot_v1_dot_rankline__pb2.DeadLettersOut.FromString,
                 _registered_method=True)
+        self.GetMe = channel.unary_unary(
+                '/rankline.v1.Rankline/GetMe',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.GetMeRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.PlayerOut.FromString,
+                _registered_method=True)
+        self.GetMeAround = channel.unary_unary(
+                '/rankline.v1.Rankline/GetMeAround',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.GetMeAroundRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.AroundOut.FromString,
+                _registered_method=True)
+        self.GetMeFriends = channel.unary_unary(
+                '/rankline.v1.Rankline/GetMeFriends',
+                request_serializer=rankline_dot_v1_dot_rankline__pb2.GetMeFriendsRequest.SerializeToString,
+                response_deserializer=rankline_dot_v1_dot_rankline__pb2.FriendsOut.FromString,
+                _registered_method=True)
 
 
 class RanklineServicer:
@@ -556,6 +571,27 @@ class RanklineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetMe(self, request, context):
+        """The calling player's rank (a player token in the authorization metadata).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMeAround(self, request, context):
+        """The players around the calling player (a player token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMeFriends(self, request, context):
+        """The leaderboard among the calling player and their stored friends (a player token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RanklineServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -773,6 +809,21 @@ def add_RanklineServicer_to_server(servicer, server):
                     servicer.ListDeadLetters,
                     request_deserializer=rankline_dot_v1_dot_rankline__pb2.ListDeadLettersRequest.FromString,
                     response_serializer=rankline_dot_v1_dot_rankline__pb2.DeadLettersOut.SerializeToString,
+            ),
+            'GetMe': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMe,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.GetMeRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.PlayerOut.SerializeToString,
+            ),
+            'GetMeAround': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMeAround,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.GetMeAroundRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.AroundOut.SerializeToString,
+            ),
+            'GetMeFriends': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMeFriends,
+                    request_deserializer=rankline_dot_v1_dot_rankline__pb2.GetMeFriendsRequest.FromString,
+                    response_serializer=rankline_dot_v1_dot_rankline__pb2.FriendsOut.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1936,6 +1987,87 @@ class Rankline:
             '/rankline.v1.Rankline/ListDeadLetters',
             rankline_dot_v1_dot_rankline__pb2.ListDeadLettersRequest.SerializeToString,
             rankline_dot_v1_dot_rankline__pb2.DeadLettersOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMe(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/GetMe',
+            rankline_dot_v1_dot_rankline__pb2.GetMeRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.PlayerOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMeAround(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/GetMeAround',
+            rankline_dot_v1_dot_rankline__pb2.GetMeAroundRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.AroundOut.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMeFriends(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rankline.v1.Rankline/GetMeFriends',
+            rankline_dot_v1_dot_rankline__pb2.GetMeFriendsRequest.SerializeToString,
+            rankline_dot_v1_dot_rankline__pb2.FriendsOut.FromString,
             options,
             channel_credentials,
             insecure,
