@@ -214,12 +214,14 @@ class ClientWrites:
         board, match_id, score = submission.board, submission.match_id, submission.score
         if verdict.failed:
             VALIDATOR_ERRORS.inc()
+            log.warning(
+                "the validator of board %r gave no verdict (%s); %s (on_error %s)",
+                board.id,
+                verdict.reason,
+                "accepted" if spec.on_error == "accept" else "refused",
+                spec.on_error,
+            )
             if spec.on_error == "accept":
-                log.warning(
-                    "the validator of board %r gave no verdict (%s); accepted (on_error accept)",
-                    board.id,
-                    verdict.reason,
-                )
                 return
             reason = f"the board's validator gave no verdict ({verdict.reason})"
             await self._rejected(player, board, match_id, score, "validator_error", reason)
