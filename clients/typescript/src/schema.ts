@@ -124,6 +124,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{board_id}/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling player's rank (a player token) */
+        get: operations["me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{board_id}/me/around": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players around the calling player (a player token) */
+        get: operations["me_around"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{board_id}/rank-of": {
         parameters: {
             query?: never;
@@ -311,6 +345,23 @@ export interface paths {
         post: operations["ban_player"];
         /** Bring a banned player back */
         delete: operations["unban_player"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{board_id}/me/friends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The leaderboard among the calling player and their stored friends (a player token) */
+        get: operations["me_friends"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -656,6 +707,8 @@ export interface components {
             errors?: components["schemas"]["ProblemError"][] | null;
             /** @default null */
             existing?: components["schemas"]["StoredSubmissionOut"] | null;
+            /** @default null */
+            reason?: string | null;
         };
         /** ProblemError */
         ProblemError: {
@@ -748,6 +801,8 @@ export interface components {
             entry_metadata?: boolean;
             /** @default null */
             snapshots?: components["schemas"]["SnapshotSpec"] | null;
+            /** @default null */
+            client_writes?: components["schemas"]["ClientWritesSpec"] | null;
         };
         /**
          * WindowSpec
@@ -845,6 +900,42 @@ export interface components {
              * @default 7
              */
             keep_days?: number;
+        };
+        /**
+         * ClientWritesSpec
+         * @description Players may submit their own scores with their tokens, within these limits; without
+         *         it a board takes scores from keys only.
+         */
+        ClientWritesSpec: {
+            /**
+             * Format: int64
+             * @default 10
+             */
+            max_per_minute?: number;
+            /** @default null */
+            max_gain?: number | null;
+            /** @default null */
+            validator?: components["schemas"]["ValidatorSpec"] | null;
+        };
+        /**
+         * ValidatorSpec
+         * @description Where each client submission is posted for a verdict before it is written, signed
+         *         with ``secret`` as the board webhooks are (shown without it).
+         */
+        ValidatorSpec: {
+            url: string;
+            /** @default null */
+            secret?: string | null;
+            /**
+             * Format: int64
+             * @default 300
+             */
+            timeout_ms?: number;
+            /**
+             * @default reject
+             * @enum {unknown}
+             */
+            on_error?: "accept" | "reject";
         };
         /**
          * ScoreIn
@@ -1757,7 +1848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1766,7 +1857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1870,7 +1961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1879,7 +1970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1999,7 +2090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2008,7 +2099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2113,7 +2204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2122,7 +2213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2242,7 +2333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2251,7 +2342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2368,7 +2459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2377,7 +2468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2516,7 +2607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2525,7 +2616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2642,7 +2733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2742,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2766,7 +2857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2775,7 +2866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2894,7 +2985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,7 +2994,257 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me: {
+        parameters: {
+            query?: {
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
+                window?: string;
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
+                period?: string;
+                /** @description global (default) or dimension:value, e.g. region:EU. */
+                scope?: string;
+                /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
+                after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key, or a player token that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key, or not allowed with a player token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_around: {
+        parameters: {
+            query?: {
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
+                window?: string;
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
+                period?: string;
+                /** @description global (default) or dimension:value, e.g. region:EU. */
+                scope?: string;
+                /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
+                after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
+                /** @description 0..100, default 5. */
+                k?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AroundOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key, or a player token that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3029,7 +3370,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3148,7 +3489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3157,7 +3498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3278,7 +3619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3287,7 +3628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3415,7 +3756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3530,7 +3871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3539,7 +3880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3646,7 +3987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3655,7 +3996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3766,7 +4107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3775,7 +4116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3892,7 +4233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3901,7 +4242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4005,7 +4346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4014,7 +4355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4131,7 +4472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4140,7 +4481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4245,7 +4586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4254,7 +4595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4365,7 +4706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4374,7 +4715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4595,7 +4936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4604,7 +4945,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4711,7 +5052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4720,7 +5061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4827,7 +5168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4836,7 +5177,133 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (frozen board, immutable field, match_id reused with another payload) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable; nothing was recorded (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_friends: {
+        parameters: {
+            query?: {
+                /** @description all_time (default), daily, weekly, monthly, season, or a cron window's id. */
+                window?: string;
+                /** @description The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; default current. */
+                period?: string;
+                /** @description global (default) or dimension:value, e.g. region:EU. */
+                scope?: string;
+                /** @description The token of a 202 answer (Prefer: respond-async): answer once the submissions it names are applied, waiting up to 2 s (then 503 with Retry-After). */
+                after?: string;
+                /** @description true: each entry carries the metadata of the submission that set it (as on a board with entry_metadata). */
+                metadata?: boolean;
+                /** @description 0..5000; default all. */
+                k?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendsOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing key, or a player token that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4956,7 +5423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4965,7 +5432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5082,7 +5549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5091,7 +5558,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5204,7 +5671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5213,7 +5680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5314,7 +5781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5323,7 +5790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5427,7 +5894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5436,7 +5903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5556,7 +6023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5565,7 +6032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5670,7 +6137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5679,7 +6146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5787,7 +6254,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5796,7 +6263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5904,7 +6371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5913,7 +6380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6026,7 +6493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6035,7 +6502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6146,7 +6613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6155,7 +6622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6268,7 +6735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6277,7 +6744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6384,7 +6851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6393,7 +6860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6501,7 +6968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6510,7 +6977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6620,7 +7087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +7096,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6739,7 +7206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6748,7 +7215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6854,7 +7321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6863,7 +7330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6979,7 +7446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing key */
+            /** @description Missing key, or a player token that does not verify */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6988,7 +7455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong key */
+            /** @description Wrong key, or not allowed with a player token */
             403: {
                 headers: {
                     [name: string]: unknown;
