@@ -11,11 +11,12 @@ import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr, ValidationError
+from pydantic import SecretStr
 
 from helpers_api import AUTH, assert_problem, open_app, open_client, put_board, submit, unmoved
 from helpers_idp import (
@@ -461,12 +462,17 @@ async def test_rate_limits_count_per_player_not_per_token(
         ),
     ],
 )
-def test_player_token_settings_are_checked_at_start(changes: dict[str, Any], words: str) -> None:
-    with pytest.raises(ValidationError, match=words):
-        Settings(**changes)
+def test_player_token_settings_are_checked_at_start(
+    changes: dict[str, Any], words: str, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path, server_keys="k", **changes)
+    with pytest.raises(ValueError, match=words):
+        PlayerTokens.from_settings(settings)
+    with pytest.raises(ValueError, match=words):
+        create_app(settings)
 
 
-def test_a_key_shaped_like_a_token_is_refused_at_start(tmp_path: Any) -> None:
+def test_a_key_shaped_like_a_token_is_refused_at_start(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, server_keys="abc.def.ghi", player_jwt_secret=SECRET)
     with pytest.raises(ValueError, match="JWT's shape"):
         create_app(settings)
