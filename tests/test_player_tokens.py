@@ -283,6 +283,22 @@ async def test_while_the_identity_provider_is_down_its_keys_keep_verifying_unham
 
 
 @pytest.mark.edge
+async def test_a_burst_of_unknown_keys_fetches_the_set_once(
+    settings: Settings, clock: ManualClock, idp: IdentityProvider
+) -> None:
+    forged = [mint(rsa_key(f"burst-{n}"), claims("p1")) for n in range(30)]
+    slower = with_key_set(settings, idp, player_jwks_refetch_seconds=30.0)
+    async with serving(slower, clock) as client:
+        await _arena(client)
+        answers = await asyncio.gather(
+            *(client.get("/v1/boards/arena/top", headers=bearer(token)) for token in forged)
+        )
+        for response in answers:
+            assert_invalid_token(response)
+        assert idp.count() == 1  # the burst waits on one fetch, then asks no more
+
+
+@pytest.mark.edge
 async def test_keys_older_than_max_stale_stop_verifying_until_fetched_again(
     settings: Settings, clock: ManualClock, idp: IdentityProvider, keys: dict[str, SigningKey]
 ) -> None:
