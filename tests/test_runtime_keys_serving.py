@@ -183,6 +183,8 @@ def test_keys_commands_on_the_store_a_server_uses(tmp_path: Path) -> None:
         assert invalid.returncode == 1 and "only server keys are limited" in invalid.stderr
         bad_name = run_cli("keys", "create", "has space", env=env)
         assert bad_name.returncode == 2 and "NAME" in bad_name.stderr
+        long_reason = run_cli("keys", "revoke", key_id, "--reason", "x" * 1001, env=env)
+        assert long_reason.returncode == 2 and "--reason" in long_reason.stderr
     finally:
         server.stop()
     log = server.output()

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from rankline.cli.app import Group, Typer, console, fail, run_on_stores, setup_logging
+from rankline.errors import InvalidInput
 from rankline.settings import Settings
 
 keys_app = Typer(
@@ -25,6 +26,16 @@ _JSON = typer.Option("--json", help="Print the answer as JSON, as the HTTP API g
 _OPTIONS = {"name": "NAME", "role": "--role", "boards": "--board", "expires_at": "--expires-at"}
 """The options that give each field of a new key, for the errors about them."""
 _REASON = typer.Option(help="Why, kept with the change in the audit log (GET /v1/audit).")
+
+
+def _reason(reason: str | None) -> str | None:
+    """The reason as the audit log keeps it (at most 1,000 characters; blank is none)."""
+    from rankline.moderation.audit import check_reason
+
+    try:
+        return check_reason(reason, ["--reason"])
+    except InvalidInput as exc:
+        fail(f"--reason: {exc.errors[0]['msg'] if exc.errors else exc.detail}")
 
 
 @keys_app.command("create")
@@ -71,7 +82,7 @@ def create(
         for field, option in _OPTIONS.items():
             message = message.replace(f"`$.{field}", f"`{option}")
         fail(message)
-    made = run_on_stores(settings, create_on_store(settings, new, reason))
+    made = run_on_stores(settings, create_on_store(settings, new, _reason(reason)))
     if as_json:
         print(msgspec.json.encode(made).decode())
         return
@@ -117,7 +128,7 @@ def revoke(
 
     settings = Settings()
     setup_logging("warning")
-    revoked = run_on_stores(settings, revoke_on_store(settings, key_id, reason))
+    revoked = run_on_stores(settings, revoke_on_store(settings, key_id, _reason(reason)))
     if as_json:
         print(json.dumps(msgspec.to_builtins(revoked)))
         return
