@@ -167,8 +167,9 @@ DEGRADED = Gauge(
 )
 THROTTLED = Counter(
     "rankline_throttled_total",
-    "Requests answered 429 by reason: queue (the write queue was full), key or address "
-    "(a rate limit per key or per client address was reached).",
+    "Requests answered 429 by reason: wait (a write would wait past its deadline), deadline "
+    "(its deadline passed before it was written), queue (the write queue was full), key or "
+    "address (a rate limit per key or per client address was reached).",
     ["reason"],
 )
 BACKEND_ERRORS = Counter(

@@ -19,7 +19,7 @@ from starlette.types import Receive, Scope, Send
 
 from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.body import check_query, query
-from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, Endpoint
+from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, STARTED_SCOPE, Endpoint
 from rankline.http.measured import count, route_name
 from rankline.http.responses import error_response
 from rankline.http.route_tree import Routes
@@ -81,6 +81,7 @@ class Api:
         and timed in the metrics once sent (``rankline.http.measured``). The gRPC API answers
         each RPC through it too, uncounted (``rankline.grpc.bridge``)."""
         handler = endpoint.handler
+        scope.setdefault(STARTED_SCOPE, time.monotonic())
         scope[API_SCOPE] = self
         scope["path_params"] = path_params
         scope["endpoint"] = handler

@@ -9,6 +9,7 @@ OpenAPI document says of it.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -18,11 +19,13 @@ from starlette.responses import Response
 
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.callers import Player
+from rankline.errors import InvalidInput
 from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
 from rankline.reading.query import Query
 from rankline.service import Rankline
 from rankline.settings import Settings
+from rankline.writing.admission import Deadline
 
 T = TypeVar("T")
 Handler = Callable[[Request], Awaitable[Response]]
@@ -41,6 +44,9 @@ KEY_SCOPE = "rankline.key_scope"
 PLAYER_SCOPE = "rankline.player"
 """Where the request scope keeps the player (``rankline.callers.Player``) whose token the
 request carries; absent when it carries a key or nothing."""
+STARTED_SCOPE = "rankline.started"
+"""When the request reached the application (``time.monotonic``): a write's deadline counts
+from then, so the time its body took to arrive and decode is spent from it."""
 API_SCOPE = "rankline.api"
 """Where the v1 API (``rankline.http.api.Api``) puts itself in a request's scope: handlers
 reach the service, settings and keys through it."""
@@ -210,3 +216,34 @@ def respond_async(request: Request) -> bool:
     """Whether the request asks for an asynchronous answer (RFC 7240 ``respond-async``)."""
     prefer = request.headers.get("prefer")
     return prefer is not None and "respond-async" in prefer.lower()
+
+
+REQUEST_TIMEOUT = Param(
+    "Request-Timeout",
+    "header",
+    "Milliseconds the client waits for the answer (1 to 600000): a write that would not be "
+    "answered within it, or within the server's RANKLINE_WRITE_DEADLINE_MS if that is "
+    "smaller, answers 429 with Retry-After at once and records nothing.",
+    INT,
+)
+_MAX_TIMEOUT_MS = 600_000
+
+
+def write_deadline(request: Request) -> Deadline:
+    """The deadline of a write request: the server's, or the client's ``Request-Timeout``
+    (milliseconds) when that is sooner, counted from when the request reached the
+    application (``STARTED_SCOPE``)."""
+    raw = request.headers.get("request-timeout")
+    client: float | None = None
+    if raw is not None:
+        text = raw.strip()
+        if not text.isdigit() or not 1 <= int(text) <= _MAX_TIMEOUT_MS:
+            raise InvalidInput.at(
+                ["header", "Request-Timeout"],
+                f"Request-Timeout must be whole milliseconds from 1 to {_MAX_TIMEOUT_MS}",
+            )
+        client = int(text) / 1000
+    started = request.scope.get(STARTED_SCOPE)
+    if started is None:
+        started = time.monotonic()
+    return service_of(request).writer.admission.deadline(started, client)

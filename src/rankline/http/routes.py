@@ -70,10 +70,11 @@ async def post_score(request: Request) -> Response:
     item = await e.body_of(request, s.ScoreIn)
     service = e.service_of(request)
     submission = await prepare_score(service, board_id, item)
+    deadline = e.write_deadline(request)
     if e.respond_async(request):
-        token = await service.ingest.accept([submission])
+        token = await service.ingest.accept([submission], deadline)
         return json_response(s.AcceptedOut(accepted=1, token=token), 202)
-    [result] = await service.scores.submit([submission])
+    [result] = await service.scores.submit([submission], deadline)
     if isinstance(result, RanklineError):
         raise result
     return json_response(result)
@@ -239,7 +240,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=s.ScoreIn,
         response=s.SubmitOut,
         accepted=s.AcceptedOut,
-        params=(e.BOARD, e.PREFER),
+        params=(e.BOARD, e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
     ),
     e.Endpoint(
@@ -251,7 +252,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=s.BatchDoc,
         response=s.BatchOut,
         accepted=s.AcceptedOut,
-        params=(e.PREFER,),
+        params=(e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
     ),
     e.Endpoint(

@@ -29,6 +29,7 @@ from rankline.http.body import body_time, check_metadata, located
 from rankline.http.responses import json_response
 from rankline.service import Rankline
 from rankline.types import Micros
+from rankline.writing.admission import Deadline
 from rankline.writing.records import Item, item_of
 from rankline.writing.writer import Submission
 
@@ -113,9 +114,10 @@ async def answer_scores(
             ready.append((index, sub))
     if len(groups) > 1:
         ready.sort(key=lambda prepared: prepared[0])
+    deadline = e.write_deadline(request)
     if e.respond_async(request):
-        return await _accept(service, results, ready, now)
-    outcomes = await service.scores.submit([sub for _, sub in ready]) if ready else []
+        return await _accept(service, results, ready, now, deadline)
+    outcomes = await service.scores.submit([sub for _, sub in ready], deadline) if ready else []
     for (index, _), outcome in zip(ready, outcomes, strict=True):
         if isinstance(outcome, RanklineError):
             results[index] = {"index": index, "error": outcome.problem()}
@@ -129,11 +131,12 @@ async def _accept(
     results: list[dict[str, Any]],
     ready: list[tuple[int, Submission]],
     now: Micros,
+    deadline: Deadline,
 ) -> Response:
     by_board: dict[str, list[Item]] = {}
     for _, sub in ready:
         by_board.setdefault(sub.board.id, []).append(item_of(sub))
-    token = await service.ingest.accept_items(by_board, now) if ready else ""
+    token = await service.ingest.accept_items(by_board, now, deadline) if ready else ""
     for index, _ in ready:
         results[index] = {"index": index, "accepted": True}
     for result in results:
