@@ -9,6 +9,7 @@ auth, the query parameters it takes; errors rendered as problem+json.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -31,6 +32,11 @@ if TYPE_CHECKING:
     from rankline.settings import Settings
 
 
+DECODING_SLOTS = 2
+"""Large bodies read and decoded at once per worker (a score batch's): decoding is CPU work on
+the event loop, so more at once only makes each take longer."""
+
+
 class Api:
     """The v1 endpoints. The service, settings and keys are attributes that handlers reach
     through the request (``endpoint.service_of``); the Api puts itself in the scope."""
@@ -50,6 +56,8 @@ class Api:
         self.keys = keys
         self.limits = limits
         """Checked once per request before its handler (``rankline.http.guard``)."""
+        self.decoding = asyncio.Semaphore(DECODING_SLOTS)
+        """Held while a large body is read and decoded (``endpoint.decoding``)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

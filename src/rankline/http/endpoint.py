@@ -8,6 +8,7 @@ OpenAPI document says of it.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -107,6 +108,14 @@ class Endpoint:
 def service_of(request: Request) -> Rankline:
     service: Rankline = request.scope[API_SCOPE].service
     return service
+
+
+def decoding(request: Request) -> asyncio.Semaphore:
+    """Held while a large body is read and decoded: a few at a time per worker, so that
+    requests arriving together do not all decode at once, each slowing the others and the
+    reads; the time one waits for it is spent from its deadline."""
+    slots: asyncio.Semaphore = request.scope[API_SCOPE].decoding
+    return slots
 
 
 def settings_of(request: Request) -> Settings:

@@ -30,7 +30,7 @@ from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
-from rankline.http.score_batch import answer_scores, prepare_score
+from rankline.http.score_batch import admit, answer_scores, prepare_score
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
 from rankline.lifecycle.events import DeliveriesOut
 
@@ -81,8 +81,11 @@ async def post_score(request: Request) -> Response:
 
 
 async def post_batch(request: Request) -> Response:
-    items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
-    return await answer_scores(request, items, e.service_of(request))
+    service = e.service_of(request)
+    async with e.decoding(request):  # a few large bodies at a time per worker
+        admit(request, service, 1)  # its deadline passed meanwhile: refused unread
+        items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
+    return await answer_scores(request, items, service)
 
 
 # --- reads ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ item's outcome); with ``Prefer: respond-async``, into the log as one record per 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +33,20 @@ from rankline.types import Micros
 from rankline.writing.admission import Deadline
 from rankline.writing.records import Item, item_of
 from rankline.writing.writer import Submission
+
+_SLICE = 250
+"""Items checked between two turns of the event loop."""
+
+
+def admit(request: Request, service: Rankline, size: int) -> Deadline:
+    """The request's deadline, once ``size`` submissions of it would be taken now
+    (``TooManyRequests`` else): by the writer, or with ``Prefer: respond-async`` by the log."""
+    deadline = e.write_deadline(request)
+    if e.respond_async(request):
+        service.ingest.admit(deadline)
+    else:
+        service.scores.admit(size, deadline)
+    return deadline
 
 
 async def prepare_score(
@@ -79,7 +94,13 @@ def _quick(
 async def answer_scores(
     request: Request, items: Sequence[s.BatchItemIn | RanklineError], service: Rankline
 ) -> Response:
-    """Answer a score batch: ``items`` decoded (or the error of each that could not be)."""
+    """Answer a score batch: ``items`` decoded (or the error of each that could not be).
+
+    Admitted first (429 before its items are checked, when it would not be written within
+    its deadline), and the items are checked a slice at a time, so that a large batch never
+    holds the event loop for long."""
+    deadline = admit(request, service, len(items))
+    asynchronous = e.respond_async(request)
     scope = e.key_scope(request)
     boards = service.boards
     max_metadata = service.settings.max_metadata_bytes
@@ -100,6 +121,8 @@ async def answer_scores(
             continue
         board = boards.cached(board_id)
         for index in indexes:
+            if len(ready) % _SLICE == _SLICE - 1:
+                await asyncio.sleep(0)  # let reads through
             item = items[index]
             assert not isinstance(item, RanklineError)
             sub = None if board is None else _quick(service, board, item, now, max_metadata)
@@ -114,8 +137,7 @@ async def answer_scores(
             ready.append((index, sub))
     if len(groups) > 1:
         ready.sort(key=lambda prepared: prepared[0])
-    deadline = e.write_deadline(request)
-    if e.respond_async(request):
+    if asynchronous:
         return await _accept(service, results, ready, now, deadline)
     outcomes = await service.scores.submit([sub for _, sub in ready], deadline) if ready else []
     for (index, _), outcome in zip(ready, outcomes, strict=True):

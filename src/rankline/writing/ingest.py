@@ -245,8 +245,8 @@ class AsyncIngest:
         flight (one append a request, whatever its size: a request's records go together)."""
         if not records:
             return ""
+        self.admit(deadline)
         appends = self.appends
-        appends.admission.admit(appends.running, 1, deadline)
         appends.begin()
         try:
             positions = await self._log.append(records)
@@ -259,6 +259,11 @@ class AsyncIngest:
         self._appended.update(marks)
         self._wake.set()
         return make_token(marks)
+
+    def admit(self, deadline: Deadline | None) -> None:
+        """Return when an append would be taken now; else ``TooManyRequests``. ``append``
+        asks again: a request may ask first, before it prepares its items."""
+        self.appends.admission.admit(self.appends.running, 1, deadline)
 
     @contextlib.contextmanager
     def coming(self) -> Iterator[None]:

@@ -173,6 +173,12 @@ class Scores:
             subscore=subscore,
         )
 
+    def admit(self, size: int, deadline: Deadline | None) -> None:
+        """``TooManyRequests`` now when ``size`` submissions would not be taken within
+        ``deadline``: a request asks before it prepares its items, so that one refused costs
+        little (``submit`` asks again)."""
+        self._writer.admit(size, deadline)
+
     async def submit(
         self, submissions: Sequence[Submission], deadline: Deadline | None = None
     ) -> list[SubmitOut | RanklineError]:

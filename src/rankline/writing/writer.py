@@ -180,10 +180,9 @@ class GroupCommitWriter:
         self._queued = 0
         """Submissions queued and not yet in a batch."""
         self.admission = admission or Admission(1.0)
-        """Admits a request by the wait it would meet (``rankline.writing.admission``); told
-        the rate of each batch of at least ``_sample_min`` submissions."""
+        """Admits a request by the wait it would meet; told each large batch's rate."""
         self._outstanding = 0
-        """Submissions admitted and not answered yet: the work ahead of a new request."""
+        """Submissions admitted and not answered yet: the work ahead of a new one."""
         self._sample_min = max(1, max_batch // 4)
         self._held: _Pending | None = None
         """A request taken from the queue that did not fit the last batch: the next one's."""
@@ -221,20 +220,12 @@ class GroupCommitWriter:
     ) -> list[Outcome | RanklineError]:
         """Queue submissions and wait until their batch is durable; one result each.
 
-        TooManyRequests (nothing recorded) when the wait they would meet does not fit
-        ``deadline`` (``Admission``), when the deadline passes while they wait for a batch,
-        or while ``max_queued`` submissions wait already (a memory guard): under overload
-        callers are told to come back instead of waiting ever longer. Without a deadline
-        (the log's applier, imports) only the memory guard applies."""
+        TooManyRequests (nothing recorded) when their wait would not fit ``deadline``, when
+        it passes while they queue, or while ``max_queued`` submissions wait (a memory
+        guard, the only check without a deadline: the log's applier, imports)."""
         if not submissions:
             return []
-        if self._max_queued is not None and self._queued >= self._max_queued:
-            THROTTLED.labels("queue").inc()
-            raise TooManyRequests(
-                f"the write queue is full ({self._queued} submissions waiting); "
-                "nothing was recorded, retry shortly"
-            )
-        self.admission.admit(self._outstanding, len(submissions), deadline)
+        self.admit(len(submissions), deadline)
         self._queued += len(submissions)
         self._outstanding += len(submissions)
         future: asyncio.Future[list[Outcome | RanklineError]] = (
@@ -242,6 +233,17 @@ class GroupCommitWriter:
         )
         self._queue.put_nowait(_Pending(list(submissions), future, deadline))
         return await future
+
+    def admit(self, size: int, deadline: Deadline | None) -> None:
+        """``TooManyRequests`` unless ``size`` submissions would be taken now (``submit``
+        asks again: a request may ask first, before it prepares its items)."""
+        if self._max_queued is not None and self._queued >= self._max_queued:
+            THROTTLED.labels("queue").inc()
+            raise TooManyRequests(
+                f"the write queue is full ({self._queued} submissions waiting); "
+                "nothing was recorded, retry shortly"
+            )
+        self.admission.admit(self._outstanding, size, deadline)
 
     async def _next_batch(self, wait: bool = True) -> list[_Pending]:
         """Queued requests of up to ``max_batch`` submissions together (a larger request
@@ -272,17 +274,12 @@ class GroupCommitWriter:
         deadline = item.deadline
         if deadline is None or deadline.left(self.admission.now()) > 0:
             return False
-        size = len(item.submissions)
-        self._queued -= size
-        self._outstanding -= size
+        self._queued -= len(item.submissions)
+        self._outstanding -= len(item.submissions)
         THROTTLED.labels("deadline").inc()
         if not item.future.done():
-            item.future.set_exception(
-                TooManyRequests(
-                    "the write waited past its deadline for the writer; nothing was "
-                    "recorded, retry shortly"
-                )
-            )
+            why = "the write waited past its deadline for the writer; nothing was recorded"
+            item.future.set_exception(TooManyRequests(f"{why}, retry shortly"))
         self._queue.task_done()
         return True
 
