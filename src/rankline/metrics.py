@@ -172,8 +172,9 @@ RUNTIME_KEYS = Gauge(
 )
 THROTTLED = Counter(
     "rankline_throttled_total",
-    "Requests answered 429 by reason: queue (the write queue was full), key, address or "
-    "player (a rate limit per key, per client address or per player was reached).",
+    "Requests answered 429 by reason: wait (a write would wait past its deadline), deadline "
+    "(its deadline passed before it was written), queue (the write queue was full), key, "
+    "address or player (a rate limit per key, per client address or per player was reached).",
     ["reason"],
 )
 BACKEND_ERRORS = Counter(

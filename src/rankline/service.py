@@ -73,6 +73,7 @@ from rankline.store.tournaments import TournamentStore
 from rankline.tournaments.editions import Tournaments
 from rankline.tournaments.webhooks import Webhooks
 from rankline.types import Clock, LeaderboardId
+from rankline.writing.admission import Admission
 from rankline.writing.client_rules import ClientWrites
 from rankline.writing.cohorts import Cohorts
 from rankline.writing.commit_lock import CommitLock
@@ -196,6 +197,7 @@ class Rankline:
             max_batch=settings.commit_max_batch,
             linger_seconds=settings.commit_linger_ms / 1000,
             max_queued=settings.write_queue_max,
+            admission=Admission(settings.write_deadline_ms / 1000),
         )
         self.dead_letters = DeadLetters(store)
         handoff = Handoff()
@@ -218,6 +220,11 @@ class Rankline:
             matches=rater,
             retired=retired_log,
             apply=settings.log_apply,
+            admission=Admission(
+                settings.write_deadline_ms / 1000,
+                what="the ingestion log's intake",
+                unit="appends",
+            ),
         )
         """Submissions taken asynchronously: the ingestion log and this process's applier
         (which also rates the matches of rating boards, in log order)."""

@@ -224,8 +224,19 @@ class Settings(BaseSettings):
     write_queue_max: int = Field(
         20_000,
         ge=1,
-        description="Score submissions that may wait for the writer; while this many wait, "
-        "writes answer 429 with Retry-After and record nothing (bounded latency under overload).",
+        description="Score submissions that may wait for the writer, a memory guard; while "
+        "this many wait, writes answer 429 with Retry-After and record nothing.",
+    )
+    write_deadline_ms: int = Field(
+        1000,
+        ge=1,
+        le=600_000,
+        description="Deadline of a score submission, from when the server received it: a "
+        "write is admitted only when the wait it would meet (what is queued ahead of it over "
+        "the rate writes were committed at lately, plus its own size) fits in what is left of "
+        "it, else it answers 429 at once with Retry-After and records nothing. A client's "
+        "Request-Timeout header (or gRPC deadline) applies when smaller. Asynchronous "
+        "submissions are admitted the same way by the wait for the ingestion log.",
     )
     rate_limits: bool = Field(
         True,

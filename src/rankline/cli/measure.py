@@ -141,6 +141,43 @@ def bench_grpc(
     print(table(measure(options)))
 
 
+@bench_app.command("overload")
+def bench_overload(
+    backends: Annotated[
+        str, typer.Option(help="Comma-separated: memory (embedded, 1 worker), redis (2 workers).")
+    ] = "memory,redis",
+    clients: Annotated[int, typer.Option(min=1, help="Connections writing at once.")] = 128,
+    batch: Annotated[int, typer.Option(min=1, max=1000, help="Submissions a request.")] = 1000,
+    seconds: Annotated[float, typer.Option(min=1, help="Seconds of each phase.")] = 15.0,
+    readers: Annotated[int, typer.Option(min=1, help="Connections reading ranks.")] = 32,
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds (the medians are reported).")] = 3,
+    processes: Annotated[int, typer.Option(min=1, help="Load processes per side.")] = 2,
+    deadline_ms: Annotated[
+        int | None, typer.Option(help="The server's RANKLINE_WRITE_DEADLINE_MS (its default).")
+    ] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write the figures.")
+    ] = None,
+) -> None:
+    """Writes far beyond what the server commits, rank reads beside them: goodput, 429 share,
+    admitted writes' latency and read p99 under overload, beside the unloaded synchronous
+    rate of the same run; and nothing acknowledged lost. Uses the PostgreSQL database
+    rankline_overload and Redis database 5 (emptied). See docs/performance.md."""
+    from rankline.bench import overload, stack
+
+    options = overload.Options(
+        backends=stack.parse_backends(backends),
+        clients=clients,
+        batch=batch,
+        seconds=seconds,
+        readers=readers,
+        rounds=rounds,
+        processes=processes,
+        deadline_ms=deadline_ms,
+    )
+    overload.main(options, json_path)
+
+
 _ScratchDatabase = Annotated[
     str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
 ]

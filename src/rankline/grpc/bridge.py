@@ -1,8 +1,8 @@
 """An RPC as the HTTP request it twins, answered in-process by the v1 API's request wrapper
 (``rankline.http.api.Api.answer``): no socket, no HTTP parsing, and no second copy of any
 rule. The request's fields become the path, the query string and the JSON body; the call's
-``authorization`` metadata becomes the header; the peer's address is the client's (the rate
-limits per address)."""
+``authorization`` metadata becomes the header, its deadline ``Request-Timeout``; the peer's
+address is the client's (the rate limits per address)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from rankline.http.api import Api
 
 _JSON = (b"content-type", b"application/json")
 _ASYNC = (b"prefer", b"respond-async")
+_MAX_TIMEOUT_MS = 600_000
 
 
 class Answer:
@@ -53,8 +54,10 @@ def scope_of(
     request: Message,
     metadata: Iterable[tuple[str, str | bytes]],
     peer: str,
+    time_remaining: float | None = None,
 ) -> tuple[Scope, dict[str, str], bytes]:
-    """The HTTP request an RPC's request stands for: its scope, path parameters and body."""
+    """The HTTP request an RPC's request stands for: its scope, path parameters and body.
+    The call's deadline (``time_remaining``, seconds) becomes ``Request-Timeout``."""
     endpoint = operation.endpoint
     params = {name: getattr(request, name) for name in operation.path_names}
     path = endpoint.path.format(**{k: quote(v, safe="") for k, v in params.items()})
@@ -70,6 +73,9 @@ def scope_of(
             headers.append((b"authorization", text.encode("latin-1")))
     if getattr(request, "respond_async", False):
         headers.append(_ASYNC)
+    if time_remaining is not None:
+        millis = min(_MAX_TIMEOUT_MS, max(1, int(time_remaining * 1000)))
+        headers.append((b"request-timeout", str(millis).encode()))
     body = b""
     if endpoint.body is not None:
         body = orjson.dumps(to_json(request.body) if request.HasField("body") else {})  # type: ignore[attr-defined]

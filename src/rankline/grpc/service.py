@@ -49,7 +49,11 @@ async def _fail(
 def unary(api: Api, operation: Operation) -> Unary:
     async def handle(request: Message, context: grpc.aio.ServicerContext[Any, Any]) -> Message:
         scope, params, body = scope_of(
-            operation, request, context.invocation_metadata() or (), context.peer()
+            operation,
+            request,
+            context.invocation_metadata() or (),
+            context.peer(),
+            context.time_remaining(),
         )
         answer = await call(api, operation, scope, params, body)
         if answer.status >= 400:

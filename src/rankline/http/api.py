@@ -9,6 +9,7 @@ auth, the query parameters it takes; errors rendered as problem+json.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -20,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.auth import bearer_token
 from rankline.http.body import check_query, query
-from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, Endpoint
+from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, STARTED_SCOPE, Endpoint
 from rankline.http.measured import count, route_name
 from rankline.http.player_access import admit
 from rankline.http.query_credential import NAME, RAW_NAME, take_query_credential
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
     from rankline.http.guard import RateLimits
     from rankline.service import Rankline
     from rankline.settings import Settings
+
+
+DECODING_SLOTS = 2
+"""Large bodies read and decoded at once per worker (a score batch's): decoding is CPU work on
+the event loop, so more at once only makes each take longer."""
 
 
 class Api:
@@ -57,6 +63,8 @@ class Api:
         """Player tokens' verifier; None when they are off (every credential is a key)."""
         self.limits = limits
         """Checked once per request before its handler (``rankline.http.guard``)."""
+        self.decoding = asyncio.Semaphore(DECODING_SLOTS)
+        """Held while a large body is read and decoded (``endpoint.decoding``)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -90,6 +98,7 @@ class Api:
         and timed in the metrics once sent (``rankline.http.measured``). The gRPC API answers
         each RPC through it too, uncounted (``rankline.grpc.bridge``)."""
         handler = endpoint.handler
+        scope.setdefault(STARTED_SCOPE, time.monotonic())
         scope[API_SCOPE] = self
         scope["path_params"] = path_params
         scope["endpoint"] = handler

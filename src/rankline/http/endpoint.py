@@ -8,7 +8,9 @@ OpenAPI document says of it.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -18,12 +20,13 @@ from starlette.responses import Response
 
 from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.callers import Player
-from rankline.errors import Forbidden
+from rankline.errors import Forbidden, InvalidInput
 from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
 from rankline.reading.query import Query
 from rankline.service import Rankline
 from rankline.settings import Settings
+from rankline.writing.admission import Deadline
 
 T = TypeVar("T")
 Handler = Callable[[Request], Awaitable[Response]]
@@ -46,6 +49,9 @@ KEY_SCOPE = "rankline.key_scope"
 PLAYER_SCOPE = "rankline.player"
 """Where the request scope keeps the player (``rankline.callers.Player``) whose token the
 request carries; absent when it carries a key or nothing."""
+STARTED_SCOPE = "rankline.started"
+"""When the request reached the application (``time.monotonic``): a write's deadline counts
+from then, so the time its body took to arrive and decode is spent from it."""
 API_SCOPE = "rankline.api"
 """Where the v1 API (``rankline.http.api.Api``) puts itself in a request's scope: handlers
 reach the service, settings and keys through it."""
@@ -115,6 +121,14 @@ class Endpoint:
 def service_of(request: Request) -> Rankline:
     service: Rankline = request.scope[API_SCOPE].service
     return service
+
+
+def decoding(request: Request) -> asyncio.Semaphore:
+    """Held while a large body is read and decoded: a few at a time per worker, so that
+    requests arriving together do not all decode at once, each slowing the others and the
+    reads; the time one waits for it is spent from its deadline."""
+    slots: asyncio.Semaphore = request.scope[API_SCOPE].decoding
+    return slots
 
 
 def settings_of(request: Request) -> Settings:
@@ -232,3 +246,34 @@ def respond_async(request: Request) -> bool:
     """Whether the request asks for an asynchronous answer (RFC 7240 ``respond-async``)."""
     prefer = request.headers.get("prefer")
     return prefer is not None and "respond-async" in prefer.lower()
+
+
+REQUEST_TIMEOUT = Param(
+    "Request-Timeout",
+    "header",
+    "Milliseconds the client waits for the answer (1 to 600000): a write that would not be "
+    "answered within it, or within the server's RANKLINE_WRITE_DEADLINE_MS if that is "
+    "smaller, answers 429 with Retry-After at once and records nothing.",
+    INT,
+)
+_MAX_TIMEOUT_MS = 600_000
+
+
+def write_deadline(request: Request) -> Deadline:
+    """The deadline of a write request: the server's, or the client's ``Request-Timeout``
+    (milliseconds) when that is sooner, counted from when the request reached the
+    application (``STARTED_SCOPE``)."""
+    raw = request.headers.get("request-timeout")
+    client: float | None = None
+    if raw is not None:
+        text = raw.strip()
+        if not text.isdigit() or not 1 <= int(text) <= _MAX_TIMEOUT_MS:
+            raise InvalidInput.at(
+                ["header", "Request-Timeout"],
+                f"Request-Timeout must be whole milliseconds from 1 to {_MAX_TIMEOUT_MS}",
+            )
+        client = int(text) / 1000
+    started = request.scope.get(STARTED_SCOPE)
+    if started is None:
+        started = time.monotonic()
+    return service_of(request).writer.admission.deadline(started, client)

@@ -31,7 +31,7 @@ from rankline.http.match_routes import MATCH_ENDPOINTS
 from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
-from rankline.http.score_batch import answer_scores, player_score, prepare_score
+from rankline.http.score_batch import admit, answer_scores, player_score, prepare_score
 from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
 from rankline.lifecycle.events import DeliveriesOut
 
@@ -74,18 +74,22 @@ async def post_score(request: Request) -> Response:
         # answered once written (never 202): the board's rules decide before anything is
         return json_response(await player_score(service, board_id, item, caller))
     submission = await prepare_score(service, board_id, item)
+    deadline = e.write_deadline(request)
     if e.respond_async(request):
-        token = await service.ingest.accept([submission])
+        token = await service.ingest.accept([submission], deadline)
         return json_response(s.AcceptedOut(accepted=1, token=token), 202)
-    [result] = await service.scores.submit([submission])
+    [result] = await service.scores.submit([submission], deadline)
     if isinstance(result, RanklineError):
         raise result
     return json_response(result)
 
 
 async def post_batch(request: Request) -> Response:
-    items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
-    return await answer_scores(request, items, e.service_of(request))
+    service = e.service_of(request)
+    async with e.decoding(request):  # a few large bodies at a time per worker
+        admit(request, service, 1)  # its deadline passed meanwhile: refused unread
+        items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
+    return await answer_scores(request, items, service)
 
 
 # --- reads ---------------------------------------------------------------------------
@@ -259,7 +263,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=s.ScoreIn,
         response=s.SubmitOut,
         accepted=s.AcceptedOut,
-        params=(e.BOARD, e.PREFER),
+        params=(e.BOARD, e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
         for_players=True,
     ),
@@ -272,7 +276,7 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=s.BatchDoc,
         response=s.BatchOut,
         accepted=s.AcceptedOut,
-        params=(e.PREFER,),
+        params=(e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
     ),
     e.Endpoint(

@@ -14,6 +14,7 @@ item's outcome); with ``Prefer: respond-async``, into the log as one record per 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,8 +32,23 @@ from rankline.http.body import body_time, check_metadata, located
 from rankline.http.responses import json_response
 from rankline.service import Rankline
 from rankline.types import Micros
+from rankline.writing.admission import Deadline
 from rankline.writing.records import Item, item_of
 from rankline.writing.writer import Submission
+
+_SLICE = 250
+"""Items checked between two turns of the event loop."""
+
+
+def admit(request: Request, service: Rankline, size: int) -> Deadline:
+    """The request's deadline, once ``size`` submissions of it would be taken now
+    (``TooManyRequests`` else): by the writer, or with ``Prefer: respond-async`` by the log."""
+    deadline = e.write_deadline(request)
+    if e.respond_async(request):
+        service.ingest.admit(deadline)
+    else:
+        service.scores.admit(size, deadline)
+    return deadline
 
 
 async def prepare_score(
@@ -100,7 +116,13 @@ def _quick(
 async def answer_scores(
     request: Request, items: Sequence[s.BatchItemIn | RanklineError], service: Rankline
 ) -> Response:
-    """Answer a score batch: ``items`` decoded (or the error of each that could not be)."""
+    """Answer a score batch: ``items`` decoded (or the error of each that could not be).
+
+    Admitted first (429 before its items are checked, when it would not be written within
+    its deadline), and the items are checked a slice at a time, so that a large batch never
+    holds the event loop for long."""
+    deadline = admit(request, service, len(items))
+    asynchronous = e.respond_async(request)
     scope = e.key_scope(request)
     boards = service.boards
     max_metadata = service.settings.max_metadata_bytes
@@ -121,6 +143,8 @@ async def answer_scores(
             continue
         board = boards.cached(board_id)
         for index in indexes:
+            if len(ready) % _SLICE == _SLICE - 1:
+                await asyncio.sleep(0)  # let reads through
             item = items[index]
             assert not isinstance(item, RanklineError)
             sub = None if board is None else _quick(service, board, item, now, max_metadata)
@@ -135,9 +159,9 @@ async def answer_scores(
             ready.append((index, sub))
     if len(groups) > 1:
         ready.sort(key=lambda prepared: prepared[0])
-    if e.respond_async(request):
-        return await _accept(service, results, ready, now)
-    outcomes = await service.scores.submit([sub for _, sub in ready]) if ready else []
+    if asynchronous:
+        return await _accept(service, results, ready, now, deadline)
+    outcomes = await service.scores.submit([sub for _, sub in ready], deadline) if ready else []
     for (index, _), outcome in zip(ready, outcomes, strict=True):
         if isinstance(outcome, RanklineError):
             results[index] = {"index": index, "error": outcome.problem()}
@@ -151,11 +175,12 @@ async def _accept(
     results: list[dict[str, Any]],
     ready: list[tuple[int, Submission]],
     now: Micros,
+    deadline: Deadline,
 ) -> Response:
     by_board: dict[str, list[Item]] = {}
     for _, sub in ready:
         by_board.setdefault(sub.board.id, []).append(item_of(sub))
-    token = await service.ingest.accept_items(by_board, now) if ready else ""
+    token = await service.ingest.accept_items(by_board, now, deadline) if ready else ""
     for index, _ in ready:
         results[index] = {"index": index, "accepted": True}
     for result in results:

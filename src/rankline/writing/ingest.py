@@ -63,6 +63,7 @@ from rankline.metrics import DEAD_LETTERS, LOG_APPLIED
 from rankline.ratings.rated import MatchApplier, MatchPayload, decode_match, is_match_record
 from rankline.store.dead_letters import DeadLetter, DeadLetters
 from rankline.types import Clock
+from rankline.writing.admission import Admission, Concurrent, Deadline
 from rankline.writing.records import (
     BATCH_ITEMS,
     Item,
@@ -149,8 +150,12 @@ class AsyncIngest:
         matches: MatchApplier | None = None,
         retired: RetiredLog | None = None,
         apply: bool = True,
+        admission: Admission | None = None,
     ) -> None:
         self._log = log
+        self.appends = Concurrent(admission or Admission(1.0, unit="appends"))
+        """The appends in flight and the rate they complete at: a request is admitted by the
+        wait it would meet behind them (``rankline.writing.admission``)."""
         self._apply = apply
         """Whether this process applies the log (else it only appends, and other processes
         sharing the log apply what it appends)."""
@@ -205,33 +210,48 @@ class AsyncIngest:
 
     # --- taking ----------------------------------------------------------------------------
 
-    async def accept(self, submissions: Sequence[Submission]) -> str:
+    async def accept(
+        self, submissions: Sequence[Submission], deadline: Deadline | None = None
+    ) -> str:
         """Append the submissions to the log; on return they are durable. The token names
-        their positions (``settled``). ``LogUnavailable`` (503): nothing was taken.
+        their positions (``settled``). ``LogUnavailable`` (503): nothing was taken;
+        ``TooManyRequests`` (429): appending lags too far behind ``deadline`` to take them.
 
         One submission is a record of its own (``record_of``); several are one batch record
         per board (``batch_records``), their receive time the first one's."""
         if len(submissions) == 1:
-            return await self.append([record_of(submissions[0])])
+            return await self.append([record_of(submissions[0])], deadline)
         by_board: dict[str, list[Item]] = {}
         for sub in submissions:
             by_board.setdefault(sub.board.id, []).append(item_of(sub))
         received_at = submissions[0].received_at if submissions else 0
-        return await self.accept_items(by_board, received_at)
+        return await self.accept_items(by_board, received_at, deadline)
 
-    async def accept_items(self, by_board: Mapping[str, Sequence[Item]], received_at: int) -> str:
+    async def accept_items(
+        self,
+        by_board: Mapping[str, Sequence[Item]],
+        received_at: int,
+        deadline: Deadline | None = None,
+    ) -> str:
         """``accept`` for a request's submissions already in their log form, by board."""
         records: list[LogRecord] = []
         for board, items in by_board.items():
             records += batch_records(board, received_at, items)
-        return await self.append(records)
+        return await self.append(records, deadline)
 
-    async def append(self, records: Sequence[LogRecord]) -> str:
+    async def append(self, records: Sequence[LogRecord], deadline: Deadline | None = None) -> str:
         """Append log records (submissions, or matches of rating boards); the token names
-        their positions."""
+        their positions. With a ``deadline``, admitted by the wait behind the appends in
+        flight (one append a request, whatever its size: a request's records go together)."""
         if not records:
             return ""
-        positions = await self._log.append(records)
+        self.admit(deadline)
+        appends = self.appends
+        appends.begin()
+        try:
+            positions = await self._log.append(records)
+        finally:
+            appends.end()
         marks: dict[int, Position] = {}
         for record, position in zip(records, positions, strict=True):
             partition = self._log.partition_of(record.board)
@@ -239,6 +259,11 @@ class AsyncIngest:
         self._appended.update(marks)
         self._wake.set()
         return make_token(marks)
+
+    def admit(self, deadline: Deadline | None) -> None:
+        """Return when an append would be taken now; else ``TooManyRequests``. ``append``
+        asks again: a request may ask first, before it prepares its items."""
+        self.appends.admission.admit(self.appends.running, 1, deadline)
 
     @contextlib.contextmanager
     def coming(self) -> Iterator[None]:

@@ -20,6 +20,7 @@ from rankline.index.gateway import IndexGateway
 from rankline.lifecycle.registry import Boards
 from rankline.ordering import Keys
 from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId
+from rankline.writing.admission import Deadline
 from rankline.writing.cohorts import Cohorts
 from rankline.writing.writer import GroupCommitWriter, Outcome, Submission
 
@@ -177,11 +178,20 @@ class Scores:
             subscore=subscore,
         )
 
-    async def submit(self, submissions: Sequence[Submission]) -> list[SubmitOut | RanklineError]:
-        """Write submissions durably (group commit) and answer each with its standings."""
+    def admit(self, size: int, deadline: Deadline | None) -> None:
+        """``TooManyRequests`` now when ``size`` submissions would not be taken within
+        ``deadline``: a request asks before it prepares its items, so that one refused costs
+        little (``submit`` asks again)."""
+        self._writer.admit(size, deadline)
+
+    async def submit(
+        self, submissions: Sequence[Submission], deadline: Deadline | None = None
+    ) -> list[SubmitOut | RanklineError]:
+        """Write submissions durably (group commit) and answer each with its standings;
+        ``TooManyRequests`` when they cannot be written within ``deadline``."""
         if not self._writer.running:
             raise IndexUnavailable("the ranking index is being built; retry shortly")
-        outcomes = await self._writer.submit(submissions)
+        outcomes = await self._writer.submit(submissions, deadline)
         done = [o for o in outcomes if isinstance(o, Outcome)]
         ranks, _ = await self._gateway.read(lambda index: _ranks(index, done))
         return [o if isinstance(o, RanklineError) else _answer(o, ranks) for o in outcomes]

@@ -55,6 +55,7 @@ from rankline.types import (
     StandingRow,
     StoreTransaction,
 )
+from rankline.writing.admission import Admission, Deadline
 from rankline.writing.commit_lock import CommitLock
 
 log = logging.getLogger("rankline.writing.writer")
@@ -130,6 +131,7 @@ class _Pending:
 
     submissions: list[Submission]
     future: asyncio.Future[list[Outcome | RanklineError]]
+    deadline: Deadline | None
 
 
 @dataclass(slots=True)
@@ -160,6 +162,7 @@ class GroupCommitWriter:
         max_batch: int = 2000,
         linger_seconds: float = 0.0,
         max_queued: int | None = None,
+        admission: Admission | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -176,6 +179,11 @@ class GroupCommitWriter:
         """Submissions that may wait for a batch; a request beyond it is refused (429)."""
         self._queued = 0
         """Submissions queued and not yet in a batch."""
+        self.admission = admission or Admission(1.0)
+        """Admits a request by the wait it would meet; told each large batch's rate."""
+        self._outstanding = 0
+        """Submissions admitted and not answered yet: the work ahead of a new one."""
+        self._sample_min = max(1, max_batch // 4)
         self._held: _Pending | None = None
         """A request taken from the queue that did not fit the last batch: the next one's."""
         self._task: asyncio.Task[None] | None = None
@@ -207,42 +215,73 @@ class GroupCommitWriter:
         periods in SQL again as they take their first standing (an idempotent insert)."""
         self._known_periods = set()
 
-    async def submit(self, submissions: Sequence[Submission]) -> list[Outcome | RanklineError]:
+    async def submit(
+        self, submissions: Sequence[Submission], deadline: Deadline | None = None
+    ) -> list[Outcome | RanklineError]:
         """Queue submissions and wait until their batch is durable; one result each.
 
-        TooManyRequests (nothing recorded) while ``max_queued`` submissions wait already:
-        under overload callers are told to come back instead of waiting ever longer."""
+        TooManyRequests (nothing recorded) when their wait would not fit ``deadline``, when
+        it passes while they queue, or while ``max_queued`` submissions wait (a memory
+        guard, the only check without a deadline: the log's applier, imports)."""
         if not submissions:
             return []
+        self.admit(len(submissions), deadline)
+        self._queued += len(submissions)
+        self._outstanding += len(submissions)
+        future: asyncio.Future[list[Outcome | RanklineError]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._queue.put_nowait(_Pending(list(submissions), future, deadline))
+        return await future
+
+    def admit(self, size: int, deadline: Deadline | None) -> None:
+        """``TooManyRequests`` unless ``size`` submissions would be taken now (``submit``
+        asks again: a request may ask first, before it prepares its items)."""
         if self._max_queued is not None and self._queued >= self._max_queued:
             THROTTLED.labels("queue").inc()
             raise TooManyRequests(
                 f"the write queue is full ({self._queued} submissions waiting); "
                 "nothing was recorded, retry shortly"
             )
-        self._queued += len(submissions)
-        future: asyncio.Future[list[Outcome | RanklineError]] = (
-            asyncio.get_running_loop().create_future()
-        )
-        self._queue.put_nowait(_Pending(list(submissions), future))
-        return await future
+        self.admission.admit(self._outstanding, size, deadline)
 
-    async def _next_batch(self) -> list[_Pending]:
+    async def _next_batch(self, wait: bool = True) -> list[_Pending]:
         """Queued requests of up to ``max_batch`` submissions together (a larger request
-        goes alone: its submissions are never split over transactions)."""
-        first = self._held or await self._queue.get()
-        self._held = None
+        goes alone: its submissions are never split over transactions); those whose deadline
+        passed are left out. Empty when nothing is left and ``wait`` is false."""
+        first, self._held = self._held, None
+        while first is None or self._expired(first):
+            if not wait and self._queue.empty():
+                return []
+            first = await self._queue.get()
         if self._linger:
             await asyncio.sleep(self._linger)
         batch, size = [first], len(first.submissions)
         while size < self._max_batch and not self._queue.empty():
             item = self._queue.get_nowait()
+            if self._expired(item):
+                continue
             if size + len(item.submissions) > self._max_batch:
                 self._held = item
                 break
             batch.append(item)
             size += len(item.submissions)
         return batch
+
+    def _expired(self, item: _Pending) -> bool:
+        """Whether ``item``'s deadline passed while it waited: then it is answered 429 and
+        left out, nothing of it written (its caller has given up, or is about to)."""
+        deadline = item.deadline
+        if deadline is None or deadline.left(self.admission.now()) > 0:
+            return False
+        self._queued -= len(item.submissions)
+        self._outstanding -= len(item.submissions)
+        THROTTLED.labels("deadline").inc()
+        if not item.future.done():
+            why = "the write waited past its deadline for the writer; nothing was recorded"
+            item.future.set_exception(TooManyRequests(f"{why}, retry shortly"))
+        self._queue.task_done()
+        return True
 
     async def _run(self) -> None:
         while True:
@@ -260,7 +299,8 @@ class GroupCommitWriter:
         while True:
             following: list[_Pending] | None = None
             if self._follows():
-                following = await self._next_batch()
+                following = await self._next_batch(wait=False) or None
+            if following is not None:
                 following_started = time.perf_counter()
                 writing = asyncio.create_task(self._written(following))
                 await asyncio.sleep(0)  # its first statement goes out before the index work
@@ -313,7 +353,11 @@ class GroupCommitWriter:
             await self._index.apply(plan.changes)
             if self._feed is not None and plan.changes:
                 self._feed.publish({change.leaderboard for change in plan.changes})
-            COMMIT_SECONDS.observe(time.perf_counter() - started)
+            took = time.perf_counter() - started
+            COMMIT_SECONDS.observe(took)
+            size = sum(len(item.submissions) for item in batch)
+            if size >= self._sample_min:
+                self.admission.measured(size, took)
             self.batches += 1
             start = 0
             for item in batch:
@@ -325,7 +369,8 @@ class GroupCommitWriter:
         except Exception as exc:  # never let the writer die with callers waiting
             _failed(batch, exc, "group commit failed after its commit")
         finally:
-            for _ in batch:
+            for item in batch:
+                self._outstanding -= len(item.submissions)
                 self._queue.task_done()
 
     def _board(self, definition: str) -> Board:

@@ -1,0 +1,346 @@
+"""Write admission by expected wait, through the app on every backend stack: a write that
+would wait past its deadline is refused at once (429, Retry-After, nothing recorded), a
+slowed writer refuses sooner, a request whose deadline passed before it was admitted (or
+while it queued) is refused unprocessed, the client's Request-Timeout applies when smaller,
+asynchronous submissions are admitted by the wait for the log; and nothing acknowledged is
+lost or counted twice. The commit rate and the monotonic clock are injected: no timing."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
+from rankline import ManualClock, Settings
+from rankline.http.app import Application
+from rankline.writing.admission import Admission
+
+ASYNC = {**AUTH, "Prefer": "respond-async"}
+
+
+def _batch(prefix: str, size: int) -> dict[str, Any]:
+    return {
+        "scores": [
+            {"board": "arena", "player_id": f"{prefix}{i}", "score": i + 1, "match_id": "m"}
+            for i in range(size)
+        ]
+    }
+
+
+def _late_clock(seconds: float) -> Admission:
+    """The server's admission on a clock ``seconds`` ahead of the requests' start times: every
+    request's deadline (1 s) has passed by the time it is admitted."""
+    return Admission(1.0, monotonic=lambda: time.monotonic() + seconds)
+
+
+async def _recorded(client: httpx.AsyncClient, players: list[str]) -> dict[str, int]:
+    """How many submissions the store holds for each player (its history)."""
+    counts = {}
+    for player in players:
+        history = await client.get(f"/v1/players/{player}/history", params={"board": "arena"})
+        counts[player] = len(history.json()["items"]) if history.status_code == 200 else 0
+    return counts
+
+
+async def _while_the_writer_waits(app: Application) -> asyncio.Lock:
+    lock = app.state.service.writer.commit_lock
+    await lock.acquire()  # a commit that takes as long as the test likes
+    return lock
+
+
+async def test_a_slowed_writer_refuses_a_write_that_would_wait_past_its_deadline(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        writer = app.state.service.writer
+        writer.admission.measured(1000, 0.1)  # a fast writer: 10,000 a second
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 300), headers=AUTH)
+            )
+            await _until(app, 300)
+            # 300 ahead + 500 of its own at 10,000/s: 80 ms, admitted
+            second = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("b", 500), headers=AUTH)
+            )
+            await _until(app, 800)
+            for _ in range(5):  # the writer slows down: 3,500 in 5.1 s lately
+                writer.admission.measured(500, 1.0)
+            # 800 ahead + 100 of its own at 686/s: 1.3 s, refused at once while the writer
+            # still holds the others
+            async with asyncio.timeout(30):
+                refused = await client.post("/v1/scores/batch", json=_batch("c", 100), headers=AUTH)
+            body = assert_problem(refused, 429)
+            assert "ahead" in body["detail"] and "nothing was recorded" in body["detail"]
+            assert int(refused.headers["retry-after"]) == 1  # ceil(1.3 s - 1 s left)
+            assert not first.done() and not second.done()
+        finally:
+            lock.release()
+        assert (await first).status_code == 200
+        assert (await second).status_code == 200
+        counts = await _recorded(client, ["a0", "a299", "b0", "b499", "c0", "c99"])
+        assert counts == {"a0": 1, "a299": 1, "b0": 1, "b499": 1, "c0": 0, "c99": 0}
+
+
+def _outstanding(app: Application) -> int:
+    return int(app.state.service.writer._outstanding)
+
+
+async def _until(app: Application, outstanding: int) -> None:
+    """Until the writer holds ``outstanding`` admitted submissions."""
+    await _when(lambda: _outstanding(app) >= outstanding)
+
+
+async def _when(condition: Callable[[], bool]) -> None:
+    """Until ``condition`` holds (the requests under way run meanwhile); 30 s at most."""
+    async with asyncio.timeout(30):
+        for _ in itertools.count():
+            if condition():
+                return
+            await asyncio.sleep(0.001)
+
+
+async def test_the_clients_request_timeout_applies_when_smaller(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        writer = app.state.service.writer
+        writer.admission.measured(1000, 1.0)  # 1,000 a second
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 300), headers=AUTH)
+            )
+            await _until(app, 300)
+            # 300 ahead: 0.3 s, within the server's 1 s, not within 200 ms
+            hurried = {**AUTH, "Request-Timeout": "200"}
+            async with asyncio.timeout(30):
+                refused = await client.post(
+                    "/v1/scores/batch", json=_batch("b", 100), headers=hurried
+                )
+            body = assert_problem(refused, 429)
+            assert "300 submissions ahead" in body["detail"]
+            left = re.search(r"deadline leaves \((\d+) ms\)", body["detail"])
+            assert left is not None and int(left.group(1)) <= 200  # the client's, not 1 s
+            assert refused.headers["retry-after"] == "1"
+            patient = {**AUTH, "Request-Timeout": "60000"}  # larger: the server's 1 s applies
+            admitted = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("c", 100), headers=patient)
+            )
+            await _until(app, 400)
+        finally:
+            lock.release()
+        assert (await first).status_code == 200
+        assert (await admitted).status_code == 200
+        assert await _recorded(client, ["a0", "b0", "c0"]) == {"a0": 1, "b0": 0, "c0": 1}
+        for bad in ("0", "-5", "1.5", "soon", "600001"):
+            response = await client.post(
+                "/v1/scores/batch", json=_batch("d", 1), headers={**AUTH, "Request-Timeout": bad}
+            )
+            problem = assert_problem(response, 422)
+            assert problem["errors"][0]["loc"] == ["header", "Request-Timeout"]
+        assert await _recorded(client, ["d0"]) == {"d0": 0}
+
+
+async def test_a_deadline_passed_before_admission_is_refused_unprocessed(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        service = app.state.service
+        service.writer.admission = _late_clock(5.0)
+        single = await client.post(
+            "/v1/boards/arena/scores",
+            json={"player_id": "s1", "score": 3, "match_id": "m"},
+            headers=AUTH,
+        )
+        body = assert_problem(single, 429)
+        assert "the server's deadline passed" in body["detail"]
+        assert int(single.headers["retry-after"]) >= 1
+        batch = await client.post("/v1/scores/batch", json=_batch("b", 20), headers=AUTH)
+        assert_problem(batch, 429)
+        service.ingest.appends.admission = _late_clock(5.0)
+        late_async = await client.post("/v1/scores/batch", json=_batch("q", 5), headers=ASYNC)
+        assert_problem(late_async, 429)
+        service.writer.admission = Admission(1.0)
+        service.ingest.appends.admission = Admission(1.0)
+        ok = await client.post("/v1/scores/batch", json=_batch("ok", 2), headers=AUTH)
+        assert ok.status_code == 200, ok.text
+        counts = await _recorded(client, ["s1", "b0", "b19", "q0", "q4", "ok0", "ok1"])
+        assert counts == {"s1": 0, "b0": 0, "b19": 0, "q0": 0, "q4": 0, "ok0": 1, "ok1": 1}
+        assert service.ingest.applied == 0  # nothing of the refused one reached the log
+
+
+async def test_a_write_whose_deadline_passes_while_it_queues_is_dropped_unwritten(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        writer = app.state.service.writer
+        ahead = {"value": 0.0}
+        writer.admission = Admission(1.0, monotonic=lambda: time.monotonic() + ahead["value"])
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 5), headers=AUTH)
+            )
+            await _until(app, 5)
+            await _when(lambda: writer._queue.empty())  # the writer took it into its batch
+            second = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("b", 5), headers=AUTH)
+            )
+            await _until(app, 10)
+            ahead["value"] = 5.0  # both deadlines pass while they wait
+        finally:
+            lock.release()
+        answers = [await first, await second]
+        # the first was in the batch already when its deadline passed: written and answered
+        assert answers[0].status_code == 200, answers[0].text
+        body = assert_problem(answers[1], 429)
+        assert "waited past its deadline" in body["detail"]
+        assert "retry-after" in answers[1].headers
+        assert _outstanding(app) == 0
+        assert await _recorded(client, ["a0", "a4", "b0", "b4"]) == {
+            "a0": 1,
+            "a4": 1,
+            "b0": 0,
+            "b4": 0,
+        }
+
+
+async def test_async_submissions_are_admitted_by_the_wait_for_the_log(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        appends = app.state.service.ingest.appends
+        appends.admission.measured(4, 1.0)  # the log takes 4 appends a second lately
+        for _ in range(4):  # appends of other requests in flight: 1.25 s with this one
+            appends.begin()
+        try:
+            refused = await client.post("/v1/scores/batch", json=_batch("a", 10), headers=ASYNC)
+            body = assert_problem(refused, 429)
+            assert "ingestion log" in body["detail"]
+            assert refused.headers["retry-after"] == "1"
+            appends.end()  # two left ahead: 0.75 s with this one, within the deadline
+            appends.end()
+            taken = await client.post("/v1/scores/batch", json=_batch("b", 10), headers=ASYNC)
+            assert taken.status_code == 202, taken.text
+        finally:
+            while appends.running:
+                appends.end()
+        top = await client.get(
+            "/v1/boards/arena/top", params={"after": taken.json()["token"], "limit": 100}
+        )
+        players = {e["player_id"] for e in top.json()["entries"]}
+        assert players == {f"b{i}" for i in range(10)}
+
+
+async def test_under_overload_every_answer_is_200_or_429_and_nothing_acknowledged_is_lost(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Many batches at once behind a held writer measured slow: some are admitted, the rest
+    refused at once; afterwards each acknowledged submission is stored exactly once and no
+    refused one at all."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena", policy="sum")
+        writer = app.state.service.writer
+        writer.admission.measured(100, 1.0)  # 100 a second: ten 10-item requests fit 1 s
+        lock = await _while_the_writer_waits(app)
+        try:
+            sent = [
+                asyncio.create_task(
+                    client.post("/v1/scores/batch", json=_batch(f"r{n}-", 10), headers=AUTH)
+                )
+                for n in range(30)
+            ]
+            pending: set[asyncio.Task[httpx.Response]] = set(sent)
+            while len(pending) > 10:  # the refused are answered while the writer is held
+                _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lock.release()
+        answers = await asyncio.gather(*sent)
+        statuses = [r.status_code for r in answers]
+        assert set(statuses) == {200, 429}, statuses
+        for response in answers:
+            if response.status_code == 429:
+                assert int(response.headers["retry-after"]) >= 1
+        top = await client.get("/v1/boards/arena/top", params={"limit": 1000})
+        scores = {e["player_id"]: e["score"] for e in top.json()["entries"]}
+        expected = {
+            f"r{n}-{i}": i + 1
+            for n, response in enumerate(answers)
+            if response.status_code == 200
+            for i in range(10)
+        }
+        assert scores == expected  # a sum board: a submission counted twice would show
+
+
+async def test_a_batch_is_refused_before_its_items_are_checked(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """A refused batch costs no item checks: one with an item to a board that does not
+    exist is refused whole, not answered item by item."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        writer = app.state.service.writer
+        writer.admission.measured(100, 1.0)
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 90), headers=AUTH)
+            )
+            await _until(app, 90)
+            body = _batch("b", 20)
+            body["scores"].append(
+                {"board": "nowhere", "player_id": "x", "score": 1, "match_id": "m"}
+            )
+            async with asyncio.timeout(30):
+                refused = await client.post("/v1/scores/batch", json=body, headers=AUTH)
+            assert_problem(refused, 429)
+        finally:
+            lock.release()
+        assert (await first).status_code == 200
+        assert await _recorded(client, ["a0", "b0"]) == {"a0": 1, "b0": 0}
+
+
+async def test_a_batch_whose_deadline_passes_while_it_waits_to_be_decoded_is_refused_unread(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Large bodies are decoded a few at a time per worker; the wait for a turn is spent from
+    the deadline, and a request that has none left is refused without being read."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        later = {"value": 0.0}
+        app.state.service.writer.admission = Admission(
+            1.0, monotonic=lambda: time.monotonic() + later["value"]
+        )
+        slots = app.api.decoding
+        held = 0
+        while not slots.locked():  # every turn taken, as by other large bodies
+            await slots.acquire()
+            held += 1
+        try:
+            waiting = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("w", 10), headers=AUTH)
+            )
+            await _when(lambda: bool(slots._waiters))  # it waits for a turn
+            later["value"] = 5.0  # its deadline passes meanwhile
+        finally:
+            for _ in range(held):
+                slots.release()
+        body = assert_problem(await waiting, 429)
+        assert "deadline passed" in body["detail"]
+        assert await _recorded(client, ["w0", "w9"]) == {"w0": 0, "w9": 0}
+        later["value"] = 0.0
+        ok = await client.post("/v1/scores/batch", json=_batch("k", 3), headers=AUTH)
+        assert ok.status_code == 200, ok.text
