@@ -119,6 +119,9 @@ class IdentityProvider:
 
     def __init__(self, *keys: SigningKey) -> None:
         self.published: list[SigningKey] = list(keys)
+        self.extra: list[dict[str, Any]] = []
+        """Raw JWKs listed after the published keys' (what an identity provider should not
+        list, for the attacks)."""
         self.requests = 0
         self.failing = False
         self._lock = threading.Lock()
@@ -131,7 +134,7 @@ class IdentityProvider:
         return f"http://127.0.0.1:{self.port}/jwks.json"
 
     def key_set(self) -> bytes:
-        return json.dumps({"keys": [key.jwk() for key in self.published]}).encode()
+        return json.dumps({"keys": [*(key.jwk() for key in self.published), *self.extra]}).encode()
 
     def start(self) -> IdentityProvider:
         provider = self

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr, ValidationError
+from pydantic import SecretStr
 
 from helpers_api import AUTH, assert_problem, open_app, open_client, put_board, submit, unmoved
 from helpers_idp import (
@@ -281,6 +283,22 @@ async def test_while_the_identity_provider_is_down_its_keys_keep_verifying_unham
 
 
 @pytest.mark.edge
+async def test_a_burst_of_unknown_keys_fetches_the_set_once(
+    settings: Settings, clock: ManualClock, idp: IdentityProvider
+) -> None:
+    forged = [mint(rsa_key(f"burst-{n}"), claims("p1")) for n in range(30)]
+    slower = with_key_set(settings, idp, player_jwks_refetch_seconds=30.0)
+    async with serving(slower, clock) as client:
+        await _arena(client)
+        answers = await asyncio.gather(
+            *(client.get("/v1/boards/arena/top", headers=bearer(token)) for token in forged)
+        )
+        for response in answers:
+            assert_invalid_token(response)
+        assert idp.count() == 1  # the burst waits on one fetch, then asks no more
+
+
+@pytest.mark.edge
 async def test_keys_older_than_max_stale_stop_verifying_until_fetched_again(
     settings: Settings, clock: ManualClock, idp: IdentityProvider, keys: dict[str, SigningKey]
 ) -> None:
@@ -307,14 +325,10 @@ async def test_keys_older_than_max_stale_stop_verifying_until_fetched_again(
 
 
 def _path(endpoint: Endpoint) -> str:
-    # A board that does not exist: whatever gets past auth ends in a 4xx and changes nothing.
-    return (
-        endpoint.path.replace("{board_id}", "absent-board")
-        .replace("{player_id}", "p1")
-        .replace("{tournament_id}", "absent-cup")
-        .replace("{match_id}", "m1")
-        .replace("{id}", "k1")
-    )
+    # A board (and a tournament) that does not exist: whatever gets past auth ends in a 4xx
+    # and changes nothing; any other path parameter (a player, a match, a key) is x1.
+    names = {"board_id": "absent-board", "tournament_id": "absent-cup"}
+    return re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), "x1"), endpoint.path)
 
 
 @pytest.mark.edge
@@ -464,12 +478,17 @@ async def test_rate_limits_count_per_player_not_per_token(
         ),
     ],
 )
-def test_player_token_settings_are_checked_at_start(changes: dict[str, Any], words: str) -> None:
-    with pytest.raises(ValidationError, match=words):
-        Settings(**changes)
+def test_player_token_settings_are_checked_at_start(
+    changes: dict[str, Any], words: str, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path, server_keys="k", **changes)
+    with pytest.raises(ValueError, match=words):
+        PlayerTokens.from_settings(settings)
+    with pytest.raises(ValueError, match=words):
+        create_app(settings)
 
 
-def test_a_key_shaped_like_a_token_is_refused_at_start(tmp_path: Any) -> None:
+def test_a_key_shaped_like_a_token_is_refused_at_start(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, server_keys="abc.def.ghi", player_jwt_secret=SECRET)
     with pytest.raises(ValueError, match="JWT's shape"):
         create_app(settings)

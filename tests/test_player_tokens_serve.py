@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from helpers_idp import AUDIENCE, ISSUER, IdentityProvider, claims, mint, refused_tokens, rsa_key
-from procs import serving
+from procs import cli_env, run_cli, serving
 
 KEY = "test-server-key-0123456789"
 READ_KEY = "test-read-key-0123456789"
@@ -74,3 +74,20 @@ def test_a_served_token_reads_and_no_credential_reaches_the_logs(
         for part in secret.split("."):  # nor any part of a token: its signature, its claims
             if len(part) >= 8:
                 assert part not in output, f"a credential is in the server's log:\n{output}"
+
+
+def test_serve_stops_at_start_with_one_line_when_the_token_settings_do_not_fit(
+    tmp_path: Path,
+) -> None:
+    secret = "a-secret-that-must-not-be-printed-0123456789"
+    env = cli_env(
+        tmp_path / "data",
+        server_keys=KEY,
+        player_jwks_url="https://idp.example/jwks.json",
+        player_jwt_secret=secret,
+    )
+    done = run_cli("serve", "--port", "0", env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    assert "RANKLINE_PLAYER_JWKS_URL or RANKLINE_PLAYER_JWT_SECRET, not both" in said
+    assert "Traceback" not in said and secret not in said

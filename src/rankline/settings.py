@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from limits import parse_many
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -413,26 +413,6 @@ class Settings(BaseSettings):
                     "e.g. https://game.example.com"
                 )
         return ",".join(origins)
-
-    @model_validator(mode="after")
-    def _player_tokens(self) -> Settings:
-        if self.player_jwks_url is not None:
-            if self.player_jwt_secret is not None:
-                raise ValueError(
-                    "set RANKLINE_PLAYER_JWKS_URL or RANKLINE_PLAYER_JWT_SECRET, not both"
-                )
-            if not self.player_jwks_url.startswith(("https://", "http://")):
-                raise ValueError("RANKLINE_PLAYER_JWKS_URL must be an https:// (or http://) URL")
-            if not self.player_jwt_issuer or not self.player_jwt_audience:
-                raise ValueError(
-                    "RANKLINE_PLAYER_JWKS_URL needs RANKLINE_PLAYER_JWT_ISSUER and "
-                    "RANKLINE_PLAYER_JWT_AUDIENCE: the tokens of every other tenant of the "
-                    "identity provider are signed by the same keys"
-                )
-        secret = self.player_jwt_secret
-        if secret is not None and len(secret.get_secret_value().encode()) < 32:
-            raise ValueError("RANKLINE_PLAYER_JWT_SECRET must be at least 32 bytes (HS256)")
-        return self
 
     @property
     def database(self) -> str:

@@ -69,7 +69,9 @@ class PlayerTokens:
     @classmethod
     def from_settings(cls, settings: Settings) -> PlayerTokens | None:
         """The verifier the settings describe; None when player tokens are off (neither a
-        key set nor a secret). ValueError when a configured key looks like a token."""
+        key set nor a secret). ValueError, saying what to change, when they do not go
+        together (``check_settings``)."""
+        check_settings(settings)
         keys: KeySource
         if settings.player_jwks_url is not None:
             keys = KeySet(
@@ -81,7 +83,6 @@ class PlayerTokens:
             keys = SharedSecret(settings.player_jwt_secret.get_secret_value().encode())
         else:
             return None
-        check_keys([*settings.server_key_list, *settings.read_key_list])
         return cls(
             keys,
             issuer=settings.player_jwt_issuer,
@@ -154,6 +155,28 @@ def _why(error: jwt.PyJWTError) -> str:
     if isinstance(error, jwt.InvalidKeyError):
         return "the token's key is not strong enough"
     return "the token is not a valid JWT"
+
+
+def check_settings(settings: Settings) -> None:
+    """ValueError when the player token settings do not go together. Checked here rather
+    than by the settings' own validation, whose error would print their inputs (a secret
+    among them)."""
+    url, secret = settings.player_jwks_url, settings.player_jwt_secret
+    if url is not None:
+        if secret is not None:
+            raise ValueError("set RANKLINE_PLAYER_JWKS_URL or RANKLINE_PLAYER_JWT_SECRET, not both")
+        if not url.startswith(("https://", "http://")):
+            raise ValueError("RANKLINE_PLAYER_JWKS_URL must be an https:// (or http://) URL")
+        if not settings.player_jwt_issuer or not settings.player_jwt_audience:
+            raise ValueError(
+                "RANKLINE_PLAYER_JWKS_URL needs RANKLINE_PLAYER_JWT_ISSUER and "
+                "RANKLINE_PLAYER_JWT_AUDIENCE: the identity provider signs every other "
+                "application's tokens with the same keys"
+            )
+    if secret is not None and len(secret.get_secret_value().encode()) < 32:
+        raise ValueError("RANKLINE_PLAYER_JWT_SECRET must be at least 32 bytes (HS256)")
+    if url is not None or secret is not None:
+        check_keys([*settings.server_key_list, *settings.read_key_list])
 
 
 def check_keys(keys: Iterable[str]) -> None:

@@ -77,8 +77,9 @@ def bench(
         str,
         typer.Option(
             help="Comma-separated endpoints to measure (default: all): rank, around, "
-            "friends, top, top_deep, submit, batch, batch_async, mixed, matches (rated "
-            "matches). The ceilings and baselines run as always.",
+            "friends, top, top_deep, rank_token (rank with a player token), submit, batch, "
+            "batch_async, mixed, matches (rated matches). The ceilings and baselines run as "
+            "always.",
         ),
     ] = "",
     log_url: Annotated[

@@ -42,6 +42,7 @@ def serve(
 ) -> None:
     """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data),
     and the gRPC API beside it with --grpc-port."""
+    from rankline.access.tokens import check_settings
     from rankline.http import server as serving
     from rankline.http.auth import KEY_FILE, ensure_server_key
     from rankline.store.opening import redacted
@@ -57,6 +58,10 @@ def serve(
     host = host or settings.host
     port = settings.port if port is None else port
     setup_logging(settings.log_level, settings.log_format)
+    try:
+        check_settings(settings)
+    except ValueError as exc:
+        fail(str(exc))
     if workers > 1 and not settings.redis_url:
         fail("--workers above 1 needs a shared index: set RANKLINE_REDIS_URL")
     if workers > 1 and settings.is_embedded:
