@@ -29,6 +29,7 @@ from rankline.errors import (
     Forbidden,
     InvalidInput,
     KeyReused,
+    NotFound,
     RanklineError,
     ScoreRejected,
     TooManyRequests,
@@ -217,11 +218,20 @@ def _verdict(accept: bool, reason: str | None = None, status: int = 200) -> Any:
 @pytest.fixture
 def judge() -> Iterator[tuple[str, Received, dict[str, Any]]]:
     """A validator on loopback whose answer the test sets in ``state``: its verdict
-    (``accept``, ``reason``), a ``status`` other than 200, or a ``delay`` in seconds."""
-    state: dict[str, Any] = {"accept": True, "reason": None, "status": 200, "delay": 0.0}
+    (``accept``, ``reason``), a ``status`` other than 200, a ``body`` that is no verdict, or a
+    ``delay`` in seconds."""
+    state: dict[str, Any] = {
+        "accept": True,
+        "reason": None,
+        "status": 200,
+        "body": None,
+        "delay": 0.0,
+    }
 
     def answer(_: bytes) -> tuple[int, bytes]:
         time.sleep(state["delay"])
+        if state["body"] is not None:
+            return state["status"], state["body"]
         verdict = {"accept": state["accept"], "reason": state["reason"]}
         return state["status"], json.dumps(verdict).encode()
 
@@ -271,16 +281,24 @@ async def test_the_validator_receives_the_claims_signed_and_its_verdict_holds(
     assert retried.duplicate and len(got.requests) == 2
 
 
-@pytest.mark.parametrize("failure", ["timeout", "status"])
+FAILURES = {
+    "timeout": ({"delay": 3.0}, "no answer within 1000 ms"),
+    "status": ({"status": 500}, "HTTP 500"),
+    "redirect": ({"status": 302}, "HTTP 302"),
+    "not a verdict": ({"body": b'{"accept": "yes"}'}, "not a verdict"),
+    "not json": ({"body": b"<html>ok</html>"}, "not a verdict"),
+}
+
+
+@pytest.mark.cases
+@pytest.mark.parametrize("failure", list(FAILURES))
 async def test_a_validator_without_a_verdict_follows_on_error(
     service: Rankline, judge: tuple[str, Received, dict[str, Any]], failure: str
 ) -> None:
     url, got, state = judge
-    if failure == "timeout":
-        state["delay"] = 1.0
-    else:
-        state["status"] = 500
-    refusing = {"url": url, "secret": SECRET, "timeout_ms": 100, "on_error": "reject"}
+    answer, said = FAILURES[failure]
+    state.update(answer)
+    refusing = {"url": url, "secret": SECRET, "timeout_ms": 1000, "on_error": "reject"}
     await _board(service, client_writes={"validator": refusing})
     before = _rejected_count("validator_error")
     with pytest.raises(Unavailable) as refused:
@@ -291,12 +309,12 @@ async def test_a_validator_without_a_verdict_follows_on_error(
     assert _rejected_count("validator_error") == before + 1
     [(_, _, reason, rule)] = await _rejections(service)
     assert rule == "validator_error" and reason is not None
-    assert ("within 100 ms" if failure == "timeout" else "HTTP 500") in reason
+    assert said in reason
     accepting = {**refusing, "on_error": "accept"}
     await _board(service, client_writes={"validator": accepting})
     answer = await _client(service, ANN, 100, "m-1")
     assert answer.applied and await _score(service, "ann") == 100
-    for _ in range(100):  # a slow validator records a request once it has answered it
+    for _ in range(200):  # a slow validator records a request once it has answered it
         if len(got.requests) == 2:
             break
         await asyncio.sleep(0.05)
@@ -396,3 +414,16 @@ async def test_a_definition_shows_its_limits_never_the_secret(
         "reject",
     ]
     assert "reason" in schemas["Problem"]["properties"]
+
+
+async def test_a_refused_player_takes_no_place_in_a_cohort(service: Rankline) -> None:
+    await _board(service, cohort_size=1, client_writes={"max_gain": 100})
+    board = service.boards.get("arena")
+    with pytest.raises(ScoreRejected):
+        await _client(service, ANN, 101, "m-1")
+    with pytest.raises(NotFound):
+        await service.cohorts.scope_for(board, None, None, "ann")
+    await _client(service, BOB, 50, "m-1")
+    await _client(service, ANN, 100, "m-2")
+    assert await service.cohorts.scope_for(board, None, None, "bob") == "cohort:1"
+    assert await service.cohorts.scope_for(board, None, None, "ann") == "cohort:2"

@@ -24,8 +24,9 @@ In order, each refusal a problem and nothing written:
 
 A player's submissions to one board pass these one at a time in each worker, so a burst
 cannot slip past the count or the step together; across N workers at most N run at once.
-Refusals by 2, 5 and 6 are kept as ``score.rejected`` audit entries (``GET /v1/audit``);
-every refusal is counted in ``rankline_client_writes_rejected_total``.
+The refusals of these rules (a board without them, the score range, 4, 5, 6) are counted in
+``rankline_client_writes_rejected_total``; those that judged a score (the range, 5, 6) are
+also kept as ``score.rejected`` audit entries (``GET /v1/audit``).
 """
 
 from __future__ import annotations
@@ -214,12 +215,14 @@ class ClientWrites:
         board, match_id, score = submission.board, submission.match_id, submission.score
         if verdict.failed:
             VALIDATOR_ERRORS.inc()
+            log.warning(
+                "the validator of board %r gave no verdict (%s); %s (on_error %s)",
+                board.id,
+                verdict.reason,
+                "accepted" if spec.on_error == "accept" else "refused",
+                spec.on_error,
+            )
             if spec.on_error == "accept":
-                log.warning(
-                    "the validator of board %r gave no verdict (%s); accepted (on_error accept)",
-                    board.id,
-                    verdict.reason,
-                )
                 return
             reason = f"the board's validator gave no verdict ({verdict.reason})"
             await self._rejected(player, board, match_id, score, "validator_error", reason)
