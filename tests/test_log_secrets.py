@@ -77,6 +77,8 @@ def test_no_key_or_token_appears_in_the_logs(
         query = {"access_token": server_key}
         assert api.get("/v1/boards/arena/top", params=query).status_code == 422
         assert api.get("/v1/no-such-path", params=query).status_code == 404
+        encoded = f"/v1/boards/arena/top?access%5Ftoken={wrong_key}"  # the name percent-encoded
+        assert api.get(encoded).status_code == 422
         preflight = {"Origin": "http://127.0.0.1:1", "Access-Control-Request-Method": "GET"}
         assert api.options("/v1/boards/arena/top", params=query, headers=preflight).status_code
         # The stream, as an EventSource calls it: accepted, then refused.
@@ -116,6 +118,7 @@ def test_no_key_or_token_appears_in_the_logs(
             "GET /v1/boards/a/stream?limit=3&access_token=[redacted]&players=x HTTP/1.1",
         ),
         ("GET /v1/x?ACCESS_TOKEN=k1 200", "GET /v1/x?ACCESS_TOKEN=[redacted] 200"),
+        ("GET /v1/x?access%5Ftoken=k1 200", "GET /v1/x?access%5Ftoken=[redacted] 200"),
         ("Authorization: Bearer rk_abc123", "Authorization: Bearer [redacted]"),
         ('{"authorization": "bearer eyJ.x.y"}', '{"authorization": "bearer [redacted]"}'),
         ("GET /v1/boards/a/top?limit=3 200", "GET /v1/boards/a/top?limit=3 200"),

@@ -37,6 +37,12 @@ def test_the_page_charts_a_watched_players_rating(
         page = browser.new_page(viewport={"width": 1000, "height": 700})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on(  # a Content-Security-Policy violation is an error too
+            "console",
+            lambda message: (
+                errors.append(message.text) if "Content Security Policy" in message.text else None
+            ),
+        )
         page.goto(server.url + "/?board=chess-rapid")
         page.fill("#player", "ana")
         page.click("#search button")

@@ -44,6 +44,12 @@ def test_the_page_lists_tournaments_with_a_countdown_and_shows_a_cohort(
     page = browser.new_page(viewport={"width": 1000, "height": 700})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(  # a Content-Security-Policy violation is an error too
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     page.goto(server.url + "/")
     item = page.locator("#tournament-list li")
     expect(item).to_have_count(1, timeout=LIVE_TIMEOUT_MS)

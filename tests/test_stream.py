@@ -281,6 +281,8 @@ async def test_the_stream_takes_its_credential_as_access_token(
         assert_problem(await client.get(stream, **both), 400)
         twice = "/v1/boards/arena/stream?access_token=rk&access_token=rk"
         assert_problem(await client.get(twice), 400)
+        encoded = "/v1/boards/arena/stream?access%5Ftoken=wrong"  # the name percent-encoded
+        assert_problem(await client.get(encoded), 403)
 
 
 async def test_the_stream_takes_a_player_token_as_access_token(
@@ -312,6 +314,7 @@ async def test_other_endpoints_refuse_access_token(
             json={"player_id": "p9", "score": 10**6, "match_id": "m9"},
         ),
         await client.get("/v1/audit", params={"access_token": SERVER_KEY}),
+        await client.get(f"/v1/boards/arena/top?access%5Ftoken={SERVER_KEY}"),
     ]
     for refused in refusals:
         body = assert_problem(refused, 422)

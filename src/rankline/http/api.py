@@ -94,9 +94,9 @@ class Api:
         """The request wrapper of every v1 endpoint: a credential in the query string where
         the endpoint takes one (``http.query_credential``), rate limits, the endpoint's auth
         (a key, or a player token: ``player_access``), its query parameters, then the
-        handler; errors as problem+json. The answer is counted
-        and timed in the metrics once sent (``rankline.http.measured``). The gRPC API answers
-        each RPC through it too, uncounted (``rankline.grpc.bridge``)."""
+        handler; errors as problem+json. The answer is counted and timed in the metrics once
+        sent (``rankline.http.measured``). The gRPC API answers each RPC through it too,
+        uncounted (``rankline.grpc.bridge``)."""
         handler = endpoint.handler
         scope.setdefault(STARTED_SCOPE, time.monotonic())
         scope[API_SCOPE] = self

@@ -17,8 +17,9 @@ from starlette.types import Scope
 from rankline.errors import BadRequest, InvalidInput
 
 NAME = "access_token"
-RAW_NAME = NAME.encode()
-"""Looked for in the raw query string first: a request without it pays a substring test."""
+RAW_NAME = b"access"
+"""Looked for in the raw query string first, so that a request without it pays a substring
+test; only the start of the name, which a client may percent-encode (``access%5Ftoken``)."""
 
 
 def take_query_credential(scope: Scope, allowed: bool) -> None:

@@ -30,7 +30,7 @@ _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
 }
 
 
-_CREDENTIALS = re.compile(r"(?i)\b(access_token=|bearer\s+)[^&#\s\"',;]+")
+_CREDENTIALS = re.compile(r"(?i)\b(access(?:_|%5f)token=|bearer\s+)[^&#\s\"',;]+")
 REDACTED = "[redacted]"
 
 
