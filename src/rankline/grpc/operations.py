@@ -15,6 +15,7 @@ from google.protobuf.message import Message
 
 from rankline.grpc.gen.rankline.v1 import rankline_pb2
 from rankline.http.endpoint import Endpoint
+from rankline.http.query_credential import NAME as CREDENTIAL
 from rankline.http.routes import ENDPOINTS
 
 SERVICE = "rankline.v1.Rankline"
@@ -132,7 +133,9 @@ def _wkt(full_name: str) -> type[Message]:
 
 
 def operations() -> dict[str, Operation]:
-    """Every RPC of the service, by name."""
+    """Every RPC of the service, by name. An RPC carries its credential in the call's
+    ``authorization`` metadata, never in a field: the stream's ``access_token`` query
+    parameter, which exists for browsers, has none."""
     table = {(e.method, e.path): e for e in ENDPOINTS}
     found = {}
     for method in DESCRIPTOR.methods:
@@ -144,6 +147,6 @@ def operations() -> dict[str, Operation]:
             _class(method.output_type.full_name),
             _shape(method.name, endpoint),
             tuple(p.name for p in endpoint.params if p.where == "path"),
-            tuple(p.name for p in endpoint.params if p.where == "query"),
+            tuple(p.name for p in endpoint.params if p.where == "query" and p.name != CREDENTIAL),
         )
     return found
