@@ -21,16 +21,16 @@ venv:
 install: venv
 	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
 	if [ ! -f $(VENV)/.installed-run-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e . (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e . && \
+		echo "pip install -e ./clients/python -e . (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e ./clients/python -e . && \
 		rm -f $(VENV)/.installed-run-* && touch $(VENV)/.installed-run-$$h; \
 	fi
 
 install-dev: venv
 	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
 	if [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e '.[dev]' (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e '.[dev]' && \
+		echo "pip install -e ./clients/python -e '.[dev]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e ./clients/python -e '.[dev]' && \
 		rm -f $(VENV)/.installed-dev-* && touch $(VENV)/.installed-dev-$$h; \
 	fi
 
@@ -84,8 +84,8 @@ test-fast: install-dev
 install-bench: venv
 	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
 	if [ ! -f $(VENV)/.installed-bench-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e '.[bench]' (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e '.[bench]' && \
+		echo "pip install -e ./clients/python -e '.[bench]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e ./clients/python -e '.[bench]' && \
 		rm -f $(VENV)/.installed-bench-* && touch $(VENV)/.installed-bench-$$h; \
 	fi
 

@@ -25,6 +25,8 @@ from procs import REPO, cli_env, run_cli
 from rankline.settings import FILE_SUFFIX, Settings, documented_settings
 
 LOCK = REPO / "requirements.lock"
+IN_TREE = {"rankline-client"}
+"""Distributions built from this repository: the image installs them from the tree."""
 
 # --- requirements.lock -------------------------------------------------------------------
 
@@ -40,7 +42,8 @@ def _dependencies() -> list[Requirement]:
     """The runtime dependencies and the otel extra's: what the image installs."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     lines = project["dependencies"] + project["optional-dependencies"]["otel"]
-    return [Requirement(line) for line in lines]
+    requirements = [Requirement(line) for line in lines]
+    return [r for r in requirements if canonicalize_name(r.name) not in IN_TREE]
 
 
 def _closure(requirements: list[Requirement], *, markers: bool = True) -> set[str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from rankline.client.endpoints import Call, Endpoints, Json
+from rankline_client.endpoints import Call, Endpoints, Json
 
 BATCH_LIMIT = 1000
 _RETRYABLE = {429, 503}

@@ -1,6 +1,6 @@
 """A typed Python client for the rankline v1 API, synchronous and asynchronous (httpx).
 
-    from rankline.client import Client
+    from rankline_client import Client
 
     with Client("http://127.0.0.1:8000", server_key="rk_...") as rl:
         rl.put_board("arena", windows=["all_time", "daily"])
@@ -12,7 +12,7 @@ Submissions are idempotent on (player_id, match_id), so 503 and 429 answers are 
 with exponential backoff (honouring ``Retry-After``); other errors raise ``ApiError``.
 """
 
-from rankline.client.clients import BATCH_LIMIT, ApiError, AsyncClient, Client, batches
-from rankline.client.endpoints import Call
+from rankline_client.clients import BATCH_LIMIT, ApiError, AsyncClient, Client, batches
+from rankline_client.endpoints import Call
 
 __all__ = ["BATCH_LIMIT", "ApiError", "AsyncClient", "Call", "Client", "batches"]

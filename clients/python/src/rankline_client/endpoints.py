@@ -1,5 +1,5 @@
 """Every v1 endpoint of the client, described once as a ``Call`` for both the synchronous
-and the asynchronous client (``rankline.client.clients``)."""
+and the asynchronous client (``rankline_client.clients``)."""
 
 from __future__ import annotations
 
