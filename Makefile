@@ -29,8 +29,8 @@ install: venv
 install-dev: venv
 	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
 	if [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e ./clients/python -e '.[dev]' (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e ./clients/python -e '.[dev]' && \
+		echo "pip install -e ./clients/python -e ./bench -e '.[dev]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[dev]' && \
 		rm -f $(VENV)/.installed-dev-* && touch $(VENV)/.installed-dev-$$h; \
 	fi
 
@@ -84,8 +84,8 @@ test-fast: install-dev
 install-bench: venv
 	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
 	if [ ! -f $(VENV)/.installed-bench-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e ./clients/python -e '.[bench]' (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e ./clients/python -e '.[bench]' && \
+		echo "pip install -e ./clients/python -e ./bench -e '.[bench]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[bench]' && \
 		rm -f $(VENV)/.installed-bench-* && touch $(VENV)/.installed-bench-$$h; \
 	fi
 

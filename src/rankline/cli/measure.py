@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 from rankline.cli.app import Group, Typer, run_measure
 from rankline.cli.probes import probe_app
 from rankline.http.server import DEFAULT_SERVER
+from rankline_bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 
 bench_app = Typer(cls=Group, add_completion=False)
 bench_app.add_typer(probe_app, name="probe")
@@ -99,7 +99,7 @@ def bench(
     import shlex
     import sys
 
-    from rankline.bench import run
+    from rankline_bench import run
 
     run_measure(
         lambda: run.make_options(
@@ -134,7 +134,7 @@ def bench_grpc(
     """A rank read and a batch of 1,000 submissions over gRPC beside the same over HTTP, on
     one `rankline serve --grpc-port` (embedded stack): calls/s, p99 and the server's CPU per
     call, median of the rounds. See docs/performance.md."""
-    from rankline.bench.grpc_run import Options, measure, table
+    from rankline_bench.grpc_run import Options, measure, table
 
     options = Options(players=players, seconds=seconds, rounds=rounds, processes=processes)
     print(table(measure(options)))
@@ -169,8 +169,8 @@ def soak(
     """Mixed reads and writes against a real server for minutes, with a restart midway:
     requests, p50/p99, 5xx and memory per minute, and a verdict per goal (RSS growth at most
     5%, stable p99, no 5xx). Exit 1 when a goal is missed."""
-    from rankline.bench import soak as soaking
-    from rankline.bench import stack
+    from rankline_bench import soak as soaking
+    from rankline_bench import stack
 
     run_measure(
         lambda: soaking.Options(
@@ -214,7 +214,7 @@ def check_history(
     """Record concurrent writes (a best board and a sum board) and reads across workers and
     a crash, then check that every read is explained by a serial order of the acknowledged
     writes. Prints the violations per rule; exit 1 if any."""
-    from rankline.bench import history_run, stack
+    from rankline_bench import history_run, stack
 
     run_measure(
         lambda: history_run.Options(

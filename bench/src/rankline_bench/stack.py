@@ -20,9 +20,9 @@ from pathlib import Path
 
 import httpx
 
-from rankline.bench import probes, servers
-from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 from rankline.store import admin
+from rankline_bench import probes, servers
+from rankline_bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 
 KEY = "soak-server-key"
 PG_URL = SOAK_DATABASE_URL

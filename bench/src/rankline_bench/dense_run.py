@@ -17,8 +17,8 @@ import dataclasses
 import time
 from typing import Any
 
-from rankline.bench import load
-from rankline.bench.harness import Backend, Harness
+from rankline_bench import load
+from rankline_bench.harness import Backend, Harness
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench_dense"
 REDIS_URL = "redis://127.0.0.1:6379/5"

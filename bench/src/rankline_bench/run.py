@@ -59,15 +59,15 @@ from rich.progress import (
 )
 
 from rankline import __version__
-from rankline.bench import cluster_run, dense_run, load, probes, report, servers, wrk
-from rankline.bench.harness import Backend
-from rankline.bench.load import Dataset
 from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.server import DEFAULT_SERVER, SERVERS
 from rankline.log.factory import engine_name
 from rankline.settings import Settings
 from rankline.store import admin
+from rankline_bench import cluster_run, dense_run, load, probes, report, servers, wrk
+from rankline_bench.harness import Backend
+from rankline_bench.load import Dataset
 
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench"
 CLUSTER_PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_bench_cluster"

@@ -99,7 +99,7 @@ def check(name: str, result: WrkResult, limit: float = ERROR_LIMIT) -> None:
 
 
 def script_text(endpoint: str) -> str:
-    lua = resources.files("rankline.bench") / "lua"
+    lua = resources.files("rankline_bench") / "lua"
     return (lua / "common.lua").read_text() + "\n" + (lua / f"{endpoint}.lua").read_text()
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import httpx
 
-from rankline.bench import servers
+from rankline_bench import servers
 
 KEY = "probe-key"
 SYSTEMS = ("elo", "glicko2", "openskill")

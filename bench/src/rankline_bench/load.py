@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from rankline.bench.bulk import BulkRow, load_first_scores
 from rankline.boards import Board, BoardSpec
 from rankline.store import schema as t
 from rankline.store.admin import vacuum_analyze
 from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
 from rankline.types import Micros, Order
+from rankline_bench.bulk import BulkRow, load_first_scores
 
 BOARD_ID = "bench"
 RATED_BOARD_ID = "bench-rated"

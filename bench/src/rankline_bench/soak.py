@@ -38,7 +38,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rankline.bench import servers, stack
+from rankline_bench import servers, stack
 
 BOARD = "soak"
 AUTH = {"Authorization": f"Bearer {stack.KEY}"}

@@ -22,13 +22,13 @@ follows, with each endpoint's ratio taken within a round before its median is.
     rankline bench probe server --data-dir /tmp/rl1m --n 1000000 \\
         --servers uvicorn,granian --rounds 3 rank around top
 
-With ``--lean``, the lean reference (``rankline.bench.lean``: the same rank, around and top
+With ``--lean``, the lean reference (``rankline_bench.lean``: the same rank, around and top
 reads from a plain sorted list) is driven too, on the same server software, and each of
 those reads prints the lean reference's CPU per request over rankline's: what ``rankline
 bench`` reports as rankline's req/s over the lean reference's, measured as CPU, which other
 work on the machine moves less.
 
-Endpoints are the bench's wrk scripts (``src/rankline/bench/lua``): rank, around, top,
+Endpoints are the bench's wrk scripts (``bench/src/rankline_bench/lua``): rank, around, top,
 top_deep, friends, submit, batch, mixed. Writes go to the store: use a copy you can spare.
 """
 
@@ -41,9 +41,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rankline.bench import servers, wrk
 from rankline.clock import SystemClock
 from rankline.http.server import DEFAULT_SERVER, SERVERS
+from rankline_bench import servers, wrk
 
 KEY = "server-probe-key"
 LEAN_READS = ("rank", "around", "top")
@@ -64,7 +64,7 @@ class Options:
     servers: tuple[str, ...] = (DEFAULT_SERVER,)
     rounds: int = 1
     lean: bool = False
-    """Also drive the lean reference (``rankline.bench.lean``) on the reads it answers, and
+    """Also drive the lean reference (``rankline_bench.lean``) on the reads it answers, and
     print its CPU per request over rankline's."""
 
 

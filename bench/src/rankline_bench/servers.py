@@ -191,7 +191,7 @@ def rankline_server(env: Mapping[str, str], workers: int, log_path: Path) -> Ser
 
 def ceiling_server(env: Mapping[str, str], workers: int, log_path: Path) -> Server:
     port = free_port()
-    argv = [sys.executable, "-m", "rankline.bench.ceiling", "--host", HOST, "--port", str(port)]
+    argv = [sys.executable, "-m", "rankline_bench.ceiling", "--host", HOST, "--port", str(port)]
     argv += ["--workers", str(workers), "--log-level", env.get("RANKLINE_LOG_LEVEL", "info")]
     argv += ["--server", env.get("RANKLINE_SERVER", DEFAULT_SERVER)]  # as `rankline serve`'s
     return Server("ceiling", argv, env, log_path, port)
@@ -200,10 +200,10 @@ def ceiling_server(env: Mapping[str, str], workers: int, log_path: Path) -> Serv
 def lean_server(
     env: Mapping[str, str], workers: int, log_path: Path, n: int, at0: int, seed: int
 ) -> Server:
-    """The lean reference (``rankline.bench.lean``) over the bench's players, served like
+    """The lean reference (``rankline_bench.lean``) over the bench's players, served like
     the ceiling; ready once its board is built and a top page answers."""
     port = free_port()
-    argv = [sys.executable, "-m", "rankline.bench.lean", "--host", HOST, "--port", str(port)]
+    argv = [sys.executable, "-m", "rankline_bench.lean", "--host", HOST, "--port", str(port)]
     argv += ["--n", str(n), "--at0", str(at0), "--seed", str(seed)]
     argv += ["--workers", str(workers), "--log-level", env.get("RANKLINE_LOG_LEVEL", "info")]
     argv += ["--server", env.get("RANKLINE_SERVER", DEFAULT_SERVER)]

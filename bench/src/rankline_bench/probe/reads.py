@@ -1,6 +1,6 @@
 """Measure the CPU cost of each read endpoint in-process: µs of CPU per request, no wrk.
 
-Bulk-loads N bench players (``rankline.bench.load``) into a temporary SQLite store (or the
+Bulk-loads N bench players (``rankline_bench.load``) into a temporary SQLite store (or the
 given PostgreSQL database, with ``--redis-url`` for the Redis index), starts the real
 serving app through its lifespan, and calls it directly as ASGI: no sockets, no HTTP
 parsing, so the figure is rankline's own share of a request (uvicorn adds ≈40 µs here).
@@ -37,11 +37,11 @@ from typing import Any
 
 import orjson
 
-from rankline.bench import lean, load
 from rankline.http.app import serving_app
 from rankline.observability import observe
 from rankline.settings import Settings
 from rankline.store import admin
+from rankline_bench import lean, load
 
 KEY = "read-probe-key"
 LEAN_READS = ("rank", "around", "top")
@@ -74,7 +74,7 @@ class Options:
     served: bool = False
     """Through ``observe``'s wrapper, as a server serves the app (request ids)."""
     lean: bool = False
-    """Also time the lean reference (``rankline.bench.lean``) in process on rank, around and
+    """Also time the lean reference (``rankline_bench.lean``) in process on rank, around and
     top, and give its CPU per request over rankline's."""
     rounds: int = 1
     """Times each endpoint is measured (with ``lean``, alternating with the lean reference);

@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from rankline.bench import cluster_run
+from rankline_bench import cluster_run
 
 BEGIN = "<!-- rankline bench: begin -->"
 END = "<!-- rankline bench: end -->"

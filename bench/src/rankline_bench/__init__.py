@@ -11,5 +11,5 @@ write or rating rate through HTTP, the log's appends, the standings' SQL, a rebu
 ``rankline soak`` (``soak``) and ``rankline check-history`` (``history_run`` records,
 ``history`` checks) run against the servers ``stack`` starts, one backend at a time.
 
-Nothing is imported here, so ``python -m rankline.bench.ceiling`` stays a bare server.
+Nothing is imported here, so ``python -m rankline_bench.ceiling`` stays a bare server.
 """

@@ -7,7 +7,7 @@ three paths need, no caches, no index abstraction. Served by the same server sof
 rankline and the ceiling, in the same run, it says how far rankline's own overhead is from
 plain code doing the same work: rankline's rate over the lean reference's, per endpoint.
 
-Run it alone with ``python -m rankline.bench.lean --n 1000000 --port 8002``.
+Run it alone with ``python -m rankline_bench.lean --n 1000000 --port 8002``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import msgspec
 from starlette.types import Receive, Scope, Send
 
 from rankline import ordering
-from rankline.bench.load import BOARD_ID, Dataset
 from rankline.clock import SystemClock, format_time
 from rankline.reading.cursors import encode_cursor
+from rankline_bench.load import BOARD_ID, Dataset
 
 _encoder = msgspec.json.Encoder()
 _HEADERS = [(b"content-type", b"application/json")]
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
     os.environ["RANKLINE_LEAN_SEED"] = str(args.seed)
     server.run(
         args.server,
-        "rankline.bench.lean:app_from_env",
+        "rankline_bench.lean:app_from_env",
         host=args.host,
         port=args.port,
         workers=args.workers,

@@ -1,7 +1,7 @@
 """Measure top-K snapshots: the stored bytes per snapshot and per day, and the CPU a snapshot
 takes.
 
-Bulk-loads N bench players (``rankline.bench.load``) into a temporary SQLite store (or the
+Bulk-loads N bench players (``rankline_bench.load``) into a temporary SQLite store (or the
 given PostgreSQL database), gives the bench board ``"snapshots": {"every_seconds": E, "k":
 K}``, and takes ``--slots`` snapshots on a clock moved one interval at a time, as a worker's
 ``Snapshots.take_due`` does. It prints the CPU per snapshot (this process: the index read,
@@ -25,12 +25,12 @@ from pathlib import Path
 import msgspec
 import sqlalchemy as sa
 
-from rankline.bench import load
 from rankline.boards import SnapshotSpec
 from rankline.clock import ManualClock
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.store import admin
+from rankline_bench import load
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
--- Shared by every rankline bench script: rankline.bench.wrk puts this file in front of the
+-- Shared by every rankline bench script: rankline_bench.wrk puts this file in front of the
 -- endpoint's script. Arguments come after `--` as key=value: n (players p:0 .. p:n-1),
 -- board, key (server key, for writes), run (makes match ids unique across runs), seed,
 -- delay (milliseconds between a response and the connection's next request; 0: none).

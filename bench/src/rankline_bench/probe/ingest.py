@@ -23,7 +23,7 @@ removes, and this machine's PostgreSQL runs without autovacuum); the probe's boa
 deleted at the end. The load loop is bounded by ``--events``.
 
 ``--preload N`` measures against a board that already holds N players, as ``rankline bench``
-does: the bench's board (``rankline.bench.load``: ``p:0`` .. ``p:N-1``, best policy,
+does: the bench's board (``rankline_bench.load``: ``p:0`` .. ``p:N-1``, best policy,
 all_time) is bulk-loaded once into ``--data-dir`` (SQLite) or the ``--database-url``
 database, and kept for the next run; submissions then go to random existing players with
 random scores and new match ids (about half beat the stored best). A Redis index in
@@ -64,12 +64,12 @@ from typing import Any
 import httpx
 import orjson
 
-from rankline.bench import load, probes, servers
 from rankline.clock import SystemClock
 from rankline.settings import Settings
 from rankline.store.admin import ensure_database
 from rankline.store.opening import open_store, store_settings
 from rankline.writing.ingest import make_token, parse_token
+from rankline_bench import load, probes, servers
 
 HOST = "127.0.0.1"
 KEY = "ingest-probe-key"
@@ -397,7 +397,7 @@ def _wrk(args: Options, base: str) -> None:
 
 
 def _wrk_run(args: Options, base: str) -> None:
-    from rankline.bench import wrk
+    from rankline_bench import wrk
 
     endpoint = "batch" if args.mode == "batch" else "submit"
     connections = 4 if endpoint == "batch" else args.clients  # as ``rankline bench``

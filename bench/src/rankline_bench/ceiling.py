@@ -5,7 +5,7 @@ The benchmark serves it with the server software, options and worker count of
 ``rankline serve`` (both go through ``rankline.http.server.run``), so each endpoint's ratio
 to it says how much of the machine rankline's own code leaves.
 
-Run it alone with ``python -m rankline.bench.ceiling --port 8001 [--workers N] [--server
+Run it alone with ``python -m rankline_bench.ceiling --port 8001 [--workers N] [--server
 granian]``.
 """
 
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server.run(
         args.server,
-        "rankline.bench.ceiling:app",
+        "rankline_bench.ceiling:app",
         host=args.host,
         port=args.port,
         workers=args.workers,

@@ -21,12 +21,12 @@ import asyncio
 import time
 from typing import Any
 
-from rankline.bench import load, probes, servers
-from rankline.bench.cluster import LocalCluster
-from rankline.bench.harness import Harness
 from rankline.boards import Board
 from rankline.index.redis.cluster import slot_of
 from rankline.store import admin
+from rankline_bench import load, probes, servers
+from rankline_bench.cluster import LocalCluster
+from rankline_bench.harness import Harness
 
 SHARDED_BOARD = "bench-sharded"
 SHARDS = 3

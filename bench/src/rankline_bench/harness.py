@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from rankline.bench import servers, wrk
-from rankline.bench.load import BOARD_ID, Dataset
 from rankline.boards import Board
 from rankline.types import Micros
+from rankline_bench import servers, wrk
+from rankline_bench.load import BOARD_ID, Dataset
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import httpx
 
-from rankline.bench.grpc_load import BATCH, BOARD, Job, Outcome, player, run_job
-from rankline.bench.servers import (
+from rankline_bench.grpc_load import BATCH, BOARD, Job, Outcome, player, run_job
+from rankline_bench.servers import (
     HOST,
     bench_env,
     free_port,

@@ -23,13 +23,13 @@ import httpx
 import redis
 from sqlalchemy import func, select, text
 
-from rankline.bench.load import BOARD_ID, Dataset, bench_board
 from rankline.log import LogOptions, open_log
 from rankline.policies import Entry, combine
 from rankline.store import schema as t
 from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, ScoreEvent, StandingRow
+from rankline_bench.load import BOARD_ID, Dataset, bench_board
 
 SCRATCH_KEY = "rlbench:zset"
 

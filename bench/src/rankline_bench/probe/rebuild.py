@@ -1,6 +1,6 @@
 """Measure the Redis index's full rebuild from PostgreSQL: entries/s and CPU µs per entry.
 
-Bulk-loads N bench players (``rankline.bench.load``) into a PostgreSQL database of its own
+Bulk-loads N bench players (``rankline_bench.load``) into a PostgreSQL database of its own
 (once: ``--reuse`` takes the database as it is), then rebuilds the bench board into an
 emptied Redis database the way a server does at start (``IndexKeeper.load_all``: the SQL
 scan, ``RedisIndex.fill``) and prints, per run, the rate and where the CPU went, per entry:
@@ -40,8 +40,6 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from rankline.bench import load
-from rankline.bench.scratch import REBUILD_DATABASE_URL, REBUILD_REDIS_URL
 from rankline.boards import Board
 from rankline.clock import SystemClock
 from rankline.http.app import GC_THRESHOLDS
@@ -53,6 +51,8 @@ from rankline.index.redis.link import RedisLink
 from rankline.store import admin, scan
 from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
+from rankline_bench import load
+from rankline_bench.scratch import REBUILD_DATABASE_URL, REBUILD_REDIS_URL
 
 DATABASE_URL = REBUILD_DATABASE_URL
 REDIS_URL = REBUILD_REDIS_URL

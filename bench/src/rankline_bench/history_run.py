@@ -4,7 +4,7 @@ Writers submit to a ``best`` board and a ``sum`` board (every ``match_id`` uniqu
 429, 5xx, timeout or dropped connection is retried with the same ``match_id`` until a 200),
 readers read players with their neighbours and the top page, every request on a new
 connection so either worker may answer it; halfway through, one worker (or the one-worker
-server) is killed with SIGKILL and comes back. Then :func:`rankline.bench.history.check`
+server) is killed with SIGKILL and comes back. Then :func:`rankline_bench.history.check`
 judges every read. Each acknowledged write is recorded with the time its first attempt was
 sent and the time its 200 came back.
 """
@@ -27,8 +27,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rankline.bench import stack
-from rankline.bench.history import (
+from rankline_bench import stack
+from rankline_bench.history import (
     RULES,
     Entry,
     Final,
