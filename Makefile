@@ -1,4 +1,4 @@
-# rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
+# rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of the
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
 .PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs
@@ -19,7 +19,7 @@ venv:
 
 # Runtime install (pip install -e .). A dev install satisfies it too.
 install: venv
-	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-run-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
 		echo "pip install -e ./clients/python -e . (into $(VENV))"; \
 		$(BIN)/python -m pip install -q -e ./clients/python -e . && \
@@ -27,7 +27,7 @@ install: venv
 	fi
 
 install-dev: venv
-	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-dev-$$h ]; then \
 		echo "pip install -e ./clients/python -e ./bench -e '.[dev]' (into $(VENV))"; \
 		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[dev]' && \
@@ -82,7 +82,7 @@ test-fast: install-dev
 
 # The benchmark's extra (matplotlib, py-spy); a dev install has it too.
 install-bench: venv
-	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-bench-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
 		echo "pip install -e ./clients/python -e ./bench -e '.[bench]' (into $(VENV))"; \
 		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[bench]' && \
@@ -95,14 +95,21 @@ bench: install install-bench services
 	@bash scripts/ensure-tools.sh wrk
 	$(BIN)/rankline bench --quick $(ARGS)
 
-# requirements.lock: pyproject's runtime dependencies and the otel extra's, pinned with their
-# hashes; the container image installs exactly these. Run it after changing the dependencies: it keeps every pin it
-# can (`make lock ARGS=--upgrade` moves them all to the newest allowed). A test checks that
-# the lock still matches pyproject.toml.
+# requirements.lock: pyproject's runtime dependencies and those of the extras the image uses
+# (IMAGE_EXTRAS), pinned with their hashes; the container image installs exactly these, and
+# the distributions built from this tree (rankline-client) from the tree. Run it after
+# changing the dependencies: it keeps every pin it can (`make lock ARGS=--upgrade` moves them
+# all to the newest allowed). A test checks that the lock still matches pyproject.toml.
+IMAGE_EXTRAS = --extra postgres --extra mariadb --extra redis --extra nats --extra kafka \
+	--extra grpc --extra otel
 lock: install-dev
+	rm -rf build/lock && $(BIN)/python -m pip wheel -q --no-deps -w build/lock ./clients/python
 	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes \
 		--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links \
-		--extra otel --output-file requirements.lock $(ARGS) pyproject.toml
+		--find-links build/lock $(IMAGE_EXTRAS) --output-file requirements.lock $(ARGS) \
+		pyproject.toml
+	awk '/^rankline-client==/ { skip = 1; next } skip && /^[ \t]/ { next } { skip = 0; print }' \
+		requirements.lock > build/lock/requirements.lock && mv build/lock/requirements.lock .
 
 fmt: install-dev
 	$(BIN)/ruff format .

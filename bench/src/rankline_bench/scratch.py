@@ -1,7 +1,5 @@
-"""The scratch databases the soak and the history check use by default (emptied first).
-
-A module of constants only: the command line names them in its help without importing the
-benchmark."""
+"""The scratch databases the soak, the history check and the rebuild probe use by default
+(emptied first)."""
 
 SOAK_DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_soak"
 SOAK_REDIS_URL = "redis://127.0.0.1:6379/6"

@@ -7,10 +7,9 @@ from typing import Annotated
 
 import typer
 
-from rankline.cli.app import Group, Typer, run_measure
+from rankline.cli.app import Group, Typer, needs_bench, run_measure
 from rankline.cli.probes import probe_app
 from rankline.http.server import DEFAULT_SERVER
-from rankline_bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
 
 bench_app = Typer(cls=Group, add_completion=False)
 bench_app.add_typer(probe_app, name="probe")
@@ -94,6 +93,7 @@ def bench(
 ) -> None:
     """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
     the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
+    needs_bench("bench")
     if ctx.invoked_subcommand is not None:  # `rankline bench probe ...`
         return
     import shlex
@@ -141,9 +141,16 @@ def bench_grpc(
 
 
 _ScratchDatabase = Annotated[
-    str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
+    str | None,
+    typer.Option(
+        help="PostgreSQL database of the redis backend (dropped and recreated; default: "
+        "rankline_soak on 127.0.0.1)."
+    ),
 ]
-_ScratchRedis = Annotated[str, typer.Option(help="Redis database of the redis backend (flushed).")]
+_ScratchRedis = Annotated[
+    str | None,
+    typer.Option(help="Redis database of the redis backend (flushed; default: db 6 on 127.0.0.1)."),
+]
 
 
 def soak(
@@ -163,12 +170,13 @@ def soak(
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Also write every figure to this file.")
     ] = None,
-    database_url: _ScratchDatabase = SOAK_DATABASE_URL,
-    redis_url: _ScratchRedis = SOAK_REDIS_URL,
+    database_url: _ScratchDatabase = None,
+    redis_url: _ScratchRedis = None,
 ) -> None:
     """Mixed reads and writes against a real server for minutes, with a restart midway:
     requests, p50/p99, 5xx and memory per minute, and a verdict per goal (RSS growth at most
     5%, stable p99, no 5xx). Exit 1 when a goal is missed."""
+    needs_bench("soak")
     from rankline_bench import soak as soaking
     from rankline_bench import stack
 
@@ -180,8 +188,8 @@ def soak(
             clients=clients,
             players=players,
             json_path=json_path,
-            database_url=database_url,
-            redis_url=redis_url,
+            database_url=database_url or stack.PG_URL,
+            redis_url=redis_url or stack.REDIS_URL,
         ),
         soaking.main,
     )
@@ -208,12 +216,13 @@ def check_history(
         Path | None,
         typer.Option("--json", help="Also write the recorded history and the result here."),
     ] = None,
-    database_url: _ScratchDatabase = SOAK_DATABASE_URL,
-    redis_url: _ScratchRedis = SOAK_REDIS_URL,
+    database_url: _ScratchDatabase = None,
+    redis_url: _ScratchRedis = None,
 ) -> None:
     """Record concurrent writes (a best board and a sum board) and reads across workers and
     a crash, then check that every read is explained by a serial order of the acknowledged
     writes. Prints the violations per rule; exit 1 if any."""
+    needs_bench("check-history")
     from rankline_bench import history_run, stack
 
     run_measure(
@@ -224,8 +233,8 @@ def check_history(
             readers=readers,
             players=players,
             json_path=json_path,
-            database_url=database_url,
-            redis_url=redis_url,
+            database_url=database_url or stack.PG_URL,
+            redis_url=redis_url or stack.REDIS_URL,
         ),
         history_run.main,
     )

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from rankline.cli.app import Group, Typer, fail
-from rankline_bench.scratch import REBUILD_DATABASE_URL, REBUILD_REDIS_URL
 
 probe_app = Typer(
     cls=Group,
@@ -397,11 +396,16 @@ def rebuild(
     n: Annotated[int, typer.Option(min=1, help="Players on the bench board.")] = 1_000_000,
     runs: Annotated[int, typer.Option(min=1, help="Rebuilds to time.")] = 1,
     database_url: Annotated[
-        str, typer.Option(help="A PostgreSQL database of its own (recreated unless --reuse).")
-    ] = REBUILD_DATABASE_URL,
+        str | None,
+        typer.Option(
+            help="A PostgreSQL database of its own (recreated unless --reuse; default: "
+            "rankline_fill_probe on 127.0.0.1)."
+        ),
+    ] = None,
     redis_url: Annotated[
-        str, typer.Option(help="A Redis database of its own (flushed).")
-    ] = REBUILD_REDIS_URL,
+        str | None,
+        typer.Option(help="A Redis database of its own (flushed; default: db 13 on 127.0.0.1)."),
+    ] = None,
     reuse: Annotated[
         bool, typer.Option("--reuse", help="The database holds the N players already.")
     ] = False,
@@ -418,6 +422,8 @@ def rebuild(
     this machine)."""
     from rankline_bench.probe import rebuild as probe
 
+    database_url = database_url or probe.DATABASE_URL
+    redis_url = redis_url or probe.REDIS_URL
     probe.run(probe.Options(n, runs, database_url, redis_url, reuse, held, profile, drop))
 
 
