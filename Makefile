@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of the
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs
+.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs dist
 
 PYTHON = python3
 VENV = .venv
@@ -111,11 +111,21 @@ lock: install-dev
 	awk '/^rankline-client==/ { skip = 1; next } skip && /^[ \t]/ { next } { skip = 0; print }' \
 		requirements.lock > build/lock/requirements.lock && mv build/lock/requirements.lock .
 
+# The sdist and wheel of every distribution (rankline, clients/python's rankline-client,
+# bench/'s rankline-bench) into dist/, checked by twine. tests/test_wheels.py installs the
+# wheels into fresh virtual environments; `nox -s wheels` does it on Python 3.11 to 3.13.
+dist: install-dev
+	rm -rf dist
+	for where in . clients/python bench; do \
+		$(BIN)/python -m build --outdir dist $$where || exit 1; \
+	done
+	$(BIN)/twine check --strict dist/*
+
 fmt: install-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist .nox .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	rm -rf src/*.egg-info *.egg-info .coverage htmlcov
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
