@@ -14,6 +14,9 @@ PYTEST_ARGS =
 
 all: check
 
+# pip 24 or later: an older one cannot resolve rankline[dev] beside rankline-bench, which
+# requires rankline (pip 23.2, Python 3.11's and 3.12's own, finds no rankline for it).
+PIP_MIN = pip>=24
 venv:
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 
@@ -22,6 +25,7 @@ install: venv
 	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-run-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
 		echo "pip install -e ./clients/python -e . (into $(VENV))"; \
+		$(BIN)/python -m pip install -q --upgrade '$(PIP_MIN)' && \
 		$(BIN)/python -m pip install -q -e ./clients/python -e . && \
 		rm -f $(VENV)/.installed-run-* && touch $(VENV)/.installed-run-$$h; \
 	fi
@@ -30,6 +34,7 @@ install-dev: venv
 	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-dev-$$h ]; then \
 		echo "pip install -e ./clients/python -e ./bench -e '.[dev]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q --upgrade '$(PIP_MIN)' && \
 		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[dev]' && \
 		rm -f $(VENV)/.installed-dev-* && touch $(VENV)/.installed-dev-$$h; \
 	fi
@@ -85,6 +90,7 @@ install-bench: venv
 	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-bench-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
 		echo "pip install -e ./clients/python -e ./bench -e '.[bench]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q --upgrade '$(PIP_MIN)' && \
 		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[bench]' && \
 		rm -f $(VENV)/.installed-bench-* && touch $(VENV)/.installed-bench-$$h; \
 	fi

@@ -50,6 +50,7 @@ DEV = ("-e", "./clients/python", "-e", "./bench", "-e", ".[dev]")
 def test_fast(session: nox.Session) -> None:
     """`make test-fast` on this Python: the pure and in-process tests on the embedded
     default, on three workers."""
+    session.install("--upgrade", "pip>=24")  # as `make install-dev` does (the Makefile says why)
     session.install(*DEV)
     session.run(
         "pytest",
