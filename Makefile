@@ -1,7 +1,7 @@
-# rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of
+# rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of the
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs
+.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs dist
 
 PYTHON = python3
 VENV = .venv
@@ -14,23 +14,28 @@ PYTEST_ARGS =
 
 all: check
 
+# pip 24 or later: an older one cannot resolve rankline[dev] beside rankline-bench, which
+# requires rankline (pip 23.2, Python 3.11's and 3.12's own, finds no rankline for it).
+PIP_MIN = pip>=24
 venv:
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 
 # Runtime install (pip install -e .). A dev install satisfies it too.
 install: venv
-	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-run-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e . (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e . && \
+		echo "pip install -e ./clients/python -e . (into $(VENV))"; \
+		$(BIN)/python -m pip install -q --upgrade '$(PIP_MIN)' && \
+		$(BIN)/python -m pip install -q -e ./clients/python -e . && \
 		rm -f $(VENV)/.installed-run-* && touch $(VENV)/.installed-run-$$h; \
 	fi
 
 install-dev: venv
-	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e '.[dev]' (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e '.[dev]' && \
+		echo "pip install -e ./clients/python -e ./bench -e '.[dev]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q --upgrade '$(PIP_MIN)' && \
+		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[dev]' && \
 		rm -f $(VENV)/.installed-dev-* && touch $(VENV)/.installed-dev-$$h; \
 	fi
 
@@ -82,10 +87,11 @@ test-fast: install-dev
 
 # The benchmark's extra (matplotlib, py-spy); a dev install has it too.
 install-bench: venv
-	@h=$$(cksum < pyproject.toml | cut -d ' ' -f 1); \
+	@h=$$(cat pyproject.toml clients/python/pyproject.toml bench/pyproject.toml | cksum | cut -d " " -f 1); \
 	if [ ! -f $(VENV)/.installed-bench-$$h ] && [ ! -f $(VENV)/.installed-dev-$$h ]; then \
-		echo "pip install -e '.[bench]' (into $(VENV))"; \
-		$(BIN)/python -m pip install -q -e '.[bench]' && \
+		echo "pip install -e ./clients/python -e ./bench -e '.[bench]' (into $(VENV))"; \
+		$(BIN)/python -m pip install -q --upgrade '$(PIP_MIN)' && \
+		$(BIN)/python -m pip install -q -e ./clients/python -e ./bench -e '.[bench]' && \
 		rm -f $(VENV)/.installed-bench-* && touch $(VENV)/.installed-bench-$$h; \
 	fi
 
@@ -95,20 +101,37 @@ bench: install install-bench services
 	@bash scripts/ensure-tools.sh wrk
 	$(BIN)/rankline bench --quick $(ARGS)
 
-# requirements.lock: pyproject's runtime dependencies and the otel extra's, pinned with their
-# hashes; the container image installs exactly these. Run it after changing the dependencies: it keeps every pin it
-# can (`make lock ARGS=--upgrade` moves them all to the newest allowed). A test checks that
-# the lock still matches pyproject.toml.
+# requirements.lock: pyproject's runtime dependencies and those of the extras the image uses
+# (IMAGE_EXTRAS), pinned with their hashes; the container image installs exactly these, and
+# the distributions built from this tree (rankline-client) from the tree. Run it after
+# changing the dependencies: it keeps every pin it can (`make lock ARGS=--upgrade` moves them
+# all to the newest allowed). A test checks that the lock still matches pyproject.toml.
+IMAGE_EXTRAS = --extra postgres --extra mariadb --extra redis --extra nats --extra kafka \
+	--extra grpc --extra otel
 lock: install-dev
+	rm -rf build/lock && $(BIN)/python -m pip wheel -q --no-deps -w build/lock ./clients/python
 	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes \
 		--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links \
-		--extra otel --output-file requirements.lock $(ARGS) pyproject.toml
+		--find-links build/lock $(IMAGE_EXTRAS) --output-file requirements.lock $(ARGS) \
+		pyproject.toml
+	awk '/^rankline-client==/ { skip = 1; next } skip && /^[ \t]/ { next } { skip = 0; print }' \
+		requirements.lock > build/lock/requirements.lock && mv build/lock/requirements.lock .
+
+# The sdist and wheel of every distribution (rankline, clients/python's rankline-client,
+# bench/'s rankline-bench) into dist/, checked by twine. tests/test_wheels.py installs the
+# wheels into fresh virtual environments; `nox -s wheels` does it on Python 3.11 to 3.13.
+dist: install-dev
+	rm -rf dist
+	for where in . clients/python bench; do \
+		$(BIN)/python -m build --outdir dist $$where || exit 1; \
+	done
+	$(BIN)/twine check --strict dist/*
 
 fmt: install-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist .nox .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	rm -rf src/*.egg-info *.egg-info .coverage htmlcov
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -25,7 +25,6 @@ import sqlalchemy as sa
 from redis.cluster import ClusterNode, RedisCluster
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from rankline.bench.cluster import LocalCluster
 from rankline.index.base import PLAIN, BoardShapes
 from rankline.index.redis.cluster import ClusterLink, cluster_seeds
 from rankline.index.redis.index import RedisIndex
@@ -33,6 +32,7 @@ from rankline.index.redis.lifecycle import RedisLifecycle
 from rankline.index.redis.link import RedisLink
 from rankline.store import migrate
 from rankline.store.schema import metadata
+from rankline_bench.cluster import LocalCluster
 
 PG_ADMIN = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")

@@ -33,7 +33,7 @@ import backends
 import brokers
 import chaos_helpers
 import procs
-from rankline.bench import run as bench_run
+from rankline_bench import run as bench_run
 
 TESTS = Path(__file__).resolve().parent
 

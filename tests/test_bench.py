@@ -25,13 +25,13 @@ from brokers import NATS_URL
 from helpers_api import AUTH, serve
 from procs import run_cli
 from rankline import ManualClock, Settings
-from rankline.bench import ceiling, lean, load, probes, report, run, servers, wrk
-from rankline.bench.bulk import load_first_scores
 from rankline.clock import SystemClock
 from rankline.http import create_app
 from rankline.log import LogOptions, open_log
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
+from rankline_bench import ceiling, lean, load, probes, report, run, servers, wrk
+from rankline_bench.bulk import load_first_scores
 
 WRK_OUTPUT = """Running 10s test @ http://127.0.0.1:8000/
   1 threads and 64 connections

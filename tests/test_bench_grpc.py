@@ -7,8 +7,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from rankline.bench import grpc_run
-from rankline.bench.grpc_load import BATCH, BOARD
+from rankline_bench import grpc_run
+from rankline_bench.grpc_load import BATCH, BOARD
 
 
 def test_a_short_run_measures_each_operation_over_both_protocols(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rankline.bench import overload
+from rankline_bench import overload
 
 
 def test_the_load_is_split_over_processes_and_percentiles_are_taken() -> None:

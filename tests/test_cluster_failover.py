@@ -28,12 +28,12 @@ from asgi_lifespan import LifespanManager
 from backends import PG_URL, empty_database, prepare_database
 from helpers_api import SERVER_KEY
 from rankline import Settings
-from rankline.bench.cluster import LocalCluster
 from rankline.http import create_app
 from rankline.index import maintenance
 from rankline.index.redis import keys as k
 from rankline.index.redis.cluster import slot_of
 from rankline.types import LeaderboardId
+from rankline_bench.cluster import LocalCluster
 
 BOARD = "failover"
 AUTH = {"Authorization": f"Bearer {SERVER_KEY}"}

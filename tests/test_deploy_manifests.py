@@ -25,6 +25,8 @@ from procs import REPO, cli_env, run_cli
 from rankline.settings import FILE_SUFFIX, Settings, documented_settings
 
 LOCK = REPO / "requirements.lock"
+IN_TREE = {"rankline-client"}
+"""Distributions built from this repository: the image installs them from the tree."""
 
 # --- requirements.lock -------------------------------------------------------------------
 
@@ -36,11 +38,22 @@ def _pins() -> dict[str, str]:
     return {canonicalize_name(name): version for name, version in pins.items()}
 
 
+def _image_extras() -> list[str]:
+    """The extras the image installs: the Makefile's IMAGE_EXTRAS, which `make lock` locks."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    block = re.search(r"^IMAGE_EXTRAS = ((?:.*\\\n)*.*)$", makefile, re.MULTILINE)
+    assert block, "the Makefile names no IMAGE_EXTRAS"
+    return re.findall(r"--extra (\w+)", block.group(1))
+
+
 def _dependencies() -> list[Requirement]:
-    """The runtime dependencies and the otel extra's: what the image installs."""
+    """The runtime dependencies and those of the extras the image uses: what it installs."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    lines = project["dependencies"] + project["optional-dependencies"]["otel"]
-    return [Requirement(line) for line in lines]
+    lines = list(project["dependencies"])
+    for extra in _image_extras():
+        lines += project["optional-dependencies"][extra]
+    requirements = [Requirement(line) for line in lines]
+    return [r for r in requirements if canonicalize_name(r.name) not in IN_TREE]
 
 
 def _closure(requirements: list[Requirement], *, markers: bool = True) -> set[str]:
@@ -68,6 +81,13 @@ def _closure(requirements: list[Requirement], *, markers: bool = True) -> set[st
             continue  # not installed here: the name check below still names it
         pending += [(Requirement(line), key[1]) for line in requires]
     return names
+
+
+def test_the_image_has_every_engine_and_edge_but_the_benchmark() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    servers = {"uvicorn"}  # granian, the core's, serves in the image
+    wanted = set(project["optional-dependencies"]) - {"dev", "all", "bench"} - servers
+    assert set(_image_extras()) == wanted
 
 
 def test_the_lock_pins_every_dependency_within_pyprojects_ranges() -> None:

@@ -15,10 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from procs import HOST, REPO, cli_env, free_port, serving
-from rankline.bench import ceiling
 from rankline.cli import app as cli_app
 from rankline.client import Client
 from rankline.http import server
+from rankline_bench import ceiling
 
 
 def test_serve_on_granian_writes_reads_and_stops_cleanly(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_serve_on_granian_writes_reads_and_stops_cleanly(tmp_path: Path) -> None
 
 def test_the_ceiling_runs_on_granian(tmp_path: Path) -> None:
     port = free_port()
-    argv = [sys.executable, "-m", "rankline.bench.ceiling", "--server", "granian"]
+    argv = [sys.executable, "-m", "rankline_bench.ceiling", "--server", "granian"]
     argv += ["--host", HOST, "--port", str(port), "--log-level", "warning"]
     with (tmp_path / "log").open("wb") as log:
         proc = subprocess.Popen(argv, env=cli_env(), cwd=REPO, stdout=log, stderr=log)

@@ -11,7 +11,7 @@ import pytest
 
 from backends import _SLOT, REDIS_URL
 from procs import cli_env, run_cli
-from rankline.bench.history import RULES, Entry, Final, History, Read, Write, check, count
+from rankline_bench.history import RULES, Entry, Final, History, Read, Write, check, count
 
 BEST, SUM = "b", "s"
 AT = "2026-11-21T12:00:00.000Z"

@@ -569,6 +569,7 @@ async def test_an_import_stopped_midway_keeps_what_it_wrote_and_a_rerun_finishes
     """The board is frozen after the first transaction: the import stops there, and the
     same file imported again (the board open again) writes the rest only."""
     import sqlite3
+    from contextlib import closing
 
     from rankline.store.schema import boards
 
@@ -579,7 +580,8 @@ async def test_an_import_stopped_midway_keeps_what_it_wrote_and_a_rerun_finishes
     database = settings.data_dir / "rankline.db"
 
     def set_status(status: str) -> None:
-        with sqlite3.connect(database) as db:
+        # sqlite3's own context only commits: closing() closes (Python 3.13 warns otherwise)
+        with closing(sqlite3.connect(database)) as db, db:
             db.execute(
                 f"UPDATE \"{boards.name}\" SET definition = json_set(definition, '$.status', ?)",
                 (status,),

@@ -13,7 +13,7 @@ import pytest
 
 from backends import _SLOT, REDIS_URL
 from procs import cli_env, run_cli
-from rankline.bench.soak import Bucket, Options, RssSampler, summarize
+from rankline_bench.soak import Bucket, Options, RssSampler, summarize
 
 MB = 2**20
 

@@ -14,11 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from backends import PG_URL, prepare_database
 from rankline import ManualClock, Settings
-from rankline.bench import load
-from rankline.bench.bulk import load_first_scores
 from rankline.store import schema as t
 from rankline.store import sql
 from rankline.store.sql import SqlStore
+from rankline_bench import load
+from rankline_bench.bulk import load_first_scores
 
 
 async def _indexes(engine: AsyncEngine) -> dict[str, set[tuple[Any, ...]]]:

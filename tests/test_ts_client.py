@@ -164,6 +164,64 @@ def test_node_drives_the_client_against_a_real_server(built: Path, server: Serve
     assert counted["pass"] == counted["tests"], done.stdout
 
 
+PACKED_USE = """
+import { Client } from "@rankline/client";
+
+const rl = new Client(process.env.RANKLINE_URL, { serverKey: process.env.RANKLINE_SERVER_KEY });
+await rl.putBoard("packed", { windows: ["all_time"] });
+await rl.submit("packed", { player_id: "p:9", score: 90, match_id: "m:packed" });
+const top = await rl.top("packed");
+console.log(JSON.stringify(top.entries.map((e) => [e.player_id, e.score])));
+"""
+
+
+def test_the_packed_tarball_installs_into_a_fresh_node_project_and_calls_a_server(
+    built: Path, server: Server, tmp_path: Path
+) -> None:
+    """What a game server does: `npm install` the `npm pack` tarball into a project of its
+    own (nothing else installed), import the package by its name, call the server."""
+    packed = json.loads(
+        _run("npm", "pack", "--json", "--ignore-scripts", "--pack-destination", str(tmp_path))
+    )
+    project = tmp_path / "game-server"
+    project.mkdir()
+    (project / "package.json").write_text(
+        '{"name": "game-server", "private": true, "type": "module"}', encoding="utf-8"
+    )
+    tarball = tmp_path / packed[0]["filename"]
+    npm = shutil.which("npm")
+    node = shutil.which("node")
+    assert npm and node, "node and npm are not installed: run scripts/ensure-tools.sh node npm"
+    installing = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--offline", str(tarball)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert installing.returncode == 0, installing.stderr
+    installed = sorted(p.name for p in (project / "node_modules").iterdir() if p.name[0] != ".")
+    assert installed == ["@rankline"]  # no runtime dependency came with it
+    (project / "use.mjs").write_text(PACKED_USE, encoding="utf-8")
+    env = {
+        "PATH": str(Path(node).parent),
+        "RANKLINE_URL": server.url,
+        "RANKLINE_SERVER_KEY": SERVER_KEY,
+    }
+    done = subprocess.run(
+        [node, "use.mjs"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, f"{done.stderr}\n{server.output()}"
+    assert json.loads(done.stdout) == [["p:9", 90]]
+
+
 PAGE = """<!doctype html>
 <script>
   // Count the EventSource connections the client opens.

@@ -16,6 +16,7 @@ import typer.core
 from rich.console import Console
 from rich.markup import escape
 
+from rankline.cli import extras
 from rankline.errors import IndexUnavailable, RanklineError, Unavailable
 from rankline.settings import Settings
 
@@ -103,6 +104,23 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def needs_extras(settings: Settings, server: str | None = None) -> None:
+    """Exit with one line when a setting needs an extra that is not installed
+    (``extras.check``)."""
+    try:
+        extras.check(settings, server)
+    except extras.MissingExtra as exc:
+        fail(str(exc))
+
+
+def needs_bench(command: str) -> None:
+    """Exit with one line when the benchmark's distribution is not installed."""
+    try:
+        extras.check_bench(command)
+    except extras.MissingExtra as exc:
+        fail(str(exc))
+
+
 def run_measure(options: Callable[[], T], main: Callable[[T, Console], int]) -> None:
     """Run a measuring command: its options (a ValueError is a usage error, exit 2), then
     the command itself, whose exit code is the command's (1: a goal missed)."""
@@ -120,6 +138,7 @@ def run_on_stores(settings: Settings, work: Coroutine[Any, Any, T]) -> T:
     reached (a database that does not exist, a refused connection, a schema not
     migrated), print one line naming the cause and exit 1: the operator needs the
     cause, not the traceback of every layer it went through."""
+    needs_extras(settings)
     store_log = logging.getLogger("rankline.store")
     level = store_log.level
     # The store logs each error it maps, with its traceback; here the error reaches the

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rankline.bench.scratch import SOAK_DATABASE_URL, SOAK_REDIS_URL
-from rankline.cli.app import Group, Typer, run_measure
+from rankline.cli.app import Group, Typer, needs_bench, run_measure
 from rankline.cli.probes import probe_app
 from rankline.http.server import DEFAULT_SERVER
 
@@ -95,12 +94,13 @@ def bench(
 ) -> None:
     """Benchmark rankline with wrk against a raw ASGI ceiling on this machine (needs wrk;
     the redis backend needs the local PostgreSQL and Redis). See docs/performance.md."""
+    needs_bench("bench")
     if ctx.invoked_subcommand is not None:  # `rankline bench probe ...`
         return
     import shlex
     import sys
 
-    from rankline.bench import run
+    from rankline_bench import run
 
     run_measure(
         lambda: run.make_options(
@@ -135,7 +135,7 @@ def bench_grpc(
     """A rank read and a batch of 1,000 submissions over gRPC beside the same over HTTP, on
     one `rankline serve --grpc-port` (embedded stack): calls/s, p99 and the server's CPU per
     call, median of the rounds. See docs/performance.md."""
-    from rankline.bench.grpc_run import Options, measure, table
+    from rankline_bench.grpc_run import Options, measure, table
 
     options = Options(players=players, seconds=seconds, rounds=rounds, processes=processes)
     print(table(measure(options)))
@@ -163,7 +163,7 @@ def bench_overload(
     admitted writes' latency and read p99 under overload, beside the unloaded synchronous
     rate of the same run; and nothing acknowledged lost. Uses the PostgreSQL database
     rankline_overload and Redis database 5 (emptied). See docs/performance.md."""
-    from rankline.bench import overload, stack
+    from rankline_bench import overload, stack
 
     options = overload.Options(
         backends=stack.parse_backends(backends),
@@ -179,9 +179,16 @@ def bench_overload(
 
 
 _ScratchDatabase = Annotated[
-    str, typer.Option(help="PostgreSQL database of the redis backend (dropped and recreated).")
+    str | None,
+    typer.Option(
+        help="PostgreSQL database of the redis backend (dropped and recreated; default: "
+        "rankline_soak on 127.0.0.1)."
+    ),
 ]
-_ScratchRedis = Annotated[str, typer.Option(help="Redis database of the redis backend (flushed).")]
+_ScratchRedis = Annotated[
+    str | None,
+    typer.Option(help="Redis database of the redis backend (flushed; default: db 6 on 127.0.0.1)."),
+]
 
 
 def soak(
@@ -201,14 +208,15 @@ def soak(
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Also write every figure to this file.")
     ] = None,
-    database_url: _ScratchDatabase = SOAK_DATABASE_URL,
-    redis_url: _ScratchRedis = SOAK_REDIS_URL,
+    database_url: _ScratchDatabase = None,
+    redis_url: _ScratchRedis = None,
 ) -> None:
     """Mixed reads and writes against a real server for minutes, with a restart midway:
     requests, p50/p99, 5xx and memory per minute, and a verdict per goal (RSS growth at most
     5%, stable p99, no 5xx). Exit 1 when a goal is missed."""
-    from rankline.bench import soak as soaking
-    from rankline.bench import stack
+    needs_bench("soak")
+    from rankline_bench import soak as soaking
+    from rankline_bench import stack
 
     run_measure(
         lambda: soaking.Options(
@@ -218,8 +226,8 @@ def soak(
             clients=clients,
             players=players,
             json_path=json_path,
-            database_url=database_url,
-            redis_url=redis_url,
+            database_url=database_url or stack.PG_URL,
+            redis_url=redis_url or stack.REDIS_URL,
         ),
         soaking.main,
     )
@@ -246,13 +254,14 @@ def check_history(
         Path | None,
         typer.Option("--json", help="Also write the recorded history and the result here."),
     ] = None,
-    database_url: _ScratchDatabase = SOAK_DATABASE_URL,
-    redis_url: _ScratchRedis = SOAK_REDIS_URL,
+    database_url: _ScratchDatabase = None,
+    redis_url: _ScratchRedis = None,
 ) -> None:
     """Record concurrent writes (a best board and a sum board) and reads across workers and
     a crash, then check that every read is explained by a serial order of the acknowledged
     writes. Prints the violations per rule; exit 1 if any."""
-    from rankline.bench import history_run, stack
+    needs_bench("check-history")
+    from rankline_bench import history_run, stack
 
     run_measure(
         lambda: history_run.Options(
@@ -262,8 +271,8 @@ def check_history(
             readers=readers,
             players=players,
             json_path=json_path,
-            database_url=database_url,
-            redis_url=redis_url,
+            database_url=database_url or stack.PG_URL,
+            redis_url=redis_url or stack.REDIS_URL,
         ),
         history_run.main,
     )

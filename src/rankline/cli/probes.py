@@ -1,5 +1,5 @@
 """``rankline bench probe NAME``: each probe's options, then its module's ``run``
-(``rankline.bench.probe``)."""
+(``rankline_bench.probe``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from rankline.bench.scratch import REBUILD_DATABASE_URL, REBUILD_REDIS_URL
 from rankline.cli.app import Group, Typer, fail
 
 probe_app = Typer(
@@ -91,7 +90,7 @@ def reads(
 ) -> None:
     """CPU time of each read endpoint, called in process through the serving app (no
     sockets, no HTTP parsing): rankline's own share of a request, in µs per request."""
-    from rankline.bench.probe import reads as probe
+    from rankline_bench.probe import reads as probe
 
     options = probe.Options(
         n,
@@ -160,7 +159,7 @@ def server(
     ceiling's (and the lean reference's with --lean): serves an existing store with
     `rankline serve` (writes go to it: use a copy you can spare). With --servers
     uvicorn,granian --rounds 3 it compares the HTTP servers."""
-    from rankline.bench.probe import server as probe
+    from rankline_bench.probe import server as probe
 
     chosen = tuple(s.strip() for s in servers.split(",") if s.strip())
     options = probe.Options(
@@ -255,7 +254,7 @@ def ingest(
     """Durable ingest through the real HTTP API: batch or single submissions from
     concurrent clients against `rankline serve`, every answer checked; prints events/s and
     the server's CPU per submission."""
-    from rankline.bench.probe import ingest as probe
+    from rankline_bench.probe import ingest as probe
 
     options = probe.Options(
         database_url=database_url,
@@ -312,7 +311,7 @@ def ratings(
 ) -> None:
     """Rated matches through the real HTTP API: two-player matches on a rating board of a
     fresh `rankline serve`, every answer checked; prints matches/s and request latency."""
-    from rankline.bench.probe import ratings as probe
+    from rankline_bench.probe import ratings as probe
 
     options = probe.Options(
         system,
@@ -348,7 +347,7 @@ def log(
 ) -> None:
     """Append throughput of the ingestion log: batches of records into one new log, timed;
     prints records/s and the median append."""
-    from rankline.bench.probe import log as probe
+    from rankline_bench.probe import log as probe
 
     probe.run(probe.Options(engine, batches, batch, payload, partitions))
 
@@ -368,7 +367,7 @@ def projection(
 ) -> None:
     """What the SQL standings cost per submission at N players, layout by layout, in plain
     sqlite3 with the group commit's settings; prints events/s and CPU per event."""
-    from rankline.bench.probe import projection as probe
+    from rankline_bench.probe import projection as probe
 
     try:
         probe.run(probe.Options(players, batch, seconds, data_dir, layouts))
@@ -388,7 +387,7 @@ def snapshots(
 ) -> None:
     """Top-K snapshots: bytes stored per snapshot and per day of one leaderboard, and the
     CPU a snapshot takes (on a clock moved one interval at a time)."""
-    from rankline.bench.probe import snapshots as probe
+    from rankline_bench.probe import snapshots as probe
 
     probe.run(probe.Options(n, k, every_seconds, slots, database_url))
 
@@ -398,11 +397,16 @@ def rebuild(
     n: Annotated[int, typer.Option(min=1, help="Players on the bench board.")] = 1_000_000,
     runs: Annotated[int, typer.Option(min=1, help="Rebuilds to time.")] = 1,
     database_url: Annotated[
-        str, typer.Option(help="A PostgreSQL database of its own (recreated unless --reuse).")
-    ] = REBUILD_DATABASE_URL,
+        str | None,
+        typer.Option(
+            help="A PostgreSQL database of its own (recreated unless --reuse; default: "
+            "rankline_fill_probe on 127.0.0.1)."
+        ),
+    ] = None,
     redis_url: Annotated[
-        str, typer.Option(help="A Redis database of its own (flushed).")
-    ] = REBUILD_REDIS_URL,
+        str | None,
+        typer.Option(help="A Redis database of its own (flushed; default: db 13 on 127.0.0.1)."),
+    ] = None,
     reuse: Annotated[
         bool, typer.Option("--reuse", help="The database holds the N players already.")
     ] = False,
@@ -417,8 +421,10 @@ def rebuild(
     """A Redis index's full rebuild from PostgreSQL as a server start does it: entries/s,
     and CPU µs per entry in Redis, in this process and in PostgreSQL (which must run on
     this machine)."""
-    from rankline.bench.probe import rebuild as probe
+    from rankline_bench.probe import rebuild as probe
 
+    database_url = database_url or probe.DATABASE_URL
+    redis_url = redis_url or probe.REDIS_URL
     probe.run(probe.Options(n, runs, database_url, redis_url, reuse, held, profile, drop))
 
 
@@ -437,7 +443,7 @@ def replay(
 ) -> None:
     """How long `rankline replay` takes on the embedded SQLite: N score events written as
     the writer records them, then replayed; prints events/s."""
-    from rankline.bench.probe import replay as probe
+    from rankline_bench.probe import replay as probe
 
     probe.run(probe.Options(events, players, days, windows, data_dir))
 
@@ -451,7 +457,7 @@ def calendar(
 ) -> None:
     """What time zones and cron windows cost in process: a submission's fan-out, a read's
     period and the memory of a board, against a board in UTC; prints µs per call."""
-    from rankline.bench.probe import calendar as probe
+    from rankline_bench.probe import calendar as probe
 
     probe.run(probe.Options(count, boards))
 
@@ -467,7 +473,7 @@ def close_events(
 ) -> None:
     """What period-close events cost: a period archived with and without a board webhook,
     the events' bytes, and sending them to a loopback receiver."""
-    from rankline.bench.probe import close_events as probe
+    from rankline_bench.probe import close_events as probe
 
     try:
         probe.run(probe.Options(players, regions, tops, database_url))

@@ -10,7 +10,14 @@ from typing import Annotated
 import typer
 
 from rankline import __version__
-from rankline.cli.app import console, data_dir_held, fail, run_on_stores, setup_logging
+from rankline.cli.app import (
+    console,
+    data_dir_held,
+    fail,
+    needs_extras,
+    run_on_stores,
+    setup_logging,
+)
 from rankline.settings import Settings
 
 
@@ -55,6 +62,7 @@ def serve(
     chosen = server or settings.server
     if chosen not in serving.SERVERS:
         fail(f"--server must be one of {', '.join(serving.SERVERS)}, not {chosen!r}")
+    needs_extras(settings, chosen)
     host = host or settings.host
     port = settings.port if port is None else port
     setup_logging(settings.log_level, settings.log_format)

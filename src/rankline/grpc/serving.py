@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp
 
-from rankline.grpc.server import serving
 from rankline.http import app as http_app
 from rankline.http.app import Companion
 from rankline.settings import Settings
 
 
 def companion(settings: Settings) -> Companion | None:
-    """The gRPC server, when the settings ask for one."""
+    """The gRPC server, when the settings ask for one (grpcio is imported then only: it
+    comes with the grpc extra)."""
     port = settings.grpc_port
     if port is None:
         return None
+    from rankline.grpc.server import serving
+
     host = settings.host
     return lambda api: serving(api, host, port)
 

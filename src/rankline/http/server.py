@@ -1,6 +1,6 @@
 """Serving an ASGI app: the server software and its options, in one place.
 
-``rankline serve`` and the benchmark's ceiling (``rankline.bench.ceiling``) both run through
+``rankline serve`` and the benchmark's ceiling (``rankline_bench.ceiling``) both run through
 ``run``, so the ceiling is served by the same software with the same options, whichever is
 chosen (``RANKLINE_SERVER``):
 

@@ -24,7 +24,6 @@ from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-import asyncpg
 from sqlalchemy import Dialect, LargeBinary, Select, String, bindparam, cast, func, select
 from sqlalchemy.sql.compiler import SQLCompiler
 
@@ -191,13 +190,24 @@ async def _stream(
 async def _driver(store: SqlStore) -> AsyncIterator[tuple[Any, Dialect]]:
     """The driver's own connection under a pooled SQLAlchemy one: its rows come as they
     are (tuples, or asyncpg's records), with none of SQLAlchemy's processing per row."""
+    errors = _driver_errors(store)
     async with mapped_errors(), store.engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         try:
             yield driver, conn.dialect
-        except (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except errors as exc:
             BACKEND_ERRORS.labels("sql").inc()
             raise StoreUnavailable(f"the durable store is unavailable ({exc})") from exc
+
+
+def _driver_errors(store: SqlStore) -> tuple[type[BaseException], ...]:
+    """What the driver under ``_driver`` raises when the database fails (asyncpg comes
+    with the postgres extra: it is imported for a PostgreSQL store only)."""
+    if store.dialect != "postgresql":
+        return (sqlite3.Error,)
+    import asyncpg
+
+    return (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
 def _positional_args(query: Select[Any], dialect: Dialect) -> list[Any]:

@@ -1,0 +1,340 @@
+"""``rankline bench overload``: writes far beyond what the server commits, with rank reads
+beside them, on the embedded default (one worker, SQLite) and on Redis + PostgreSQL (two
+workers).
+
+Each round, on one running server:
+
+1. **unloaded**: ``unloaded_clients`` connections each keep one batch of ``batch`` new
+   submissions in flight for ``seconds``: the synchronous rate this server commits unloaded;
+2. **overload**: ``clients`` connections each keep one such batch in flight for ``seconds``
+   (each new request the moment the last is answered, 200 or 429), while ``readers``
+   connections read players' ranks on another board;
+3. the overload board's total is compared with the submissions answered 200: nothing
+   acknowledged lost, nothing refused written.
+
+Reported, median of the rounds: the unloaded rate, the goodput under overload (submissions
+answered 200 per second) and its share of the unloaded rate, the share of requests answered
+429 (and how many lacked Retry-After), the answer latency of the admitted writes (p50, p99,
+max) and of the refused ones (max), the rank reads' p99 during the overload, and the count
+lost or extra. Load runs in ``processes`` processes of its own (asyncio + httpx).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from rankline_bench import stack
+
+DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_overload"
+REDIS_URL = "redis://127.0.0.1:6379/5"
+"""Scratch databases of their own (recreated and flushed)."""
+READ_BOARD = "overload-reads"
+_AUTH = {"Authorization": f"Bearer {stack.KEY}"}
+
+
+@dataclass(frozen=True)
+class Options:
+    backends: tuple[str, ...] = ("memory", "redis")
+    clients: int = 128
+    batch: int = 1000
+    seconds: float = 15.0
+    readers: int = 32
+    rounds: int = 3
+    processes: int = 2
+    unloaded_clients: int = 4
+    players: int = 10_000
+    """Players on the board the reads ask about."""
+    deadline_ms: int | None = None
+    """The server's RANKLINE_WRITE_DEADLINE_MS (None: its default)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One load process's share: ``connections`` writers (or readers) for ``seconds``."""
+
+    url: str
+    kind: str
+    board: str
+    connections: int
+    seconds: float
+    batch: int
+    prefix: str
+    players: int
+
+
+@dataclass
+class Outcome:
+    accepted: int = 0
+    """Submissions answered 200 without an error of their own."""
+    admitted: list[float] = field(default_factory=list)
+    """Seconds each write answered 200 took."""
+    refused: list[float] = field(default_factory=list)
+    """Seconds each write answered 429 took."""
+    no_retry_after: int = 0
+    other: dict[int, int] = field(default_factory=dict)
+    """Other statuses (and 0: a transport error) by count."""
+    reads: list[float] = field(default_factory=list)
+    elapsed: float = 0.0
+    """Seconds from the start to the last answer (requests in flight at the end included)."""
+
+
+def run_job(job: Job) -> Outcome:
+    return asyncio.run(_job(job))
+
+
+async def _job(job: Job) -> Outcome:
+    outcome = Outcome()
+    limits = httpx.Limits(
+        max_connections=job.connections, max_keepalive_connections=job.connections
+    )
+    async with httpx.AsyncClient(
+        base_url=job.url, headers=_AUTH, timeout=120, limits=limits
+    ) as client:
+        started = time.monotonic()
+        stop = started + job.seconds
+        work = _write if job.kind == "write" else _read
+        await asyncio.gather(*(work(client, job, n, stop, outcome) for n in range(job.connections)))
+        outcome.elapsed = time.monotonic() - started
+    return outcome
+
+
+async def _write(
+    client: httpx.AsyncClient, job: Job, connection: int, stop: float, outcome: Outcome
+) -> None:
+    # one body per connection, its players renamed for each request by a bytes replace: a
+    # load process keeps up with its connections (building each body afresh would make the
+    # client's own event loop the wait measured)
+    head = f"{job.prefix}-{connection}-"
+    items = ",".join(
+        f'{{"board":"{job.board}","player_id":"{head}@@-{i}","score":1,"match_id":"m"}}'
+        for i in range(job.batch)
+    )
+    template = f'{{"scores":[{items}]}}'.encode()
+    sent = 0
+    while time.monotonic() < stop:
+        body = template.replace(b"@@", str(sent).encode())
+        sent += 1
+        started = time.monotonic()
+        try:
+            answer = await client.post(
+                "/v1/scores/batch", content=body, headers={"Content-Type": "application/json"}
+            )
+        except httpx.HTTPError:
+            outcome.other[0] = outcome.other.get(0, 0) + 1
+            continue
+        took = time.monotonic() - started
+        if answer.status_code == 200:
+            outcome.admitted.append(took)
+            outcome.accepted += job.batch - answer.content.count(b'"error":')
+        elif answer.status_code == 429:
+            outcome.refused.append(took)
+            if "retry-after" not in answer.headers:
+                outcome.no_retry_after += 1
+        else:
+            outcome.other[answer.status_code] = outcome.other.get(answer.status_code, 0) + 1
+
+
+async def _read(
+    client: httpx.AsyncClient, job: Job, connection: int, stop: float, outcome: Outcome
+) -> None:
+    n = connection
+    while time.monotonic() < stop:
+        player = f"reader-{n * 7919 % job.players}"
+        n += job.connections
+        started = time.monotonic()
+        try:
+            answer = await client.get(f"/v1/boards/{job.board}/players/{player}")
+        except httpx.HTTPError:
+            outcome.other[0] = outcome.other.get(0, 0) + 1
+            continue
+        if answer.status_code == 200:
+            outcome.reads.append(time.monotonic() - started)
+        else:
+            outcome.other[answer.status_code] = outcome.other.get(answer.status_code, 0) + 1
+
+
+def _split(total: int, parts: int) -> list[int]:
+    return [n for n in (total // parts + (i < total % parts) for i in range(parts)) if n]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def _merge(outcomes: list[Outcome]) -> Outcome:
+    merged = Outcome()
+    for o in outcomes:
+        merged.accepted += o.accepted
+        merged.admitted += o.admitted
+        merged.refused += o.refused
+        merged.no_retry_after += o.no_retry_after
+        merged.reads += o.reads
+        merged.elapsed = max(merged.elapsed, o.elapsed)
+        for status, count in o.other.items():
+            merged.other[status] = merged.other.get(status, 0) + count
+    return merged
+
+
+def _seed(url: str, players: int) -> None:
+    with httpx.Client(base_url=url, headers=_AUTH, timeout=120) as client:
+        client.put(f"/v1/boards/{READ_BOARD}", json={"title": "reads"}).raise_for_status()
+        for start in range(0, players, 1000):
+            items = [
+                {"board": READ_BOARD, "player_id": f"reader-{i}", "score": i, "match_id": "s"}
+                for i in range(start, min(players, start + 1000))
+            ]
+            client.post("/v1/scores/batch", json={"scores": items}).raise_for_status()
+
+
+def _board(url: str, board: str) -> None:
+    with httpx.Client(base_url=url, headers=_AUTH, timeout=120) as client:
+        client.put(f"/v1/boards/{board}", json={"title": board}).raise_for_status()
+
+
+def _total(url: str, board: str) -> int:
+    with httpx.Client(base_url=url, headers=_AUTH, timeout=120) as client:
+        answer = client.get(f"/v1/boards/{board}/top", params={"limit": 1})
+        answer.raise_for_status()
+        return int(answer.json()["total"])
+
+
+def _round(
+    url: str,
+    options: Options,
+    pool: ProcessPoolExecutor,
+    name: str,
+    progress: Callable[[str], None],
+) -> dict[str, Any]:
+    def jobs(kind: str, board: str, connections: int, prefix: str) -> list[Job]:
+        return [  # each job's players its own
+            Job(
+                url, kind, board, n, options.seconds, options.batch, f"{prefix}{i}", options.players
+            )
+            for i, n in enumerate(_split(connections, options.processes))
+        ]
+
+    unloaded_board, overload_board = f"{name}-unloaded", f"{name}-overload"
+    _board(url, unloaded_board)
+    _board(url, overload_board)
+    quiet = _merge(
+        list(pool.map(run_job, jobs("write", unloaded_board, options.unloaded_clients, "u")))
+    )
+    unloaded_rate = quiet.accepted / quiet.elapsed
+    progress(f"{name} unloaded: {unloaded_rate:,.0f} submissions/s")
+    writes = jobs("write", overload_board, options.clients, "o")
+    reads = jobs("read", READ_BOARD, options.readers, "r")
+    futures = [pool.submit(run_job, job) for job in (*writes, *reads)]
+    results = [f.result() for f in futures]
+    load = _merge(results[: len(writes)])
+    read = _merge(results[len(writes) :])
+    stored = _total(url, overload_board)
+    requests = len(load.admitted) + len(load.refused)
+    goodput = load.accepted / load.elapsed
+    figures = {
+        "unloaded_rate": unloaded_rate,
+        "goodput": goodput,
+        "goodput_share": goodput / unloaded_rate if unloaded_rate else 0.0,
+        "refused_share": len(load.refused) / requests if requests else 0.0,
+        "no_retry_after": load.no_retry_after,
+        "admitted_p50_ms": _percentile(load.admitted, 0.5) * 1000,
+        "admitted_p99_ms": _percentile(load.admitted, 0.99) * 1000,
+        "admitted_max_ms": max(load.admitted, default=float("nan")) * 1000,
+        "refused_max_ms": max(load.refused, default=float("nan")) * 1000,
+        "read_p99_ms": _percentile(read.reads, 0.99) * 1000,
+        "reads": len(read.reads),
+        "lost_or_extra": stored - load.accepted,
+        "other": {str(k): v for k, v in {**load.other, **read.other}.items()},
+    }
+    progress(f"{name} overload: " + ", ".join(f"{k} {_shown(v)}" for k, v in figures.items()))
+    return figures
+
+
+def _shown(value: Any) -> str:
+    return f"{value:,.2f}" if isinstance(value, float) else str(value)
+
+
+@contextmanager
+def _serving(backend: str, options: Options) -> Iterator[str]:
+    """The soak's stack for ``backend`` (``rankline_bench.stack``) on scratch databases of
+    this benchmark's own, its rate limits off, its write deadline as asked."""
+    plan = stack.plan(backend, DATABASE_URL, REDIS_URL)
+    settings = {"RANKLINE_RATE_LIMITS": "false"}
+    if options.deadline_ms is not None:
+        settings["RANKLINE_WRITE_DEADLINE_MS"] = str(options.deadline_ms)
+    with tempfile.TemporaryDirectory(prefix=f"rankline-overload-{backend}-") as temp:
+        running = stack.Stack(plan, Path(temp))
+        running.env.update(settings)
+        running.server.env.update(settings)
+        try:
+            running.start()
+            yield running.url
+        finally:
+            running.stop()
+
+
+def measure(options: Options, progress: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every round's figures and their medians, by backend."""
+    found: dict[str, Any] = {"options": asdict(options), "backends": {}}
+    spawn = multiprocessing.get_context("spawn")
+    workers = options.processes * 2  # writers and readers at once
+    with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+        for backend in options.backends:
+            with _serving(backend, options) as url:
+                progress(f"{backend}: seeding {options.players:,} players to read")
+                _seed(url, options.players)
+                rounds = [
+                    _round(url, options, pool, f"round{n + 1}", progress)
+                    for n in range(options.rounds)
+                ]
+            medians = {
+                key: statistics.median(r[key] for r in rounds)
+                for key in rounds[0]
+                if key != "other"
+            }
+            found["backends"][backend] = {"rounds": rounds, "median": medians}
+    return found
+
+
+LABELS = {"memory": "embedded (1 worker, SQLite)", "redis": "Redis + PostgreSQL (2 workers)"}
+
+
+def table(found: dict[str, Any]) -> str:
+    """The medians as a markdown table, a row per backend."""
+    lines = [
+        "| stack | unloaded sync rate | goodput under overload | share | 429 share "
+        "| admitted p50 / p99 / max | refused max | read p99 | lost or extra |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for backend, figures in found["backends"].items():
+        m = figures["median"]
+        lines.append(
+            f"| {LABELS.get(backend, backend)} | {m['unloaded_rate']:,.0f}/s "
+            f"| {m['goodput']:,.0f}/s | {m['goodput_share']:.0%} | {m['refused_share']:.0%} "
+            f"| {m['admitted_p50_ms']:,.0f} / {m['admitted_p99_ms']:,.0f} / "
+            f"{m['admitted_max_ms']:,.0f} ms | {m['refused_max_ms']:,.0f} ms "
+            f"| {m['read_p99_ms']:,.1f} ms | {m['lost_or_extra']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(options: Options, json_path: Path | None = None) -> None:
+    found = measure(options)
+    if json_path is not None:
+        json_path.write_text(json.dumps(found, indent=2))
+    print(table(found))
