@@ -2389,6 +2389,8 @@ export interface operations {
             header?: {
                 /** @description respond-async: answer 202 as soon as the submissions are durable, with a token for reads' after=, instead of once they are applied. */
                 Prefer?: string;
+                /** @description Milliseconds the client waits for the answer (1 to 600000): a write that would not be answered within it, or within the server's RANKLINE_WRITE_DEADLINE_MS if that is smaller, answers 429 with Retry-After at once and records nothing. */
+                "Request-Timeout"?: number;
             };
             path: {
                 /** @description The board id: 1 to 64 characters: lowercase letters, digits and _ . -, starting with a letter or digit */
@@ -2518,6 +2520,8 @@ export interface operations {
             header?: {
                 /** @description respond-async: answer 202 as soon as the submissions are durable, with a token for reads' after=, instead of once they are applied. */
                 Prefer?: string;
+                /** @description Milliseconds the client waits for the answer (1 to 600000): a write that would not be answered within it, or within the server's RANKLINE_WRITE_DEADLINE_MS if that is smaller, answers 429 with Retry-After at once and records nothing. */
+                "Request-Timeout"?: number;
             };
             path?: never;
             cookie?: never;
