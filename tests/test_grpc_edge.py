@@ -377,6 +377,50 @@ async def test_degraded_reads_and_health(settings: Settings, clock: ManualClock)
         await _until_health(r, SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
 
 
+async def _readyz(r: Rig) -> tuple[int, bool]:
+    answer = await r.http.get("/readyz")
+    ready: bool = answer.json()["ready"]
+    return answer.status_code, ready
+
+
+async def test_health_changes_with_readyz_as_it_changes(
+    settings: Settings, clock: ManualClock
+) -> None:
+    # The keeper must not end the degrades below by itself (a shared index's would).
+    async with rig(_with(settings, index_check_seconds=3600), clock) as r:
+        serving = health_pb2.HealthCheckResponse.SERVING
+        not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
+        stub = health_pb2_grpc.HealthStub(r.channel)
+        app_health = r.app.state.service.health
+        watches = {
+            name: stub.Watch(health_pb2.HealthCheckRequest(service=name)) for name in ("", SERVICE)
+        }
+        streams = {name: aiter(call) for name, call in watches.items()}
+
+        async def next_status(name: str) -> int:
+            answer = await asyncio.wait_for(anext(streams[name]), 30)
+            status: int = answer.status
+            return status
+
+        for name in streams:  # ready before the rig yields, so from the first answer on
+            assert await next_status(name) == serving
+        assert await _readyz(r) == (200, True)
+        for turn in range(3):
+            app_health.degrade(f"told to by the test ({turn})")
+            # /readyz answers from the same state, and a Check asked after it agrees
+            assert await _readyz(r) == (503, False)
+            assert await _health(r, "") == await _health(r, SERVICE) == not_serving
+            for name in streams:
+                assert await next_status(name) == not_serving
+            app_health.recovered()
+            assert await _readyz(r) == (200, True)
+            assert await _health(r, "") == await _health(r, SERVICE) == serving
+            for name in streams:
+                assert await next_status(name) == serving
+        for call in watches.values():
+            call.cancel()
+
+
 async def test_reflection_lists_and_describes_the_service(
     settings: Settings, clock: ManualClock
 ) -> None:
