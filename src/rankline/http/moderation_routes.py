@@ -19,7 +19,8 @@ from rankline.http import endpoint as e
 from rankline.http.body import check_id, check_query, query_int, query_str
 from rankline.http.responses import json_response
 from rankline.moderation.answers import AuditOut, DeadLettersOut, RemovedOut, VoidedOut
-from rankline.moderation.audit import MAX_REASON, check_reason, dead_letters
+from rankline.moderation.audit import MAX_REASON, check_reason
+from rankline.moderation.dead_letters import dead_letters
 
 MATCH_ID = re.compile(MATCH_ID_PATTERN)
 Reason = Annotated[str, Meta(max_length=MAX_REASON)]

@@ -17,10 +17,9 @@ import msgspec
 
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
-from rankline.moderation.answers import AuditItemOut, AuditOut, DeadLetterOut, DeadLettersOut
+from rankline.moderation.answers import AuditItemOut, AuditOut
 from rankline.store.audit import Attribution, AuditEntry
 from rankline.store.audit_log import AuditStore
-from rankline.store.dead_letters import DeadLetters
 from rankline.types import BoardId, Clock, MatchId, PlayerId
 
 _CURSOR_PREFIX = "a1:"
@@ -87,26 +86,6 @@ class Audit:
             items=[_item(entry) for entry in found],
             next=_encode_cursor(found[-1].id) if more else None,
         )
-
-
-async def dead_letters(store: DeadLetters, limit: int, board: BoardId | None) -> DeadLettersOut:
-    """The newest dead letters (of ``board``), as ``rankline dead-letters`` lists them."""
-    letters = await store.newest(limit, board)
-    return DeadLettersOut(
-        total=await store.count(),
-        items=[
-            DeadLetterOut(
-                id=str(d.id),
-                failed_at=format_time(d.failed_at),
-                board=d.board,
-                player_id=d.player,
-                match_id=d.match_id,
-                reason=d.reason,
-                submission=_unjson.decode(d.submission),
-            )
-            for d in letters
-        ],
-    )
 
 
 def _item(entry: AuditEntry) -> AuditItemOut:
