@@ -17,6 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 
+from backends import selected
 from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
@@ -383,10 +384,12 @@ async def _readyz(r: Rig) -> tuple[int, bool]:
     return answer.status_code, ready
 
 
+@pytest.mark.parametrize("stack", selected(), indirect=True)  # each index says when it is usable
 async def test_health_changes_with_readyz_as_it_changes(
     settings: Settings, clock: ManualClock
 ) -> None:
-    # The keeper must not end the degrades below by itself (a shared index's would).
+    # Degraded as the gateway and the keeper degrade it when Redis fails; the keeper must not
+    # end the degrades below by itself (a shared index's would, finding Redis well).
     async with rig(_with(settings, index_check_seconds=3600), clock) as r:
         serving = health_pb2.HealthCheckResponse.SERVING
         not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
