@@ -30,6 +30,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from rankline.access.keys import RuntimeKeys
+from rankline.audit.log import Audit
 from rankline.clock import SystemClock
 from rankline.errors import RanklineError
 from rankline.index.base import BoardShapes, RankingIndex, SharedIndex
@@ -43,7 +44,6 @@ from rankline.lifecycle.events import BoardEvents
 from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.lifecycle.snapshots import Snapshots
 from rankline.log.factory import logs_for
-from rankline.moderation.audit import Audit
 from rankline.moderation.entries import Moderation
 from rankline.players.accounts import Players
 from rankline.ratings.matches import Matches

@@ -15,9 +15,9 @@ from typing import Any
 
 import msgspec
 
+from rankline.audit.answers import AuditItemOut, AuditOut
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
-from rankline.moderation.answers import AuditItemOut, AuditOut
 from rankline.store.audit import Attribution, AuditEntry
 from rankline.store.audit_log import AuditStore
 from rankline.types import BoardId, Clock, MatchId, PlayerId

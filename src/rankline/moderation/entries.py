@@ -33,6 +33,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from rankline.audit.log import Audit
 from rankline.boards import Board, parse_scope
 from rankline.errors import (
     Conflict,
@@ -47,7 +48,6 @@ from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.registry import Boards
 from rankline.moderation.answers import RemovedOut, VoidedOut
-from rankline.moderation.audit import Audit
 from rankline.periods import current_period, parse_period
 from rankline.ratings.rated import MatchPlayer
 from rankline.ratings.rerate import rerate_without
