@@ -17,11 +17,11 @@ from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
 from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.memory import MemoryIndex
-from rankline.lifecycle.registry import Boards
 from rankline.ordering import encode
 from rankline.reading.cache import HotReads, TopCache
 from rankline.reading.query import Query
 from rankline.reading.reads import Reads
+from rankline.registry import Boards
 from rankline.types import IndexChange, LeaderboardId
 
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))

@@ -1,7 +1,7 @@
 """The audit log: who changed what by hand, when, and why.
 
 Every hand-made change writes its entry in the transaction that makes it: moderation
-(``rankline.store.moderation``), board definitions (``lifecycle.registry.BoardChanges``),
+(``rankline.store.moderation``), board definitions (``registry.BoardChanges``),
 bans, unbans and erasure (``players.accounts.Players``) and tournaments
 (``tournaments.editions``), each given the caller's ``store.audit.Attribution``. ``actor`` is
 a key's name or fingerprint (``http.auth.Keys.actor``), never the key.
