@@ -17,6 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 
+from backends import selected
 from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
@@ -375,6 +376,52 @@ async def test_degraded_reads_and_health(settings: Settings, clock: ManualClock)
         http = await r.http.get("/v1/boards/arena/top")
         assert as_json(top) == clean(http.json())
         await _until_health(r, SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
+
+
+async def _readyz(r: Rig) -> tuple[int, bool]:
+    answer = await r.http.get("/readyz")
+    ready: bool = answer.json()["ready"]
+    return answer.status_code, ready
+
+
+@pytest.mark.parametrize("stack", selected(), indirect=True)  # each index says when it is usable
+async def test_health_changes_with_readyz_as_it_changes(
+    settings: Settings, clock: ManualClock
+) -> None:
+    # Degraded as the gateway and the keeper degrade it when Redis fails; the keeper must not
+    # end the degrades below by itself (a shared index's would, finding Redis well).
+    async with rig(_with(settings, index_check_seconds=3600), clock) as r:
+        serving = health_pb2.HealthCheckResponse.SERVING
+        not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
+        stub = health_pb2_grpc.HealthStub(r.channel)
+        app_health = r.app.state.service.health
+        watches = {
+            name: stub.Watch(health_pb2.HealthCheckRequest(service=name)) for name in ("", SERVICE)
+        }
+        streams = {name: aiter(call) for name, call in watches.items()}
+
+        async def next_status(name: str) -> int:
+            answer = await asyncio.wait_for(anext(streams[name]), 30)
+            status: int = answer.status
+            return status
+
+        for name in streams:  # ready before the rig yields, so from the first answer on
+            assert await next_status(name) == serving
+        assert await _readyz(r) == (200, True)
+        for turn in range(3):
+            app_health.degrade(f"told to by the test ({turn})")
+            # /readyz answers from the same state, and a Check asked after it agrees
+            assert await _readyz(r) == (503, False)
+            assert await _health(r, "") == await _health(r, SERVICE) == not_serving
+            for name in streams:
+                assert await next_status(name) == not_serving
+            app_health.recovered()
+            assert await _readyz(r) == (200, True)
+            assert await _health(r, "") == await _health(r, SERVICE) == serving
+            for name in streams:
+                assert await next_status(name) == serving
+        for call in watches.values():
+            call.cancel()
 
 
 async def test_reflection_lists_and_describes_the_service(

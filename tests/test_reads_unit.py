@@ -17,11 +17,11 @@ from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
 from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.memory import MemoryIndex
-from rankline.lifecycle.registry import Boards
 from rankline.ordering import encode
 from rankline.reading.cache import HotReads, TopCache
 from rankline.reading.query import Query
 from rankline.reading.reads import Reads
+from rankline.registry import Boards
 from rankline.types import IndexChange, LeaderboardId
 
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))
@@ -162,3 +162,22 @@ async def test_changes_the_index_cannot_take_are_kept_for_the_keeper(parts: Part
     await parts.gateway.apply([IndexChange(ALL, "ada", None)])  # the caller goes on
     assert not parts.health.usable
     assert parts.keeper._missed == {ALL}
+
+
+def test_health_tells_its_followers_each_change_as_it_happens() -> None:
+    health = IndexHealth("memory", ManualClock(NOW))
+    seen: list[bool] = []
+    stop = health.follow(seen.append)
+    health.degrade("not built yet, and down")  # not usable before, not usable after
+    assert seen == []
+    health.built_now()
+    assert seen == [True]
+    health.recovered()  # already usable: no change
+    health.degrade("Redis went away")
+    assert seen == [True, False] and health.degraded_reason == "Redis went away"
+    health.degrade("still away")
+    health.recovered()
+    assert seen == [True, False, True]
+    stop()
+    health.degrade("unfollowed")
+    assert seen == [True, False, True]

@@ -30,6 +30,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from rankline.access.keys import RuntimeKeys
+from rankline.audit.log import Audit
 from rankline.clock import SystemClock
 from rankline.errors import RanklineError
 from rankline.index.base import BoardShapes, RankingIndex, SharedIndex
@@ -40,10 +41,8 @@ from rankline.index.sharded import ShardedIndex
 from rankline.index.sharded_shared import ShardedShared
 from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.events import BoardEvents
-from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.lifecycle.snapshots import Snapshots
 from rankline.log.factory import logs_for
-from rankline.moderation.audit import Audit
 from rankline.moderation.entries import Moderation
 from rankline.players.accounts import Players
 from rankline.ratings.matches import Matches
@@ -55,6 +54,7 @@ from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.reading.reads import Reads
 from rankline.reading.snapshots import SnapshotReads
+from rankline.registry import BoardChanges, Boards
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod

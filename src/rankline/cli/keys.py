@@ -30,7 +30,7 @@ _REASON = typer.Option(help="Why, kept with the change in the audit log (GET /v1
 
 def _reason(reason: str | None) -> str | None:
     """The reason as the audit log keeps it (at most 1,000 characters; blank is none)."""
-    from rankline.moderation.audit import check_reason
+    from rankline.audit.log import check_reason
 
     try:
         return check_reason(reason, ["--reason"])

@@ -1,7 +1,7 @@
 """The gRPC server: grpcio's asyncio server in the event loop of the HTTP app it sits beside
 (started and stopped by the app's lifespan), with rankline.v1.Rankline, the standard health
 service (``grpc.health.v1.Health``: SERVING while reads may use the ranking index, as
-``/readyz`` says) and server reflection."""
+``/readyz`` says, changed as the index's health changes) and server reflection."""
 
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ from rankline.grpc.service import handler
 from rankline.http.api import Api
 
 log = logging.getLogger("rankline")
-HEALTH_SECONDS = 1.0
-"""How often the health service's status is brought up to date with the index's."""
 GRACE_SECONDS = 5.0
 """How long a stopping server lets the calls in flight finish (a Watch is cut off)."""
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -47,6 +45,7 @@ async def start(api: Api, host: str, port: int) -> GrpcServer:
     )
     server.add_generic_rpc_handlers((handler(api),))
     checks = health.aio.HealthServicer()
+    await _set_health(checks, api.service.health.usable)  # before the first call can ask
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
     names = (SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name)
     reflection.enable_server_reflection((*names, reflection.SERVICE_NAME), server)
@@ -55,16 +54,28 @@ async def start(api: Api, host: str, port: int) -> GrpcServer:
     return GrpcServer(server, bound, checks)
 
 
-async def _track_health(api: Api, checks: health.aio.HealthServicer) -> None:
-    serving, not_serving = (
-        health_pb2.HealthCheckResponse.SERVING,
-        health_pb2.HealthCheckResponse.NOT_SERVING,
+async def _set_health(checks: health.aio.HealthServicer, usable: bool) -> None:
+    status = (
+        health_pb2.HealthCheckResponse.SERVING
+        if usable
+        else health_pb2.HealthCheckResponse.NOT_SERVING
     )
-    while True:
-        status = serving if api.service.health.usable else not_serving
-        for name in ("", SERVICE):
-            await checks.set(name, status)
-        await asyncio.sleep(HEALTH_SECONDS)
+    for name in ("", SERVICE):
+        await checks.set(name, status)
+
+
+async def _follow_health(api: Api, checks: health.aio.HealthServicer) -> None:
+    """Set the health service's status again each time the index's health says ``usable``
+    changed (``/readyz`` answers from the same ``usable``), not on a timer."""
+    changed = asyncio.Event()
+    stop_following = api.service.health.follow(lambda usable: changed.set())
+    try:
+        while True:
+            changed.clear()
+            await _set_health(checks, api.service.health.usable)
+            await changed.wait()
+    finally:
+        stop_following()
 
 
 @contextlib.asynccontextmanager
@@ -73,7 +84,7 @@ async def serving(api: Api, host: str, port: int) -> AsyncIterator[GrpcServer]:
     ``GRACE_SECONDS`` as it stops."""
     running = await start(api, host, port)
     log.info("gRPC serving on %s:%d (rankline.v1.Rankline, health, reflection)", host, running.port)
-    tracking = asyncio.create_task(_track_health(api, running.health))
+    tracking = asyncio.create_task(_follow_health(api, running.health))
     try:
         yield running
     finally:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
+from rankline.audit.log import check_reason
 from rankline.http import endpoint as e
 from rankline.http.body import check_query, query_str
-from rankline.moderation.audit import check_reason
 from rankline.store.audit import Attribution
 
 _REASON = frozenset({"reason"})

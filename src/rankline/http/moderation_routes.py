@@ -13,13 +13,15 @@ from msgspec import Meta
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.audit.answers import AuditOut
+from rankline.audit.log import MAX_REASON, check_reason
 from rankline.boards import MATCH_ID_PATTERN
 from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
 from rankline.http.body import check_id, check_query, query_int, query_str
 from rankline.http.responses import json_response
-from rankline.moderation.answers import AuditOut, DeadLettersOut, RemovedOut, VoidedOut
-from rankline.moderation.audit import MAX_REASON, check_reason, dead_letters
+from rankline.moderation.answers import DeadLettersOut, RemovedOut, VoidedOut
+from rankline.moderation.dead_letters import dead_letters
 
 MATCH_ID = re.compile(MATCH_ID_PATTERN)
 Reason = Annotated[str, Meta(max_length=MAX_REASON)]

@@ -129,7 +129,7 @@ class IndexWriter(Protocol):
 
 class BoardVersions(Protocol):
     """A version of the board definitions that every process reads, moved by every change
-    (``index.board_versions`` in Redis; see ``rankline.lifecycle.registry``)."""
+    (``index.board_versions`` in Redis; see ``rankline.registry``)."""
 
     async def check(self) -> tuple[bytes, bool]:
         """The current version, and whether a change is in flight."""

@@ -55,7 +55,8 @@ may start it over (a repair extends it with every chunk it loads)."""
 
 class IndexHealth:
     """Whether reads may use the index now, and why not: what the gateway, the board
-    registry and ``/readyz`` look at. The keeper changes it."""
+    registry and ``/readyz`` look at. The keeper changes it, and tells whoever follows
+    ``usable`` (the gRPC health service) the moment it changes."""
 
     def __init__(self, index_name: str, clock: Clock) -> None:
         self._index_name = index_name
@@ -67,25 +68,45 @@ class IndexHealth:
         self.stopping = False
         """Set at shutdown: the loops below end even if a driver turned their cancellation
         into a connection error (which they would otherwise retry)."""
+        self._followers: list[Callable[[bool], None]] = []
 
     @property
     def usable(self) -> bool:
         """True when reads may go to the index (built and reachable)."""
         return self.built and self.degraded_reason is None
 
+    def follow(self, follower: Callable[[bool], None]) -> Callable[[], None]:
+        """Call ``follower(usable)`` each time ``usable`` changes, as it changes (in the
+        changer's call, so before anything else reads it); returns what stops it."""
+        self._followers.append(follower)
+        return lambda: self._followers.remove(follower)
+
     def degrade(self, reason: str) -> None:
         DEGRADED.set(1)
+        was = self.usable
         if self.degraded_reason is None:
             log.warning("ranking index degraded: %s; reads are served from SQL", reason)
         self.degraded_reason = reason
+        self._changed(was)
 
     def recovered(self) -> None:
+        was = self.usable
         self.degraded_reason = None
         DEGRADED.set(0)
+        self._changed(was)
 
     def built_now(self) -> None:
+        was = self.usable
         self.built = True
-        self.recovered()
+        self.degraded_reason = None
+        DEGRADED.set(0)
+        self._changed(was)
+
+    def _changed(self, was: bool) -> None:
+        now = self.usable
+        if now != was:
+            for follower in list(self._followers):
+                follower(now)
 
     def set_progress(self, done: int, total: int) -> None:
         self.progress = (done, total)

@@ -1,1 +1,1 @@
-"""The life of boards and periods: definitions kept current, periods closed and archived."""
+"""The life of boards' periods: closed and archived, their events and snapshots."""

@@ -16,8 +16,8 @@ from rankline.answers import Answer, Time
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import NotFound
-from rankline.lifecycle.registry import Boards
 from rankline.lifecycle.webhooks import Sender
+from rankline.registry import Boards
 from rankline.store.deliveries import BoardDeliveries, BoardDelivery, DeliveryRow
 from rankline.types import Clock
 

@@ -29,8 +29,8 @@ from rankline.clock import format_time
 from rankline.errors import RanklineError
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
-from rankline.lifecycle.registry import Boards
 from rankline.periods import current_period
+from rankline.registry import Boards
 from rankline.store.snapshots import SnapshotStore
 from rankline.types import Clock, LeaderboardId
 

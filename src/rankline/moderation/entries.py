@@ -33,6 +33,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from rankline.audit.log import Audit
 from rankline.boards import Board, parse_scope
 from rankline.errors import (
     Conflict,
@@ -45,12 +46,11 @@ from rankline.errors import (
 from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
-from rankline.lifecycle.registry import Boards
 from rankline.moderation.answers import RemovedOut, VoidedOut
-from rankline.moderation.audit import Audit
 from rankline.periods import current_period, parse_period
 from rankline.ratings.rated import MatchPlayer
 from rankline.ratings.rerate import rerate_without
+from rankline.registry import Boards
 from rankline.store import moderation as moderation_store
 from rankline.store.audit import AuditEntry
 from rankline.store.moderation import Removal, remove_entries

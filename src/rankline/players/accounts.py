@@ -42,12 +42,12 @@ from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
-from rankline.lifecycle.registry import Boards
 from rankline.periods import current_period
 from rankline.reading.cache import TopCache
 from rankline.reading.names import NameDirectory
 from rankline.reading.query import Query
 from rankline.reading.reads import Reads
+from rankline.registry import Boards
 from rankline.store.audit import Attribution
 from rankline.store.players import PlayerStore, Profile
 from rankline.types import (

@@ -28,7 +28,6 @@ from rankline.clock import format_time
 from rankline.errors import Conflict, InvalidInput, KeyReused, NotFound, RanklineError
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
-from rankline.lifecycle.registry import Boards
 from rankline.log.base import LogRecord
 from rankline.ordering import player_of
 from rankline.rating import RatingSystem, score_of, system_of
@@ -41,6 +40,7 @@ from rankline.ratings.rated import (
     match_record,
     parse_state,
 )
+from rankline.registry import Boards
 from rankline.store.ratings import RatingRow, RatingStore
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId, Micros, PlayerId
 

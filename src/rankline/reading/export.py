@@ -29,7 +29,7 @@ from sqlalchemy import func, select, tuple_
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
-from rankline.lifecycle.registry import Boards, resolve
+from rankline.registry import Boards, resolve
 from rankline.settings import Settings
 from rankline.store import schema as t
 from rankline.store.definitions import stored_boards

@@ -33,7 +33,6 @@ from rankline.clock import format_instant, format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
-from rankline.lifecycle.registry import Boards, Resolved
 from rankline.periods import Period, current_period, parse_period
 from rankline.reading.cache import HotReads, Render, TopCache, digest, join_entries
 from rankline.reading.cursors import decode_cursor, encode_cursor
@@ -50,6 +49,7 @@ from rankline.reading.entries import (
 from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NameDirectory
 from rankline.reading.query import HeadFields, Query
+from rankline.registry import Boards, Resolved
 from rankline.store import archive as store_archive
 from rankline.store.sql import SqlStore
 from rankline.types import (

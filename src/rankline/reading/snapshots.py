@@ -13,9 +13,9 @@ from rankline.answers import Entry, SnapshotOut, SnapshotsOut, TopOut
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import InvalidInput, NotFound
-from rankline.lifecycle.registry import Boards, Resolved
 from rankline.periods import period_at
 from rankline.reading.query import Query
+from rankline.registry import Boards, Resolved
 from rankline.store.snapshots import SnapshotStore
 from rankline.types import Micros
 

@@ -1,5 +1,5 @@
 """The audit log of one ``SqlStore``: every change made by hand, newest first
-(``rankline.moderation.audit`` pages it)."""
+(``rankline.audit.log`` pages it)."""
 
 from __future__ import annotations
 

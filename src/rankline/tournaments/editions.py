@@ -27,9 +27,9 @@ from rankline.answers import Answer, SubmitOut
 from rankline.clock import format_time
 from rankline.errors import Conflict, NotFound, RanklineError
 from rankline.lifecycle.closing import SETTLE_SECONDS
-from rankline.lifecycle.registry import BoardChanges, Boards
 from rankline.ordering import Keys
 from rankline.periods import Period
+from rankline.registry import BoardChanges, Boards
 from rankline.store.audit import Attribution
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments.competition import (

@@ -55,8 +55,8 @@ from rankline.errors import (
 )
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
-from rankline.lifecycle.registry import Boards
 from rankline.metrics import CLIENT_REJECTED, VALIDATOR_ERRORS
+from rankline.registry import Boards
 from rankline.store.audit import Attribution
 from rankline.store.audit_log import AuditStore
 from rankline.store.recent_submissions import RecentSubmissions

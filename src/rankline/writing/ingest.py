@@ -57,10 +57,10 @@ from rankline.errors import (
     TooManyRequests,
     Unavailable,
 )
-from rankline.lifecycle.registry import Boards
 from rankline.log.base import IngestLog, LogConsumer, LogRecord, Position
 from rankline.metrics import DEAD_LETTERS, LOG_APPLIED
 from rankline.ratings.rated import MatchApplier, MatchPayload, decode_match, is_match_record
+from rankline.registry import Boards
 from rankline.store.dead_letters import DeadLetter, DeadLetters
 from rankline.types import Clock
 from rankline.writing.admission import Admission, Concurrent, Deadline

@@ -17,8 +17,8 @@ from rankline.boards import Board
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, RanklineError
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
-from rankline.lifecycle.registry import Boards
 from rankline.ordering import Keys
+from rankline.registry import Boards
 from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId
 from rankline.writing.admission import Deadline
 from rankline.writing.cohorts import Cohorts

@@ -31,7 +31,7 @@ _KEYS = (k.BOARDS_VERSION, k.BOARDS_CHANGING)
 
 
 class RedisBoardVersions:
-    """``BoardVersions`` (``rankline.lifecycle.registry``) shared by the workers of one Redis."""
+    """``BoardVersions`` (``rankline.registry``) shared by the workers of one Redis."""
 
     def __init__(self, script: Callable[[str], AsyncScript], grouped: GroupedReads) -> None:
         """``script``: registers one of the index's scripts by name (``RedisLink.script``)."""

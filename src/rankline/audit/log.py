@@ -1,7 +1,7 @@
 """The audit log: who changed what by hand, when, and why.
 
 Every hand-made change writes its entry in the transaction that makes it: moderation
-(``rankline.store.moderation``), board definitions (``lifecycle.registry.BoardChanges``),
+(``rankline.store.moderation``), board definitions (``registry.BoardChanges``),
 bans, unbans and erasure (``players.accounts.Players``) and tournaments
 (``tournaments.editions``), each given the caller's ``store.audit.Attribution``. ``actor`` is
 a key's name or fingerprint (``http.auth.Keys.actor``), never the key.
@@ -15,12 +15,11 @@ from typing import Any
 
 import msgspec
 
+from rankline.audit.answers import AuditItemOut, AuditOut
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
-from rankline.moderation.answers import AuditItemOut, AuditOut, DeadLetterOut, DeadLettersOut
 from rankline.store.audit import Attribution, AuditEntry
 from rankline.store.audit_log import AuditStore
-from rankline.store.dead_letters import DeadLetters
 from rankline.types import BoardId, Clock, MatchId, PlayerId
 
 _CURSOR_PREFIX = "a1:"
@@ -87,26 +86,6 @@ class Audit:
             items=[_item(entry) for entry in found],
             next=_encode_cursor(found[-1].id) if more else None,
         )
-
-
-async def dead_letters(store: DeadLetters, limit: int, board: BoardId | None) -> DeadLettersOut:
-    """The newest dead letters (of ``board``), as ``rankline dead-letters`` lists them."""
-    letters = await store.newest(limit, board)
-    return DeadLettersOut(
-        total=await store.count(),
-        items=[
-            DeadLetterOut(
-                id=str(d.id),
-                failed_at=format_time(d.failed_at),
-                board=d.board,
-                player_id=d.player,
-                match_id=d.match_id,
-                reason=d.reason,
-                submission=_unjson.decode(d.submission),
-            )
-            for d in letters
-        ],
-    )
 
 
 def _item(entry: AuditEntry) -> AuditItemOut:

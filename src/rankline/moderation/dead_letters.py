@@ -1,0 +1,34 @@
+"""Dead letters as the API lists them: the submissions the log could not apply, newest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from rankline.clock import format_time
+from rankline.moderation.answers import DeadLetterOut, DeadLettersOut
+from rankline.store.dead_letters import DeadLetters
+from rankline.types import BoardId
+
+_unjson = msgspec.json.Decoder(dict[str, Any])
+
+
+async def dead_letters(store: DeadLetters, limit: int, board: BoardId | None) -> DeadLettersOut:
+    """The newest dead letters (of ``board``), as ``rankline dead-letters`` lists them."""
+    letters = await store.newest(limit, board)
+    return DeadLettersOut(
+        total=await store.count(),
+        items=[
+            DeadLetterOut(
+                id=str(d.id),
+                failed_at=format_time(d.failed_at),
+                board=d.board,
+                player_id=d.player,
+                match_id=d.match_id,
+                reason=d.reason,
+                submission=_unjson.decode(d.submission),
+            )
+            for d in letters
+        ],
+    )
