@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from rankline.ordering import Keys
 from rankline.store import schema as t
 from rankline.store.ranking import before_bound, distinct_before, encoded
-from rankline.store.sql import SqlStore, _chunks, mapped_errors
+from rankline.store.sql import SqlStore, chunks, mapped_errors
 from rankline.types import BoardId, LeaderboardId, PlayerId, Position, SortKey
 
 _a = t.archive
@@ -80,7 +80,7 @@ class ArchiveRanks:
         found: list[tuple[int, SortKey]] = []
         where = _where(leaderboard)
         async with mapped_errors(), self._store.engine.connect() as conn:
-            for chunk in _chunks(list(dict.fromkeys(players))):
+            for chunk in chunks(list(dict.fromkeys(players))):
                 rows = await conn.execute(select(*_RANKED).where(where, _a.c.player_id.in_(chunk)))
                 found += [(int(r.rank) - 1, encoded(keys, r)) for r in rows]
         found.sort()

@@ -16,10 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit, add_erasure_audit
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore, chunks, mapped_errors
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, Score, Standing
 
-_CHUNK = 500
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
 
@@ -117,7 +116,7 @@ class PlayerStore:
         p = t.players
         found: dict[PlayerId, str | None] = dict.fromkeys(players)
         async with mapped_errors(), self._engine.connect() as conn:
-            for chunk in _chunks(sorted(found)):
+            for chunk in chunks(sorted(found)):
                 rows = await conn.execute(
                     select(p.c.player_id, p.c.display_name).where(p.c.player_id.in_(chunk))
                 )
@@ -146,9 +145,9 @@ class PlayerStore:
         ).where(s.c.player_id == player)
         queries = [query]
         if periods is not None:
-            chunks = _chunks(sorted(set(periods)))
             queries = [
-                query.where(tuple_(s.c.board_id, s.c.window, s.c.period).in_(c)) for c in chunks
+                query.where(tuple_(s.c.board_id, s.c.window, s.c.period).in_(c))
+                for c in chunks(sorted(set(periods)))
             ]
         found = []
         async with mapped_errors(), self._engine.connect() as conn:
@@ -287,7 +286,3 @@ class PlayerStore:
         async with mapped_errors(), self._engine.begin() as conn:
             done = await conn.execute(delete(a).where(a.c.player_id == player))
             return max(done.rowcount, 0)
-
-
-def _chunks(items: Sequence[Any], size: int = _CHUNK) -> list[Sequence[Any]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]

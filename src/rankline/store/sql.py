@@ -60,7 +60,8 @@ _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
 
 
-def _chunks(items: Sequence[_T], size: int = _CHUNK) -> list[Sequence[_T]]:
+def chunks(items: Sequence[_T], size: int = _CHUNK) -> list[Sequence[_T]]:
+    """``items`` in slices of ``size``: how many values one ``IN (...)`` takes."""
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -104,7 +105,7 @@ class _Transaction:
         e = t.score_events
         columns = [e.c[name] for name in EVENT_COLUMNS]
         found: dict[tuple[BoardId, PlayerId, MatchId], ScoreEvent] = {}
-        for chunk in _chunks(keys):
+        for chunk in chunks(keys):
             rows = await self._conn.execute(
                 select(*columns).where(tuple_(e.c.board_id, e.c.player_id, e.c.match_id).in_(chunk))
             )
@@ -123,7 +124,7 @@ class _Transaction:
             by_leaderboard.setdefault(leaderboard, []).append(player)
         found: dict[tuple[LeaderboardId, PlayerId], StandingRow] = {}
         for leaderboard, players in by_leaderboard.items():
-            for chunk in _chunks(sorted(set(players))):
+            for chunk in chunks(sorted(set(players))):
                 rows = await self._conn.execute(
                     select(
                         s.c.player_id, s.c.score, s.c.achieved_at, s.c.revision, s.c.subscore
@@ -152,7 +153,7 @@ class _Transaction:
             return await self._hot.banned_players(self._conn, sorted(set(players)))
         b = t.bans
         found: set[PlayerId] = set()
-        for chunk in _chunks(sorted(set(players)), 2000):
+        for chunk in chunks(sorted(set(players)), 2000):
             rows = await self._conn.execute(select(b.c.player_id).where(b.c.player_id.in_(chunk)))
             found.update(r[0] for r in rows)
         return found
@@ -208,7 +209,7 @@ class _Transaction:
         if self._hot is not None:
             await self._hot.insert_standings(self._conn, rows)
             return
-        for chunk in _chunks(rows, 5000):
+        for chunk in chunks(rows, 5000):
             await self._conn.execute(insert(t.standings), [_standing_row(*x) for x in chunk])
 
     async def set_standings(self, rows: Sequence[StandingRow]) -> None:
