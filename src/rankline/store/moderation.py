@@ -286,7 +286,8 @@ async def void_rated(
             if entry is None or (before is not None and before[:2] == entry):
                 continue
             revision = 1 if before is None else before[2] + 1
-            writes.append((key[0], key[1], entry[0], entry[1], revision, None))
+            (leaderboard, player), (score, achieved) = key, entry
+            writes.append((leaderboard, player, score, achieved, revision, None))
         gone = sorted(k for k in old if rerated.entries.get(k) is None)
         await tx.write_standings(writes)
         await rows.remove_standings(gone)

@@ -44,6 +44,7 @@ from rankline.types import (
     PlayerId,
     ScoreEvent,
     StandingRow,
+    revision_of,
 )
 
 if TYPE_CHECKING:
@@ -192,8 +193,8 @@ class _Transaction:
             await self._hot.upsert_standings(self._conn, rows)
             return
         s = t.standings
-        inserts = [x for x in rows if x[4] == 1]
-        updates = [x for x in rows if x[4] != 1]
+        inserts = [x for x in rows if revision_of(x) == 1]
+        updates = [x for x in rows if revision_of(x) != 1]
         if inserts:
             await self._conn.execute(insert(s), [_standing_row(*x) for x in inserts])
         if updates:
