@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import delete, func, insert, or_, select, tuple_, update
@@ -21,6 +21,12 @@ from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, Sc
 
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
+
+
+class NameChange(NamedTuple):
+    player_id: PlayerId
+    display_name: str | None
+    updated_at: Micros
 
 
 @dataclass(slots=True)
@@ -96,10 +102,8 @@ class PlayerStore:
             )
             return int(found or 0)
 
-    async def names_since(
-        self, updated_after: Micros | None
-    ) -> list[tuple[PlayerId, str | None, Micros]]:
-        """(player, display name, updated_at) of the profiles updated after the time given
+    async def names_since(self, updated_after: Micros | None) -> list[NameChange]:
+        """The display names of the profiles updated after the time given
         (with a name, when None: all of them)."""
         p = t.players
         query = select(p.c.player_id, p.c.display_name, p.c.updated_at)
@@ -108,7 +112,7 @@ class PlayerStore:
         else:
             query = query.where(p.c.updated_at > updated_after)
         async with mapped_errors(), self._engine.connect() as conn:
-            return [(r[0], r[1], r[2]) for r in await conn.execute(query)]
+            return [NameChange._make(r) for r in await conn.execute(query)]
 
     async def display_names(self, players: Sequence[PlayerId]) -> dict[PlayerId, str | None]:
         """The display name of each of ``players`` (None without one), in one query per

@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import msgspec
 from sqlalchemy import (
@@ -59,6 +59,13 @@ pages on a big table; ``wal_autocheckpoint`` would copy every 1,000 pages, synch
 _T = TypeVar("_T")
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
+
+
+class StoredPeriod(NamedTuple):
+    window: str
+    period: str
+    starts_at: Micros | None
+    ends_at: Micros | None
 
 
 def chunks(items: Sequence[_T], size: int = _CHUNK) -> list[Sequence[_T]]:
@@ -532,7 +539,7 @@ class SqlStore:
 
     async def list_periods(
         self, board_id: BoardId, window: str | None = None
-    ) -> list[tuple[str, str, Micros | None, Micros | None]]:
+    ) -> list[StoredPeriod]:
         p = t.periods
         query = select(p.c.window, p.c.period, p.c.starts_at, p.c.ends_at).where(
             p.c.board_id == board_id
@@ -540,7 +547,7 @@ class SqlStore:
         if window is not None:
             query = query.where(p.c.window == window)
         async with mapped_errors(), self._engine.connect() as conn:
-            return [(r[0], r[1], r[2], r[3]) for r in await conn.execute(query)]
+            return [StoredPeriod._make(r) for r in await conn.execute(query)]
 
     async def count_leaderboard(self, leaderboard: LeaderboardId) -> int:
         s = t.standings
