@@ -109,8 +109,15 @@ class ScoreEvent:
 
 StandingRow = tuple[LeaderboardId, PlayerId, Score, Micros, int, Score | None]
 """A standing as the write path moves it in bulk: (leaderboard, player, score, achieved_at,
-revision, subscore or None). Tuples rather than ``Standing``s: a batch reads and writes
-thousands."""
+revision, subscore or None). Tuples rather than ``Standing``s or named tuples: a batch reads
+and writes thousands, and a tuple costs a fraction of either to build. Read them unpacked
+(``lb, player, score, at, revision, subscore = row``) or with ``revision_of``."""
+
+
+def revision_of(row: StandingRow) -> int:
+    """The revision of a standing row."""
+    _, _, _, _, revision, _ = row
+    return revision
 
 
 class StoreTransaction(Protocol):

@@ -419,7 +419,10 @@ async def _entries(
 ) -> AsyncIterator[list[tuple[PlayerId, SortKey, int]]]:
     async for rows in chunks:
         keys = layout.encode_rows([(p.encode(), s, sub, at) for p, s, at, _, sub in rows])
-        yield [(row[0], key, row[3]) for row, key in zip(rows, keys, strict=True)]
+        yield [
+            (player, key, revision)
+            for (player, _, _, revision, _), key in zip(rows, keys, strict=True)
+        ]
 
 
 __all__ = ["IndexKeeper", "IndexUnavailable"]

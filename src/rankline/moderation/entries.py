@@ -65,6 +65,7 @@ from rankline.types import (
     Micros,
     PlayerId,
     StandingRow,
+    revision_of,
 )
 from rankline.writing.recompute import recompute_players
 
@@ -352,9 +353,9 @@ class Moderation:
                 held = await moderation_store.standing_rows(self._store, board_id, players)
                 banned = await moderation_store.banned_of(self._store, players)
                 wanted = {
-                    (row[0], row[1]): board.keys.encode(row[2], row[5], row[3], row[1])
-                    for row in held
-                    if row[1] not in banned
+                    (lb, player): board.keys.encode(score, subscore, at, player)
+                    for lb, player, score, at, _, subscore in held
+                    if player not in banned
                 }
                 if not self._health.usable:
                     return  # the keeper reloads the index from SQL
@@ -414,8 +415,7 @@ def voided_changes(
     than the one the index holds (the voided match's changes are gone from the count): such
     a change carries revision 0, which the index applies unconditionally, so the next write
     (the stored revision plus one) is not refused."""
-    old = {(row[0], row[1]): row for row in replaced}
-    new = {(row[0], row[1]): row for row in rows}
+    old, new = _keyed(replaced), _keyed(rows)
     changes: list[IndexChange] = []
     for lb, player in sorted(old.keys() | new.keys()):
         if board.expired(lb, now):
@@ -427,7 +427,17 @@ def voided_changes(
             continue
         if before == after:
             continue
-        key = board.keys.encode(after[2], after[5], after[3], player)
-        revision = after[4] if before is None or after[4] > before[4] else 0
+        _, _, score, at, revision, subscore = after
+        key = board.keys.encode(score, subscore, at, player)
+        if before is not None and revision <= revision_of(before):
+            revision = 0
         changes.append(IndexChange(lb, player, key, revision))
     return changes
+
+
+def _keyed(rows: Sequence[StandingRow]) -> dict[tuple[LeaderboardId, PlayerId], StandingRow]:
+    found = {}
+    for row in rows:
+        leaderboard, player, *_ = row
+        found[leaderboard, player] = row
+    return found

@@ -34,7 +34,15 @@ from rankline.ordering import encode
 from rankline.rating import RatingState, RatingSystem, score_of, system_of
 from rankline.store.ratings import RatingRow, RatingRows, StateKey, StoredMatch
 from rankline.store.sql import SqlStore, mapped_errors
-from rankline.types import GLOBAL_SCOPE, Clock, IndexChange, LeaderboardId, Micros, PlayerId
+from rankline.types import (
+    GLOBAL_SCOPE,
+    Clock,
+    IndexChange,
+    LeaderboardId,
+    Micros,
+    PlayerId,
+    revision_of,
+)
 
 log = logging.getLogger("rankline.ratings.rated")
 _RETRIES = 5
@@ -422,8 +430,9 @@ class MatchApplier:
                 if before is not None:
                     removed.append(key)
                 continue
-            revision = 1 if before is None else before[4] + 1
-            writes.append((key[0], key[1], entry[0], entry[1], revision, None))  # no subscore
+            revision = 1 if before is None else revision_of(before) + 1
+            (leaderboard, player), (score, achieved) = key, entry
+            writes.append((leaderboard, player, score, achieved, revision, None))  # no subscore
         await tx.write_standings(writes)
         await rows.remove_standings(removed)
         self.applied += len(step.matches)

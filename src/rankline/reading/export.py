@@ -24,17 +24,16 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import msgspec
-from sqlalchemy import func, select, tuple_
 
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
 from rankline.registry import Boards, resolve
 from rankline.settings import Settings
-from rankline.store import schema as t
 from rankline.store.definitions import stored_boards
+from rankline.store.export import count_exported, exported_after, setting_events
 from rankline.store.opening import open_store
-from rankline.store.sql import SqlStore, mapped_errors, unbanned
+from rankline.store.sql import SqlStore
 from rankline.types import Clock, LeaderboardId
 
 FORMATS = ("csv", "jsonl")
@@ -44,7 +43,6 @@ CHUNK = 5000
 Progress = Callable[[int, int], None]
 """Called with (rows written, rows to write)."""
 
-_s, _e = t.standings, t.score_events
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
 
@@ -70,7 +68,7 @@ async def export_lines(
     one JSON object per standing."""
     if fmt not in FORMATS:
         raise ValueError(f"the format is csv or jsonl, not {fmt!r}")
-    total = await _count(store, leaderboard)
+    total = await count_exported(store, leaderboard)
     dimensions = list(board.spec.scopes)
     columns = ["player_id", "score", "achieved_at", "match_id"]
     if board.spec.subscore is not None:
@@ -80,11 +78,11 @@ async def export_lines(
     done = 0
     after = ""
     while True:
-        rows = await _standings(store, leaderboard, after)
+        rows = await exported_after(store, leaderboard, after, CHUNK)
         if not rows:
             break
-        after = rows[-1][0]
-        events = await _events(store, leaderboard, rows)
+        after = rows[-1].player_id
+        events = await setting_events(store, leaderboard, rows)
         for player, score, at, subscore in rows:
             found = events.get((player, at))
             item: dict[str, Any] = {"player_id": player, "score": score}
@@ -94,11 +92,10 @@ async def export_lines(
             scopes: dict[str, str] = {}
             extra: Any = {}
             if found is not None:
-                match_id, event_score, event_subscore, scopes_text, metadata_text = found
-                if (event_score, event_subscore) == (score, subscore):
-                    item["match_id"] = match_id
-                scopes = _unjson.decode(scopes_text) if scopes_text != "{}" else {}
-                extra = _unjson.decode(metadata_text) if metadata_text != "{}" else {}
+                if (found.score, found.subscore) == (score, subscore):
+                    item["match_id"] = found.match_id
+                scopes = _unjson.decode(found.scopes) if found.scopes != "{}" else {}
+                extra = _unjson.decode(found.metadata) if found.metadata != "{}" else {}
             if fmt == "csv":
                 values = [item.get(name) for name in columns]
                 values += [scopes.get(name) for name in dimensions]
@@ -154,58 +151,6 @@ def _csv_line(values: list[str]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerow(values)
     return out.getvalue()
-
-
-def _where(leaderboard: LeaderboardId) -> Any:
-    return (
-        (_s.c.board_id == leaderboard.board)
-        & (_s.c.window == leaderboard.window)
-        & (_s.c.period == leaderboard.period)
-        & (_s.c.scope == leaderboard.scope)
-        & unbanned(_s.c.player_id)
-    )
-
-
-async def _count(store: SqlStore, leaderboard: LeaderboardId) -> int:
-    async with mapped_errors(), store.engine.connect() as conn:
-        query = select(func.count()).select_from(_s).where(_where(leaderboard))
-        return int((await conn.execute(query)).scalar_one())
-
-
-async def _standings(store: SqlStore, leaderboard: LeaderboardId, after: str) -> list[Any]:
-    query = (
-        select(_s.c.player_id, _s.c.score, _s.c.achieved_at, _s.c.subscore)
-        .where(_where(leaderboard), _s.c.player_id > after)
-        .order_by(_s.c.player_id)
-        .limit(CHUNK)
-    )
-    async with mapped_errors(), store.engine.connect() as conn:
-        return list(await conn.execute(query))
-
-
-async def _events(
-    store: SqlStore, leaderboard: LeaderboardId, rows: list[Any]
-) -> dict[tuple[str, int], tuple[Any, ...]]:
-    """The newest score event of each (player, at) of ``rows`` on the board."""
-    wanted = [(row[0], row[2]) for row in rows]
-    query = (
-        select(
-            _e.c.player_id,
-            _e.c.at,
-            _e.c.match_id,
-            _e.c.score,
-            _e.c.subscore,
-            _e.c.scopes,
-            _e.c.metadata,
-        )
-        .where(_e.c.board_id == leaderboard.board, tuple_(_e.c.player_id, _e.c.at).in_(wanted))
-        .order_by(_e.c.id)
-    )
-    found: dict[tuple[str, int], tuple[Any, ...]] = {}
-    async with mapped_errors(), store.engine.connect() as conn:
-        for row in await conn.execute(query):
-            found[row[0], row[1]] = tuple(row[2:])
-    return found
 
 
 async def export_from_store(

@@ -76,9 +76,9 @@ class NameDirectory:
             await self._load()
             return
         changed = await self._store.names_since(self._watermark - _OVERLAP_MICROS)
-        for player, name, updated_at in changed:
-            self._set(player, name)
-            self._watermark = max(self._watermark, updated_at)
+        for change in changed:
+            self._set(change.player_id, change.display_name)
+            self._watermark = max(self._watermark, change.updated_at)
         if len(self._all) > self._limit:
             self._give_up()
 

@@ -537,9 +537,11 @@ class Reads:
             raise InvalidInput.at(["query", "window"], f"the board has no {window!r} window")
         now = self._clock.now()
         known: dict[tuple[str, str], Period] = {}
-        for name, period_name, _, _ in await self._store.list_periods(board.id, window):
+        for stored in await self._store.list_periods(board.id, window):
             try:
-                known[name, period_name] = parse_period(name, period_name, board.calendar)
+                known[stored.window, stored.period] = parse_period(
+                    stored.window, stored.period, board.calendar
+                )
             except ValueError:
                 continue
         for name in [window] if window else board.windows:
@@ -552,7 +554,7 @@ class Reads:
         ordered = sorted(known.items(), key=lambda kv: (kv[0][0], -(kv[1].starts_at or 0)))
         for (name, period_name), period in ordered:
             leaderboard = LeaderboardId(board.id, name, period_name, GLOBAL_SCOPE)
-            state, archived_total = states.get((name, period_name), ("open", None))
+            state, archived_total = states.get((name, period_name), _UNRECORDED)
             closed = period.is_closed(now, board.grace_seconds)
             expires = board.expires_at(period)
             if state == "archived" and expires is not None and now >= expires:
@@ -575,6 +577,7 @@ class Reads:
 
 
 _NONE = Flags()
+_UNRECORDED = store_archive.PeriodState(store_archive.OPEN, None)
 _Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, RankOfOut, PeriodsOut)
 
 

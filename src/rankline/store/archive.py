@@ -53,6 +53,12 @@ class PeriodRow(NamedTuple):
     total: int | None
 
 
+class PeriodState(NamedTuple):
+    state: str
+    total: int | None
+    """Entries archived (None until archived)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ArchivedPeriod:
     """What one archiving wrote: every entry of every scope, and the global total."""
@@ -230,13 +236,14 @@ async def _copy(
 
 async def period_states(
     store: SqlStore, board: BoardId, window: str | None = None
-) -> dict[tuple[str, str], tuple[str, int | None]]:
-    """(window, period) → (state, total) of a board's recorded periods."""
+) -> dict[tuple[str, str], PeriodState]:
+    """(window, period) → the state of a board's recorded periods."""
     query = select(_p.c.window, _p.c.period, _p.c.state, _p.c.total).where(_p.c.board_id == board)
     if window is not None:
         query = query.where(_p.c.window == window)
     async with mapped_errors(), store.engine.connect() as conn:
-        return {(r[0], r[1]): (r[2], r[3]) for r in await conn.execute(query)}
+        rows = await conn.execute(query)
+        return {(w, p): PeriodState(state, total) for w, p, state, total in rows}
 
 
 async def is_archived(store: SqlStore, key: PeriodKey) -> bool:

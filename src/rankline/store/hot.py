@@ -161,8 +161,8 @@ class HotStatements:
         found: dict[StandingKey, StandingRow] = {}
         for leaderboard, players in by_leaderboard.items():
             rows = await self._rows(conn, self._STANDINGS, (*leaderboard, _text(players)))
-            for r in rows:
-                found[leaderboard, r[0]] = (leaderboard, r[0], r[1], r[2], r[3], r[4])
+            for player, score, at, revision, subscore in rows:
+                found[leaderboard, player] = (leaderboard, player, score, at, revision, subscore)
         return found
 
     async def board_definitions(
@@ -353,9 +353,10 @@ SELECT CASE
             return {}
         flat = [(*leaderboard, player) for leaderboard, player in keys]
         found: dict[StandingKey, StandingRow] = {}
-        for r in await self._rows(conn, self._STANDINGS_JOINED, (_text(flat),)):
-            leaderboard = LeaderboardId(r[0], r[1], r[2], r[3])
-            found[leaderboard, r[4]] = (leaderboard, r[4], r[5], r[6], r[7], r[8])
+        rows = await self._rows(conn, self._STANDINGS_JOINED, (_text(flat),))
+        for board, window, period, scope, player, score, at, revision, subscore in rows:
+            leaderboard = LeaderboardId(board, window, period, scope)
+            found[leaderboard, player] = (leaderboard, player, score, at, revision, subscore)
         return found
 
     async def insert_events(self, conn: AsyncConnection, events: Sequence[ScoreEvent]) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, true, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -155,31 +154,6 @@ async def voided_pairs(store: SqlStore, boards: Sequence[BoardId]) -> set[tuple[
         return {(row[0], row[1]) for row in await conn.execute(query)}
 
 
-async def player_events(store: SqlStore, board: BoardId, players: Sequence[PlayerId]) -> list[Any]:
-    """The score events of these players on ``board`` in id order: (id, board, player, score,
-    at, received_at, applied, scopes, subscore, match_id), as ``rankline.writing.replay``
-    reads them."""
-    e = t.score_events
-    query = (
-        select(
-            e.c.id,
-            e.c.board_id,
-            e.c.player_id,
-            e.c.score,
-            e.c.at,
-            e.c.received_at,
-            e.c.applied,
-            e.c.scopes,
-            e.c.subscore,
-            e.c.match_id,
-        )
-        .where(e.c.board_id == board, e.c.player_id.in_(list(players)))
-        .order_by(e.c.id)
-    )
-    async with mapped_errors(), store.engine.connect() as conn:
-        return list(await conn.execute(query))
-
-
 async def player_standings(
     store: SqlStore, board: BoardId, players: Sequence[PlayerId]
 ) -> list[tuple[LeaderboardId, PlayerId]]:
@@ -312,7 +286,8 @@ async def void_rated(
             if entry is None or (before is not None and before[:2] == entry):
                 continue
             revision = 1 if before is None else before[2] + 1
-            writes.append((key[0], key[1], entry[0], entry[1], revision, None))
+            (leaderboard, player), (score, achieved) = key, entry
+            writes.append((leaderboard, player, score, achieved, revision, None))
         gone = sorted(k for k in old if rerated.entries.get(k) is None)
         await tx.write_standings(writes)
         await rows.remove_standings(gone)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import delete, func, insert, or_, select, tuple_, update
@@ -16,12 +16,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit, add_erasure_audit
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore, chunks, mapped_errors
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, Score, Standing
 
-_CHUNK = 500
 _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
+
+
+class NameChange(NamedTuple):
+    player_id: PlayerId
+    display_name: str | None
+    updated_at: Micros
 
 
 @dataclass(slots=True)
@@ -97,10 +102,8 @@ class PlayerStore:
             )
             return int(found or 0)
 
-    async def names_since(
-        self, updated_after: Micros | None
-    ) -> list[tuple[PlayerId, str | None, Micros]]:
-        """(player, display name, updated_at) of the profiles updated after the time given
+    async def names_since(self, updated_after: Micros | None) -> list[NameChange]:
+        """The display names of the profiles updated after the time given
         (with a name, when None: all of them)."""
         p = t.players
         query = select(p.c.player_id, p.c.display_name, p.c.updated_at)
@@ -109,7 +112,7 @@ class PlayerStore:
         else:
             query = query.where(p.c.updated_at > updated_after)
         async with mapped_errors(), self._engine.connect() as conn:
-            return [(r[0], r[1], r[2]) for r in await conn.execute(query)]
+            return [NameChange._make(r) for r in await conn.execute(query)]
 
     async def display_names(self, players: Sequence[PlayerId]) -> dict[PlayerId, str | None]:
         """The display name of each of ``players`` (None without one), in one query per
@@ -117,7 +120,7 @@ class PlayerStore:
         p = t.players
         found: dict[PlayerId, str | None] = dict.fromkeys(players)
         async with mapped_errors(), self._engine.connect() as conn:
-            for chunk in _chunks(sorted(found)):
+            for chunk in chunks(sorted(found)):
                 rows = await conn.execute(
                     select(p.c.player_id, p.c.display_name).where(p.c.player_id.in_(chunk))
                 )
@@ -146,9 +149,9 @@ class PlayerStore:
         ).where(s.c.player_id == player)
         queries = [query]
         if periods is not None:
-            chunks = _chunks(sorted(set(periods)))
             queries = [
-                query.where(tuple_(s.c.board_id, s.c.window, s.c.period).in_(c)) for c in chunks
+                query.where(tuple_(s.c.board_id, s.c.window, s.c.period).in_(c))
+                for c in chunks(sorted(set(periods)))
             ]
         found = []
         async with mapped_errors(), self._engine.connect() as conn:
@@ -287,7 +290,3 @@ class PlayerStore:
         async with mapped_errors(), self._engine.begin() as conn:
             done = await conn.execute(delete(a).where(a.c.player_id == player))
             return max(done.rowcount, 0)
-
-
-def _chunks(items: Sequence[Any], size: int = _CHUNK) -> list[Sequence[Any]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -17,7 +17,7 @@ from sqlalchemy import Table, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore, chunks, mapped_errors
 from rankline.types import BoardId, LeaderboardId, Micros, PlayerId
 
 _m, _r, _st = t.matches, t.match_ratings, t.rating_states
@@ -57,10 +57,6 @@ class RatingRow:
     """When the match was received (read with the history only)."""
 
 
-def _chunks(items: Sequence[object], size: int = _CHUNK) -> list[Sequence[object]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
 def _rating_row(r: Sequence[object]) -> RatingRow:
     return RatingRow(*r)  # type: ignore[arg-type]
 
@@ -97,7 +93,7 @@ class RatingRows:
 
     async def matches(self, board: BoardId, match_ids: Sequence[str]) -> dict[str, StoredMatch]:
         found: dict[str, StoredMatch] = {}
-        for chunk in _chunks(sorted(set(match_ids))):
+        for chunk in chunks(sorted(set(match_ids)), _CHUNK):
             rows = await self._conn.execute(
                 select(
                     _m.c.seq, _m.c.match_id, _m.c.digest, _m.c.at, _m.c.received_at, _m.c.results
@@ -121,7 +117,7 @@ class RatingRows:
         q = self._conn.dialect.identifier_preparer.quote
         found: dict[StateKey, str] = {}
         for (window, period), players in by_period.items():
-            for chunk in _chunks(sorted(set(players)), _STATE_CHUNK):
+            for chunk in chunks(sorted(set(players)), _STATE_CHUNK):
                 b, w, p, *marks = self._marks(3 + len(chunk))
                 sql = (
                     f"SELECT {q('player_id')}, {q('state')} FROM {q(_st.name)} "
@@ -265,7 +261,7 @@ class RatingStore:
         changes on ``window`` (the board's primary window, whose answer it gives)."""
         found: dict[str, tuple[str, list[RatingRow]]] = {}
         async with mapped_errors(), self._store.engine.connect() as conn:
-            for chunk in _chunks(sorted(set(match_ids))):
+            for chunk in chunks(sorted(set(match_ids)), _CHUNK):
                 rows = await conn.execute(
                     select(_m.c.match_id, _m.c.digest, *_RATING_COLUMNS)
                     .select_from(_m)
@@ -287,7 +283,7 @@ class RatingStore:
         """The stored digest of each of these matches that was applied."""
         found: dict[str, str] = {}
         async with mapped_errors(), self._store.engine.connect() as conn:
-            for chunk in _chunks(sorted(set(match_ids))):
+            for chunk in chunks(sorted(set(match_ids)), _CHUNK):
                 rows = await conn.execute(
                     select(_m.c.match_id, _m.c.digest).where(
                         _m.c.board_id == board, _m.c.match_id.in_(chunk)

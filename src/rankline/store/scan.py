@@ -48,7 +48,8 @@ _s = t.standings
 _LEADERBOARD = (_s.c.window, _s.c.period, _s.c.scope)
 
 Row = tuple[PlayerId, Score, Micros, int, Score | None]
-"""(player, score, achieved_at, revision, subscore or None)"""
+"""(player, score, achieved_at, revision, subscore or None): a plain tuple, as a rebuild reads
+millions of them; read it unpacked into named variables."""
 
 
 async def leaderboard_ids(

@@ -38,6 +38,13 @@ def _where(leaderboard: LeaderboardId) -> Sequence[ColumnElement[bool]]:
     )
 
 
+class SnapshotInfo(NamedTuple):
+    taken_at: Micros
+    total: int
+    size: int
+    """Entries kept."""
+
+
 class SnapshotStore:
     """The ``rl_snapshots`` table of one ``SqlStore``."""
 
@@ -88,8 +95,8 @@ class SnapshotStore:
 
     async def listing(
         self, leaderboard: LeaderboardId, before: Micros | None, limit: int
-    ) -> list[tuple[Micros, int, int]]:
-        """(taken_at, total, size) of the snapshots, newest first, taken before ``before``."""
+    ) -> list[SnapshotInfo]:
+        """The snapshots, newest first, taken before ``before``."""
         query = select(_s.c.taken_at, _s.c.total, _s.c.size).where(
             *_where(leaderboard),
             _s.c.entries.is_not(None),
@@ -98,7 +105,7 @@ class SnapshotStore:
             query = query.where(_s.c.taken_at < before)
         query = query.order_by(_s.c.slot.desc()).limit(limit)
         async with mapped_errors(), self._store.engine.connect() as conn:
-            return [(r[0], r[1], r[2]) for r in await conn.execute(query)]
+            return [SnapshotInfo._make(r) for r in await conn.execute(query)]
 
     async def prune(self, board: BoardId, taken_before: Micros) -> int:
         """Delete the board's snapshots (and claims) older than ``taken_before``."""

@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import msgspec
 from sqlalchemy import (
@@ -44,6 +44,7 @@ from rankline.types import (
     PlayerId,
     ScoreEvent,
     StandingRow,
+    revision_of,
 )
 
 if TYPE_CHECKING:
@@ -60,7 +61,15 @@ _json = msgspec.json.Encoder()
 _unjson = msgspec.json.Decoder()
 
 
-def _chunks(items: Sequence[_T], size: int = _CHUNK) -> list[Sequence[_T]]:
+class StoredPeriod(NamedTuple):
+    window: str
+    period: str
+    starts_at: Micros | None
+    ends_at: Micros | None
+
+
+def chunks(items: Sequence[_T], size: int = _CHUNK) -> list[Sequence[_T]]:
+    """``items`` in slices of ``size``: how many values one ``IN (...)`` takes."""
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -104,7 +113,7 @@ class _Transaction:
         e = t.score_events
         columns = [e.c[name] for name in EVENT_COLUMNS]
         found: dict[tuple[BoardId, PlayerId, MatchId], ScoreEvent] = {}
-        for chunk in _chunks(keys):
+        for chunk in chunks(keys):
             rows = await self._conn.execute(
                 select(*columns).where(tuple_(e.c.board_id, e.c.player_id, e.c.match_id).in_(chunk))
             )
@@ -123,7 +132,7 @@ class _Transaction:
             by_leaderboard.setdefault(leaderboard, []).append(player)
         found: dict[tuple[LeaderboardId, PlayerId], StandingRow] = {}
         for leaderboard, players in by_leaderboard.items():
-            for chunk in _chunks(sorted(set(players))):
+            for chunk in chunks(sorted(set(players))):
                 rows = await self._conn.execute(
                     select(
                         s.c.player_id, s.c.score, s.c.achieved_at, s.c.revision, s.c.subscore
@@ -152,7 +161,7 @@ class _Transaction:
             return await self._hot.banned_players(self._conn, sorted(set(players)))
         b = t.bans
         found: set[PlayerId] = set()
-        for chunk in _chunks(sorted(set(players)), 2000):
+        for chunk in chunks(sorted(set(players)), 2000):
             rows = await self._conn.execute(select(b.c.player_id).where(b.c.player_id.in_(chunk)))
             found.update(r[0] for r in rows)
         return found
@@ -191,8 +200,8 @@ class _Transaction:
             await self._hot.upsert_standings(self._conn, rows)
             return
         s = t.standings
-        inserts = [x for x in rows if x[4] == 1]
-        updates = [x for x in rows if x[4] != 1]
+        inserts = [x for x in rows if revision_of(x) == 1]
+        updates = [x for x in rows if revision_of(x) != 1]
         if inserts:
             await self._conn.execute(insert(s), [_standing_row(*x) for x in inserts])
         if updates:
@@ -208,7 +217,7 @@ class _Transaction:
         if self._hot is not None:
             await self._hot.insert_standings(self._conn, rows)
             return
-        for chunk in _chunks(rows, 5000):
+        for chunk in chunks(rows, 5000):
             await self._conn.execute(insert(t.standings), [_standing_row(*x) for x in chunk])
 
     async def set_standings(self, rows: Sequence[StandingRow]) -> None:
@@ -530,7 +539,7 @@ class SqlStore:
 
     async def list_periods(
         self, board_id: BoardId, window: str | None = None
-    ) -> list[tuple[str, str, Micros | None, Micros | None]]:
+    ) -> list[StoredPeriod]:
         p = t.periods
         query = select(p.c.window, p.c.period, p.c.starts_at, p.c.ends_at).where(
             p.c.board_id == board_id
@@ -538,7 +547,7 @@ class SqlStore:
         if window is not None:
             query = query.where(p.c.window == window)
         async with mapped_errors(), self._engine.connect() as conn:
-            return [(r[0], r[1], r[2], r[3]) for r in await conn.execute(query)]
+            return [StoredPeriod._make(r) for r in await conn.execute(query)]
 
     async def count_leaderboard(self, leaderboard: LeaderboardId) -> int:
         s = t.standings

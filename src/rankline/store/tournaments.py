@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import and_, delete, exists, func, insert, or_, select, update
@@ -36,6 +36,12 @@ _e, _p, _s, _r = (
     t.tournament_submissions,
     t.tournament_results,
 )
+
+
+class FinalStanding(NamedTuple):
+    player_id: PlayerId
+    score: int
+    subscore: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,8 +239,8 @@ class TournamentStore:
 
     async def final_standings(
         self, board_id: str, window: str, period: str, keys: Keys
-    ) -> list[tuple[PlayerId, int, int | None]]:
-        """(player, score, subscore) of the period's global leaderboard in rank order, banned
+    ) -> list[FinalStanding]:
+        """The standings of the period's global leaderboard in rank order, banned
         players left out (as every read leaves them out)."""
         st = t.standings
         query = (
@@ -250,8 +256,8 @@ class TournamentStore:
         )
         async with mapped_errors(), self._store.engine.connect() as conn:
             return [
-                (row[0], int(row[1]), None if row[2] is None else int(row[2]))
-                for row in await conn.execute(query)
+                FinalStanding(player, int(score), None if subscore is None else int(subscore))
+                for player, score, subscore in await conn.execute(query)
             ]
 
     async def has_results(self, tournament_id: str, edition: str) -> bool:

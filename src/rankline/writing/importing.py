@@ -433,7 +433,7 @@ async def import_file(
     writer = GroupCommitWriter(store, _NoIndex(), clock, max_batch=batch)
     writer.start()
     try:
-        for chunk in _chunks(reader.rows(), batch, summary):
+        for chunk in _good_rows(reader.rows(), batch, summary):
             await _write(writer, board, chunk, now, summary)
             if progress is not None:
                 progress(reader.bytes_read, summary)
@@ -471,7 +471,7 @@ async def import_into_store(
         )
 
 
-def _chunks(rows: Iterator[Row | Rejected], size: int, summary: Summary) -> Iterator[list[Row]]:
+def _good_rows(rows: Iterator[Row | Rejected], size: int, summary: Summary) -> Iterator[list[Row]]:
     """The good rows, ``size`` at a time; the rejected ones go to ``summary``."""
     chunk: list[Row] = []
     for row in rows:

@@ -19,17 +19,17 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 
 from rankline.boards import Board, Target
 from rankline.fanout import FanOut
 from rankline.policies import Entry
-from rankline.store.moderation import Removal, player_events, recorded_removals
+from rankline.store.moderation import Removal, recorded_removals
+from rankline.store.replay import LoggedEvent, player_events
 from rankline.store.sql import SqlStore
-from rankline.types import LeaderboardId, MatchId, Micros, PlayerId, StandingRow
-from rankline.writing.replay import as_committed, event_outcome
+from rankline.types import MatchId, Micros, PlayerId, StandingRow
+from rankline.writing.replay import HeldStanding, Standings, as_committed, event_outcome
 
 _unjson = msgspec.json.Decoder(dict[str, str])
 
@@ -63,23 +63,25 @@ async def recompute_players(
     fanout = FanOut()
     commits: dict[int, Micros] = {}
 
-    def before(row: Any, targets: list[Target], state: _State) -> _Changes | None:
+    def before(row: LoggedEvent, targets: list[Target], state: Standings) -> _Changes | None:
         done = as_committed(board, row, targets, state)
         if done is None:
             return None
-        commits[row[0]] = done.now
+        commits[row.id] = done.now
         return done.changes
 
-    _replayed(board, events, removals, voided, fanout, lambda row: row[5], before)
+    _replayed(board, events, removals, voided, fanout, lambda row: row.received_at, before)
     result = Recomputed()
 
-    def after(row: Any, targets: list[Target], state: _State) -> _Changes | None:
-        outcome = event_outcome(board, row[2], (row[3], row[8]), row[4], targets, state)
+    def after(row: LoggedEvent, targets: list[Target], state: Standings) -> _Changes | None:
+        outcome = event_outcome(
+            board, row.player_id, (row.score, row.subscore), row.at, targets, state
+        )
         if outcome is None:
             return None
         changes, primary = outcome
-        if primary != bool(row[6]):
-            result.applied[row[0]] = primary
+        if primary != bool(row.applied):
+            result.applied[row.id] = primary
         return changes
 
     state = _replayed(
@@ -88,34 +90,33 @@ async def recompute_players(
         removals,
         voided | {void},
         fanout,
-        lambda row: commits.get(row[0], row[5]),
+        lambda row: commits.get(row.id, row.received_at),
         after,
     )
-    result.last_event = events[-1][0] if events else 0
+    result.last_event = events[-1].id if events else 0
     for lb, p in sorted(state):
-        score, at, revision, subscore = state[lb, p]
-        result.rows.append((lb, p, score, at, revision, subscore))
+        kept = state[lb, p]
+        result.rows.append((lb, p, kept.score, kept.achieved_at, kept.revision, kept.subscore))
     return result
 
 
-_State = dict[tuple[LeaderboardId, PlayerId], list[Any]]
 _Changes = list[tuple[Target, Entry]]
 
 
 def _replayed(
     board: Board,
-    events: list[Any],
+    events: list[LoggedEvent],
     removals: list[Removal],
     voided: set[MatchId],
     fanout: FanOut,
-    committed_at: Callable[[Any], Micros],
-    apply: Callable[[Any, list[Target], _State], _Changes | None],
-) -> _State:
+    committed_at: Callable[[LoggedEvent], Micros],
+    apply: Callable[[LoggedEvent, list[Target], Standings], _Changes | None],
+) -> Standings:
     """The standings ``events`` leave (``voided`` matches left out, ``removals`` taken off
     where they were made), each event's entries as ``apply`` finds them on its targets as of
     ``committed_at(event)``."""
     pending = deque(removals)
-    state: _State = {}
+    state: Standings = {}
 
     def take_off(before: int) -> None:
         while pending and pending[0].after_event < before:
@@ -124,18 +125,18 @@ def _replayed(
                 del state[key]
 
     for row in events:
-        take_off(row[0])
-        if row[9] in voided:
+        take_off(row.id)
+        if row.match_id in voided:
             continue
-        scopes = {} if row[7] == "{}" else _unjson.decode(row[7])
-        targets = fanout.targets(board, row[4], scopes, committed_at(row))
+        scopes = {} if row.scopes == "{}" else _unjson.decode(row.scopes)
+        targets = fanout.targets(board, row.at, scopes, committed_at(row))
         found = apply(row, targets, state)
         if found is None:
             continue
         for target, entry in found:
-            key = (target.leaderboard, row[2])
+            key = (target.leaderboard, row.player_id)
             held = state.get(key)
-            revision = 1 if held is None else held[2] + 1
-            state[key] = [entry.score, entry.achieved_at, revision, entry.subscore]
+            revision = 1 if held is None else held.revision + 1
+            state[key] = HeldStanding(entry.score, entry.achieved_at, revision, entry.subscore)
     take_off(1 << 63)
     return state

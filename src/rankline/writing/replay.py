@@ -34,17 +34,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import msgspec
-from sqlalchemy import delete, func, insert, select, tuple_
 
 from rankline.boards import Board, Target
 from rankline.errors import InvalidInput
 from rankline.fanout import FanOut
 from rankline.policies import Entry, combine
 from rankline.settings import Settings
-from rankline.store import schema as t
 from rankline.store.definitions import stored_boards
 from rankline.store.moderation import (
     Removal,
@@ -53,7 +51,17 @@ from rankline.store.moderation import (
     voided_pairs,
 )
 from rankline.store.opening import open_store
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.replay import (
+    LoggedEvent,
+    PeriodBounds,
+    PeriodKey,
+    add_missing_periods,
+    count_standings,
+    empty_standings,
+    event_range,
+    events_after,
+)
+from rankline.store.sql import SqlStore
 from rankline.types import GLOBAL_SCOPE, BoardId, LeaderboardId, Micros, PlayerId, StandingRow
 
 Progress = Callable[[int, int], None]
@@ -68,9 +76,9 @@ DELETE_CHUNK = 5_000
 MAX_HELD = 1_000_000
 """Standings held in memory before they are written (about 300 bytes each)."""
 
-_e, _s, _p = t.score_events, t.standings, t.periods
 _StandingKey = tuple[LeaderboardId, PlayerId]
 _unjson = msgspec.json.Decoder(dict[str, str])
+_Planned = tuple[Board, LoggedEvent, list[Target]]
 
 
 @dataclass
@@ -102,13 +110,26 @@ class ReplayReport:
     """Events of voided matches (left out)."""
 
 
+@dataclass(slots=True)
+class HeldStanding:
+    """A standing as a replay builds it."""
+
+    score: int
+    achieved_at: Micros
+    revision: int
+    subscore: int | None
+
+
+Standings = dict[_StandingKey, HeldStanding]
+"""The standings a replay holds, by (leaderboard, player)."""
+
+
 class _Held:
-    """The standings being built: (leaderboard, player) -> [score, achieved_at, revision,
-    subscore],
-    and which of them are in SQL already (written by an earlier flush)."""
+    """The standings being built, and which of them are in SQL already (written by an
+    earlier flush)."""
 
     def __init__(self) -> None:
-        self.rows: dict[_StandingKey, list[Any]] = {}
+        self.rows: Standings = {}
         self.stored: set[_StandingKey] = set()
         self.flushed = False
         """Whether any standing was written: until then, every standing starts anew."""
@@ -137,12 +158,12 @@ async def replay(
     if not replayed:
         return report
     wanted = None if board_ids is None else sorted(replayed)
-    last_id, total = await _event_range(store, wanted)
+    last_id, total = await event_range(store, wanted)
     for board_id in sorted(replayed):
-        report.removed += await _empty(store, board_id)
+        report.removed += await empty_standings(store, board_id, DELETE_CHUNK)
     held = _Held()
     leaderboards: set[LeaderboardId] = set()
-    periods: dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]] = {}
+    periods: dict[PeriodKey, PeriodBounds] = {}
     fanout = FanOut()
     pending = deque(await recorded_removals(store, sorted(replayed)))
     voided = await voided_pairs(store, sorted(replayed))
@@ -150,25 +171,26 @@ async def replay(
     if progress is not None:
         progress(0, total)
     while after < last_id:
-        chunk = await _events(store, wanted, after, last_id, event_chunk)
+        chunk = await events_after(store, wanted, after, last_id, event_chunk)
         if not chunk:
             break
-        after = chunk[-1][0]
-        planned: list[tuple[Board, Any, list[Target]]] = []
+        after = chunk[-1].id
+        planned: list[_Planned] = []
         for row in chunk:
-            on = replayed.get(row[1])
+            on = replayed.get(row.board_id)
             if on is None:
                 report.orphans += board_ids is None
                 continue
-            if (row[1], row[9]) in voided:
+            if (row.board_id, row.match_id) in voided:
                 report.voided += 1
                 continue
-            planned.append((on, row, fanout.targets(on, row[4], _scopes(row[7]), row[5])))
+            targets = fanout.targets(on, row.at, _scopes(row.scopes), row.received_at)
+            planned.append((on, row, targets))
         if held.flushed:
             await _read_back(store, held, planned)
         for i, (board, row, targets) in enumerate(planned):
-            if pending and pending[0].after_event < row[0]:
-                await _take_off(store, held, pending, row[0], planned[i:], report)
+            if pending and pending[0].after_event < row.id:
+                await _take_off(store, held, pending, row.id, planned[i:], report)
             for target in _apply(board, row, targets, held, report):
                 lb = target.leaderboard
                 if lb not in leaderboards:
@@ -183,9 +205,9 @@ async def replay(
     if pending:
         await _take_off(store, held, pending, last_id + 1, [], report)
     await _flush(store, held)
-    report.standings = await _count(store, sorted(replayed))
+    report.standings = await count_standings(store, sorted(replayed))
     report.leaderboards = len(leaderboards)
-    report.periods_added = await _add_periods(store, periods)
+    report.periods_added = await add_missing_periods(store, periods)
     return report
 
 
@@ -205,71 +227,12 @@ def _scopes(text: str) -> dict[str, str]:
     return {} if text == "{}" else _unjson.decode(text)
 
 
-async def _event_range(store: SqlStore, boards: list[BoardId] | None) -> tuple[int, int]:
-    """The last event id to replay (events written later are not: nothing should write)
-    and how many events that is."""
-    query = select(func.max(_e.c.id), func.count())
-    if boards is not None:
-        query = query.where(_e.c.board_id.in_(boards))
-    async with mapped_errors(), store.engine.connect() as conn:
-        last, count = (await conn.execute(query)).one()
-    return int(last or 0), int(count)
-
-
-async def _events(
-    store: SqlStore, boards: list[BoardId] | None, after: int, last: int, limit: int
-) -> list[Any]:
-    """The next events in id order: (id, board, player, score, at, received_at, applied,
-    scopes, subscore, match_id)."""
-    query = select(
-        _e.c.id,
-        _e.c.board_id,
-        _e.c.player_id,
-        _e.c.score,
-        _e.c.at,
-        _e.c.received_at,
-        _e.c.applied,
-        _e.c.scopes,
-        _e.c.subscore,
-        _e.c.match_id,
-    ).where(_e.c.id > after, _e.c.id <= last)
-    if boards is not None:
-        query = query.where(_e.c.board_id.in_(boards))
-    query = query.order_by(_e.c.id).limit(limit)
-    async with mapped_errors(), store.engine.connect() as conn:
-        return list(await conn.execute(query))
-
-
-async def _empty(store: SqlStore, board_id: BoardId) -> int:
-    """Delete the board's standings, ``DELETE_CHUNK`` rows per transaction, in key order."""
-    removed = 0
-    by_key = (_s.c.window, _s.c.period, _s.c.scope, _s.c.player_id)
-    while True:
-        async with mapped_errors(), store.engine.begin() as conn:
-            bound = (
-                await conn.execute(
-                    select(*by_key)
-                    .where(_s.c.board_id == board_id)
-                    .order_by(*by_key)
-                    .offset(DELETE_CHUNK - 1)
-                    .limit(1)
-                )
-            ).first()
-            doomed = _s.c.board_id == board_id
-            if bound is not None:
-                doomed = doomed & (tuple_(*by_key) <= tuple(bound))
-            result = await conn.execute(delete(_s).where(doomed))
-            removed += result.rowcount
-        if bound is None:
-            return removed
-
-
 def _apply(
-    board: Board, row: Any, targets: list[Target], held: _Held, report: ReplayReport
+    board: Board, row: LoggedEvent, targets: list[Target], held: _Held, report: ReplayReport
 ) -> list[Target]:
     """Replay one event on its targets, as ``writer._evaluate`` did at its commit; the
     targets it changed."""
-    player = row[2]
+    player = row.player_id
     state = held.rows
     done = as_committed(board, row, targets, state)
     if done is None:
@@ -281,10 +244,11 @@ def _apply(
         key = (target.leaderboard, player)
         current = state.get(key)
         if current is None:
-            state[key] = [entry.score, entry.achieved_at, 1, entry.subscore]
+            state[key] = HeldStanding(entry.score, entry.achieved_at, 1, entry.subscore)
         else:
-            current[0], current[1], current[2] = entry.score, entry.achieved_at, current[2] + 1
-            current[3] = entry.subscore
+            current.score, current.achieved_at = entry.score, entry.achieved_at
+            current.revision += 1
+            current.subscore = entry.subscore
     return [target for target, _ in done.changes]
 
 
@@ -302,13 +266,13 @@ class Committed(NamedTuple):
 
 
 def as_committed(
-    board: Board, row: Any, targets: list[Target], state: dict[_StandingKey, list[Any]]
+    board: Board, row: LoggedEvent, targets: list[Target], state: Standings
 ) -> Committed | None:
-    """Event ``row`` (as ``_events`` reads it) on its ``targets`` as of its ``received_at``,
+    """Event ``row`` on its ``targets`` as of its ``received_at``,
     given the standings held, corrected to the close that explains a recorded
     ``applied`` of False; None if the policy refuses it (as the writer would have)."""
-    player, score, at, received_at, applied = row[2], row[3], row[4], row[5], bool(row[6])
-    value = (score, row[8])
+    player, at, received_at, applied = row.player_id, row.at, row.received_at, bool(row.applied)
+    value = (row.score, row.subscore)
     outcome = _outcome(board, player, value, at, targets, state)
     if outcome is None:
         return None
@@ -317,7 +281,7 @@ def as_committed(
         # The commit came after the primary's period closed: replay it as of that close.
         closes = _deciding_close(board, targets, changes)
         if closes is not None and closes > received_at:
-            targets = board.targets(at, _scopes(row[7]), closes)
+            targets = board.targets(at, _scopes(row.scopes), closes)
             late = _outcome(board, player, value, at, targets, state)
             if late is not None and not late[1]:
                 return Committed(late[0], closes, late=True, explained=True)
@@ -331,7 +295,7 @@ def _outcome(
     value: tuple[int, int | None],
     at: Micros,
     targets: list[Target],
-    state: dict[_StandingKey, list[Any]],
+    state: Standings,
 ) -> tuple[list[tuple[Target, Entry]], bool] | None:
     """The entries the event sets on its targets, and whether the writer recorded it as
     applied (its primary leaderboard changed; without one, any); None if the policy refuses
@@ -343,7 +307,7 @@ def _outcome(
         changed = False
         if not target.closed:
             held = state.get((target.leaderboard, player))
-            current = None if held is None else Entry(held[0], held[1], held[3])
+            current = None if held is None else Entry(held.score, held.achieved_at, held.subscore)
             try:
                 score, subscore = value
                 new = combine(
@@ -382,22 +346,20 @@ def _deciding_close(
     return max(c for c in closes if c is not None)
 
 
-async def _read_back(
-    store: SqlStore, held: _Held, planned: list[tuple[Board, Any, list[Target]]]
-) -> None:
+async def _read_back(store: SqlStore, held: _Held, planned: list[_Planned]) -> None:
     """After a flush: load from SQL the standings this chunk touches that are not held."""
     wanted = {
-        (target.leaderboard, row[2])
+        (target.leaderboard, row.player_id)
         for _, row, targets in planned
         for target in targets
-        if (target.leaderboard, row[2]) not in held.rows
+        if (target.leaderboard, row.player_id) not in held.rows
     }
     if not wanted:
         return
     async with store.transaction() as tx:
         found = await tx.read_standings(sorted(wanted))
     for key, (_, _, score, at, revision, subscore) in found.items():
-        held.rows[key] = [score, at, revision, subscore]
+        held.rows[key] = HeldStanding(score, at, revision, subscore)
         held.stored.add(key)
 
 
@@ -406,7 +368,7 @@ async def _take_off(
     held: _Held,
     pending: deque[Removal],
     before: int,
-    rest: list[tuple[Board, Any, list[Target]]],
+    rest: list[_Planned],
     report: ReplayReport,
 ) -> None:
     """Take off the entries of the removals made before the event ``before``, as they were
@@ -433,50 +395,15 @@ async def _flush(store: SqlStore, held: _Held) -> None:
         rows: list[StandingRow] = []
         old: list[StandingRow] = []
         for key in part:
-            score, at, revision, subscore = held.rows[key]
-            (old if key in held.stored else rows).append((*key, score, at, revision, subscore))
+            kept = held.rows[key]
+            row = (*key, kept.score, kept.achieved_at, kept.revision, kept.subscore)
+            (old if key in held.stored else rows).append(row)
         async with store.transaction() as tx:
             await tx.insert_standings(rows)
             await tx.set_standings(old)
     held.rows.clear()
     held.stored.clear()
     held.flushed = held.flushed or bool(keys)
-
-
-async def _count(store: SqlStore, boards: list[BoardId]) -> int:
-    async with mapped_errors(), store.engine.connect() as conn:
-        query = select(func.count()).select_from(_s).where(_s.c.board_id.in_(boards))
-        return int((await conn.execute(query)).scalar_one())
-
-
-async def _add_periods(
-    store: SqlStore, periods: dict[tuple[BoardId, str, str], tuple[Micros | None, Micros | None]]
-) -> int:
-    """Record the periods that took standings and that ``rl_periods`` lacks (a period's
-    state, open, closed or archived, is left as it is)."""
-    if not periods:
-        return 0
-    async with mapped_errors(), store.engine.connect() as conn:
-        known = {
-            (r[0], r[1], r[2])
-            for r in await conn.execute(
-                select(_p.c.board_id, _p.c.window, _p.c.period).where(
-                    _p.c.board_id.in_(sorted({key[0] for key in periods}))
-                )
-            )
-        }
-    missing = sorted(set(periods) - known)
-    if missing:
-        async with mapped_errors(), store.engine.begin() as conn:
-            await conn.execute(
-                insert(_p),
-                [
-                    {"board_id": b, "window": w, "period": n, "starts_at": s, "ends_at": e}
-                    for (b, w, n) in missing
-                    for s, e in [periods[b, w, n]]
-                ],
-            )
-    return len(missing)
 
 
 __all__ = ["MAX_HELD", "ReplayReport", "replay"]

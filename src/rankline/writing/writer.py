@@ -54,6 +54,7 @@ from rankline.types import (
     ScoreEvent,
     StandingRow,
     StoreTransaction,
+    revision_of,
 )
 from rankline.writing.admission import Admission, Deadline
 from rankline.writing.commit_lock import CommitLock
@@ -428,7 +429,7 @@ class GroupCommitWriter:
             (t.leaderboard, s.player) for s, ts in zip(live, targets, strict=True) for t in ts
         }
         stored = await tx.read_standings(list(wanted))
-        state = {k: Entry(v[2], v[3], v[5]) for k, v in stored.items()}
+        state = {k: Entry(score, at, sub) for k, (_, _, score, at, _, sub) in stored.items()}
         changed: set[_StandingKey] = set()
         seen: dict[_EventKey, Submission] = {}
         events: list[ScoreEvent] = []
@@ -577,9 +578,9 @@ def _standings(
     order (concurrent writers then lock rows in the same order)."""
     rows = []
     for key in sorted(changed):
-        (score, at, subscore), before = state[key], stored.get(key)
-        revision = 1 if before is None else before[4] + 1
-        rows.append((key[0], key[1], score, at, revision, subscore))
+        (leaderboard, player), (score, at, subscore), before = key, state[key], stored.get(key)
+        revision = 1 if before is None else revision_of(before) + 1
+        rows.append((leaderboard, player, score, at, revision, subscore))
     return rows
 
 
