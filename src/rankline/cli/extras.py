@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import importlib.util
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from rankline.settings import Settings
+from rankline.store.opening import dialect as dialect_of
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "postgres": ("asyncpg",),
@@ -68,10 +66,7 @@ def needed(settings: Settings, server: str | None = None) -> list[tuple[str, str
     HTTP server chosen, when it differs from the setting (``rankline serve --server``)."""
     found: list[tuple[str, str]] = []
     if settings.database_url:
-        try:
-            dialect = make_url(settings.database_url).get_backend_name()
-        except ArgumentError:
-            dialect = ""  # the store names a malformed URL when it opens it
+        dialect = dialect_of(settings.database_url)
         if dialect in _DIALECTS:
             found.append(("database_url", _DIALECTS[dialect]))
     if settings.redis_url:

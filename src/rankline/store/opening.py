@@ -72,3 +72,12 @@ def redacted(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return "(an invalid URL)"
+
+
+def dialect(url: str) -> str:
+    """The SQL dialect a database URL names (``postgresql``, ``mysql``, ``sqlite``…); empty
+    for a malformed URL, which the store names when it opens it."""
+    try:
+        return str(make_url(url).get_backend_name())
+    except ArgumentError:
+        return ""
