@@ -107,7 +107,8 @@ bench: install install-bench services
 # changing the dependencies: it keeps every pin it can (`make lock ARGS=--upgrade` moves them
 # all to the newest allowed). A test checks that the lock still matches pyproject.toml.
 IMAGE_EXTRAS = --extra postgres --extra mariadb --extra redis --extra nats --extra kafka \
-	--extra grpc --extra otel
+	--extra grpc --extra otel --extra tokens \
+	--extra openskill
 lock: install-dev
 	rm -rf build/lock && $(BIN)/python -m pip wheel -q --no-deps -w build/lock ./clients/python
 	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes \
