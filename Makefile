@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of the
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs dist
+.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs dist swagger-ui
 
 PYTHON = python3
 VENV = .venv
@@ -127,6 +127,11 @@ dist: install-dev
 		$(BIN)/python -m build --outdir dist $$where || exit 1; \
 	done
 	$(BIN)/twine check --strict dist/*
+
+# The Swagger UI files /docs serves (src/rankline/static/swagger/), from npm's swagger-ui-dist
+# (VERSION=5 by default: the newest 5.x). Not run by the tests.
+swagger-ui:
+	scripts/refresh-swagger-ui.sh $(or $(VERSION),5)
 
 fmt: install-dev
 	$(BIN)/ruff format .

@@ -10,7 +10,6 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,8 +48,9 @@ _MAX_ENTRY_GAUGES = 1000
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 """The live page: index.html, app.js and app.css, shipped inside the package (no CDN)."""
-DOCS_STATIC_DIR = str(files("swagger_ui").joinpath("static"))
-"""Swagger UI 5 (it renders OpenAPI 3.1), shipped as package data by swagger-ui-py (no CDN)."""
+DOCS_STATIC_DIR = STATIC_DIR / "swagger"
+"""Swagger UI 5 (it renders OpenAPI 3.1): its bundle and stylesheet from swagger-ui-dist,
+shipped inside the package (no CDN; scripts/refresh-swagger-ui.sh, NOTICE)."""
 
 
 def _player_tokens(settings: Settings) -> PlayerTokens | None:
