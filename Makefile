@@ -1,7 +1,7 @@
 # rankline tasks (POSIX make). Installs are stamped .venv/.installed-{run,dev}-<cksum of the
 # pyproject.toml> so they rerun when pyproject changes. `make run ARGS="--port 8000"`.
 .POSIX:
-.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs dist
+.PHONY: all run install install-dev install-bench venv services tools check test test-fast bench fmt clean lock grpc-stubs dist swagger-ui
 
 PYTHON = python3
 VENV = .venv
@@ -107,7 +107,8 @@ bench: install install-bench services
 # changing the dependencies: it keeps every pin it can (`make lock ARGS=--upgrade` moves them
 # all to the newest allowed). A test checks that the lock still matches pyproject.toml.
 IMAGE_EXTRAS = --extra postgres --extra mariadb --extra redis --extra nats --extra kafka \
-	--extra grpc --extra otel
+	--extra grpc --extra otel --extra tokens \
+	--extra openskill
 lock: install-dev
 	rm -rf build/lock && $(BIN)/python -m pip wheel -q --no-deps -w build/lock ./clients/python
 	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes \
@@ -126,6 +127,11 @@ dist: install-dev
 		$(BIN)/python -m build --outdir dist $$where || exit 1; \
 	done
 	$(BIN)/twine check --strict dist/*
+
+# The Swagger UI files /docs serves (src/rankline/static/swagger/), from npm's swagger-ui-dist
+# (VERSION=5 by default: the newest 5.x). Not run by the tests.
+swagger-ui:
+	scripts/refresh-swagger-ui.sh $(or $(VERSION),5)
 
 fmt: install-dev
 	$(BIN)/ruff format .

@@ -40,7 +40,15 @@ PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_DATABASE = f"rankline_wheels_{SLOT}"
 REDIS_URL = f"redis://127.0.0.1:6379/{9 + SLOT}"
 EXTRAS_LIBRARIES = ("asyncpg", "asyncmy", "redis", "hiredis", "nats-py", "aiokafka", "grpcio")
-EXTRAS_LIBRARIES += ("protobuf", "orjson", "uvicorn", "opentelemetry-sdk", "rankline-bench")
+EXTRAS_LIBRARIES += (
+    "protobuf",
+    "orjson",
+    "uvicorn",
+    "opentelemetry-sdk",
+    "pyjwt",
+    "openskill",
+    "rankline-bench",
+)
 MISSING_REDIS = "error: RANKLINE_REDIS_URL needs the redis extra: pip install 'rankline[redis]'"
 
 CLOSURE = """

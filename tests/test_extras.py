@@ -51,6 +51,8 @@ EXTRA_PARTS = {
     "rankline.reading.redis_feed": "redis",
     "rankline.log.nats": "nats",
     "rankline.log.kafka": "kafka",
+    "rankline.access.tokens": "tokens",
+    "rankline.access.keysets": "tokens",
 }
 """rankline's own modules that use an extra: imported only once a setting asks for them."""
 
@@ -127,6 +129,62 @@ def test_the_embedded_default_serves_with_every_extra_refused(tmp_path: Path) ->
     assert "blocked" not in server.output(), server.output()
 
 
+OPENSKILL_LINE = (
+    "rating.system openskill needs the openskill extra: pip install 'rankline[openskill]'"
+)
+
+
+def test_an_openskill_board_without_the_openskill_extra_is_refused_by_name(tmp_path: Path) -> None:
+    """Created with the extra, then served without it: a new such board is a 422 naming the
+    extra, the stored one keeps its reads and refuses match results (503), Elo still rates."""
+    data_dir = tmp_path / "data"
+    skill = {"policy": "rating", "rating": {"system": "openskill", "provisional_sigma": 100}}
+    match = {
+        "match_id": "m:1",
+        "results": [{"player_id": "a", "place": 1}, {"player_id": "b", "place": 2}],
+    }
+    with_extra = Server(data_dir, tmp_path / "with.log")
+    try:
+        with_extra.start()
+        with_extra.wait_ready()
+        auth = {"Authorization": f"Bearer {(data_dir / 'server-key').read_text().strip()}"}
+        with httpx.Client(base_url=with_extra.url, timeout=10) as client:
+            assert client.put("/v1/boards/skill", json=skill, headers=auth).status_code == 201
+            assert (
+                client.post("/v1/boards/skill/matches", json=match, headers=auth).status_code == 200
+            )
+    finally:
+        with_extra.stop()
+    without = Server(data_dir, tmp_path / "without.log")
+    without.env = _blocked_env(tmp_path, without.env, ["openskill"])
+    try:
+        without.start()
+        without.wait_ready()
+        with httpx.Client(base_url=without.url, timeout=10) as client:
+            created = client.put("/v1/boards/skill2", json=skill, headers=auth)
+            assert created.status_code == 422, created.text
+            assert created.json()["errors"] == [
+                {"loc": ["body", "rating", "system"], "msg": OPENSKILL_LINE}
+            ]
+            top = client.get("/v1/boards/skill/top").json()
+            assert [e["player_id"] for e in top["entries"]] == ["a", "b"]
+            again = {**match, "match_id": "m:2"}
+            refused = client.post("/v1/boards/skill/matches", json=again, headers=auth)
+            assert refused.status_code == 503, refused.text
+            assert refused.headers["content-type"] == "application/problem+json"
+            assert refused.json()["type"].endswith("/extra-missing")
+            assert OPENSKILL_LINE in refused.json()["detail"]
+            assert "retry-after" not in refused.headers
+            elo = {"policy": "rating", "rating": {"system": "elo"}}
+            assert client.put("/v1/boards/elo", json=elo, headers=auth).status_code == 201
+            assert (
+                client.post("/v1/boards/elo/matches", json=match, headers=auth).status_code == 200
+            )
+    finally:
+        without.stop()
+    assert "Traceback" not in without.output(), without.output()
+
+
 SETTINGS_CASES = [
     ({"DATABASE_URL": "postgresql+asyncpg://u@127.0.0.1:1/db"}, "DATABASE_URL", "postgres"),
     ({"DATABASE_URL": "mysql+asyncmy://u@127.0.0.1:1/db"}, "DATABASE_URL", "mariadb"),
@@ -136,6 +194,16 @@ SETTINGS_CASES = [
     ({"LOG_URL": "kafka://127.0.0.1:1"}, "LOG_URL", "kafka"),
     ({"GRPC_PORT": "0"}, "GRPC_PORT", "grpc"),
     ({"SERVER": "uvicorn"}, "SERVER", "uvicorn"),
+    (
+        {
+            "PLAYER_JWKS_URL": "https://id.example/jwks.json",
+            "PLAYER_JWT_ISSUER": "https://id.example",
+            "PLAYER_JWT_AUDIENCE": "game",
+        },
+        "PLAYER_JWKS_URL",
+        "tokens",
+    ),
+    ({"PLAYER_JWT_SECRET": "s" * 32}, "PLAYER_JWT_SECRET", "tokens"),
 ]
 
 

@@ -151,6 +151,14 @@ class TooManyRequests(RanklineError):
         self.retry_after = max(1, retry_after)
 
 
+class ExtraMissing(RanklineError):
+    """What a stored definition asks for needs an extra this install lacks (a board rated by
+    OpenSkill without the ``openskill`` extra): its writes are refused until it is installed
+    (no Retry-After: waiting does not help)."""
+
+    status, title, slug = 503, "Extra not installed", "extra-missing"
+
+
 class Unavailable(RanklineError):
     status, title, slug = 503, "Service unavailable", "unavailable"
     retry_after = 1

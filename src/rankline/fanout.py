@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cachetools import LRUCache
-
 from rankline.boards import Board, Target
+from rankline.lru import LRUCache
 from rankline.types import Micros
 
 _FOREVER = 2**63

@@ -14,13 +14,14 @@ floats, bit for bit, which is what a replay relies on.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 import msgspec
 
-from rankline.errors import InvalidInput
+from rankline.errors import ExtraMissing, InvalidInput
 from rankline.types import Micros
 
 GLICKO_SCALE = 173.7178
@@ -278,6 +279,20 @@ OPENSKILL_MODELS = {
 }
 
 
+OPENSKILL_NEEDS = (
+    "rating.system openskill needs the openskill extra: pip install 'rankline[openskill]'"
+)
+"""The ``openskill`` library is the extra of that name, not part of the core."""
+
+
+def openskill_installed() -> bool:
+    """Whether the ``openskill`` library can be imported (it is not imported here)."""
+    try:
+        return importlib.util.find_spec("openskill") is not None
+    except ImportError:  # refused by an import hook
+        return False
+
+
 class OpenSkillParams(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     system: str = "openskill"
     model: str = "plackett_luce"
@@ -294,7 +309,12 @@ class OpenSkill:
     name = "openskill"
 
     def __init__(self, params: OpenSkillParams) -> None:
-        from openskill import models
+        try:
+            from openskill import models
+        except ImportError:  # a board stored before the extra was removed
+            raise ExtraMissing(
+                f"{OPENSKILL_NEEDS}; until then its ratings are not updated"
+            ) from None
 
         self.params = params
         model = getattr(models, OPENSKILL_MODELS[params.model])
@@ -365,6 +385,8 @@ def check_rating(rating: dict[str, Any] | None) -> dict[str, Any]:
     except msgspec.ValidationError as exc:
         raise InvalidInput.at(["body", "rating"], str(exc)) from None
     _check_params(params)
+    if isinstance(params, OpenSkillParams) and not openskill_installed():
+        raise InvalidInput.at(["body", "rating", "system"], OPENSKILL_NEEDS)
     return msgspec.to_builtins(params)  # type: ignore[no-any-return]
 
 
@@ -393,6 +415,12 @@ def _check_params(params: EloParams | Glicko2Params | OpenSkillParams) -> None:
             raise InvalidInput.at(["body", "rating", name], f"{name} must be finite")
 
 
+def check_available(rating: dict[str, Any]) -> None:
+    """ExtraMissing when the system a stored board ``rating`` names is not installed."""
+    if rating.get("system") == "openskill" and not openskill_installed():
+        raise ExtraMissing(f"{OPENSKILL_NEEDS}; until then its ratings are not updated")
+
+
 def system_of(rating: dict[str, Any]) -> RatingSystem:
     """The system a (checked) board ``rating`` names."""
     params = msgspec.convert(rating, _PARAMS[rating["system"]])
@@ -410,6 +438,7 @@ __all__ = [
     "OpenSkill",
     "RatingState",
     "RatingSystem",
+    "check_available",
     "check_rating",
     "score_of",
     "system_of",

@@ -11,18 +11,19 @@ A verified token is kept until it expires (a bounded number of them, by the toke
 so a read with a token costs about what a read without one does; only accepted tokens are
 kept, and all of them are forgotten when the identity provider's keys change.
 
-A credential is a token by its shape: three base64url parts separated by dots. Keys never
-have that shape (``from_settings`` refuses a configured key that does).
+A credential is a token by its shape (``credentials.is_token``). This module needs PyJWT, the
+``tokens`` extra: it is imported only when a token setting is given
+(``credentials.tokens_on``).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
 
 import jwt
 
+from rankline.access.credentials import check_settings, is_token
 from rankline.access.keysets import KeySet, KeySource, SharedSecret
 from rankline.boards import PLAYER_ID_PATTERN
 from rankline.callers import Player
@@ -31,16 +32,9 @@ from rankline.settings import Settings
 
 LEEWAY = 30
 """Seconds of clock drift allowed on ``exp``, ``nbf`` and ``iat``."""
-_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
 _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 _KEPT = 16_384
 """Verified tokens kept at most; the oldest is forgotten first."""
-
-
-def is_token(credential: str) -> bool:
-    """Whether a bearer credential has a JWT's shape (an unsigned one's too: it is a token,
-    refused as one, not a key)."""
-    return _SHAPE.fullmatch(credential) is not None
 
 
 class PlayerTokens:
@@ -157,33 +151,4 @@ def _why(error: jwt.PyJWTError) -> str:
     return "the token is not a valid JWT"
 
 
-def check_settings(settings: Settings) -> None:
-    """ValueError when the player token settings do not go together. Checked here rather
-    than by the settings' own validation, whose error would print their inputs (a secret
-    among them)."""
-    url, secret = settings.player_jwks_url, settings.player_jwt_secret
-    if url is not None:
-        if secret is not None:
-            raise ValueError("set RANKLINE_PLAYER_JWKS_URL or RANKLINE_PLAYER_JWT_SECRET, not both")
-        if not url.startswith(("https://", "http://")):
-            raise ValueError("RANKLINE_PLAYER_JWKS_URL must be an https:// (or http://) URL")
-        if not settings.player_jwt_issuer or not settings.player_jwt_audience:
-            raise ValueError(
-                "RANKLINE_PLAYER_JWKS_URL needs RANKLINE_PLAYER_JWT_ISSUER and "
-                "RANKLINE_PLAYER_JWT_AUDIENCE: the identity provider signs every other "
-                "application's tokens with the same keys"
-            )
-    if secret is not None and len(secret.get_secret_value().encode()) < 32:
-        raise ValueError("RANKLINE_PLAYER_JWT_SECRET must be at least 32 bytes (HS256)")
-    if url is not None or secret is not None:
-        check_keys([*settings.server_key_list, *settings.read_key_list])
-
-
-def check_keys(keys: Iterable[str]) -> None:
-    """Refuse server or read keys shaped like a token: a request could not tell them apart."""
-    for entry in keys:
-        if is_token(entry.partition(":")[0]):
-            raise ValueError(
-                "a configured server or read key has a JWT's shape (three parts separated by "
-                "dots): with player tokens on, choose keys without dots"
-            )
+__all__ = ["LEEWAY", "PlayerTokens", "check_settings", "is_token"]

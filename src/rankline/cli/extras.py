@@ -32,6 +32,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     ),
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
     "uvicorn": ("uvicorn",),
+    "tokens": ("jwt", "cryptography"),
+    "openskill": ("openskill",),
     "bench": ("rankline_bench",),
 }
 """Each extra, and the top-level modules it installs (what is checked for it)."""
@@ -77,6 +79,10 @@ def needed(settings: Settings, server: str | None = None) -> list[tuple[str, str
             found.append(("log_url", _LOGS[scheme]))
     if settings.grpc_port is not None:
         found.append(("grpc_port", "grpc"))
+    if settings.player_jwks_url is not None:
+        found.append(("player_jwks_url", "tokens"))
+    elif settings.player_jwt_secret is not None:
+        found.append(("player_jwt_secret", "tokens"))
     if (server or settings.server) == "uvicorn":
         found.append(("server", "uvicorn"))
     return found

@@ -49,7 +49,7 @@ def serve(
 ) -> None:
     """Run the HTTP server (embedded default: in-process index + SQLite in ./rankline-data),
     and the gRPC API beside it with --grpc-port."""
-    from rankline.access.tokens import check_settings
+    from rankline.access.credentials import check_settings
     from rankline.http import server as serving
     from rankline.http.auth import KEY_FILE, ensure_server_key
     from rankline.store.opening import redacted

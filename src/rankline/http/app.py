@@ -10,9 +10,8 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from starlette.applications import Starlette
@@ -25,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from rankline import metrics
-from rankline.access.tokens import PlayerTokens
+from rankline.access.credentials import check_settings, tokens_on
 from rankline.errors import IndexDamaged, MethodNotAllowed, NotFound, RanklineError
 from rankline.http.api import Api
 from rankline.http.auth import Keys
@@ -41,13 +40,28 @@ from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.types import Clock
 
+if TYPE_CHECKING:
+    from rankline.access.tokens import PlayerTokens
+
 log = logging.getLogger("rankline")
 _MAX_ENTRY_GAUGES = 1000
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 """The live page: index.html, app.js and app.css, shipped inside the package (no CDN)."""
-DOCS_STATIC_DIR = str(files("swagger_ui").joinpath("static"))
-"""Swagger UI 5 (it renders OpenAPI 3.1), shipped as package data by swagger-ui-py (no CDN)."""
+DOCS_STATIC_DIR = STATIC_DIR / "swagger"
+"""Swagger UI 5 (it renders OpenAPI 3.1): its bundle and stylesheet from swagger-ui-dist,
+shipped inside the package (no CDN; scripts/refresh-swagger-ui.sh, NOTICE)."""
+
+
+def _player_tokens(settings: Settings) -> PlayerTokens | None:
+    """The player token verifier, None when tokens are off; PyJWT (the ``tokens`` extra) is
+    imported only when they are on."""
+    if not tokens_on(settings):
+        check_settings(settings)
+        return None
+    from rankline.access.tokens import PlayerTokens
+
+    return PlayerTokens.from_settings(settings)
 
 
 async def _healthz(request: Request) -> Response:
@@ -195,7 +209,7 @@ def create_app(
         settings=settings,
         keys=Keys.from_settings(settings, service.runtime_keys),
         limits=RateLimits.from_settings(settings),
-        tokens=PlayerTokens.from_settings(settings),
+        tokens=_player_tokens(settings),
     )
     routes: list[BaseRoute] = [
         Route("/", _home, methods=["GET"]),

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, TypeVar
 from starlette.requests import Request
 from starlette.types import Scope
 
+from rankline.access.credentials import is_token
 from rankline.access.scopes import BoardScope as BoardScope  # the edge imports it from here
 from rankline.access.scopes import pattern_problem
-from rankline.access.tokens import is_token
 from rankline.errors import Forbidden, Unauthorized
 from rankline.settings import Settings
 

@@ -11,13 +11,13 @@ does. It also re-reads every heartbeat interval, which covers what the feed does
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 import msgspec
-from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from rankline.answers import Entry, TopOut
 from rankline.errors import RanklineError
+from rankline.http.sse import Event, EventStream
 from rankline.reading.feed import LocalFeed
 from rankline.reading.query import Query
 from rankline.reading.reads import Reads
@@ -34,8 +34,8 @@ def _leaderboard(top: TopOut) -> LeaderboardId:
     return LeaderboardId(top.board, top.window, top.period, top.scope)
 
 
-def _event(name: str, body: object) -> ServerSentEvent:
-    return ServerSentEvent(_encoder.encode(body).decode(), event=name)
+def _event(name: str, body: object) -> Event:
+    return Event(_encoder.encode(body).decode(), event=name)
 
 
 class Stream:
@@ -65,7 +65,7 @@ class Stream:
         answer = await self.reads.ranks(self.query, self.players)
         return {e.player_id: (e.score, e.rank) for e in answer.entries}
 
-    async def changes(self, top: TopOut) -> list[ServerSentEvent]:
+    async def changes(self, top: TopOut) -> list[Event]:
         """The events a fresh read of the top (and of the watched players) calls for."""
         events = []
         if top.entries != self._top:
@@ -81,7 +81,7 @@ class Stream:
                 self._standing[player] = standing
         return events
 
-    async def events(self, heartbeat: float) -> AsyncIterator[ServerSentEvent]:
+    async def events(self, heartbeat: float) -> AsyncGenerator[Event, None]:
         subscription = self.feed.subscribe()
         try:
             while True:
@@ -101,10 +101,10 @@ class Stream:
             subscription.close()
 
 
-def respond(stream: Stream, heartbeat: float) -> EventSourceResponse:
-    return EventSourceResponse(
+def respond(stream: Stream, heartbeat: float) -> EventStream:
+    return EventStream(
         stream.events(heartbeat),
         ping=heartbeat,
         send_timeout=SEND_TIMEOUT,
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        headers={"Cache-Control": "no-cache"},
     )

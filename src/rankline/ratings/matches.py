@@ -30,7 +30,7 @@ from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
 from rankline.log.base import LogRecord
 from rankline.ordering import player_of
-from rankline.rating import RatingSystem, score_of, system_of
+from rankline.rating import RatingSystem, check_available, score_of, system_of
 from rankline.ratings.rated import (
     Handoff,
     MatchKey,
@@ -207,6 +207,8 @@ class Matches:
             raise Conflict(f"board {board.id!r} is frozen; it takes no writes")
         if board.policy != "rating":
             raise Conflict("only boards with policy 'rating' take matches; submit scores")
+        assert board.spec.rating is not None
+        check_available(board.spec.rating)  # before the log takes a match it could not rate
         if not 2 <= len(results) <= MAX_PLAYERS:
             raise InvalidInput.at(["body", "results"], f"a match has 2 to {MAX_PLAYERS} players")
         players = [r[0] for r in results]

@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import msgspec
-from cachetools import LRUCache
 
 from rankline.boards import Board
 from rankline.errors import Unavailable
+from rankline.lru import LRUCache
 from rankline.store.sql import SqlStore
 from rankline.store.submissions import Candidate, candidates
 from rankline.types import Micros, PlayerId, Score, SortKey

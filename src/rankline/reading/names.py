@@ -21,9 +21,8 @@ import logging
 import time
 from collections.abc import Iterable
 
-from cachetools import LRUCache
-
 from rankline.errors import Unavailable
+from rankline.lru import LRUCache
 from rankline.store.players import PlayerStore
 from rankline.types import Micros, PlayerId
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
-from cachetools import LRUCache
 
 from rankline import tasks
 from rankline.boards import Board, BoardSpec, Target
@@ -38,6 +37,7 @@ from rankline.errors import (
 )
 from rankline.fanout import FanOut
 from rankline.index.base import IndexWriter
+from rankline.lru import LRUCache
 from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
 from rankline.policies import Entry, combine
 from rankline.store.sql import SqlStore

@@ -5,7 +5,6 @@ grouped reads (``pipelining``) and the bucket layouts the reads last saw. The in
 
 from __future__ import annotations
 
-from cachetools import LRUCache
 from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -19,6 +18,7 @@ from rankline.index.redis.common import mapped
 from rankline.index.redis.lifecycle import RedisLifecycle
 from rankline.index.redis.pipelining import GroupedReads
 from rankline.index.redis.seam import Channel
+from rankline.lru import LRUCache
 
 _LAYOUTS_HELD = 16_384
 """Leaderboards whose bucket layout the reads remember (the least recently read goes to
