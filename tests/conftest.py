@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 import pytest
 from asgi_lifespan import LifespanManager
+from hypothesis import settings as hypothesis_settings
 
 from backends import (
     ALL,
@@ -48,6 +49,11 @@ from helpers_marks import GUARD, marks_for
 from rankline import ManualClock, Rankline, Settings
 from rankline.http import create_app
 from rankline.http.app import Application
+
+# Hypothesis's default deadline (200 ms an example) is a timing threshold: on a loaded machine it
+# fails properties that hold. Each property is bounded by its number of examples instead.
+hypothesis_settings.register_profile("rankline", deadline=None)
+hypothesis_settings.load_profile("rankline")
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 _PARAM = type(pytest.param(None))
