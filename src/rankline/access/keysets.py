@@ -22,6 +22,7 @@ import logging
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 import msgspec
@@ -185,7 +186,11 @@ class KeySet:
                 body = await self._fetch()
                 keys = parse_key_set(body)
             except (httpx.HTTPError, ValueError) as exc:
-                log.warning("player tokens: cannot fetch the key set at %s: %s", self.url, exc)
+                log.warning(
+                    "player tokens: cannot fetch the key set from %s: %s",
+                    _host(self.url),
+                    _why(exc),
+                )
                 return
             if body != self._body:
                 self._keys, self._body = keys, body
@@ -201,3 +206,18 @@ class KeySet:
             if len(response.content) > _MAX_SET_BYTES:
                 raise ValueError("the key set is larger than 1 MiB")
             return response.content
+
+
+def _host(url: str) -> str:
+    """Where a URL points, fit for a log line: its host only (a path, a query or a
+    user part may hold a credential)."""
+    return urlsplit(url).hostname or "(no host)"
+
+
+def _why(exc: Exception) -> str:
+    """Why a fetch failed, fit for a log line: httpx's messages repeat the whole URL."""
+    if isinstance(exc, httpx.HTTPStatusError):
+        return f"HTTP {exc.response.status_code}"
+    if isinstance(exc, httpx.HTTPError):
+        return type(exc).__name__
+    return f"not a key set ({exc})"
