@@ -20,8 +20,12 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
+from rankline import Settings
+
 ISSUER = "https://idp.rankline.test/"
 AUDIENCE = "rankline-test"
+REFETCH = 1.0
+"""The least time between two fetches of the key set that the tests' servers use."""
 SECRET = "a-shared-secret-of-at-least-32-bytes!"
 
 
@@ -200,3 +204,16 @@ def refused_tokens(key: SigningKey) -> dict[str, str]:
         "a player id that is not one": mint(key, claims("p 1/../x")),
         "not a JWT inside": "abc.def.ghi",
     }
+
+
+def with_key_set(settings: Settings, idp: IdentityProvider, **changes: Any) -> Settings:
+    """``settings`` verifying player tokens with ``idp``'s key set, its issuer and audience."""
+    return settings.model_copy(
+        update={
+            "player_jwks_url": idp.url,
+            "player_jwt_issuer": ISSUER,
+            "player_jwt_audience": AUDIENCE,
+            "player_jwks_refetch_seconds": REFETCH,
+            **changes,
+        }
+    )

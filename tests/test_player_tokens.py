@@ -22,6 +22,7 @@ from helpers_api import AUTH, assert_problem, open_app, open_client, put_board, 
 from helpers_idp import (
     AUDIENCE,
     ISSUER,
+    REFETCH,
     SECRET,
     IdentityProvider,
     SigningKey,
@@ -33,6 +34,7 @@ from helpers_idp import (
     refused_tokens,
     rsa_key,
     unsigned,
+    with_key_set,
 )
 from rankline import ManualClock, Settings
 from rankline.access.keysets import KeySet
@@ -42,7 +44,6 @@ from rankline.http.app import Application
 from rankline.http.endpoint import Endpoint
 from rankline.http.routes import ENDPOINTS
 
-REFETCH = 1.0
 """The least time between two fetches of the key set in these tests (the setting's least)."""
 
 
@@ -52,18 +53,6 @@ def bearer(token: str) -> dict[str, str]:
 
 def with_secret(settings: Settings, **changes: Any) -> Settings:
     return settings.model_copy(update={"player_jwt_secret": SecretStr(SECRET), **changes})
-
-
-def with_key_set(settings: Settings, idp: IdentityProvider, **changes: Any) -> Settings:
-    return settings.model_copy(
-        update={
-            "player_jwks_url": idp.url,
-            "player_jwt_issuer": ISSUER,
-            "player_jwt_audience": AUDIENCE,
-            "player_jwks_refetch_seconds": REFETCH,
-            **changes,
-        }
-    )
 
 
 @pytest.fixture(scope="module")

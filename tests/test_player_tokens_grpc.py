@@ -19,8 +19,7 @@ from grpc_status import rpc_status
 from helpers_api import AUTH
 from helpers_grpc import Rig, as_json, clean, rig
 from helpers_idp import (
-    AUDIENCE,
-    ISSUER,
+    REFETCH,
     IdentityProvider,
     SigningKey,
     claims,
@@ -29,6 +28,7 @@ from helpers_idp import (
     mint,
     refused_tokens,
     rsa_key,
+    with_key_set,
 )
 from rankline import ManualClock, Settings
 from rankline.access.keysets import KeySet
@@ -37,23 +37,9 @@ from rankline.grpc.operations import operations
 
 pytestmark = pytest.mark.edge
 
-REFETCH = 1.0
-
 
 def metadata(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
-
-
-def with_key_set(settings: Settings, idp: IdentityProvider, **changes: Any) -> Settings:
-    return settings.model_copy(
-        update={
-            "player_jwks_url": idp.url,
-            "player_jwt_issuer": ISSUER,
-            "player_jwt_audience": AUDIENCE,
-            "player_jwks_refetch_seconds": REFETCH,
-            **changes,
-        }
-    )
 
 
 @pytest.fixture(scope="module")
