@@ -294,7 +294,9 @@ async def test_a_second_app_on_the_same_store_learns_of_keys_on_refresh(
     settings: Settings, clock: ManualClock
 ) -> None:
     """Two servers on one store (what the workers of one server are; the embedded store has
-    one server): what one creates and revokes, the other takes in at its next refresh
+    one server): what one creates and revokes, the other takes in at its next refresh. Each
+    server also refreshes on its own every quarter second, so what the second answers between
+    a change and its refresh depends on timing and is not asserted here
     (test_runtime_keys_workers.py measures the delay on a real server)."""
     async with (
         open_app(settings, clock) as first,
@@ -304,11 +306,9 @@ async def test_a_second_app_on_the_same_store_learns_of_keys_on_refresh(
     ):
         made = await create(one, name="shared", role="server")
         key = bearer(made["secret"])
-        assert_problem(await two.get("/v1/audit", headers=key), 403)
         await second.state.service.runtime_keys.refresh()
         assert (await two.get("/v1/audit", headers=key)).status_code == 200
         assert (await one.delete(f"/v1/keys/{made['id']}", headers=AUTH)).status_code == 200
-        assert (await two.get("/v1/audit", headers=key)).status_code == 200
         await second.state.service.runtime_keys.refresh()
         assert_problem(await two.get("/v1/audit", headers=key), 403)
 
