@@ -148,7 +148,7 @@ class IdentityProvider:
                 with provider._lock:
                     provider.requests += 1
                     failing, body = provider.failing, provider.key_set()
-                if failing or self.path != "/jwks.json":
+                if failing or self.path.partition("?")[0] != "/jwks.json":
                     self.send_response(503 if failing else 404)
                     self.send_header("Content-Length", "0")
                     self.end_headers()

@@ -40,7 +40,10 @@ def test_no_key_or_token_appears_in_the_logs(
     token = mint(signing, claims("p:ada"))
     stream_token = mint(signing, claims("p:bo"))
     forged = refused_tokens(signing)
+    # an identity provider may want a credential in its key set's URL: a secret, too
+    jwks_secret = "jwks_" + secrets.token_urlsafe(24)
     secret_list = [server_key, read_key, wrong_key, token, stream_token, *forged.values()]
+    secret_list.append(jwks_secret)
     with (
         serving(
             tmp_path / "data",
@@ -51,7 +54,7 @@ def test_no_key_or_token_appears_in_the_logs(
             log_level="debug",
             server=server_software,
             cors_origins="http://127.0.0.1:1",
-            player_jwks_url=idp.url,
+            player_jwks_url=f"{idp.url}?sig={jwks_secret}",
             player_jwt_issuer=ISSUER,
             player_jwt_audience=AUDIENCE,
         ) as server,

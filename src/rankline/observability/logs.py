@@ -4,7 +4,10 @@ record carries in ``extra`` (``board``, ``status``, ``duration_ms``, ...).
 
 No line carries a credential: every handler rankline sets up redacts an ``access_token``
 in a query string and a ``Bearer`` credential (``Redacting``), whichever logger wrote it (an
-HTTP server's access log prints the whole request line, query string included)."""
+HTTP server's access log prints the whole request line, query string included). The HTTP
+client's loggers (``QUIET_LOGGERS``) log warnings only, whatever the level: their request
+lines carry whole URLs (a validator's, a webhook's, an identity provider's key set's), which
+may hold a credential of any shape."""
 
 from __future__ import annotations
 
@@ -18,6 +21,9 @@ from typing import Any, Literal
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "granian", "_granian")
 """The HTTP servers' loggers, which they configure with handlers of their own."""
+
+QUIET_LOGGERS = ("httpx", "httpcore")
+"""The HTTP client's loggers: never below WARNING (``configure_logging``)."""
 
 _request_id: ContextVar[str | None] = ContextVar("rankline_request_id", default=None)
 
@@ -84,6 +90,8 @@ def configure_logging(level: str, log_format: Literal["text", "json"] = "text") 
     """rankline's log lines on stderr at ``level``, in ``log_format``. In JSON, the HTTP
     server's own loggers go through the same handler (``adopt_server_loggers``)."""
     root = logging.getLogger()
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level.upper())))
     if log_format == "text":
         logging.basicConfig(level=level.upper(), format=TEXT_FORMAT)
         _redact_handlers(root)
