@@ -148,7 +148,7 @@ class SqlLog:
                 await self._ensure_tables()
             async with self._engine.connect() as conn:
                 found = await conn.execute(select(p.c.part).where(p.c.log_name == name))
-                missing = set(range(self.partitions)) - {r[0] for r in found}
+                missing = set(range(self.partitions)) - {row.part for row in found}
             if not missing:
                 return
             try:  # all at once: one commit
@@ -411,7 +411,7 @@ class SqlLogConsumer:
                 still = await conn.execute(
                     select(p.c.part).where(p.c.log_name == name, p.c.owner == self.owner)
                 )
-                owned = {r[0] for r in still}
+                owned = {row.part for row in still}
             free = [
                 part
                 for part, owner, lease_until in rows

@@ -13,9 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.log.base import LogRecord, Position
 from rankline.store import schema as t
-
-_CHUNK = 500
-"""Dedup keys looked up per statement."""
+from rankline.store.sql import chunks
 
 _COLUMNS = ("log_name", "part", "seq", "board_id", "dedup_key", "appended_at", "payload")
 
@@ -102,8 +100,7 @@ class Append:
             (next_seq,) = head
             known: dict[str, Position] = {}
             keys = self._keys(part)
-            for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start : start + _CHUNK]
+            for chunk in chunks(keys):
                 query = (
                     f'SELECT dedup_key, seq FROM "{self._R}" WHERE log_name = ? AND part = ? '
                     f"AND dedup_key IN ({', '.join('?' * len(chunk))}) AND appended_at >= ?"
@@ -124,12 +121,12 @@ async def _known_keys(
     """Of these keys, the ones appended to the partition within the dedup window."""
     r = t.log_records
     known: dict[str, Position] = {}
-    for start in range(0, len(keys), _CHUNK):
+    for chunk in chunks(keys):
         rows = await conn.execute(
             select(r.c.dedup_key, r.c.seq).where(
                 r.c.log_name == name,
                 r.c.part == part,
-                r.c.dedup_key.in_(keys[start : start + _CHUNK]),
+                r.c.dedup_key.in_(chunk),
                 r.c.appended_at >= since,
             )
         )
