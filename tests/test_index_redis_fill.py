@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from backends import open_redis_index, redis_index
+from helpers_backends import open_redis_index, redis_index
 from rankline.errors import IndexDamaged
 from rankline.index.base import IndexRow
 from rankline.index.redis import fill as redis_fill

@@ -20,7 +20,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends import REDIS_URL, cluster_url, flush_redis, open_redis_index, redis_index, shared
+from helpers_backends import (
+    REDIS_URL,
+    cluster_url,
+    flush_redis,
+    open_redis_index,
+    redis_index,
+    shared,
+)
 from rankline.boards import Board, BoardSpec
 from rankline.errors import Conflict, InvalidInput
 from rankline.index.base import RankingIndex, Shapes, SharedIndex
