@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import and_, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from rankline.log.base import LogRecord, Position
+from rankline.log.base import LogPosition, LogRecord
 from rankline.store import schema as t
 from rankline.store.sql import chunks
 
@@ -39,7 +39,7 @@ class Append:
         name: str,
         records: Sequence[LogRecord],
         by_partition: Mapping[int, list[int]],
-        positions: list[Position],
+        positions: list[LogPosition],
         now: int,
         since: int,
     ) -> None:
@@ -52,7 +52,7 @@ class Append:
         self._since = since
 
     def _rows(
-        self, part: int, next_seq: int, known: Mapping[str, Position]
+        self, part: int, next_seq: int, known: Mapping[str, LogPosition]
     ) -> tuple[list[tuple[Any, ...]], int]:
         """The partition's new rows, numbered from ``next_seq``; and the next position."""
         rows: list[tuple[Any, ...]] = []
@@ -98,7 +98,7 @@ class Append:
             if head is None:  # as ``scalar_one`` fails on other engines: LogUnavailable
                 raise sqlite3.OperationalError(f"the log has no partition {part}")
             (next_seq,) = head
-            known: dict[str, Position] = {}
+            known: dict[str, LogPosition] = {}
             keys = self._keys(part)
             for chunk in chunks(keys):
                 query = (
@@ -117,10 +117,10 @@ class Append:
 
 async def _known_keys(
     conn: AsyncConnection, name: str, part: int, keys: list[str], since: int
-) -> dict[str, Position]:
+) -> dict[str, LogPosition]:
     """Of these keys, the ones appended to the partition within the dedup window."""
     r = t.log_records
-    known: dict[str, Position] = {}
+    known: dict[str, LogPosition] = {}
     for chunk in chunks(keys):
         rows = await conn.execute(
             select(r.c.dedup_key, r.c.seq).where(
