@@ -10,6 +10,9 @@ from rankline.types import Micros, Order, Policy, Score
 
 
 class StandingScore(NamedTuple):
+    """What a policy combines a submission with and answers: a standing's score, the time
+    it was reached and its subscore (the rest of a ``types.Standing`` is where it stands)."""
+
     score: Score
     achieved_at: Micros
     subscore: Score | None = None
