@@ -1,7 +1,7 @@
 """Shared fixtures: a manual clock, settings for each backend, a started service, the ASGI
 app and a client for it; and the hooks that mark and group the tests.
 
-``settings`` is parametrized over the backend matrix of ``backends.py``, so every test that
+``settings`` is parametrized over the backend matrix of ``helpers_backends.py``, so every test that
 uses it (directly or through ``service``, ``app`` or ``client``) runs on the in-process and
 the Redis index, and on SQLite, PostgreSQL and MariaDB. A test marked ``edge`` (it checks the
 HTTP edge, not what differs per stack) runs on one stack, memory-sqlite; a test marked
@@ -13,7 +13,7 @@ hand, and a test without ``services`` that connects to a service's port fails
 (``service_guard``). Under pytest-xdist the slow tests of one module (servers, a browser,
 the benchmark, CLI runs) stay on one worker, so that a module's fixtures start once; the
 other tests are shared out one by one. Each worker has its own test slot
-(backends.py) and starts its own Redis Cluster when a test needs one (about 8 s).
+(helpers_backends.py) and starts its own Redis Cluster when a test needs one (about 8 s).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ import pytest
 from asgi_lifespan import LifespanManager
 from hypothesis import settings as hypothesis_settings
 
-from backends import (
+from helpers_api import SERVER_KEY
+from helpers_backends import (
     ALL,
     EDGE_STACK,
     Backend,
@@ -44,7 +45,6 @@ from backends import (
     real_url,
     selected,
 )
-from helpers_api import SERVER_KEY
 from helpers_marks import GUARD, marks_for
 from rankline import ManualClock, Rankline, Settings
 from rankline.http import create_app
@@ -265,7 +265,7 @@ def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(params=selected())
 def stack(request: pytest.FixtureRequest) -> Backend:
-    """The index and durable store under test (see backends.py)."""
+    """The index and durable store under test (see helpers_backends.py)."""
     return ALL[request.param]
 
 

@@ -14,7 +14,7 @@ import httpx
 from asgi_lifespan import LifespanManager
 from google.protobuf.message import Message
 
-from procs import free_port
+from helpers_procs import free_port
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2_grpc
 from rankline.grpc.messages import to_json

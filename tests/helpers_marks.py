@@ -13,9 +13,9 @@ tests of a module on one xdist worker). A test gets them from
   classes of the tests' own modules, found among ``SERVICE_USES`` and ``SLOW_USES``, and the
   service addresses written in it (``...:5432/...``).
 
-So a test that reaches a service by a module constant (``backends.REDIS_URL``) is marked like
-one that requests a fixture. The ``service_guard`` fixture checks the other way at run time: a
-test without ``services`` that connects to a service's port fails.
+So a test that reaches a service by a module constant (``helpers_backends.REDIS_URL``) is
+marked like one that requests a fixture. The ``service_guard`` fixture checks the other way at
+run time: a test without ``services`` that connects to a service's port fails.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from pathlib import Path
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
-import backends
-import brokers
-import chaos_helpers
-import procs
+import helpers_backends
+import helpers_brokers
+import helpers_chaos
+import helpers_procs
 from rankline_bench import run as bench_run
 
 TESTS = Path(__file__).resolve().parent
@@ -45,39 +45,39 @@ SERVICE_FIXTURES = frozenset({"prepared_databases"})
 are told by the stack)."""
 
 SERVICE_USES: tuple[object, ...] = (
-    backends.PG_ADMIN,
-    backends.PG_URL,
-    backends.MARIADB_ADMIN,
-    backends.MARIADB_URL,
-    backends.REDIS_URL,
-    backends.CLUSTER_URL,
-    backends.cluster_url,
-    backends.cluster_in_use,
-    backends.prepare_database,
-    backends.empty_database,
-    backends.open_redis_index,
-    brokers.NATS_URL,
-    brokers.drop_nats_log,
-    brokers.tansu_broker,
-    chaos_helpers.RedisServer,
-    chaos_helpers.PrivatePostgres,
-    chaos_helpers.pg_database,
+    helpers_backends.PG_ADMIN,
+    helpers_backends.PG_URL,
+    helpers_backends.MARIADB_ADMIN,
+    helpers_backends.MARIADB_URL,
+    helpers_backends.REDIS_URL,
+    helpers_backends.CLUSTER_URL,
+    helpers_backends.cluster_url,
+    helpers_backends.cluster_in_use,
+    helpers_backends.prepare_database,
+    helpers_backends.empty_database,
+    helpers_backends.open_redis_index,
+    helpers_brokers.NATS_URL,
+    helpers_brokers.drop_nats_log,
+    helpers_brokers.tansu_broker,
+    helpers_chaos.RedisServer,
+    helpers_chaos.PrivatePostgres,
+    helpers_chaos.pg_database,
     bench_run.main,
 )
 """What the tests reach a service through, besides a stack or a fixture."""
 
 SLOW_USES: tuple[object, ...] = (
-    procs.Server,
-    procs.serving,
-    chaos_helpers.RedisServer,
-    chaos_helpers.PrivatePostgres,
+    helpers_procs.Server,
+    helpers_procs.serving,
+    helpers_chaos.RedisServer,
+    helpers_chaos.PrivatePostgres,
     subprocess.Popen,
     subprocess.run,
     bench_run.main,
     "playwright",
 )
 """What makes a test end-to-end, not in-process: a server process (rankline's, Redis's,
-PostgreSQL's), any long-lived process, a command run to its end (``procs.run_cli``: a Python
+PostgreSQL's), any long-lived process, a command run to its end (``helpers_procs.run_cli``: a Python
 process that imports rankline, a second or more each), the benchmark, a browser
 (``playwright``, by module name)."""
 
@@ -92,8 +92,8 @@ def service_address(text: str) -> str | None:
 
 def stack_needs_services(stack: object) -> bool:
     """Whether a ``stack`` parameter (a name, or a ``Backend``) has a server in it."""
-    backend = backends.ALL.get(stack) if isinstance(stack, str) else stack
-    if not isinstance(backend, backends.Backend):
+    backend = helpers_backends.ALL.get(stack) if isinstance(stack, str) else stack
+    if not isinstance(backend, helpers_backends.Backend):
         return False  # an empty parameter set (no stack selected): the test is skipped
     return backend.database_url is not None or backend.redis_url is not None
 
@@ -177,7 +177,7 @@ def _uses(function: Callable[..., Any], seen: set[int]) -> Iterator[object]:
 def _follow(found: object, names: set[str], seen: set[int]) -> Iterator[object]:
     target = inspect.unwrap(found) if callable(found) else found
     if isinstance(target, ModuleType):
-        # `backends.cluster_url()`, `subprocess.Popen(...)`: the attribute's name is among
+        # `helpers_backends.cluster_url()`, `subprocess.Popen(...)`: the attribute's name is among
         # the names too
         yield from (getattr(target, n) for n in names if hasattr(target, n))
     if not _ours(target):

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backends import EDGE_STACK, flush_redis, real_url, selected
 from helpers_api import (
     AUTH,
     assert_problem,
@@ -23,6 +22,7 @@ from helpers_api import (
     put_board,
     submit,
 )
+from helpers_backends import EDGE_STACK, flush_redis, real_url, selected
 from rankline import ManualClock
 from rankline.http.app import Application
 from rankline.index.maintenance import verify

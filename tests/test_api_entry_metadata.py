@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 from starlette.applications import Starlette
 
-from backends import flush_redis
 from helpers_api import AUTH, get_json, open_app, open_client, put_board, submit, unmoved, utc
+from helpers_backends import flush_redis
 from rankline import ManualClock, Rankline, Settings
 from rankline.http.stream import Stream
 from rankline.reading.query import Query

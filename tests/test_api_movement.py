@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
-from backends import flush_redis, real_url
 from helpers_api import AUTH, get_json, open_app, open_client, put_board, submit
+from helpers_backends import flush_redis, real_url
 from rankline import ManualClock
 from rankline.settings import Settings
 

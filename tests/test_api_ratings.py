@@ -13,12 +13,12 @@ import httpx
 import pytest
 from openskill.models import PlackettLuce
 
-from backends import EDGE_STACK, Backend
 from helpers_api import AUTH, assert_problem, get_json, put_board, ranking, utc
+from helpers_backends import EDGE_STACK, Backend
+from helpers_rating_reference import Glicko2Reference, displayed, elo_update, glicko_update
 from rankline import ManualClock
 from rankline.http.app import Application
 from rankline.ratings.rerate import verify
-from rating_reference import Glicko2Reference, displayed, elo_update, glicko_update
 
 MATCHES = 10_000
 """Matches of the recomputation on the embedded stack; the others replay the first

@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 
-from backends import flush_redis
 from helpers_api import (
     AUTH,
     get_json,
@@ -21,6 +20,7 @@ from helpers_api import (
     unmoved,
     utc,
 )
+from helpers_backends import flush_redis
 from rankline import ManualClock, Settings
 from rankline.types import LeaderboardId
 

@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 
-from backends import flush_redis, redis_client
 from helpers_api import (
     AUTH,
     MOVEMENT,
@@ -26,6 +25,7 @@ from helpers_api import (
     put_board,
     utc,
 )
+from helpers_backends import flush_redis, redis_client
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.index import maintenance, sharding

@@ -19,7 +19,6 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from backends import flush_redis
 from helpers_api import (
     AUTH,
     assert_problem,
@@ -32,6 +31,7 @@ from helpers_api import (
     top,
     utc,
 )
+from helpers_backends import flush_redis
 from rankline import ManualClock, Rankline, Settings
 from rankline.http.app import Application
 from rankline.index import maintenance

@@ -30,10 +30,10 @@ from typing import Any
 import httpx
 import pytest
 
-from backends import REDIS_URL, flush_redis
-from brokers import NATS_URL, drop_nats_log, tansu_broker
-from chaos_helpers import migrate, pg_database
-from procs import Server, cli_env
+from helpers_backends import REDIS_URL, flush_redis
+from helpers_brokers import NATS_URL, drop_nats_log, tansu_broker
+from helpers_chaos import migrate, pg_database
+from helpers_procs import Server, cli_env
 
 pytestmark = pytest.mark.timeout(180)
 

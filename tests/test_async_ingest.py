@@ -17,7 +17,6 @@ import httpx
 import msgspec
 import pytest
 
-from brokers import NATS_URL, drop_nats_log
 from helpers_api import (
     AUTH,
     assert_problem,
@@ -28,7 +27,8 @@ from helpers_api import (
     serve,
     submit,
 )
-from procs import cli_env, run_cli
+from helpers_brokers import NATS_URL, drop_nats_log
+from helpers_procs import cli_env, run_cli
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.log.nats import NatsLog

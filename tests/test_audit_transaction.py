@@ -20,8 +20,8 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from backends import selected
 from helpers_api import AUTH, assert_problem, get_json, ranking, submit
+from helpers_backends import selected
 from rankline.http.app import Application
 
 STORES = [

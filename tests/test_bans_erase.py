@@ -14,7 +14,6 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from backends import ALL, flush_redis, redis_client, selected
 from helpers_api import (
     AUTH,
     assert_problem,
@@ -27,6 +26,7 @@ from helpers_api import (
     unmoved,
     utc,
 )
+from helpers_backends import ALL, flush_redis, redis_client, selected
 from rankline import ManualClock, Settings
 from rankline.errors import IndexUnavailable
 from rankline.http.app import Application

@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from brokers import NATS_URL, drop_nats_log, tansu_broker
 from helpers_api import AUTH, open_app, open_client, put_board
+from helpers_brokers import NATS_URL, drop_nats_log, tansu_broker
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.service import Rankline

@@ -20,10 +20,10 @@ from rich.console import Console
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from backends import PG_URL, REDIS_URL
-from brokers import NATS_URL
 from helpers_api import AUTH, serve
-from procs import run_cli
+from helpers_backends import PG_URL, REDIS_URL
+from helpers_brokers import NATS_URL
+from helpers_procs import run_cli
 from rankline import ManualClock, Settings
 from rankline.clock import SystemClock
 from rankline.http import create_app
@@ -761,7 +761,7 @@ def test_a_p99_measured_well_below_80_percent_does_not_judge_the_target() -> Non
 def _tiny(
     tmp_path: Path, backends: str, n: int, markdown: Path | None = None, **more: Any
 ) -> run.Options:
-    """The options of a run of ``backends`` at a tiny N, its JSON in ``tmp_path`` (``more``:
+    """The options of a run of ``helpers_backends`` at a tiny N, its JSON in ``tmp_path`` (``more``:
     further options)."""
     return run.make_options(
         quick=True,

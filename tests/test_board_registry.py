@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from backends import ALL, Backend, selected
 from helpers_api import AUTH, assert_problem, get_json, open_app, open_client, put_board, submit
+from helpers_backends import ALL, Backend, selected
 from rankline import ManualClock, Rankline, Settings
 from rankline.index.gateway import CheckedVersions
 from rankline.index.redis.link import RedisLink

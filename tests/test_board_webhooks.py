@@ -16,14 +16,14 @@ import httpx
 import pytest
 
 from helpers_api import AUTH, get_json, iso, open_app, open_client, put_board, submit, utc
-from procs import Server
+from helpers_procs import Server
+from helpers_webhook_receiver import receiver
 from rankline import ManualClock, Settings
 from rankline.lifecycle.closing import Lifecycle
 from rankline.lifecycle.events import BoardEvents
 from rankline.lifecycle.webhooks import LEASE_SECONDS
 from rankline.store.deliveries import BoardDeliveries
 from rankline.store.sql import SqlStore
-from webhook_receiver import receiver
 
 SECRET = "board-secret"
 CLOSED = utc(2026, 11, 22, 0, 1, 10)

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from helpers_idp import AUDIENCE, ISSUER, IdentityProvider, claims, mint, rsa_key
-from procs import HOST, Server, free_port, serving
+from helpers_procs import HOST, Server, free_port, serving
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from chaos_helpers import pg_database
-from procs import HOST, cli_env, free_port, run_cli
+from helpers_chaos import pg_database
+from helpers_procs import HOST, cli_env, free_port, run_cli
 
 STORE_COMMANDS = ["migrate", "rebuild", "verify", "archive", "replay", "serve"]
 

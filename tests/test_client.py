@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from helpers_api import SERVER_KEY, open_app
-from procs import serving
+from helpers_procs import serving
 from rankline import ManualClock, Settings
 from rankline.client import ApiError, AsyncClient, Client, batches
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from helpers_idp import SECRET, claims, mint_hs256
-from procs import serving
+from helpers_procs import serving
 from rankline.client import ApiError, AsyncClient, Client
 
 

@@ -21,6 +21,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from helpers_api import AUTH, get_json, put_board
+from helpers_webhook_receiver import Received, receiver
 from rankline import ManualClock, Rankline
 from rankline.answers import SubmitOut
 from rankline.boards import Board, BoardSpec
@@ -37,7 +38,6 @@ from rankline.errors import (
 )
 from rankline.http.app import Application
 from rankline.types import LeaderboardId
-from webhook_receiver import Received, receiver
 
 SECRET = "validator-secret"
 CLAIMS = {"sub": "ann", "iss": "https://idp.example", "aud": "game", "level": 7}

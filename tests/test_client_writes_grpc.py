@@ -14,7 +14,7 @@ from pydantic import SecretStr
 
 from helpers_grpc import METADATA, as_json, rig
 from helpers_idp import SECRET, claims, mint_hs256
-from procs import free_port
+from helpers_procs import free_port
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 

@@ -17,8 +17,8 @@ from pydantic import SecretStr
 
 from helpers_api import AUTH, assert_problem, open_app, open_client, put_board, submit
 from helpers_idp import SECRET, claims, mint_hs256
+from helpers_webhook_receiver import receiver
 from rankline import ManualClock, Settings
-from webhook_receiver import receiver
 
 VALIDATOR_SECRET = "validator-secret"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chaos_helpers import (
+from helpers_chaos import (
     RanklineServer,
     RedisServer,
     cli_env,

@@ -25,8 +25,8 @@ import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 
-from backends import PG_URL, empty_database, prepare_database
 from helpers_api import SERVER_KEY
+from helpers_backends import PG_URL, empty_database, prepare_database
 from rankline import Settings
 from rankline.http import create_app
 from rankline.index import maintenance

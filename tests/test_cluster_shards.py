@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-import backends
+import helpers_backends
 from rankline.index import sharding
 from rankline.index.redis import keys as k
 from rankline.index.redis import lua, scripts
@@ -15,8 +15,8 @@ from rankline.types import TOP_WINDOW, LeaderboardId
 
 
 def test_the_shards_of_a_leaderboard_spread_over_every_primary() -> None:
-    backends.cluster_url()
-    cluster = backends.cluster_in_use()
+    helpers_backends.cluster_url()
+    cluster = helpers_backends.cluster_in_use()
     for board in ("big", "season-7", "arena.eu"):
         lb = LeaderboardId(board, "weekly", "2026-W47", "region:EU")
         for shards in (3, 7):

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 
-from procs import REPO, Server, cli_env, run_cli, serving
+from helpers_procs import REPO, Server, cli_env, run_cli, serving
 
 pytestmark = pytest.mark.timeout(120)
 

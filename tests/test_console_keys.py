@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
-from procs import Server, serving
+from helpers_procs import Server, serving
 from test_console import WAIT_MS, _login, browser  # noqa: F401 (the browser fixture)
 
 pytestmark = pytest.mark.timeout(120)

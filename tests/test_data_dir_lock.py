@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from procs import HOST, Server, cli_env, free_port, run_cli, serving
+from helpers_procs import HOST, Server, cli_env, free_port, run_cli, serving
 from rankline import Settings
 from rankline.service import Rankline
 from rankline.store.lock import embedded_lock

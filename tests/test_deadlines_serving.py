@@ -15,10 +15,10 @@ import grpc
 import httpx
 import pytest
 
-from backends import REDIS_URL, flush_redis
-from brokers import NATS_URL, drop_nats_log
-from chaos_helpers import RanklineServer, cli_env, migrate, pg_database
 from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
+from helpers_backends import REDIS_URL, flush_redis
+from helpers_brokers import NATS_URL, drop_nats_log
+from helpers_chaos import RanklineServer, cli_env, migrate, pg_database
 from helpers_grpc import METADATA, rig
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb

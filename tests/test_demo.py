@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from procs import HOST, REPO, cli_env, free_port
+from helpers_procs import HOST, REPO, cli_env, free_port
 from rankline.demo.game import XP_CAP
 
 pytestmark = pytest.mark.timeout(120)

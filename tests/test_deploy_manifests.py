@@ -21,7 +21,7 @@ from packaging.utils import canonicalize_name
 from pydantic_settings import SettingsError
 from sqlalchemy.engine import make_url
 
-from procs import REPO, cli_env, run_cli
+from helpers_procs import REPO, cli_env, run_cli
 from rankline.settings import FILE_SUFFIX, Settings, documented_settings
 
 LOCK = REPO / "requirements.lock"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from procs import cli_env, serving
+from helpers_procs import cli_env, serving
 from rankline.cli import app
 from rankline.settings import documented_settings
 

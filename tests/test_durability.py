@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from procs import Server
+from helpers_procs import Server
 from rankline.http.server import SERVERS
 
 pytestmark = pytest.mark.timeout(150)

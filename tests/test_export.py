@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from backends import flush_redis
 from helpers_api import AUTH, open_app, open_client, put_board, submit
+from helpers_backends import flush_redis
 from rankline import ManualClock, Settings
 from rankline.cli import app as cli_app
 from rankline.clock import format_time

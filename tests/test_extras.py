@@ -19,7 +19,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from procs import REPO, Server, cli_env
+from helpers_procs import REPO, Server, cli_env
 from rankline.cli import extras
 
 BLOCKER = '''

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from procs import HOST, REPO, cli_env, free_port, serving
+from helpers_procs import HOST, REPO, cli_env, free_port, serving
 from rankline.cli import app as cli_app
 from rankline.client import Client
 from rankline.http import server

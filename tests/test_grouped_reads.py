@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from backends import open_redis_index, redis_index
+from helpers_backends import open_redis_index, redis_index
 from rankline.errors import IndexUnavailable
 from rankline.index.redis.index import RedisIndex
 from rankline.ordering import encode

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from chaos_helpers import RedisServer
+from helpers_chaos import RedisServer
 from helpers_grpc import SERVER_KEY, Rig, rig
 from rankline import ManualClock, Settings
 from rankline.grpc.operations import SERVICE

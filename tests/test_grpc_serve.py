@@ -10,7 +10,7 @@ import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from procs import free_port, serving
+from helpers_procs import free_port, serving
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.grpc.gen.rankline.v1 import rankline_pb2_grpc
 

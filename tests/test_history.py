@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from backends import _SLOT, REDIS_URL
-from procs import cli_env, run_cli
-from rankline_bench.history import RULES, Entry, Final, History, Read, Write, check, count
+from helpers_backends import _SLOT, REDIS_URL
+from helpers_procs import cli_env, run_cli
+from rankline_bench.history import RULES, Final, History, Read, SeenEntry, Write, check, count
 
 BEST, SUM = "b", "s"
 AT = "2026-11-21T12:00:00.000Z"
@@ -39,13 +39,13 @@ def one(
     rank: int = 1,
     total: int | None = None,
 ) -> Read:
-    return Read(board, invoked, completed, (Entry(player, score, rank, AT),), total)
+    return Read(board, invoked, completed, (SeenEntry(player, score, rank, AT),), total)
 
 
 def top(
     invoked: float, completed: float, *rows: tuple[str, int, int], total: int | None = None
 ) -> Read:
-    entries = tuple(Entry(p, s, r, AT) for p, s, r in rows)
+    entries = tuple(SeenEntry(p, s, r, AT) for p, s, r in rows)
     return Read(BEST, invoked, completed, entries, len(rows) if total is None else total)
 
 
@@ -136,9 +136,9 @@ def test_a_whole_top_page_without_an_acknowledged_player_is_stale() -> None:
     history.writes += [w("a", 9, 0.0, 1.0), w("b", 3, 0.0, 1.0), w("c", 4, 1.5, 3.0)]
     history.reads += [
         # the whole board (total 1) without a, acknowledged at 1.0: stale; c was in flight
-        Read(BEST, 2.0, 2.5, (Entry("b", 3, 1, AT),), 1),
+        Read(BEST, 2.0, 2.5, (SeenEntry("b", 3, 1, AT),), 1),
         # a page of 2 out of 5: c may be anywhere below, and rank 3 skips 2
-        Read(BEST, 4.0, 4.5, (Entry("a", 9, 1, AT), Entry("b", 3, 3, AT)), 5),
+        Read(BEST, 4.0, 4.5, (SeenEntry("a", 9, 1, AT), SeenEntry("b", 3, 3, AT)), 5),
     ]
     assert found(history) == {"best-stale": 1, "best-order": 1}
 

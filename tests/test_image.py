@@ -36,13 +36,14 @@ import sqlalchemy as sa
 import yaml
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from backends import PG_ADMIN, REDIS_URL, flush_redis
-from brokers import NATS_URL, drop_nats_log
-from procs import HOST, REPO, free_port
+from helpers_backends import PG_ADMIN, REDIS_URL, flush_redis
+from helpers_brokers import NATS_URL, drop_nats_log
+from helpers_procs import HOST, REPO, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
-# The test slot, as backends.py counts it (RANKLINE_TEST_SLOT plus the xdist worker's number).
+# The test slot, as helpers_backends.py counts it (RANKLINE_TEST_SLOT plus the xdist
+# worker's number).
 SLOT = int(os.environ.get("RANKLINE_TEST_SLOT", "0")) + int(
     os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
 )

@@ -16,9 +16,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from backends import ALL, REDIS_URL, Backend, selected
 from helpers_api import AUTH, get_json, put_board, ranking, serve, submit
-from procs import HOST, cli_env, free_port, run_cli, serving
+from helpers_backends import ALL, REDIS_URL, Backend, selected
+from helpers_procs import HOST, cli_env, free_port, run_cli, serving
 from rankline import Board, BoardSpec, ManualClock, Settings
 from rankline.cli import app as cli_app
 from rankline.clock import parse_time

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends import REDIS_URL, open_redis_index
+from helpers_backends import REDIS_URL, open_redis_index
 from rankline.index import MemoryIndex, memory
 from rankline.index.base import RankingIndex, Shapes
 from rankline.ordering import SCORE_MAX, SCORE_MIN, decode, encode, player_of, score_prefix

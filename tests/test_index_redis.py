@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from backends import open_redis_index, redis_index, shared
+from helpers_backends import open_redis_index, redis_index, shared
 from rankline.index.redis import index as index_module
 from rankline.index.redis import keys as k
 from rankline.index.redis.index import RedisIndex

@@ -7,20 +7,19 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from backends import open_redis_index, redis_index
+from helpers_backends import open_redis_index, redis_index
 from rankline.errors import IndexDamaged
+from rankline.index.base import IndexRow
 from rankline.index.redis import fill as redis_fill
 from rankline.index.redis import keys as k
 from rankline.index.redis.common import Names
 from rankline.index.redis.fill import _Fill
 from rankline.index.redis.index import RedisIndex
-from rankline.types import IndexChange, LeaderboardId, PlayerId, SortKey
+from rankline.types import IndexChange, LeaderboardId
 from test_index_redis import key, layout, put, standings
 
 FAST = LeaderboardId("arena", "all_time", "all", "global")
 CAREFUL = LeaderboardId("arena", "all_time", "all", "careful")
-
-Entry = tuple[PlayerId, SortKey, int]
 
 
 @pytest.fixture
@@ -29,12 +28,12 @@ async def index() -> AsyncIterator[RedisIndex]:
         yield opened
 
 
-async def chunked(entries: list[Entry], size: int) -> AsyncIterator[list[Entry]]:
+async def chunked(entries: list[IndexRow], size: int) -> AsyncIterator[list[IndexRow]]:
     for start in range(0, len(entries), size):
         yield entries[start : start + size]
 
 
-async def fill(index: RedisIndex, lb: LeaderboardId, entries: list[Entry], size: int = 0) -> int:
+async def fill(index: RedisIndex, lb: LeaderboardId, entries: list[IndexRow], size: int = 0) -> int:
     seen = 0
     async for count in index.fill(lb, size or len(entries), chunked(entries, 700)):
         seen += count
@@ -150,7 +149,7 @@ async def test_a_write_during_a_fill_wins_and_leaves_no_half_entry(
         put("newcomer", 15, revision=1, lb=FAST),
     ]
 
-    async def chunks() -> AsyncIterator[list[Entry]]:
+    async def chunks() -> AsyncIterator[list[IndexRow]]:
         for number, start in enumerate(range(0, n, 400)):
             if number == moment:
                 await index.apply(writes)

@@ -20,9 +20,9 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from backends import ALL, Backend, flush_redis, redis_client, selected
 from helpers_api import AUTH, open_app, open_client, put_board
-from procs import cli_env, run_cli
+from helpers_backends import ALL, Backend, flush_redis, redis_client, selected
+from helpers_procs import cli_env, run_cli
 from rankline import ManualClock, Settings
 from rankline.errors import IndexUnavailable
 from rankline.http.app import Application

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis.crc import key_slot
 
-from backends import REDIS_URL, open_redis_index, shared
+from helpers_backends import REDIS_URL, open_redis_index, shared
 from rankline.errors import IndexDamaged
 from rankline.index import sharding
 from rankline.index.base import RankingIndex

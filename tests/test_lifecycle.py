@@ -25,7 +25,7 @@ from helpers_api import (
     utc,
 )
 from helpers_lifecycle import archived, live, period_rows, states
-from procs import cli_env, run_cli
+from helpers_procs import cli_env, run_cli
 from rankline import ManualClock, Rankline, Settings
 from rankline.clock import to_micros
 from rankline.http.app import Application

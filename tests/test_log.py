@@ -30,9 +30,9 @@ import aiosqlite
 import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from backends import _SLOT, prepare_database
-from brokers import NATS_URL, drop_nats_log, tansu_broker
-from procs import free_port
+from helpers_backends import _SLOT, prepare_database
+from helpers_brokers import NATS_URL, drop_nats_log, tansu_broker
+from helpers_procs import free_port
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log import IngestLog, LogConsumer, LogOptions, LogRecord, open_log
 from rankline.log.base import partition_of
@@ -43,7 +43,7 @@ from rankline.store import migrate
 PG_URL = f"postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_log_test_{_SLOT}"
 MARIADB_URL = f"mysql+asyncmy://root@127.0.0.1:3306/rankline_log_test_{_SLOT}"
 ENGINES = ["sqlite", "sqlite-file", "postgresql", "mariadb", "nats", "kafka"]
-OWNER_SCRIPT = Path(__file__).with_name("log_owner.py")
+OWNER_SCRIPT = Path(__file__).with_name("helpers_log_owner.py")
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from helpers_idp import AUDIENCE, ISSUER, IdentityProvider, claims, mint, refused_tokens, rsa_key
-from procs import serving
+from helpers_procs import serving
 from rankline.observability.logs import Redacting, redact
 
 pytestmark = pytest.mark.timeout(180)

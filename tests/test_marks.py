@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-import backends
-import procs
-from backends import ALL, EDGE_STACK
+import helpers_backends
+import helpers_procs
+from helpers_backends import ALL, EDGE_STACK
 from helpers_marks import GUARD, marks_for, stack_needs_services
 
 
@@ -29,7 +29,7 @@ def _pure() -> int:
 
 
 def _redis() -> str:
-    return backends.REDIS_URL
+    return helpers_backends.REDIS_URL
 
 
 def _through_a_helper() -> str:
@@ -37,7 +37,7 @@ def _through_a_helper() -> str:
 
 
 def _cluster() -> str:
-    return backends.cluster_url()
+    return helpers_backends.cluster_url()
 
 
 def _written_address() -> str:
@@ -45,12 +45,12 @@ def _written_address() -> str:
 
 
 def _server(tmp_path: Path) -> None:
-    with procs.serving(tmp_path, tmp_path / "log"):
+    with helpers_procs.serving(tmp_path, tmp_path / "log"):
         pass
 
 
 def _command() -> None:
-    procs.run_cli("--version")
+    helpers_procs.run_cli("--version")
 
 
 SAMPLES: Mapping[str, Any] = MappingProxyType(
@@ -102,7 +102,7 @@ def _collected(*args: str) -> list[str]:
     """The test ids ``pytest --collect-only`` lists for ``args``, on every stack."""
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
-        cwd=procs.REPO,
+        cwd=helpers_procs.REPO,
         env={**os.environ, "RANKLINE_TEST_BACKENDS": ",".join(ALL)},
         capture_output=True,
         text=True,
@@ -158,7 +158,7 @@ def test_the_guard_ignores_other_ports_and_notes_for_the_innermost_watch() -> No
     with GUARD.watching() as outer:
         with GUARD.watching() as inner:
             _connect(5432)
-        _connect(procs.free_port())
+        _connect(helpers_procs.free_port())
     assert inner == ["PostgreSQL at 127.0.0.1:5432"]
     assert outer == []
 

@@ -14,7 +14,6 @@ import httpx
 import pytest
 from sqlalchemy import delete, insert, select
 
-from backends import ALL, flush_redis, selected
 from helpers_api import (
     AUTH,
     SERVER_KEY,
@@ -30,6 +29,7 @@ from helpers_api import (
     top,
     utc,
 )
+from helpers_backends import ALL, flush_redis, selected
 from rankline import ManualClock, Settings
 from rankline.clock import parse_time as clock_micros
 from rankline.index import maintenance

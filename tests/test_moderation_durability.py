@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from procs import Server, cli_env, run_cli
+from helpers_procs import Server, cli_env, run_cli
 
 pytestmark = pytest.mark.timeout(180)
 

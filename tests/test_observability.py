@@ -17,8 +17,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import SpanKind
 
-from backends import REDIS_URL, flush_redis
-from procs import serving
+from helpers_backends import REDIS_URL, flush_redis
+from helpers_procs import serving
 from rankline.http.app import create_app
 from rankline.observability import observe, tracing
 from rankline.observability.logs import SERVER_LOGGERS

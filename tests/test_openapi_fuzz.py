@@ -18,7 +18,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from procs import Server, serving
+from helpers_procs import Server, serving
 
 KEY = "fuzz-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}

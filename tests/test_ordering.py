@@ -19,7 +19,7 @@ from rankline.ordering import (
 )
 from rankline.types import Micros, Order, PlayerId, Score
 
-Entry = tuple[Score, Micros, PlayerId]
+KeyParts = tuple[Score, Micros, PlayerId]
 
 ORDERS: tuple[Order, ...] = ("desc", "asc")
 TWO_53 = 1 << 53
@@ -54,7 +54,7 @@ entries = st.tuples(scores, times, players)
 
 
 @st.composite
-def tied_entries(draw: st.DrawFn) -> list[Entry]:
+def tied_entries(draw: st.DrawFn) -> list[KeyParts]:
     """Many entries drawn from small pools, so equal scores and equal times are the rule."""
     score_pool = draw(st.lists(scores, min_size=1, max_size=3))
     time_pool = draw(st.lists(times, min_size=1, max_size=3))
@@ -65,7 +65,7 @@ def tied_entries(draw: st.DrawFn) -> list[Entry]:
     return draw(st.lists(entry, max_size=30))
 
 
-def naive_key(entry: Entry, order: Order) -> tuple[int, int, bytes]:
+def naive_key(entry: KeyParts, order: Order) -> tuple[int, int, bytes]:
     """API.md's order: score (desc or asc), then achieved_at ascending, then player bytewise."""
     score, at, player = entry
     return (-score if order == "desc" else score, at, player.encode())
@@ -77,21 +77,21 @@ def is_better(score: Score, than: Score, order: Order) -> bool:
 
 @settings(max_examples=300)
 @given(tied_entries(), orders)
-def test_sorting_by_key_is_the_api_order(items: list[Entry], order: Order) -> None:
+def test_sorting_by_key_is_the_api_order(items: list[KeyParts], order: Order) -> None:
     by_key = sorted(items, key=lambda e: encode(*e, order))
     assert by_key == sorted(items, key=lambda e: naive_key(e, order))
 
 
 @settings(max_examples=500)
 @given(entries, entries, orders)
-def test_key_comparison_matches_naive_comparison(a: Entry, b: Entry, order: Order) -> None:
+def test_key_comparison_matches_naive_comparison(a: KeyParts, b: KeyParts, order: Order) -> None:
     key_a, key_b = encode(*a, order), encode(*b, order)
     assert (key_a < key_b) == (naive_key(a, order) < naive_key(b, order))
     assert (key_a == key_b) == (a == b)
 
 
 @given(entries, orders)
-def test_decode_inverts_encode(entry: Entry, order: Order) -> None:
+def test_decode_inverts_encode(entry: KeyParts, order: Order) -> None:
     key = encode(*entry, order)
     assert decode(key, order) == entry
     assert player_of(key) == entry[2]
@@ -100,7 +100,7 @@ def test_decode_inverts_encode(entry: Entry, order: Order) -> None:
 
 @given(st.lists(st.tuples(entries, scores), max_size=20), orders, st.none() | orders)
 def test_decode_many_is_decode_of_each(
-    items: list[tuple[Entry, Score]], order: Order, sub_order: Order | None
+    items: list[tuple[KeyParts, Score]], order: Order, sub_order: Order | None
 ) -> None:
     keys = Keys(order, sub_order)
     encoded = [
@@ -137,7 +137,7 @@ def test_ties_break_on_time_then_player_bytes(order: Order) -> None:
 @settings(max_examples=300)
 @given(entries, entries, orders)
 def test_better_scores_sort_below_the_prefix_of_worse_ones(
-    better: Entry, worse: Entry, order: Order
+    better: KeyParts, worse: KeyParts, order: Order
 ) -> None:
     assume(better[0] != worse[0])
     if not is_better(better[0], worse[0], order):
@@ -148,7 +148,7 @@ def test_better_scores_sort_below_the_prefix_of_worse_ones(
 
 
 @given(entries, orders)
-def test_key_starts_with_its_score_prefix(entry: Entry, order: Order) -> None:
+def test_key_starts_with_its_score_prefix(entry: KeyParts, order: Order) -> None:
     key = encode(*entry, order)
     prefix = score_prefix(entry[0], order)
     assert len(prefix) == PREFIX_BYTES
@@ -158,7 +158,7 @@ def test_key_starts_with_its_score_prefix(entry: Entry, order: Order) -> None:
 
 @settings(max_examples=200)
 @given(tied_entries(), orders)
-def test_prefix_bisect_counts_strictly_better_scores(items: list[Entry], order: Order) -> None:
+def test_prefix_bisect_counts_strictly_better_scores(items: list[KeyParts], order: Order) -> None:
     keys = sorted(encode(*e, order) for e in items)
     for score, _, _ in items:
         below = sum(1 for key in keys if key < score_prefix(score, order))

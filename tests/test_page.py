@@ -23,7 +23,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
-from procs import REPO, Server, serving
+from helpers_procs import REPO, Server, serving
 
 pytestmark = pytest.mark.timeout(120)
 

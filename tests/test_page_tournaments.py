@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
-from procs import Server
+from helpers_procs import Server
 from test_page import AUTH, LIVE_TIMEOUT_MS, browser, server
 
 pytestmark = pytest.mark.timeout(120)

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from helpers_idp import AUDIENCE, ISSUER, IdentityProvider, claims, mint, refused_tokens, rsa_key
-from procs import cli_env, run_cli, serving
+from helpers_procs import cli_env, run_cli, serving
 
 KEY = "test-server-key-0123456789"
 READ_KEY = "test-read-key-0123456789"

@@ -8,26 +8,26 @@ from hypothesis import strategies as st
 
 from rankline.errors import InvalidInput
 from rankline.ordering import SCORE_MAX, SCORE_MIN
-from rankline.policies import Entry, combine
+from rankline.policies import StandingScore, combine
 from rankline.types import Order, Policy
 
 ORDERS: tuple[Order, ...] = ("desc", "asc")
 POLICIES: tuple[Policy, ...] = ("best", "latest", "sum", "first", "rating")
-CURRENT = Entry(100, 1_000)
+CURRENT = StandingScore(100, 1_000)
 
 
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("policy", POLICIES)
 def test_first_submission_always_counts(policy: Policy, order: Order) -> None:
-    assert combine(policy, order, None, -5, 42) == Entry(-5, 42)
+    assert combine(policy, order, None, -5, 42) == StandingScore(-5, 42)
 
 
 @pytest.mark.parametrize(
     ("order", "better", "worse"), [("desc", 101, 99), ("asc", 99, 101)], ids=ORDERS
 )
 def test_best_strictly_better_replaces(order: Order, better: int, worse: int) -> None:
-    assert combine("best", order, CURRENT, better, 2_000) == Entry(better, 2_000)
-    assert combine("best", order, CURRENT, better, 500) == Entry(better, 500)
+    assert combine("best", order, CURRENT, better, 2_000) == StandingScore(better, 2_000)
+    assert combine("best", order, CURRENT, better, 500) == StandingScore(better, 500)
     assert combine("best", order, CURRENT, worse, 2_000) is None
 
 
@@ -42,9 +42,9 @@ def test_best_equal_score_keeps_the_earlier_time(order: Order) -> None:
     ids=ORDERS,
 )
 def test_best_at_64_bit_extremes(order: Order, top: int, runner_up: int, bottom: int) -> None:
-    assert combine("best", order, Entry(runner_up, 1), top, 2) == Entry(top, 2)
-    assert combine("best", order, Entry(top, 1), bottom, 2) is None
-    assert combine("best", order, Entry(top, 1), top, 2) is None
+    assert combine("best", order, StandingScore(runner_up, 1), top, 2) == StandingScore(top, 2)
+    assert combine("best", order, StandingScore(top, 1), bottom, 2) is None
+    assert combine("best", order, StandingScore(top, 1), top, 2) is None
 
 
 @given(
@@ -55,14 +55,14 @@ def test_best_at_64_bit_extremes(order: Order, top: int, runner_up: int, bottom:
 )
 def test_best_matches_naive_rule(order: Order, current: int, score: int, at: int) -> None:
     better = score > current if order == "desc" else score < current
-    expected = Entry(score, at) if better else None
-    assert combine("best", order, Entry(current, 1), score, at) == expected
+    expected = StandingScore(score, at) if better else None
+    assert combine("best", order, StandingScore(current, 1), score, at) == expected
 
 
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("score", [1, 100, 1_000])
 def test_latest_later_submission_wins_whatever_its_score(order: Order, score: int) -> None:
-    assert combine("latest", order, CURRENT, score, 1_001) == Entry(score, 1_001)
+    assert combine("latest", order, CURRENT, score, 1_001) == StandingScore(score, 1_001)
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -78,15 +78,19 @@ def test_latest_late_older_event_never_overwrites(order: Order, score: int) -> N
 
 @pytest.mark.parametrize("order", ORDERS)
 def test_sum_adds_and_takes_the_submission_time(order: Order) -> None:
-    assert combine("sum", order, CURRENT, 23, 2_000) == Entry(123, 2_000)
-    assert combine("sum", order, CURRENT, -150, 500) == Entry(-50, 500)
-    assert combine("sum", order, CURRENT, 0, 3_000) == Entry(100, 3_000)
+    assert combine("sum", order, CURRENT, 23, 2_000) == StandingScore(123, 2_000)
+    assert combine("sum", order, CURRENT, -150, 500) == StandingScore(-50, 500)
+    assert combine("sum", order, CURRENT, 0, 3_000) == StandingScore(100, 3_000)
 
 
 @pytest.mark.parametrize("order", ORDERS)
 def test_sum_may_reach_the_64_bit_limits(order: Order) -> None:
-    assert combine("sum", order, Entry(SCORE_MAX - 1, 0), 1, 5) == Entry(SCORE_MAX, 5)
-    assert combine("sum", order, Entry(SCORE_MIN + 1, 0), -1, 5) == Entry(SCORE_MIN, 5)
+    assert combine("sum", order, StandingScore(SCORE_MAX - 1, 0), 1, 5) == StandingScore(
+        SCORE_MAX, 5
+    )
+    assert combine("sum", order, StandingScore(SCORE_MIN + 1, 0), -1, 5) == StandingScore(
+        SCORE_MIN, 5
+    )
 
 
 @pytest.mark.parametrize(
@@ -95,7 +99,7 @@ def test_sum_may_reach_the_64_bit_limits(order: Order) -> None:
 )
 def test_sum_overflow_is_invalid_input(current: int, score: int) -> None:
     with pytest.raises(InvalidInput) as caught:
-        combine("sum", "desc", Entry(current, 0), score, 1)
+        combine("sum", "desc", StandingScore(current, 0), score, 1)
     assert caught.value.status == 422
     assert caught.value.errors is not None
     assert caught.value.errors[0]["loc"] == ["body", "score"]
@@ -109,7 +113,7 @@ def test_first_never_changes(order: Order, score: int, at: int) -> None:
 
 @pytest.mark.parametrize("order", ORDERS)
 def test_rating_always_replaces(order: Order) -> None:
-    assert combine("rating", order, CURRENT, 90, 500) == Entry(90, 500)
+    assert combine("rating", order, CURRENT, 90, 500) == StandingScore(90, 500)
 
 
 def test_unknown_policy_raises_value_error() -> None:

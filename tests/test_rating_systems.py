@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from openskill.models import BradleyTerryFull, PlackettLuce
 
+from helpers_rating_reference import Glicko2Reference
 from rankline.errors import InvalidInput
 from rankline.rating import RatingState, check_rating, score_of, system_of
-from rating_reference import Glicko2Reference
 
 DAY = 86_400_000_000
 

@@ -26,7 +26,7 @@ import msgspec
 import pytest
 from sqlalchemy import select, update
 
-from procs import Server, cli_env, run_cli
+from helpers_procs import Server, cli_env, run_cli
 from rankline.boards import Board, BoardSpec
 from rankline.ratings.rerate import verify
 from rankline.settings import Settings

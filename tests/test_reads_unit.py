@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from fakes import FakeStore
+from helpers_fakes import FakeStore
 from rankline.boards import Board, BoardSpec
 from rankline.clock import ManualClock, format_time, to_micros
 from rankline.errors import IndexDamaged, IndexUnavailable, InvalidInput, NotFound

@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import LockNotOwnedError
 
-from backends import REDIS_URL, flush_redis
+from helpers_backends import REDIS_URL, flush_redis
 from rankline.index.keeper import _Renewal
 
 

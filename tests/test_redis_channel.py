@@ -16,8 +16,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from backends import REDIS_URL
-from chaos_helpers import RedisServer
+from helpers_backends import REDIS_URL
+from helpers_chaos import RedisServer
 from rankline.index.redis.seam import Channel
 
 

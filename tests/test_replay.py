@@ -18,9 +18,9 @@ import httpx
 import pytest
 from sqlalchemy import delete, select
 
-from backends import ALL, Backend, flush_redis, selected
 from helpers_api import AUTH, iso, open_app, open_client, put_board, submit, unmoved
-from procs import cli_env, run_cli
+from helpers_backends import ALL, Backend, flush_redis, selected
+from helpers_procs import cli_env, run_cli
 from rankline import ManualClock, Settings
 from rankline.clock import from_micros
 from rankline.errors import NotFound

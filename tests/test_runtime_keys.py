@@ -15,8 +15,8 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from backends import EDGE_STACK, selected
 from helpers_api import AUTH, NOW, SERVER_KEY, assert_problem, error_locs, open_app, open_client
+from helpers_backends import EDGE_STACK, selected
 from helpers_grpc import rig
 from rankline import ManualClock, Settings
 from rankline.clock import parse_time

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from chaos_helpers import (
+from helpers_chaos import (
     RanklineServer,
     RedisServer,
     cli_env,

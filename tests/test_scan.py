@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, insert, select
 
-from backends import PG_URL, prepare_database
+from helpers_backends import PG_URL, prepare_database
 from rankline import Rankline
 from rankline.ordering import SCORE_MAX, SCORE_MIN, Keys, encode
 from rankline.store import scan

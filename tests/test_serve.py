@@ -16,7 +16,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from procs import cli_env, run_cli, serving
+from helpers_procs import cli_env, run_cli, serving
 from rankline import __version__
 from rankline.cli import app as cli_app
 from rankline.http.server import SERVERS

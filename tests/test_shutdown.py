@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from procs import HOST, Server
+from helpers_procs import HOST, Server
 from rankline.http.server import SERVERS
 
 pytestmark = pytest.mark.timeout(120)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from backends import _SLOT, REDIS_URL
-from procs import cli_env, run_cli
+from helpers_backends import _SLOT, REDIS_URL
+from helpers_procs import cli_env, run_cli
 from rankline_bench.soak import Bucket, Options, RssSampler, summarize
 
 MB = 2**20

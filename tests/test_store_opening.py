@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from backends import PG_URL
+from helpers_backends import PG_URL
 from rankline import Settings
 from rankline.errors import StoreUnavailable
 from rankline.store import migrate

@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from backends import PG_URL, prepare_database
+from helpers_backends import PG_URL, prepare_database
 from rankline import ManualClock, Settings
 from rankline.store import schema as t
 from rankline.store import sql

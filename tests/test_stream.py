@@ -17,8 +17,8 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from backends import ALL, selected
 from helpers_api import SERVER_KEY, assert_problem, open_app, open_client, put_board, submit, top
+from helpers_backends import ALL, selected
 from helpers_idp import SECRET, claims, mint_hs256
 from rankline import ManualClock, Settings
 from rankline.http.app import Application

@@ -20,7 +20,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends import REDIS_URL, cluster_url, flush_redis, open_redis_index, redis_index, shared
+from helpers_backends import (
+    REDIS_URL,
+    cluster_url,
+    flush_redis,
+    open_redis_index,
+    redis_index,
+    shared,
+)
 from rankline.boards import Board, BoardSpec
 from rankline.errors import Conflict, InvalidInput
 from rankline.index.base import RankingIndex, Shapes, SharedIndex
@@ -28,7 +35,7 @@ from rankline.index.memory import MemoryIndex
 from rankline.index.sharded import ShardedIndex
 from rankline.index.sharded_shared import ShardedShared
 from rankline.ordering import SCORE_MAX, SCORE_MIN, SUB_HEAD_BYTES, Keys, encode
-from rankline.policies import Entry, combine
+from rankline.policies import StandingScore, combine
 from rankline.types import IndexChange, LeaderboardId, Order, SortKey
 
 ORDERS: tuple[Order, ...] = ("desc", "asc")
@@ -105,24 +112,28 @@ def test_rows_encode_as_one_at_a_time() -> None:
 
 
 def test_best_compares_score_then_subscore_in_its_own_order() -> None:
-    held = Entry(100, 1, 5)
+    held = StandingScore(100, 1, 5)
     for sub_order, better, worse in (("desc", 6, 4), ("asc", 4, 6)):
-        assert combine("best", "desc", held, 100, 2, better, sub_order) == Entry(100, 2, better)
+        assert combine("best", "desc", held, 100, 2, better, sub_order) == StandingScore(
+            100, 2, better
+        )
         assert combine("best", "desc", held, 100, 2, worse, sub_order) is None
         assert combine("best", "desc", held, 100, 2, 5, sub_order) is None  # equal: kept
-        assert combine("best", "desc", held, 101, 2, worse, sub_order) == Entry(101, 2, worse)
+        assert combine("best", "desc", held, 101, 2, worse, sub_order) == StandingScore(
+            101, 2, worse
+        )
         assert combine("best", "desc", held, 99, 2, 10**9, sub_order) is None
-        assert combine("best", "asc", held, 99, 2, worse, sub_order) == Entry(99, 2, worse)
+        assert combine("best", "asc", held, 99, 2, worse, sub_order) == StandingScore(99, 2, worse)
 
 
 def test_the_other_policies_keep_or_replace_both_together() -> None:
-    held = Entry(10, 1, 3)
-    assert combine("latest", "desc", held, 1, 2, -7, "desc") == Entry(1, 2, -7)
+    held = StandingScore(10, 1, 3)
+    assert combine("latest", "desc", held, 1, 2, -7, "desc") == StandingScore(1, 2, -7)
     assert combine("latest", "desc", held, 99, 1, 99, "desc") is None
     assert combine("first", "desc", held, 99, 2, 99, "desc") is None
-    assert combine("sum", "desc", held, 5, 2, -4, "asc") == Entry(15, 2, -1)
+    assert combine("sum", "desc", held, 5, 2, -4, "asc") == StandingScore(15, 2, -1)
     with pytest.raises(InvalidInput):
-        combine("sum", "desc", Entry(0, 1, SCORE_MAX), 1, 2, 1, "desc")
+        combine("sum", "desc", StandingScore(0, 1, SCORE_MAX), 1, 2, 1, "desc")
 
 
 # --- board definitions --------------------------------------------------------------------

@@ -16,12 +16,12 @@ import httpx
 import pytest
 
 from helpers_api import AUTH, get_json, iso, open_app, open_client, utc
+from helpers_webhook_receiver import receiver
 from rankline import ManualClock, Rankline, Settings
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments.competition import RewardSpec, reward_for
 from rankline.tournaments.webhooks import Webhooks, backoff_seconds, signature
-from webhook_receiver import receiver
 
 STARTS, ENDS = utc(2026, 11, 21, 12, 10), utc(2026, 11, 21, 12, 20)
 FINAL = utc(2026, 11, 21, 12, 21, 10)

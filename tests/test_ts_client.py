@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from helpers_idp import SECRET, claims, mint_hs256
-from procs import REPO, Server, serving
+from helpers_procs import REPO, Server, serving
 from rankline import __version__
 from rankline.http.openapi import build_openapi
 

@@ -13,7 +13,7 @@ import pytest
 
 from helpers_api import AUTH, SERVER_KEY, assert_problem, open_app, open_client, ranking, submit
 from helpers_grpc import METADATA, rig
-from procs import serving
+from helpers_procs import serving
 from rankline import ManualClock, Settings
 from rankline.client import ApiError, AsyncClient
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb

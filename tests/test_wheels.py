@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from procs import REPO
+from helpers_procs import REPO
 
 DISTRIBUTIONS = {
     "rankline": (".", "rankline"),

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from chaos_helpers import (
+from helpers_chaos import (
     HOST,
     RanklineServer,
     RedisServer,

@@ -1,4 +1,4 @@
-"""The group-commit writer on its own: an in-memory store transaction (``fakes``) and the
+"""The group-commit writer on its own: an in-memory store transaction (``helpers_fakes``) and the
 in-process index, no HTTP and no SQL, so every planning rule is checked directly."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakes import FakeStore
+from helpers_fakes import FakeStore
 from rankline.boards import Board, BoardSpec
 from rankline.clock import ManualClock, to_micros
 from rankline.errors import (

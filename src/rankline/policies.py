@@ -9,7 +9,10 @@ from rankline.ordering import SCORE_MAX, SCORE_MIN
 from rankline.types import Micros, Order, Policy, Score
 
 
-class Entry(NamedTuple):
+class StandingScore(NamedTuple):
+    """What a policy combines a submission with and answers: a standing's score, the time
+    it was reached and its subscore (the rest of a ``types.Standing`` is where it stands)."""
+
     score: Score
     achieved_at: Micros
     subscore: Score | None = None
@@ -17,7 +20,7 @@ class Entry(NamedTuple):
 
 
 def better(
-    order: Order, sub_order: Order | None, score: Score, subscore: Score | None, than: Entry
+    order: Order, sub_order: Order | None, score: Score, subscore: Score | None, than: StandingScore
 ) -> bool:
     """Whether (score, subscore) is strictly better than ``than``'s: the subscore (in its
     own order) decides between equal scores."""
@@ -38,12 +41,12 @@ def _add(a: Score, b: Score, field: str) -> Score:
 def combine(
     policy: Policy,
     order: Order,
-    current: Entry | None,
+    current: StandingScore | None,
     score: Score,
     at: Micros,
     subscore: Score | None = None,
     sub_order: Order | None = None,
-) -> Entry | None:
+) -> StandingScore | None:
     """The entry after the submission, or None when the policy keeps the current one.
 
     On a board with a subscore (``sub_order``), (score, subscore) is one value: ``best``
@@ -56,7 +59,7 @@ def combine(
     - ``first``: the first submission received stays forever;
     - ``rating``: the caller computed the new rating; it always replaces.
     """
-    new = Entry(score, at, subscore)
+    new = StandingScore(score, at, subscore)
     if current is None:
         return new
     if policy == "best":
@@ -66,8 +69,8 @@ def combine(
     if policy == "sum":
         total = _add(current.score, score, "score")
         if subscore is None or current.subscore is None:
-            return Entry(total, at)
-        return Entry(total, at, _add(current.subscore, subscore, "subscore"))
+            return StandingScore(total, at)
+        return StandingScore(total, at, _add(current.subscore, subscore, "subscore"))
     if policy == "first":
         return None
     if policy == "rating":

@@ -58,7 +58,7 @@ from rankline.registry import BoardChanges, Boards
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod
-from rankline.store.audit_log import AuditStore
+from rankline.store.audit import AuditStore
 from rankline.store.cohorts import CohortStore
 from rankline.store.dead_letters import DeadLetters
 from rankline.store.deliveries import BoardDeliveries
@@ -288,7 +288,7 @@ class Rankline:
             commit_lock,
             clock,
         )
-        self.audit = audit = Audit(AuditStore(store), clock)
+        self.audit = audit = Audit(AuditStore(store.engine), clock)
         """Every change made by hand: who, when, what, why."""
         self.validators = validators = Validators()
         self.client_writes = ClientWrites(

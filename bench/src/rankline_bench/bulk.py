@@ -25,8 +25,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.boards import Board, Target
 from rankline.store import schema as t
+from rankline.store.errors import mapped_errors
 from rankline.store.hot import EVENT_COLUMNS
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import Micros, PlayerId, Score
 
 BulkRow = tuple[PlayerId, Score, Micros] | tuple[PlayerId, Score, Micros, Score]

@@ -62,7 +62,7 @@ class Write(msgspec.Struct, frozen=True):
     acked: bool
 
 
-class Entry(msgspec.Struct, frozen=True):
+class SeenEntry(msgspec.Struct, frozen=True):
     player: str
     score: int
     rank: int
@@ -78,7 +78,7 @@ class Read(msgspec.Struct, frozen=True):
     board: str
     invoked: float
     completed: float
-    entries: tuple[Entry, ...] = ()
+    entries: tuple[SeenEntry, ...] = ()
     total: int | None = None
     absent: str | None = None
 

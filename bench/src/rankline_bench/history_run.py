@@ -30,10 +30,10 @@ from rich.table import Table
 from rankline_bench import stack
 from rankline_bench.history import (
     RULES,
-    Entry,
     Final,
     History,
     Read,
+    SeenEntry,
     Violation,
     Write,
     check,
@@ -174,7 +174,7 @@ class Recorder:
         body = answer.json()
         rows = body.get("entries", [body])
         entries = tuple(
-            Entry(r["player_id"], r["score"], r["rank"], r["achieved_at"]) for r in rows
+            SeenEntry(r["player_id"], r["score"], r["rank"], r["achieved_at"]) for r in rows
         )
         self.history.reads.append(Read(board, invoked, completed, entries, body.get("total")))
 

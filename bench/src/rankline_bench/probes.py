@@ -24,7 +24,7 @@ import redis
 from sqlalchemy import func, select, text
 
 from rankline.log import LogOptions, open_log
-from rankline.policies import Entry, combine
+from rankline.policies import StandingScore, combine
 from rankline.store import schema as t
 from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore
@@ -277,7 +277,7 @@ async def write_floor(
                 for player in players:
                     score = rng.randrange(1_000_000_001)
                     before = stored.get((leaderboard, player))
-                    current = None if before is None else Entry(before[2], before[3])
+                    current = None if before is None else StandingScore(before[2], before[3])
                     new = combine(board.policy, board.order, current, score, now)  # the writer's
                     match = f"floor-{run}-{events + len(written)}"
                     written.append(

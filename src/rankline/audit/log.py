@@ -18,8 +18,7 @@ import msgspec
 from rankline.audit.answers import AuditItemOut, AuditOut
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
-from rankline.store.audit import Attribution, AuditEntry
-from rankline.store.audit_log import AuditStore
+from rankline.store.audit import Attribution, AuditEntry, AuditStore
 from rankline.types import BoardId, Clock, MatchId, PlayerId
 
 _CURSOR_PREFIX = "a1:"

@@ -36,7 +36,7 @@ from rankline.types import (
     SortKey,
 )
 
-Entry = tuple[PlayerId, SortKey, int]
+IndexRow = tuple[PlayerId, SortKey, int]
 """A standing as an index loads it: (player, key, revision)."""
 UNKNOWN = Movement(None, None)
 
@@ -322,12 +322,12 @@ class RankingIndex(abc.ABC):
         ``revision`` guards a shared index: a change older than what it holds is ignored."""
 
     @abc.abstractmethod
-    async def load(self, leaderboard: LeaderboardId, entries: Iterable[Entry]) -> None:
+    async def load(self, leaderboard: LeaderboardId, entries: Iterable[IndexRow]) -> None:
         """Bulk-load standings read from the durable store, as a rebuild does. Where the
         index already holds a newer revision, it keeps it."""
 
     async def fill(
-        self, leaderboard: LeaderboardId, size: int, chunks: AsyncIterable[list[Entry]]
+        self, leaderboard: LeaderboardId, size: int, chunks: AsyncIterable[list[IndexRow]]
     ) -> AsyncIterator[int]:
         """Load a leaderboard from ``chunks`` (about ``size`` entries, each player once),
         yielding each chunk's length as it is taken, for progress."""
@@ -429,8 +429,8 @@ __all__ = [
     "UNKNOWN",
     "BoardShapes",
     "BoardVersions",
-    "Entry",
     "IndexReader",
+    "IndexRow",
     "IndexWriter",
     "LeaderboardState",
     "RankingIndex",

@@ -52,7 +52,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from rankline.errors import IndexDamaged
-from rankline.index.base import UNKNOWN, Entry, RankingIndex
+from rankline.index.base import UNKNOWN, IndexRow, RankingIndex
 from rankline.index.sharding import player_shard, shard, shards_of, split_keys, unsharded
 from rankline.ordering import value_bytes
 from rankline.types import (
@@ -377,13 +377,13 @@ class ShardedIndex(RankingIndex):
                 routed.append(change)
         await self.inner.apply(changes if routed is None else routed)
 
-    async def load(self, leaderboard: LeaderboardId, entries: Iterable[Entry]) -> None:
+    async def load(self, leaderboard: LeaderboardId, entries: Iterable[IndexRow]) -> None:
         shards = self._shards_of(leaderboard.board)
         if shards == 1:
             await self.inner.load(leaderboard, entries)
             return
         names = shards_of(leaderboard, shards)
-        parts: list[list[Entry]] = [[] for _ in names]
+        parts: list[list[IndexRow]] = [[] for _ in names]
         for entry in entries:
             parts[player_shard(entry[0], shards)].append(entry)
         await asyncio.gather(
@@ -391,7 +391,7 @@ class ShardedIndex(RankingIndex):
         )
 
     async def fill(
-        self, leaderboard: LeaderboardId, size: int, chunks: AsyncIterable[list[Entry]]
+        self, leaderboard: LeaderboardId, size: int, chunks: AsyncIterable[list[IndexRow]]
     ) -> AsyncIterator[int]:
         """Each chunk split over the shards, loaded on all of them at once (revision-
         checked, as ``load``)."""

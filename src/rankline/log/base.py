@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 
 import msgspec
 
-Position = int
+LogPosition = int
 """A record's place in its partition (1, 2, …; 0: before the first)."""
 
 
@@ -91,7 +91,7 @@ class LogConsumer(Protocol):
         """The partitions the last ``claim`` returned."""
         ...
 
-    async def commit(self, partition: int, position: Position) -> None:
+    async def commit(self, partition: int, position: LogPosition) -> None:
         """Record ``position`` as applied in ``partition``, durably. Raises ``NotOwner`` when
         this consumer does not own the partition any more (nothing is recorded then)."""
         ...
@@ -121,7 +121,7 @@ class IngestLog(Protocol):
 
     async def close(self) -> None: ...
 
-    async def append(self, records: Sequence[LogRecord]) -> list[Position]:
+    async def append(self, records: Sequence[LogRecord]) -> list[LogPosition]:
         """Append ``records`` in one step; on return every one of them is durable. Records of
         one partition keep their order. Returns each record's position, in order; a retry
         (a key appended within the dedup window) gets the original's position where the
@@ -129,32 +129,32 @@ class IngestLog(Protocol):
         ...
 
     async def read(
-        self, partition: int, after: Position, limit: int
-    ) -> list[tuple[Position, LogRecord]]:
+        self, partition: int, after: LogPosition, limit: int
+    ) -> list[tuple[LogPosition, LogRecord]]:
         """Up to ``limit`` records of ``partition`` after position ``after``, in order (empty
         when none is there yet)."""
         ...
 
-    async def first_position(self, partition: int) -> Position:
+    async def first_position(self, partition: int) -> LogPosition:
         """The oldest position still held in ``partition`` (0 when it holds none)."""
         ...
 
-    async def last_position(self, partition: int) -> Position:
+    async def last_position(self, partition: int) -> LogPosition:
         """The newest position appended to ``partition`` (0 when none ever was)."""
         ...
 
-    async def trim(self, partition: int, before: Position) -> None:
+    async def trim(self, partition: int, before: LogPosition) -> None:
         """Discard the records of ``partition`` before position ``before`` (the applier
         trims what it applied and what is past retention)."""
         ...
 
-    async def expire(self, partition: int, committed: Position) -> int:
+    async def expire(self, partition: int, committed: LogPosition) -> int:
         """Discard some applied records (at or below ``committed``) older than the log's
         retention and dedup window, at most a few thousand per call; how many. Engines whose
         server keeps the retention itself (NATS, Kafka) discard nothing here."""
         ...
 
-    async def committed(self, partition: int) -> Position:
+    async def committed(self, partition: int) -> LogPosition:
         """The position last committed as applied in ``partition`` (0: none)."""
         ...
 

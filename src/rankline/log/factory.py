@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.errors import LogUnavailable
-from rankline.log.base import IngestLog, LogOptions, Position
+from rankline.log.base import IngestLog, LogOptions, LogPosition
 from rankline.settings import Settings
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def open_log(
     *,
     store_engines: tuple[AsyncEngine, AsyncEngine] | None = None,
     sqlite_synchronous: str = "FULL",
-    first_positions: Mapping[int, Position] | None = None,
+    first_positions: Mapping[int, LogPosition] | None = None,
 ) -> IngestLog:
     """An unstarted log: on ``log_url``'s engine, or in the SQL store at ``database_url``
     when ``log_url`` is empty: there on ``store_engines`` (reads, writes) when given, the
@@ -170,7 +170,7 @@ def logs_for(
 
 def embedded_log(
     database_url: str, log_name: str, *, warn: bool = True
-) -> tuple[str, dict[int, Position]] | None:
+) -> tuple[str, dict[int, LogPosition]] | None:
     """Where a store keeps its log when ``RANKLINE_LOG_URL`` is empty: a SQLite store in a
     file of its own beside it (``rankline.db`` → ``rankline-log.db``), so that appends do
     not queue behind the store's transactions (SQLite has one writer per file); any other
@@ -226,7 +226,7 @@ def embedded_log(
     return beside.render_as_string(hide_password=False), heads
 
 
-def _store_log(store: Path, log_name: str) -> tuple[int, int, dict[int, Position]]:
+def _store_log(store: Path, log_name: str) -> tuple[int, int, dict[int, LogPosition]]:
     """Of the ingestion log ``log_name`` kept in a SQLite store: how many of its records are
     not applied yet, how many consumers are live on it (their membership not expired), and
     each partition's last position (none without log tables). A store that cannot be read

@@ -46,8 +46,8 @@ from aiokafka.structs import OffsetAndMetadata
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log.base import (
     LogOptions,
+    LogPosition,
     LogRecord,
-    Position,
     check_partition,
     dedup_in_batch,
     partition_of,
@@ -79,14 +79,14 @@ class _Seen:
 
     def __init__(self, window_seconds: float) -> None:
         self._window = window_seconds
-        self._keys: OrderedDict[str, tuple[Position, float]] = OrderedDict()
+        self._keys: OrderedDict[str, tuple[LogPosition, float]] = OrderedDict()
 
-    def get(self, key: str, now: float) -> Position | None:
+    def get(self, key: str, now: float) -> LogPosition | None:
         self._expire(now)
         found = self._keys.get(key)
         return None if found is None else found[0]
 
-    def add(self, key: str, position: Position, at: float) -> None:
+    def add(self, key: str, position: LogPosition, at: float) -> None:
         """Remember the key at ``position``, or at the earlier of two positions: the first
         record with the key is the one that counts."""
         known = self._keys.get(key)
@@ -194,13 +194,13 @@ class KafkaLog:
                 except (KafkaError, OSError) as exc:
                     log.debug("Kafka log: ignored %s while closing", type(exc).__name__)
 
-    async def append(self, records: Sequence[LogRecord]) -> list[Position]:
+    async def append(self, records: Sequence[LogRecord]) -> list[LogPosition]:
         if not records:
             return []
         if self._producer is None:
             raise LogUnavailable("the Kafka log is not started")
         by_partition, same = dedup_in_batch(records, self.partitions)
-        positions: list[Position] = [0] * len(records)
+        positions: list[LogPosition] = [0] * len(records)
         now = time.time()
         async with _mapped():
             pending: list[tuple[int, int, asyncio.Future[Any]]] = []
@@ -243,10 +243,10 @@ class KafkaLog:
         return reader
 
     async def read(
-        self, partition: int, after: Position, limit: int
-    ) -> list[tuple[Position, LogRecord]]:
+        self, partition: int, after: LogPosition, limit: int
+    ) -> list[tuple[LogPosition, LogRecord]]:
         tp = self._tp(partition)
-        out: list[tuple[Position, LogRecord]] = []
+        out: list[tuple[LogPosition, LogRecord]] = []
         async with self._read_locks[partition], _mapped():
             reader = await self._reader(partition)
             reader.seek(tp, after)
@@ -276,7 +276,7 @@ class KafkaLog:
                     break
         return out
 
-    async def first_position(self, partition: int) -> Position:
+    async def first_position(self, partition: int) -> LogPosition:
         tp = self._tp(partition)
         async with _mapped():
             reader = await self._reader(partition)
@@ -284,7 +284,7 @@ class KafkaLog:
             last = await self._end(reader, tp)
             return 0 if first >= last else int(first) + 1
 
-    async def last_position(self, partition: int) -> Position:
+    async def last_position(self, partition: int) -> LogPosition:
         tp = self._tp(partition)
         async with self._read_locks[partition], _mapped():
             return await self._end(await self._reader(partition), tp)
@@ -299,7 +299,7 @@ class KafkaLog:
         end = reader.highwater(tp)
         return max(listed, int(end)) if end is not None else listed
 
-    async def expire(self, partition: int, committed: Position) -> int:
+    async def expire(self, partition: int, committed: LogPosition) -> int:
         return 0  # the stream's (topic's) own retention discards old records
 
     async def drop(self) -> None:
@@ -314,7 +314,7 @@ class KafkaLog:
                     f"Kafka did not delete {self.topic} ({for_code(code).__name__})"
                 )
 
-    async def trim(self, partition: int, before: Position) -> None:
+    async def trim(self, partition: int, before: LogPosition) -> None:
         tp = self._tp(partition)
         if before <= 1:
             return
@@ -332,7 +332,7 @@ class KafkaLog:
         finally:
             await admin.close()
 
-    async def committed(self, partition: int) -> Position:
+    async def committed(self, partition: int) -> LogPosition:
         tp = self._tp(partition)
         if self._offsets is None:
             raise LogUnavailable("the Kafka log is not started")
@@ -381,7 +381,7 @@ class KafkaLogConsumer:
             self._owned = frozenset(tp.partition for tp in member.assignment())
         return self._owned
 
-    async def commit(self, partition: int, position: Position) -> None:
+    async def commit(self, partition: int, position: LogPosition) -> None:
         tp = self._log._tp(partition)
         member = self._member
         if member is None or tp not in member.assignment():

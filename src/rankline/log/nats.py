@@ -46,8 +46,8 @@ from nats.js.kv import KeyValue
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log.base import (
     LogOptions,
+    LogPosition,
     LogRecord,
-    Position,
     check_partition,
     dedup_in_batch,
     fair_share,
@@ -113,7 +113,7 @@ class NatsLog:
         self._js: JetStreamContext | None = None
         self._leases: KeyValue | None = None
         self._commits: KeyValue | None = None
-        self._readers: dict[int, tuple[JetStreamContext.PullSubscription, Position]] = {}
+        self._readers: dict[int, tuple[JetStreamContext.PullSubscription, LogPosition]] = {}
         self._read_locks = [asyncio.Lock() for _ in range(options.partitions)]
 
     @property
@@ -200,11 +200,11 @@ class NatsLog:
             await _quietly(self._nc.close())
         self._nc = self._js = self._leases = self._commits = None
 
-    async def append(self, records: Sequence[LogRecord]) -> list[Position]:
+    async def append(self, records: Sequence[LogRecord]) -> list[LogPosition]:
         if not records:
             return []
         by_partition, same = dedup_in_batch(records, self.partitions)
-        positions: list[Position] = [0] * len(records)
+        positions: list[LogPosition] = [0] * len(records)
         async with _mapped():
             pending: list[tuple[int, asyncio.Future[Any]]] = []
             for part in sorted(by_partition):
@@ -228,15 +228,15 @@ class NatsLog:
         return positions
 
     async def read(
-        self, partition: int, after: Position, limit: int
-    ) -> list[tuple[Position, LogRecord]]:
+        self, partition: int, after: LogPosition, limit: int
+    ) -> list[tuple[LogPosition, LogRecord]]:
         check_partition(partition, self.partitions)
         async with self._read_locks[partition], _mapped():
             last = await self.last_position(partition)
             if last <= after or limit <= 0:
                 return []
             sub = await self._reader(partition, after)
-            out: list[tuple[Position, LogRecord]] = []
+            out: list[tuple[LogPosition, LogRecord]] = []
             while len(out) < limit:
                 try:
                     messages = await sub.fetch(min(limit - len(out), 1000), timeout=_TIMEOUT)
@@ -260,7 +260,9 @@ class NatsLog:
             self._readers[partition] = (sub, out[-1][0] if out else after)
             return out
 
-    async def _reader(self, partition: int, after: Position) -> JetStreamContext.PullSubscription:
+    async def _reader(
+        self, partition: int, after: LogPosition
+    ) -> JetStreamContext.PullSubscription:
         """A pull consumer delivering the partition after ``after``: the one the previous
         read left there, or a new one."""
         held = self._readers.pop(partition, None)
@@ -280,7 +282,7 @@ class NatsLog:
             ),
         )
 
-    async def first_position(self, partition: int) -> Position:
+    async def first_position(self, partition: int) -> LogPosition:
         check_partition(partition, self.partitions)
         async with _mapped():
             try:
@@ -291,7 +293,7 @@ class NatsLog:
                 return 0
             return int(msg.seq or 0)
 
-    async def last_position(self, partition: int) -> Position:
+    async def last_position(self, partition: int) -> LogPosition:
         check_partition(partition, self.partitions)
         async with _mapped():
             try:
@@ -300,7 +302,7 @@ class NatsLog:
                 return 0
             return int(msg.seq or 0)
 
-    async def expire(self, partition: int, committed: Position) -> int:
+    async def expire(self, partition: int, committed: LogPosition) -> int:
         return 0  # the stream's (topic's) own retention discards old records
 
     async def drop(self) -> None:
@@ -312,14 +314,14 @@ class NatsLog:
                 await self.js.delete_stream(self.stream)
         self._leases = self._commits = None
 
-    async def trim(self, partition: int, before: Position) -> None:
+    async def trim(self, partition: int, before: LogPosition) -> None:
         check_partition(partition, self.partitions)
         if before <= 1:
             return
         async with _mapped():
             await self.js.purge_stream(self.stream, subject=self.subject(partition), seq=before)
 
-    async def committed(self, partition: int) -> Position:
+    async def committed(self, partition: int) -> LogPosition:
         check_partition(partition, self.partitions)
         async with _mapped():
             try:
@@ -386,7 +388,7 @@ class NatsLogConsumer:
         self._revisions = owned
         return self.owned
 
-    async def commit(self, partition: int, position: Position) -> None:
+    async def commit(self, partition: int, position: LogPosition) -> None:
         check_partition(partition, self._log.partitions)
         revision = self._revisions.get(partition)
         if revision is None:

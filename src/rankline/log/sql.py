@@ -32,8 +32,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from rankline.errors import LogUnavailable, NotOwner
 from rankline.log.base import (
     LogOptions,
+    LogPosition,
     LogRecord,
-    Position,
     check_partition,
     dedup_in_batch,
     fair_share,
@@ -81,7 +81,7 @@ class SqlLog:
         sqlite_synchronous: str = "FULL",
         writes: AsyncEngine | None = None,
         create_tables: bool = False,
-        first_positions: Mapping[int, Position] | None = None,
+        first_positions: Mapping[int, LogPosition] | None = None,
     ) -> None:
         self.options = options
         self._owns_engine = isinstance(database, str)
@@ -148,7 +148,7 @@ class SqlLog:
                 await self._ensure_tables()
             async with self._engine.connect() as conn:
                 found = await conn.execute(select(p.c.part).where(p.c.log_name == name))
-                missing = set(range(self.partitions)) - {r[0] for r in found}
+                missing = set(range(self.partitions)) - {row.part for row in found}
             if not missing:
                 return
             try:  # all at once: one commit
@@ -210,11 +210,11 @@ class SqlLog:
         if self._owns_engine:
             await self._engine.dispose()
 
-    async def append(self, records: Sequence[LogRecord]) -> list[Position]:
+    async def append(self, records: Sequence[LogRecord]) -> list[LogPosition]:
         if not records:
             return []
         by_partition, same = dedup_in_batch(records, self.partitions)
-        positions: list[Position] = [0] * len(records)
+        positions: list[LogPosition] = [0] * len(records)
         now = _now()
         since = now - int(self.options.dedup_window_seconds * 1_000_000)
         append = Append(self.options.name, records, by_partition, positions, now, since)
@@ -230,8 +230,8 @@ class SqlLog:
         return positions
 
     async def read(
-        self, partition: int, after: Position, limit: int
-    ) -> list[tuple[Position, LogRecord]]:
+        self, partition: int, after: LogPosition, limit: int
+    ) -> list[tuple[LogPosition, LogRecord]]:
         check_partition(partition, self.partitions)
         r = t.log_records
         query = (
@@ -246,7 +246,7 @@ class SqlLog:
                 for seq, board, key, payload in await conn.execute(query)
             ]
 
-    async def first_position(self, partition: int) -> Position:
+    async def first_position(self, partition: int) -> LogPosition:
         check_partition(partition, self.partitions)
         r = t.log_records
         query = select(func.min(r.c.seq)).where(
@@ -255,10 +255,10 @@ class SqlLog:
         async with _mapped(), self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar() or 0)
 
-    async def last_position(self, partition: int) -> Position:
+    async def last_position(self, partition: int) -> LogPosition:
         return int(await self._partition_value(partition, t.log_partitions.c.next_seq)) - 1
 
-    async def committed(self, partition: int) -> Position:
+    async def committed(self, partition: int) -> LogPosition:
         return int(await self._partition_value(partition, t.log_partitions.c.committed))
 
     async def _partition_value(self, partition: int, column: Any) -> int:
@@ -271,7 +271,7 @@ class SqlLog:
             raise LogUnavailable(f"log {self.options.name!r} has no partition {partition}")
         return int(value)
 
-    async def trim(self, partition: int, before: Position) -> None:
+    async def trim(self, partition: int, before: LogPosition) -> None:
         check_partition(partition, self.partitions)
         r = t.log_records
         async with _mapped(), self._writes.begin() as conn:
@@ -287,11 +287,11 @@ class SqlLog:
             for table in (t.log_records, t.log_members, t.log_partitions):
                 await conn.execute(delete(table).where(table.c.log_name == name))
 
-    async def expire(self, partition: int, committed: Position) -> int:
+    async def expire(self, partition: int, committed: LogPosition) -> int:
         check_partition(partition, self.partitions)
         return await self._expire(partition, committed)
 
-    async def _expire(self, partition: int, committed: Position) -> int:
+    async def _expire(self, partition: int, committed: LogPosition) -> int:
         keep = max(self.options.retention_seconds, self.options.dedup_window_seconds)
         cutoff = _now() - int(keep * 1_000_000)
         r = t.log_records
@@ -411,7 +411,7 @@ class SqlLogConsumer:
                 still = await conn.execute(
                     select(p.c.part).where(p.c.log_name == name, p.c.owner == self.owner)
                 )
-                owned = {r[0] for r in still}
+                owned = {row.part for row in still}
             free = [
                 part
                 for part, owner, lease_until in rows
@@ -439,7 +439,7 @@ class SqlLogConsumer:
         self._owned = frozenset(owned)
         return self._owned
 
-    async def commit(self, partition: int, position: Position) -> None:
+    async def commit(self, partition: int, position: LogPosition) -> None:
         check_partition(partition, self._log.partitions)
         p = t.log_partitions
         async with _mapped(), self._log.writes.begin() as conn:

@@ -11,11 +11,9 @@ from typing import Any
 from sqlalchemy import and_, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from rankline.log.base import LogRecord, Position
+from rankline.log.base import LogPosition, LogRecord
 from rankline.store import schema as t
-
-_CHUNK = 500
-"""Dedup keys looked up per statement."""
+from rankline.store.sql import chunks
 
 _COLUMNS = ("log_name", "part", "seq", "board_id", "dedup_key", "appended_at", "payload")
 
@@ -41,7 +39,7 @@ class Append:
         name: str,
         records: Sequence[LogRecord],
         by_partition: Mapping[int, list[int]],
-        positions: list[Position],
+        positions: list[LogPosition],
         now: int,
         since: int,
     ) -> None:
@@ -54,7 +52,7 @@ class Append:
         self._since = since
 
     def _rows(
-        self, part: int, next_seq: int, known: Mapping[str, Position]
+        self, part: int, next_seq: int, known: Mapping[str, LogPosition]
     ) -> tuple[list[tuple[Any, ...]], int]:
         """The partition's new rows, numbered from ``next_seq``; and the next position."""
         rows: list[tuple[Any, ...]] = []
@@ -100,10 +98,9 @@ class Append:
             if head is None:  # as ``scalar_one`` fails on other engines: LogUnavailable
                 raise sqlite3.OperationalError(f"the log has no partition {part}")
             (next_seq,) = head
-            known: dict[str, Position] = {}
+            known: dict[str, LogPosition] = {}
             keys = self._keys(part)
-            for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start : start + _CHUNK]
+            for chunk in chunks(keys):
                 query = (
                     f'SELECT dedup_key, seq FROM "{self._R}" WHERE log_name = ? AND part = ? '
                     f"AND dedup_key IN ({', '.join('?' * len(chunk))}) AND appended_at >= ?"
@@ -120,16 +117,16 @@ class Append:
 
 async def _known_keys(
     conn: AsyncConnection, name: str, part: int, keys: list[str], since: int
-) -> dict[str, Position]:
+) -> dict[str, LogPosition]:
     """Of these keys, the ones appended to the partition within the dedup window."""
     r = t.log_records
-    known: dict[str, Position] = {}
-    for start in range(0, len(keys), _CHUNK):
+    known: dict[str, LogPosition] = {}
+    for chunk in chunks(keys):
         rows = await conn.execute(
             select(r.c.dedup_key, r.c.seq).where(
                 r.c.log_name == name,
                 r.c.part == part,
-                r.c.dedup_key.in_(keys[start : start + _CHUNK]),
+                r.c.dedup_key.in_(chunk),
                 r.c.appended_at >= since,
             )
         )

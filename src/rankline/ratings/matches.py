@@ -211,7 +211,7 @@ class Matches:
         check_available(board.spec.rating)  # before the log takes a match it could not rate
         if not 2 <= len(results) <= MAX_PLAYERS:
             raise InvalidInput.at(["body", "results"], f"a match has 2 to {MAX_PLAYERS} players")
-        players = [r[0] for r in results]
+        players = [player for player, _, _, _ in results]
         if len(set(players)) != len(players):
             raise InvalidInput.at(["body", "results"], "a player is listed twice")
         for i, (_, _, _, scopes) in enumerate(results):
@@ -221,7 +221,7 @@ class Matches:
                 raise InvalidInput.at(
                     ["body", "results", i, "scopes"], "the board declares no such scope"
                 ) from None
-        teams = {r[2] for r in results}
+        teams = {team for _, _, team, _ in results}
         if None in teams and len(teams) > 1:
             raise InvalidInput.at(["body", "results"], "give every player a team, or none")
         if len(teams) == 1 and None not in teams:

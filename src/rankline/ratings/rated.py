@@ -32,8 +32,9 @@ from rankline.index.base import IndexWriter
 from rankline.log.base import LogRecord
 from rankline.ordering import encode
 from rankline.rating import RatingState, RatingSystem, score_of, system_of
+from rankline.store.errors import mapped_errors
 from rankline.store.ratings import RatingRow, RatingRows, StateKey, StoredMatch
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import (
     GLOBAL_SCOPE,
     Clock,

@@ -8,7 +8,7 @@ from sqlalchemy import Table, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from rankline.store.sql import mapped_errors
+from rankline.store.errors import mapped_errors
 
 
 async def recreate_database(url: str) -> None:

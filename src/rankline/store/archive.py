@@ -23,7 +23,8 @@ from rankline.ordering import Keys
 from rankline.store import deliveries
 from rankline.store import schema as t
 from rankline.store.deliveries import CloseEvent
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, Micros, PlayerId
 
 OPEN, ARCHIVING, ARCHIVED = "open", "closed", "archived"

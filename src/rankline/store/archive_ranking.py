@@ -18,8 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.ordering import Keys
 from rankline.store import schema as t
+from rankline.store.errors import mapped_errors
 from rankline.store.ranking import before_bound, distinct_before, encoded
-from rankline.store.sql import SqlStore, chunks, mapped_errors
+from rankline.store.sql import SqlStore, chunks
 from rankline.types import BoardId, LeaderboardId, PlayerId, Position, SortKey
 
 _a = t.archive

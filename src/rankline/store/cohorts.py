@@ -12,7 +12,8 @@ from sqlalchemy import insert, select, update
 
 from rankline.errors import StoreUnavailable, WriteConflict
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, PlayerId
 
 _c, _m = t.cohort_counters, t.cohort_members

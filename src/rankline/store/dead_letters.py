@@ -11,8 +11,9 @@ from sqlalchemy import func, insert, select
 
 from rankline.settings import Settings
 from rankline.store import schema as t
+from rankline.store.errors import mapped_errors
 from rankline.store.opening import open_store
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, MatchId, Micros, PlayerId
 
 

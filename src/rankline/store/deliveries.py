@@ -19,7 +19,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.clock import format_time
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, Micros
 
 _d = t.board_deliveries

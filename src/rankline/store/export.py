@@ -9,7 +9,8 @@ from typing import NamedTuple
 from sqlalchemy import ColumnElement, and_, func, select, tuple_
 
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors, unbanned
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore, unbanned
 from rankline.types import LeaderboardId, MatchId, Micros, PlayerId, Score
 
 _s, _e = t.standings, t.score_events

@@ -21,7 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from rankline.errors import WriteConflict
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import Micros
 
 _ATTEMPTS = 10

@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.errors import RanklineError
-from rankline.store.sql import mapped_errors
+from rankline.store.errors import mapped_errors
 
 if TYPE_CHECKING:
     from alembic.config import Config

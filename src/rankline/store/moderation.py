@@ -14,8 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from rankline.errors import Conflict, NotFound, WriteConflict
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
+from rankline.store.errors import mapped_errors
 from rankline.store.ratings import RatingRows, Rerated
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.store.tournaments import restart_counts, uncount_match
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, StandingRow
 

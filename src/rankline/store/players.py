@@ -16,7 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit, add_erasure_audit
-from rankline.store.sql import SqlStore, chunks, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore, chunks
 from rankline.types import BoardId, LeaderboardId, MatchId, Micros, PlayerId, Score, Standing
 
 _json = msgspec.json.Encoder()

@@ -16,7 +16,8 @@ from sqlalchemy import ColumnElement, and_, func, or_, select
 
 from rankline.ordering import Keys
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors, unbanned
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore, unbanned
 from rankline.types import BoardId, LeaderboardId, Order, PlayerId, Position, Score, SortKey
 
 _s = t.standings

@@ -17,7 +17,8 @@ from sqlalchemy import Table, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, chunks, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore, chunks
 from rankline.types import BoardId, LeaderboardId, Micros, PlayerId
 
 _m, _r, _st = t.matches, t.match_ratings, t.rating_states

@@ -9,7 +9,8 @@ from typing import NamedTuple
 from sqlalchemy import select
 
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, MatchId, Micros, PlayerId
 
 _e = t.score_events

@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import delete, func, insert, select, tuple_
 
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, MatchId, Micros, PlayerId, Score
 
 _e, _s, _p = t.score_events, t.standings, t.periods

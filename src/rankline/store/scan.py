@@ -31,7 +31,8 @@ from rankline.errors import StoreUnavailable
 from rankline.metrics import BACKEND_ERRORS
 from rankline.ordering import Keys, encode_rows
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import (
     BoardId,
     LeaderboardId,

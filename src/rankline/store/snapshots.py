@@ -15,7 +15,8 @@ from sqlalchemy import ColumnElement, delete, insert, select, update
 
 from rankline.errors import WriteConflict
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, LeaderboardId, Micros
 
 _s = t.snapshots

@@ -1,7 +1,8 @@
 """The SQL durable store (SQLAlchemy 2 Core, async): SQLite, PostgreSQL, MariaDB/MySQL.
 
-Driver and SQLAlchemy errors never leave this module: a lost connection or a locked
-database becomes ``StoreUnavailable``, a unique-key race between writers ``WriteConflict``.
+Driver and SQLAlchemy errors never leave the store (``rankline.store.errors``): a lost
+connection or a locked database becomes ``StoreUnavailable``, a unique-key race between
+writers ``WriteConflict``.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from rankline.errors import StoreUnavailable, WriteConflict
-from rankline.metrics import BACKEND_ERRORS
 from rankline.store import schema as t
 from rankline.store.audit import AuditEntry, add_audit
+from rankline.store.errors import mapped_errors
 from rankline.store.hot import EVENT_COLUMNS, HotStatements, hot_statements, stored_event
 from rankline.types import (
     BoardId,
@@ -77,18 +78,6 @@ def unbanned(player_id: ColumnElement[str]) -> ColumnElement[bool]:
     """Rows of players who are not banned: a banned player is on no leaderboard (their
     standings stay, to come back on unban)."""
     return ~exists().where(t.bans.c.player_id == player_id)
-
-
-@asynccontextmanager
-async def mapped_errors() -> AsyncIterator[None]:
-    try:
-        yield
-    except IntegrityError as exc:
-        raise WriteConflict("a concurrent writer changed the same rows") from exc
-    except (DBAPIError, SQLAlchemyError, OSError) as exc:
-        BACKEND_ERRORS.labels("sql").inc()
-        log.warning("durable store error: %s", exc.__class__.__name__, exc_info=exc)
-        raise StoreUnavailable(f"the durable store is unavailable ({type(exc).__name__})") from exc
 
 
 class _Transaction:

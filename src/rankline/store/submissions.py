@@ -15,10 +15,9 @@ from typing import NamedTuple
 from sqlalchemy import select
 
 from rankline.store import schema as t
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore, chunks
 from rankline.types import BoardId, Micros, PlayerId, Score
-
-_CHUNK = 500
 
 
 class Candidate(NamedTuple):
@@ -45,16 +44,16 @@ async def candidates(
     by_player = sorted({player for player, _ in pairs})
     found: list[Candidate] = []
     async with mapped_errors(), store.engine.connect() as conn:
-        for start in range(0, len(by_player), _CHUNK):
-            players = by_player[start : start + _CHUNK]
+        for players in chunks(by_player):
             chosen = set(players)
             times = sorted({at for player, at in pairs if player in chosen})
             query = select(
                 e.c.board_id, e.c.player_id, e.c.at, e.c.score, e.c.subscore, e.c.id, e.c.metadata
             ).where(e.c.player_id.in_(players), e.c.at.in_(times))
-            rows = await conn.execute(query)
             found.extend(
-                Candidate(*row[1:]) for row in rows if row[0] == board and (row[1], row[2]) in pairs
+                Candidate(row.player_id, row.at, row.score, row.subscore, row.id, row.metadata)
+                for row in await conn.execute(query)
+                if row.board_id == board and (row.player_id, row.at) in pairs
             )
     return found
 

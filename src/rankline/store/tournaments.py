@@ -25,7 +25,8 @@ from rankline.ordering import Keys
 from rankline.store import schema as t
 from rankline.store.archive import final_order
 from rankline.store.audit import Attribution, add_audit
-from rankline.store.sql import SqlStore, mapped_errors
+from rankline.store.errors import mapped_errors
+from rankline.store.sql import SqlStore
 from rankline.types import BoardId, Micros, PlayerId
 
 _json = msgspec.json.Encoder()

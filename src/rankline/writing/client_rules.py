@@ -57,8 +57,7 @@ from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
 from rankline.metrics import CLIENT_REJECTED, VALIDATOR_ERRORS
 from rankline.registry import Boards
-from rankline.store.audit import Attribution
-from rankline.store.audit_log import AuditStore
+from rankline.store.audit import Attribution, AuditStore
 from rankline.store.recent_submissions import RecentSubmissions
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId, Micros, PlayerId, Position
 from rankline.writing.scores import Scores

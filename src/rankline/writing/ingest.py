@@ -57,7 +57,7 @@ from rankline.errors import (
     TooManyRequests,
     Unavailable,
 )
-from rankline.log.base import IngestLog, LogConsumer, LogRecord, Position
+from rankline.log.base import IngestLog, LogConsumer, LogPosition, LogRecord
 from rankline.metrics import DEAD_LETTERS, LOG_APPLIED
 from rankline.ratings.rated import MatchApplier, MatchPayload, decode_match, is_match_record
 from rankline.registry import Boards
@@ -117,13 +117,13 @@ class RetiredLog(Protocol):
     async def close(self) -> None: ...
 
 
-def make_token(marks: dict[int, Position]) -> str:
+def make_token(marks: dict[int, LogPosition]) -> str:
     """``partition.position`` pairs joined by ``_``: URL-safe, opaque to clients."""
     return "_".join(f"{p}.{pos}" for p, pos in sorted(marks.items()))
 
 
-def parse_token(token: str) -> dict[int, Position]:
-    marks: dict[int, Position] = {}
+def parse_token(token: str) -> dict[int, LogPosition]:
+    marks: dict[int, LogPosition] = {}
     try:
         for part in token.split("_"):
             partition, _, position = part.partition(".")
@@ -174,7 +174,7 @@ class AsyncIngest:
         self._wake = asyncio.Event()
         self._appended: set[int] = set()
         """Partitions this process appended to since the applier last looked."""
-        self._applied: dict[int, Position] = {}
+        self._applied: dict[int, LogPosition] = {}
         """The positions this process committed (or saw committed), per partition."""
         self._moved = asyncio.Condition()
         self._coming: set[asyncio.Future[None]] = set()
@@ -252,7 +252,7 @@ class AsyncIngest:
             positions = await self._log.append(records)
         finally:
             appends.end()
-        marks: dict[int, Position] = {}
+        marks: dict[int, LogPosition] = {}
         for record, position in zip(records, positions, strict=True):
             partition = self._log.partition_of(record.board)
             marks[partition] = max(marks.get(partition, 0), position)
@@ -413,7 +413,7 @@ class AsyncIngest:
         self.steps += 1
         return True
 
-    def _take(self, partition: int, position: Position, record: LogRecord, run: _Run) -> int:
+    def _take(self, partition: int, position: LogPosition, record: LogRecord, run: _Run) -> int:
         """Add a record's submissions (or match) to ``run``; how many submissions it held."""
         run.last = position
         run.records += 1
@@ -504,7 +504,7 @@ class AsyncIngest:
     def _letter(
         self,
         partition: int,
-        position: Position,
+        position: LogPosition,
         board: str,
         payload: Payload,
         reason: str = "no board",
@@ -535,11 +535,11 @@ class AsyncIngest:
 class _Run:
     """Records of a partition applied together, up to ``last``."""
 
-    last: Position = 0
+    last: LogPosition = 0
     records: int = 0
     size: int = 0
     """Submissions (and matches) in it."""
-    subs: list[tuple[Position, Submission]] = field(default_factory=list)
+    subs: list[tuple[LogPosition, Submission]] = field(default_factory=list)
     dead: list[DeadLetter] = field(default_factory=list)
     matches: list[tuple[Board, MatchPayload]] = field(default_factory=list)
 

@@ -24,7 +24,7 @@ import msgspec
 
 from rankline.boards import Board, Target
 from rankline.fanout import FanOut
-from rankline.policies import Entry
+from rankline.policies import StandingScore
 from rankline.store.moderation import Removal, recorded_removals
 from rankline.store.replay import LoggedEvent, player_events
 from rankline.store.sql import SqlStore
@@ -100,7 +100,7 @@ async def recompute_players(
     return result
 
 
-_Changes = list[tuple[Target, Entry]]
+_Changes = list[tuple[Target, StandingScore]]
 
 
 def _replayed(

@@ -41,7 +41,7 @@ import msgspec
 from rankline.boards import Board, Target
 from rankline.errors import InvalidInput
 from rankline.fanout import FanOut
-from rankline.policies import Entry, combine
+from rankline.policies import StandingScore, combine
 from rankline.settings import Settings
 from rankline.store.definitions import stored_boards
 from rankline.store.moderation import (
@@ -257,7 +257,7 @@ class Committed(NamedTuple):
     commit is taken to have been (see the module: its ``received_at``, or the close its
     recorded ``applied`` says had passed by then)."""
 
-    changes: list[tuple[Target, Entry]]
+    changes: list[tuple[Target, StandingScore]]
     now: Micros
     late: bool
     """Replayed as of a close after its ``received_at``."""
@@ -296,18 +296,20 @@ def _outcome(
     at: Micros,
     targets: list[Target],
     state: Standings,
-) -> tuple[list[tuple[Target, Entry]], bool] | None:
+) -> tuple[list[tuple[Target, StandingScore]], bool] | None:
     """The entries the event sets on its targets, and whether the writer recorded it as
     applied (its primary leaderboard changed; without one, any); None if the policy refuses
     it (a sum leaving the 64-bit range, which the writer never stored)."""
-    changes: list[tuple[Target, Entry]] = []
+    changes: list[tuple[Target, StandingScore]] = []
     primary: bool | None = None
     window = board.primary_window
     for target in targets:
         changed = False
         if not target.closed:
             held = state.get((target.leaderboard, player))
-            current = None if held is None else Entry(held.score, held.achieved_at, held.subscore)
+            current = (
+                None if held is None else StandingScore(held.score, held.achieved_at, held.subscore)
+            )
             try:
                 score, subscore = value
                 new = combine(
@@ -330,7 +332,7 @@ replays one player's events with it)."""
 
 
 def _deciding_close(
-    board: Board, targets: list[Target], changes: list[tuple[Target, Entry]]
+    board: Board, targets: list[Target], changes: list[tuple[Target, StandingScore]]
 ) -> Micros | None:
     """When the leaderboards that made the event count as applied closed: the primary's
     period (or, without a primary, the last of the changed ones); None for one that never

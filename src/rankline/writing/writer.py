@@ -39,7 +39,7 @@ from rankline.fanout import FanOut
 from rankline.index.base import IndexWriter
 from rankline.lru import LRUCache
 from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
-from rankline.policies import Entry, combine
+from rankline.policies import StandingScore, combine
 from rankline.store.sql import SqlStore
 from rankline.types import (
     GLOBAL_SCOPE,
@@ -106,8 +106,8 @@ class StandingOutcome:
     target: Target
     applied: bool
     reason: str | None
-    entry: Entry | None
-    previous: Entry | None
+    entry: StandingScore | None
+    previous: StandingScore | None
 
 
 @dataclass(slots=True)
@@ -429,7 +429,7 @@ class GroupCommitWriter:
             (t.leaderboard, s.player) for s, ts in zip(live, targets, strict=True) for t in ts
         }
         stored = await tx.read_standings(list(wanted))
-        state = {k: Entry(score, at, sub) for k, (_, _, score, at, _, sub) in stored.items()}
+        state = {k: StandingScore(s, at, sub) for k, (_, _, s, at, _, sub) in stored.items()}
         changed: set[_StandingKey] = set()
         seen: dict[_EventKey, Submission] = {}
         events: list[ScoreEvent] = []
@@ -543,7 +543,7 @@ def _reused(
 def _evaluate(
     sub: Submission,
     targets: list[Target],
-    state: dict[_StandingKey, Entry],
+    state: dict[_StandingKey, StandingScore],
     duplicate: bool,
 ) -> list[StandingOutcome]:
     """What one submission does to each of its leaderboards, without committing it.
@@ -571,7 +571,7 @@ def _evaluate(
 
 def _standings(
     changed: set[_StandingKey],
-    state: dict[_StandingKey, Entry],
+    state: dict[_StandingKey, StandingScore],
     stored: dict[_StandingKey, StandingRow],
 ) -> list[StandingRow]:
     """The standings to write: each changed one at the revision after the stored one, in key

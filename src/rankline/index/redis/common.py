@@ -1,5 +1,5 @@
 """What the Redis index (``rankline.index.redis.index``) and its fast fill
-(``rankline.index.redis.fill``) share: one leaderboard's key names, the entry type, the
+(``rankline.index.redis.fill``) share: one leaderboard's key names, the
 script argument chunk, and the mapping of redis-py errors to ``IndexUnavailable``.
 """
 
@@ -15,12 +15,10 @@ from rankline.errors import IndexUnavailable
 from rankline.index.redis import keys as k
 from rankline.index.sharding import is_shard
 from rankline.metrics import BACKEND_ERRORS
-from rankline.types import LeaderboardId, PlayerId, SortKey
+from rankline.types import LeaderboardId
 
 ARG_CHUNK = 1000
 """Changes, players or keys per script call on the write and read paths."""
-
-Entry = tuple[PlayerId, SortKey, int]
 
 
 class Names(NamedTuple):

@@ -28,9 +28,9 @@ from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from rankline.errors import IndexUnavailable
-from rankline.index.base import BoardShapes
+from rankline.index.base import BoardShapes, IndexRow
 from rankline.index.redis import keys as k
-from rankline.index.redis.common import ARG_CHUNK, Entry, Names, mapped
+from rankline.index.redis.common import ARG_CHUNK, Names, mapped
 from rankline.index.redis.link import RedisLink
 from rankline.ordering import HEAD_BYTES
 from rankline.types import LeaderboardId, PlayerId, SortKey
@@ -169,7 +169,7 @@ class _Fill:
         reply = await self.filler._fill_begin(keys=self.names.writes, args=[self.token])
         return str(reply, "ascii")
 
-    async def add(self, entries: list[Entry]) -> None:
+    async def add(self, entries: list[IndexRow]) -> None:
         """Hold the entries' fields (first, so that ``pending`` covers every entry sent),
         send their keys in rank order, then wait for the previous chunk's."""
         entries.sort(key=itemgetter(1))
@@ -196,7 +196,7 @@ class _Fill:
             raise
         self._writing = None
 
-    async def _send_keys(self, entries: list[Entry]) -> None:
+    async def _send_keys(self, entries: list[IndexRow]) -> None:
         head: list[Any] = [self.level, self.split, self.token]
         async with self.filler.client.pipeline(transaction=False) as pipe:
             for start in range(0, len(entries), _FILL_KEYS):
@@ -237,7 +237,7 @@ class _Fill:
                     await self.filler._fill_buckets(keys=self.names.writes, args=call, client=pipe)
                 _checked(*await pipe.execute())
 
-    def _hold(self, entries: list[Entry]) -> None:
+    def _hold(self, entries: list[IndexRow]) -> None:
         count = 2**self.level + self.split
         if not self.buckets:
             self.buckets = [bytearray() for _ in range(count)]
@@ -261,11 +261,11 @@ class _Fill:
         self._keys = None
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def pending(self) -> list[Entry]:
+    def pending(self) -> list[IndexRow]:
         """The entries held or being written: their keys may be half entries, or not sent
         at all (the ones written already are included too: repairing them changes
         nothing)."""
-        found: list[Entry] = []
+        found: list[IndexRow] = []
         held = self.buckets + (self._writing[1] if self._writing is not None else [])
         size = self.head
         for records in held:

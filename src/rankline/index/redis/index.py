@@ -44,10 +44,10 @@ from redis import asyncio as aioredis
 from redis.commands.core import AsyncScript
 
 from rankline.errors import IndexDamaged, IndexUnavailable
-from rankline.index.base import PLAIN, UNKNOWN, BoardShapes, RankingIndex
+from rankline.index.base import PLAIN, UNKNOWN, BoardShapes, IndexRow, RankingIndex
 from rankline.index.redis import keys as k
 from rankline.index.redis import scripts
-from rankline.index.redis.common import ARG_CHUNK, Entry, Names, mapped
+from rankline.index.redis.common import ARG_CHUNK, Names, mapped
 from rankline.index.redis.fill import Filler
 from rankline.index.redis.link import RedisLink
 from rankline.index.redis.pipelining import raise_first, run_scripts
@@ -105,7 +105,9 @@ def _triples(
     return args
 
 
-def _load_args(prefix: str, level: int, split: int, entries: list[Entry], head: int) -> list[Any]:
+def _load_args(
+    prefix: str, level: int, split: int, entries: list[IndexRow], head: int
+) -> list[Any]:
     """ARGV of one LOAD script (see ``lua/load.lua``) for entries in key order; the key's
     tail (after its ``head`` bytes) is the player id."""
     numbers = [k.bucket_number(k.bucket_hash(key[head:]), level, split) for _, key, _ in entries]
@@ -120,7 +122,7 @@ def _load_args(prefix: str, level: int, split: int, entries: list[Entry], head: 
     ]
 
 
-async def _unless_stale(task: asyncio.Task[Any], part: list[Entry]) -> list[Entry]:
+async def _unless_stale(task: asyncio.Task[Any], part: list[IndexRow]) -> list[IndexRow]:
     """The entries to send again: those of a LOAD script that found the layout changed."""
     return part if int(await task) < 0 else []
 
@@ -217,14 +219,14 @@ class RedisIndex(RankingIndex):
         names: Names,
         level: int,
         split: int,
-        batch: list[Entry],
+        batch: list[IndexRow],
         head: int,
         dense: bool,
-    ) -> list[Entry]:
+    ) -> list[IndexRow]:
         """Send ``batch`` in LOAD scripts, the next one prepared while Redis runs the last;
         returns the entries of the scripts that found the layout changed (to retry)."""
-        retry: list[Entry] = []
-        sent: list[tuple[asyncio.Task[Any], list[Entry]]] = []
+        retry: list[IndexRow] = []
+        sent: list[tuple[asyncio.Task[Any], list[IndexRow]]] = []
         try:
             for start in range(0, len(batch), _LOAD_SCRIPT):
                 part = batch[start : start + _LOAD_SCRIPT]

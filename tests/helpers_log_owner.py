@@ -1,7 +1,7 @@
 """A worker that owns ingestion-log partitions until it is killed (tests/test_log.py kills it
 with SIGKILL, to show that a dead owner's partitions are taken over).
 
-Usage: python tests/log_owner.py '{"log_url": …, "database": …, "name": …, "partitions": …,
+Usage: python tests/helpers_log_owner.py '{"log_url": …, "database": …, "name": …, "partitions": …,
 "lease": …, "owner": …}'. Prints the partitions it owns (a JSON list) after every claim.
 """
 

@@ -1,6 +1,6 @@
 """Helpers for the chaos tests (workers, Redis outage, SQL outage): real processes.
 
-Builds on ``procs`` (free ports, the rankline CLI environment, ``Server``) and adds what the
+Builds on ``helpers_procs`` (free ports, the rankline CLI environment, ``Server``) and adds what the
 process-level failure tests need: ``rankline serve --workers N``, a private ``redis-server``
 that can be SIGKILLed and restarted empty on the same port, a database of its own on the
 shared PostgreSQL server, a private PostgreSQL instance that can be stopped and started,
@@ -29,8 +29,8 @@ from typing import Any
 import httpx
 from prometheus_client.mmap_dict import MmapedDict
 
-from backends import _SLOT
-from procs import HOST, Server, cli_env, free_port, run_cli
+from helpers_backends import _SLOT
+from helpers_procs import HOST, Server, cli_env, free_port, run_cli
 
 __all__ = [
     "HOST",
@@ -180,7 +180,7 @@ def stop_popen(proc: subprocess.Popen[Any] | None, timeout: float = 10.0) -> Non
 
 
 class RanklineServer(Server):
-    """``rankline serve --workers N`` (``procs.Server`` with a worker count). Stopping it
+    """``rankline serve --workers N`` (``helpers_procs.Server`` with a worker count). Stopping it
     also stops, by PID, any worker process that outlived its parent."""
 
     def __init__(self, data_dir: Path, log_path: Path, *, workers: int = 1, **settings: str):
@@ -346,7 +346,7 @@ def _psql_shared(sql: str) -> None:
 @contextlib.contextmanager
 def pg_database(prefix: str) -> Iterator[str]:
     """A new, empty database on the shared PostgreSQL server, dropped on exit; yields its
-    asyncpg URL. Its name carries the test slot (RANKLINE_TEST_SLOT, as in ``backends``),
+    asyncpg URL. Its name carries the test slot (RANKLINE_TEST_SLOT, as in ``helpers_backends``),
     so suites running side by side never share one."""
     name = f"{prefix}_slot{_SLOT}_{os.getpid()}_{uuid.uuid4().hex[:10]}"
     _psql_shared(f'CREATE DATABASE "{name}"')

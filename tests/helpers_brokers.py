@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from procs import HOST, free_port
+from helpers_procs import HOST, free_port
 
 NATS_URL = "nats://127.0.0.1:4222"
 
