@@ -20,7 +20,6 @@ from rankline.boards import (
     PLAYER_ID_PATTERN,
     SEASON_ID_PATTERN,
 )
-from rankline.clock import parse_time
 from rankline.errors import (
     BadRequest,
     InvalidInput,
@@ -30,7 +29,9 @@ from rankline.errors import (
 )
 from rankline.http.schemas import BatchIn, BatchItemIn
 from rankline.ordering import SCORE_MAX, SCORE_MIN
-from rankline.types import Micros
+from rankline.writing.batches import body_time as body_time  # their one place
+from rankline.writing.batches import located as located
+from rankline.writing.scores import check_metadata as check_metadata
 
 T = TypeVar("T")
 E = TypeVar("E", bound=RanklineError)
@@ -150,16 +151,6 @@ def batch_items(data: bytes) -> list[BatchItemIn | InvalidInput | BadRequest]:
         except (InvalidInput, BadRequest) as exc:
             items.append(exc)
     return items
-
-
-def located(error: E, index: int) -> E:
-    """``error`` about a batch item as if it were the body, with the places it names moved
-    under the item's index (``["body", "scores", index, ...]``)."""
-    for item in error.errors or []:
-        loc = item["loc"]
-        if loc and loc[0] == "body":
-            item["loc"] = ["body", "scores", index, *loc[1:]]
-    return error
 
 
 _QUERIES: dict[bytes, Mapping[str, str]] = {}
@@ -294,32 +285,6 @@ def check_id(
             message += f": {ALLOWED[pattern.pattern]}"
         raise InvalidInput.at([where, field or name], message)
     return value
-
-
-def body_time(value: str | None) -> Micros | None:
-    """A body's ``at`` as microseconds (None when not given); 422 at ``["body", "at"]`` when
-    it is not an RFC 3339 time."""
-    if value is None:
-        return None
-    try:
-        return parse_time(value)
-    except ValueError as exc:
-        raise InvalidInput.at(["body", "at"], str(exc)) from None
-
-
-def check_metadata(value: dict[str, Any] | None, max_bytes: int) -> None:
-    """422 when ``metadata`` is longer than ``max_bytes`` as compact JSON."""
-    if not value:
-        return
-    try:
-        size = len(msgspec.json.encode(value))
-    except (TypeError, UnicodeEncodeError, msgspec.EncodeError):
-        return  # not storable: the store's own check explains it
-    if size > max_bytes:
-        raise InvalidInput.at(
-            ["body", "metadata"],
-            f"metadata is {size} bytes as JSON; at most {max_bytes} are accepted",
-        )
 
 
 def to_builtins(value: Any) -> Any:
