@@ -16,7 +16,7 @@ from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 from starlette.types import Message as AsgiMessage
 
-from rankline.grpc import reads
+from rankline.grpc import reads, writes
 from rankline.grpc.bridge import Answer, call, scope_of
 from rankline.grpc.direct import Direct, Method, Rule
 from rankline.grpc.direct import unary as direct_unary
@@ -173,6 +173,8 @@ DIRECT: dict[str, Method] = {
     "GetPlayer": reads.get_player,
     "GetMe": reads.get_me,
     "GetTop": reads.get_top,
+    "SubmitScore": writes.submit_score,
+    "SubmitScores": writes.submit_scores,
 }
 """The RPCs that call the service directly, and how."""
 

@@ -134,6 +134,38 @@ class _ValidBatch(msgspec.Struct, forbid_unknown_fields=True):
     scores: Annotated[list[BatchItemIn], Meta(max_length=1000)]
 
 
+class _GivenBatch(msgspec.Struct, forbid_unknown_fields=True):
+    scores: Annotated[list[Any], Meta(max_length=1000)]
+
+
+def given_batch_items(given: Any) -> list[BatchItemIn | InvalidInput]:
+    """``batch_items`` of a body given as built-in values (a gRPC message's fields), with
+    the same answers: each item, or the error that concerns it alone."""
+    try:
+        return list(msgspec.convert(given, _ValidBatch).scores)
+    except msgspec.ValidationError:
+        pass
+    try:
+        whole = msgspec.convert(given, _GivenBatch)
+    except msgspec.ValidationError as exc:
+        raise invalid(exc) from None
+    items: list[BatchItemIn | InvalidInput] = []
+    for raw in whole.scores:
+        try:
+            items.append(msgspec.convert(raw, BatchItemIn))
+        except msgspec.ValidationError as exc:
+            items.append(invalid(exc))
+    return items
+
+
+def given_as(given: Any, kind: type[T]) -> T:
+    """``decode_as`` of a body given as built-in values."""
+    try:
+        return msgspec.convert(given, kind)
+    except msgspec.ValidationError as exc:
+        raise invalid(exc) from None
+
+
 def batch_items(data: bytes) -> list[BatchItemIn | InvalidInput | BadRequest]:
     """Each item of a batch body, decoded, or the error that concerns it alone (as if the
     item were the body: see ``located``); the body's own errors are raised.

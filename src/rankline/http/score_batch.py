@@ -17,9 +17,8 @@ from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.responses import json_response
 from rankline.service import Rankline
+from rankline.writing import batches
 from rankline.writing.admission import Deadline
-from rankline.writing.batches import body_time
-from rankline.writing.batches import prepare_score as prepare
 from rankline.writing.writer import Submission
 
 
@@ -35,25 +34,14 @@ async def prepare_score(
     service: Rankline, board_id: str, item: s.ScoreIn, now: int | None = None
 ) -> Submission:
     """Check one submission against its board (422, 404 or 409 when it cannot be taken)."""
-    return await prepare(service.scores, board_id, item, now)
+    return await batches.prepare_score(service.scores, board_id, item, now)
 
 
 async def player_score(
     service: Rankline, board_id: str, item: s.ScoreIn, player: Player
 ) -> SubmitOut:
-    """A player's own submission, with their token: written only if the board's client
-    writes allow it (``rankline.writing.client_rules``)."""
-    return await service.client_writes.submit(
-        player,
-        board_id,
-        named=item.player_id,
-        match_id=item.match_id,
-        score=item.score,
-        at=body_time(item.at),
-        scopes=item.scopes,
-        metadata=item.metadata,
-        subscore=item.subscore,
-    )
+    """A player's own submission, with their token (``writing.batches.player_score``)."""
+    return await batches.player_score(service.client_writes, board_id, item, player)
 
 
 async def answer_scores(

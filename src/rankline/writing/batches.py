@@ -1,5 +1,6 @@
-"""Score submissions as the edges hand them over: one (``prepare_score``) and a batch
-(``ScoreBatch``), whatever edge they came by (HTTP's JSON body, gRPC's message).
+"""Score submissions as the edges hand them over: one (``prepare_score``; a player's own,
+``player_score``) and a batch (``ScoreBatch``), whatever edge they came by (HTTP's JSON
+body, gRPC's message).
 
 A batch's items are grouped by board; each board is resolved, and the key's scope checked,
 once; each item is checked in a plain loop (``Scores.check``: no coroutine per item). An item
@@ -25,11 +26,14 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
+from rankline.answers import SubmitOut
+from rankline.callers import Player
 from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.registry import Boards
 from rankline.types import Micros
 from rankline.writing.admission import Deadline
+from rankline.writing.client_rules import ClientWrites
 from rankline.writing.ingest import AsyncIngest
 from rankline.writing.records import Item, item_of
 from rankline.writing.scores import Scores
@@ -145,6 +149,24 @@ async def prepare_score(
         metadata=item.metadata,
         subscore=item.subscore,
         now=now,
+    )
+
+
+async def player_score(
+    client_writes: ClientWrites, board_id: str, item: ScoreItem, player: Player
+) -> SubmitOut:
+    """A player's own submission, with their token: written only if the board's client
+    writes allow it (``rankline.writing.client_rules``)."""
+    return await client_writes.submit(
+        player,
+        board_id,
+        named=item.player_id,
+        match_id=item.match_id,
+        score=item.score,
+        at=body_time(item.at),
+        scopes=item.scopes,
+        metadata=item.metadata,
+        subscore=item.subscore,
     )
 
 
