@@ -1,8 +1,8 @@
-"""The RPCs that call the service directly (GetPlayer, GetMe, GetTop, SubmitScore,
-SubmitScores) answer what their HTTP twins answer: the same players, ranks and pages, the
-same refusals (the same problem, at the same places, as the same status code), the same
-admission (keys, board scopes, rate limits counted with HTTP's, player tokens) and the
-call's deadline as the write's, with a real grpcio client against a real app."""
+"""The RPCs that call the service directly (GetPlayer, GetMe, GetAround, GetMeAround, GetTop,
+SubmitScore, SubmitScores) answer what their HTTP twins answer: the same players, ranks and
+pages, the same refusals (the same problem, at the same places, as the same status code),
+the same admission (keys, board scopes, rate limits counted with HTTP's, player tokens) and
+the call's deadline as the write's, with a real grpcio client against a real app."""
 
 from __future__ import annotations
 
@@ -69,7 +69,15 @@ def _param(value: Any) -> str:
 
 
 def test_the_hot_rpcs_are_direct() -> None:
-    assert set(DIRECT) == {"GetPlayer", "GetMe", "GetTop", "SubmitScore", "SubmitScores"}
+    assert set(DIRECT) == {
+        "GetPlayer",
+        "GetMe",
+        "GetAround",
+        "GetMeAround",
+        "GetTop",
+        "SubmitScore",
+        "SubmitScores",
+    }
 
 
 async def test_reads_answer_as_http(settings: Settings, clock: ManualClock) -> None:
@@ -98,6 +106,14 @@ async def test_reads_answer_as_http(settings: Settings, clock: ManualClock) -> N
             assert as_json(answer) == await _http(
                 r, "GET", "/v1/boards/arena/top", 200, params=params
             )
+        arounds: list[dict[str, Any]] = [{}, {"k": 1}, {"k": 0, "scope": "region:EU"}]
+        for fields in arounds:
+            answer = await r.stub.GetAround(
+                pb.GetAroundRequest(board_id="arena", player_id="p3", **fields)
+            )
+            params = {k: _param(v) for k, v in fields.items()}
+            url = "/v1/boards/arena/players/p3/around"
+            assert as_json(answer) == await _http(r, "GET", url, 200, params=params), fields
         page = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", limit=2))
         after = await r.stub.GetTop(pb.GetTopRequest(board_id="arena", limit=2, cursor=page.next))
         http = await _http(
@@ -177,8 +193,29 @@ async def test_read_refusals_are_https_problems_as_codes(
                 422,
             ),
         ]
+        refusals += [
+            (
+                pb.GetAroundRequest(board_id="arena", player_id="p1", k=101),
+                "/players/p1/around",
+                {"k": 101},
+                grpc.StatusCode.INVALID_ARGUMENT,
+                422,
+            ),
+            (
+                pb.GetAroundRequest(board_id="arena", player_id="ghost"),
+                "/players/ghost/around",
+                {},
+                grpc.StatusCode.NOT_FOUND,
+                404,
+            ),
+        ]
+        rpcs = {
+            pb.GetTopRequest: r.stub.GetTop,
+            pb.GetPlayerRequest: r.stub.GetPlayer,
+            pb.GetAroundRequest: r.stub.GetAround,
+        }
         for request, path, params, code, status in refusals:
-            rpc = r.stub.GetTop if isinstance(request, pb.GetTopRequest) else r.stub.GetPlayer
+            rpc = rpcs[type(request)]
             problem = await _problem(rpc(request), code)
             http = await _http(r, "GET", f"/v1/boards/arena{path}", status, params=params)
             assert problem == http, (request, problem, http)
@@ -392,7 +429,7 @@ async def test_player_tokens_as_over_http(
 ) -> None:
     """A player reads; reads as themselves; submits only as themselves, and only where the
     board takes client writes; never a batch. Per-player read limits count GetPlayer too."""
-    tokens = with_key_set(settings, idp, rate_limit_player_reads="3/hour")
+    tokens = with_key_set(settings, idp, rate_limit_player_reads="5/hour")
     async with rig(tokens, clock) as r:
         await _http(r, "PUT", "/v1/boards/open", 201, json={"client_writes": {"max_gain": 100}})
         await _http(r, "PUT", "/v1/boards/closed", 201, json={})
@@ -428,6 +465,15 @@ async def test_player_tokens_as_over_http(
             grpc.StatusCode.PERMISSION_DENIED,
         )
         assert problem["type"].endswith("/not-for-players")
+        mine_around = await r.stub.GetMeAround(
+            pb.GetMeAroundRequest(board_id="open", k=1), metadata=own
+        )
+        http_around = await r.http.get("/v1/boards/open/me/around?k=1", headers=headers)
+        assert as_json(mine_around) == clean(http_around.json())
+        await _problem(
+            r.stub.GetMeAround(pb.GetMeAroundRequest(board_id="open"), metadata=METADATA),
+            grpc.StatusCode.PERMISSION_DENIED,
+        )
         me = await r.stub.GetMe(pb.GetMeRequest(board_id="open"), metadata=own)
         player = await r.stub.GetPlayer(
             pb.GetPlayerRequest(board_id="open", player_id="p1"), metadata=own

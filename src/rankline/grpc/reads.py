@@ -1,14 +1,15 @@
-"""The read RPCs answered directly (``direct``): ``GetPlayer``, ``GetMe`` and ``GetTop``.
+"""The read RPCs answered directly (``direct``): ``GetPlayer``, ``GetMe``, ``GetAround``,
+``GetMeAround`` and ``GetTop``.
 
 Each builds its service call from the message in one function (``player_call``,
-``top_call``), with the checks and defaults of the HTTP operation it twins: the same
-answers, and the same errors at the same places (``["query", "limit"]``)."""
+``around_call``, ``top_call``), with the checks and defaults of the HTTP operation it
+twins: the same answers, and the same errors at the same places (``["query", "limit"]``)."""
 
 from __future__ import annotations
 
 import orjson
 
-from rankline.answers import PlayerOut, TopOut
+from rankline.answers import AroundOut, PlayerOut, TopOut
 from rankline.clock import parse_time
 from rankline.errors import Forbidden, InvalidInput
 from rankline.grpc.direct import Call, answered
@@ -19,11 +20,21 @@ from rankline.http.tournament_routes import player_query
 from rankline.reading.query import Query
 from rankline.service import Rankline
 
+_AROUND_K = (5, 0, 100)
 _TOP_LIMIT = (100, 1, 1000)
 _TOP_OFFSET = (0, 0, 2**62)
 
 
-def _query(request: pb.GetPlayerRequest | pb.GetMeRequest | pb.GetTopRequest) -> Query:
+Read = (
+    pb.GetPlayerRequest
+    | pb.GetMeRequest
+    | pb.GetAroundRequest
+    | pb.GetMeAroundRequest
+    | pb.GetTopRequest
+)
+
+
+def _query(request: Read) -> Query:
     """The read's board, window, period and scope (an empty field is the default)."""
     return Query(
         check_id(request.board_id, BOARD_ID, "board_id"),
@@ -56,6 +67,32 @@ async def get_me(call: Call, request: pb.GetMeRequest) -> pb.PlayerOut:
         raise Forbidden("this needs a player token")
     answer = await player_call(call.direct.service, request, caller.player.player_id)
     return answered(answer, pb.PlayerOut)
+
+
+async def around_call(
+    service: Rankline, request: pb.GetAroundRequest | pb.GetMeAroundRequest, player_id: str
+) -> AroundOut:
+    """``GET /v1/boards/{board_id}/players/{player_id}/around`` (and ``/me/around``) as a
+    service call."""
+    query = await player_query(service, _query(request), player_id)  # scope=cohort
+    k = int_param({"k": str(request.k)}, "k", *_AROUND_K) if request.HasField("k") else 5
+    return await service.reads.around(query, player_id, k)
+
+
+async def get_around(call: Call, request: pb.GetAroundRequest) -> pb.AroundOut:
+    await call.admit(request.board_id)
+    await call.settled(request.after)
+    player_id = check_id(request.player_id, PLAYER_ID, "player_id")
+    return answered(await around_call(call.direct.service, request, player_id), pb.AroundOut)
+
+
+async def get_me_around(call: Call, request: pb.GetMeAroundRequest) -> pb.AroundOut:
+    caller = await call.admit(request.board_id)
+    await call.settled(request.after)
+    if caller.player is None:  # the admission lets only a player call a ``me`` operation
+        raise Forbidden("this needs a player token")
+    answer = await around_call(call.direct.service, request, caller.player.player_id)
+    return answered(answer, pb.AroundOut)
 
 
 async def top_call(service: Rankline, request: pb.GetTopRequest) -> bytes | TopOut:

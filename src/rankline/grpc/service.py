@@ -172,6 +172,8 @@ def watch(api: Api, operation: Operation) -> Streaming:
 DIRECT: dict[str, Method] = {
     "GetPlayer": reads.get_player,
     "GetMe": reads.get_me,
+    "GetAround": reads.get_around,
+    "GetMeAround": reads.get_me_around,
     "GetTop": reads.get_top,
     "SubmitScore": writes.submit_score,
     "SubmitScores": writes.submit_scores,
