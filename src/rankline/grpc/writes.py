@@ -33,6 +33,7 @@ def _body(call: Call, request: Message, size: int) -> dict[str, Any]:
 
 
 def _as_player(call: Call) -> bool:
+    """Whether a player token calls as the player (403 where it may not call at all)."""
     rule = call.rule
     return player_may(rule.auth, rule.for_players, rule.operation)
 
@@ -42,9 +43,7 @@ async def submit_score(call: Call, request: pb.SubmitScoreRequest) -> pb.SubmitS
     caller = await call.admit(request.board_id)
     service = call.direct.service
     player = caller.player
-    if player is not None and player_may(
-        call.rule.auth, call.rule.for_players, call.rule.operation
-    ):
+    if player is not None and _as_player(call):
         given = _body(call, request, request.ByteSize())
         given["player_id"] = own_player_id(given.get("player_id"), player)
         board_id = check_id(request.board_id, BOARD_ID, "board_id")
@@ -69,9 +68,7 @@ async def submit_scores(call: Call, request: pb.SubmitScoresRequest) -> pb.Submi
     """``POST /v1/scores/batch``: up to 1,000 submissions, each answered on its own."""
     caller = await call.admit()
     if caller.player is not None:
-        player_may(
-            call.rule.auth, call.rule.for_players, call.rule.operation
-        )  # a batch is not for players: 403
+        _as_player(call)  # a batch is not for players: 403
     service = call.direct.service
     deadline = call.deadline()
     asynchronous = request.respond_async
