@@ -143,34 +143,34 @@ async def test_a_large_limit_is_counted_in_chunks_and_still_holds() -> None:
     """1,000 an hour goes to the library ten requests at a time: a client gets at most a
     chunk less one past the limit, then is refused until the window resets."""
     limits = RateLimits(address_reads="1000/hour")
-    client = {"client": ("10.0.0.1", 1), "headers": []}
+    client = "10.0.0.1"
     passed = 0
     with pytest.raises(TooManyRequests) as refused:
         for _ in range(2_000):
-            await limits.check(client, False)
+            await limits.check(client, None, False)
             passed += 1
     assert 1_000 <= passed < 1_010
     assert 3_000 < refused.value.retry_after <= 3_600
     for _ in range(50):  # refused from then on
         with pytest.raises(TooManyRequests):
-            await limits.check(client, False)
-    await limits.check({"client": ("10.0.0.2", 1), "headers": []}, False)  # others are not
-    await limits.check(client, True)  # nor are its writes
+            await limits.check(client, None, False)
+    await limits.check("10.0.0.2", None, False)  # others are not
+    await limits.check(client, None, True)  # nor are its writes
 
 
 async def test_reads_and_writes_count_apart_under_equal_limits() -> None:
     """Equal limits for reads and writes are still two counts: a client's reads do not use
     up its writes."""
     limits = RateLimits(address_reads="2/hour", address_writes="2/hour")
-    client = {"client": ("10.0.0.3", 1), "headers": []}
+    client = "10.0.0.3"
     for _ in range(2):
-        await limits.check(client, False)
+        await limits.check(client, None, False)
     with pytest.raises(TooManyRequests):
-        await limits.check(client, False)
+        await limits.check(client, None, False)
     for _ in range(2):
-        await limits.check(client, True)
+        await limits.check(client, None, True)
     with pytest.raises(TooManyRequests):
-        await limits.check(client, True)
+        await limits.check(client, None, True)
 
 
 async def test_counting_starts_no_thread_and_expired_counters_go(
@@ -186,11 +186,11 @@ async def test_counting_starts_no_thread_and_expired_counters_go(
     limits = RateLimits(address_reads="10/second")
     before = threading.active_count()
     for n in range(200):
-        await limits.check({"client": (f"10.0.1.{n}", 1), "headers": []}, False)
+        await limits.check(f"10.0.1.{n}", None, False)
     assert threading.active_count() == before
     later = time.time() + 2
     monkeypatch.setattr(memory.time, "time", lambda: later)
-    await limits.check({"client": ("10.0.2.1", 1), "headers": []}, False)
+    await limits.check("10.0.2.1", None, False)
     assert not asyncio.all_tasks() - {asyncio.current_task()}
     # only the new client's counter is left (``reset`` answers how many it held)
     assert await limits.storage.reset() == 1

@@ -75,3 +75,30 @@ async def test_display_name_and_friend_lists_are_capped(client: httpx.AsyncClien
         "/v1/players/p1/friends", json={"friends": friends[:5000]}, headers=AUTH
     )
     assert fits.status_code == 200, fits.text
+
+
+async def test_the_service_caps_metadata_whatever_edge_calls_it(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """The cap is the write path's own: ``Scores.prepare`` refuses long metadata before it
+    looks for the board (a 422, not the 404 of a board that does not exist)."""
+    from rankline.errors import InvalidInput
+
+    async with open_app(_with(settings, max_metadata_bytes=100), clock) as app:
+        scores = app.state.service.scores
+        with pytest.raises(InvalidInput) as refused:
+            await scores.prepare(
+                "no-such-board",
+                player="p1",
+                match_id="m",
+                score=1,
+                at=None,
+                scopes=None,
+                metadata={"note": "x" * 100},
+            )
+        assert refused.value.errors == [
+            {
+                "loc": ["body", "metadata"],
+                "msg": "metadata is 111 bytes as JSON; at most 100 are accepted",
+            }
+        ]

@@ -74,6 +74,7 @@ from rankline.tournaments.editions import Tournaments
 from rankline.tournaments.webhooks import Webhooks
 from rankline.types import Clock, LeaderboardId
 from rankline.writing.admission import Admission
+from rankline.writing.batches import ScoreBatch
 from rankline.writing.client_rules import ClientWrites
 from rankline.writing.cohorts import Cohorts
 from rankline.writing.commit_lock import CommitLock
@@ -267,7 +268,10 @@ class Rankline:
             clock,
             clock_skew_seconds=settings.clock_skew_seconds,
             cohorts=self.cohorts,
+            max_metadata_bytes=settings.max_metadata_bytes,
         )
+        self.score_batches = ScoreBatch(scores, boards, self.ingest)
+        """Score batches, whichever edge they come by: checked, then written or logged."""
         tournament_store = TournamentStore(store)
         self.tournaments = tournaments = Tournaments(
             tournament_store, boards, self.board_changes, scores, clock

@@ -16,13 +16,13 @@ from google.protobuf.message import Message
 from starlette.types import Message as AsgiMessage
 from starlette.types import Scope
 
+from rankline.grpc.calls import client_address, client_millis
 from rankline.grpc.messages import to_json
 from rankline.grpc.operations import Operation
 from rankline.http.api import Api
 
 _JSON = (b"content-type", b"application/json")
 _ASYNC = (b"prefer", b"respond-async")
-_MAX_TIMEOUT_MS = 600_000
 
 
 class Answer:
@@ -37,16 +37,6 @@ class Answer:
 
     def json(self) -> Any:
         return orjson.loads(self.body) if self.body else {}
-
-
-def client_address(peer: str) -> str:
-    """The address of a gRPC peer (``ipv4:127.0.0.1:5000``, ``ipv6:[::1]:5000``)."""
-    kind, _, rest = peer.partition(":")
-    if kind == "ipv6":
-        return rest.rpartition(":")[0].strip("[]")
-    if kind == "ipv4":
-        return rest.rpartition(":")[0]
-    return rest
 
 
 def scope_of(
@@ -73,8 +63,8 @@ def scope_of(
             headers.append((b"authorization", text.encode("latin-1")))
     if getattr(request, "respond_async", False):
         headers.append(_ASYNC)
-    if time_remaining is not None:
-        millis = min(_MAX_TIMEOUT_MS, max(1, int(time_remaining * 1000)))
+    millis = client_millis(time_remaining)
+    if millis is not None:
         headers.append((b"request-timeout", str(millis).encode()))
     body = b""
     if endpoint.body is not None:

@@ -17,33 +17,52 @@ _FREE_FORM = frozenset(
 
 
 def to_json(message: Message) -> dict[str, Any]:
-    """The JSON object of ``message``: its set fields only."""
-    return {field.name: _field(field, value) for field, value in message.ListFields()}
+    """The JSON object of ``message``: its set fields only (as ``ListFields`` lists them),
+    read by a plan per message type (``ListFields`` itself cost ~10 µs a message)."""
+    body: dict[str, Any] = {}
+    for name, step, present in _reading(message.DESCRIPTOR):
+        if present:
+            if not message.HasField(name):
+                continue
+            value = getattr(message, name)
+        else:
+            value = getattr(message, name)
+            if not value:
+                continue
+        if step == _SCALAR:
+            body[name] = value
+        elif step == _SCALARS:
+            body[name] = list(value)
+        elif step == _MAP:
+            body[name] = dict(value)
+        elif step == _MESSAGE:
+            body[name] = to_json(value)
+        elif step == _MESSAGES:
+            body[name] = [to_json(v) for v in value]
+        elif step == _FREE:
+            body[name] = _integral(json_format.MessageToDict(value))
+        elif step == _FREES:
+            body[name] = [_integral(json_format.MessageToDict(v)) for v in value]
+        else:  # _MESSAGE_MAP
+            body[name] = {k: to_json(v) for k, v in value.items()}
+    return body
 
 
-def _field(field: Any, value: Any) -> Any:
-    if field.type != FieldDescriptor.TYPE_MESSAGE:
-        return list(value) if _repeated(field) else value
-    entry = field.message_type
-    if entry.GetOptions().map_entry:
-        target = entry.fields_by_name["value"]
-        return {k: _one(target, v) for k, v in value.items()}
-    if _repeated(field):
-        return [_one(field, v) for v in value]
-    return _one(field, value)
+_readings: dict[str, list[tuple[str, int, bool]]] = {}
 
 
-def _repeated(field: FieldDescriptor) -> bool:
-    repeated: bool = field.is_repeated
-    return repeated
-
-
-def _one(field: Any, value: Any) -> Any:
-    if field.type != FieldDescriptor.TYPE_MESSAGE:
-        return value
-    if field.message_type.full_name in _FREE_FORM:
-        return _integral(json_format.MessageToDict(value))
-    return to_json(value)
+def _reading(descriptor: Any) -> list[tuple[str, int, bool]]:
+    """Each field of a message type in number order: its name, its kind, and whether it is
+    set is asked (``HasField``: a field with presence) or told by its value (not empty)."""
+    found = _readings.get(descriptor.full_name)
+    if found is None:
+        plan = _plan(descriptor)
+        found = [
+            (f.name, plan[f.name], f.has_presence and not f.is_repeated)
+            for f in sorted(descriptor.fields, key=lambda f: f.number)
+        ]
+        _readings[descriptor.full_name] = found
+    return found
 
 
 def _integral(value: Any) -> Any:
@@ -60,15 +79,16 @@ def _integral(value: Any) -> Any:
 
 def from_json(body: dict[str, Any], kind: type[M]) -> M:
     """The message ``kind`` of a JSON answer: a null field is left unset, and a field the
-    proto does not know yet is left out (as an older client would). Filled by a plan per
-    message type, made once: protobuf's own ``ParseDict`` takes ~1.7 ms for a top-100 page."""
-    message = kind()
-    _fill(message, body)
-    return message
+    proto does not know yet is left out (as an older client would). Made by a plan per
+    message type, made once, as the keywords of the message's constructor (nested messages
+    as their keywords too): protobuf's own ``ParseDict`` takes ~1.7 ms for a top-100 page,
+    setting field by field ~0.14 ms."""
+    return kind(**_keywords(kind.DESCRIPTOR, body))
 
 
 _SCALAR, _MESSAGE, _FREE, _SCALARS, _MESSAGES, _FREES, _MAP, _MESSAGE_MAP = range(8)
 _plans: dict[str, dict[str, int]] = {}
+_children: dict[str, dict[str, Any]] = {}
 
 
 def _plan(descriptor: Any) -> dict[str, int]:
@@ -76,49 +96,53 @@ def _plan(descriptor: Any) -> dict[str, int]:
     if found is not None:
         return found
     plan = {}
+    children = {}
     for field in descriptor.fields:
         if field.type != FieldDescriptor.TYPE_MESSAGE:
             plan[field.name] = _SCALARS if field.is_repeated else _SCALAR
         elif field.message_type.GetOptions().map_entry:
             value = field.message_type.fields_by_name["value"]
-            plan[field.name] = _MESSAGE_MAP if value.type == FieldDescriptor.TYPE_MESSAGE else _MAP
+            if value.type == FieldDescriptor.TYPE_MESSAGE:
+                plan[field.name] = _MESSAGE_MAP
+                children[field.name] = value.message_type
+            else:
+                plan[field.name] = _MAP
         elif field.message_type.full_name in _FREE_FORM:
             plan[field.name] = _FREES if field.is_repeated else _FREE
+            children[field.name] = field.message_type._concrete_class
         else:
             plan[field.name] = _MESSAGES if field.is_repeated else _MESSAGE
+            children[field.name] = field.message_type
     _plans[descriptor.full_name] = plan
+    _children[descriptor.full_name] = children
     return plan
 
 
-def _fill(message: Message, body: dict[str, Any]) -> None:
-    plan = _plan(message.DESCRIPTOR)
+def _keywords(descriptor: Any, body: dict[str, Any]) -> dict[str, Any]:
+    plan = _plan(descriptor)
+    children = _children[descriptor.full_name]
+    kept: dict[str, Any] = {}
     for name, value in body.items():
         if value is None:
             continue
         step = plan.get(name)
         if step is None:
             continue
-        if step == _SCALAR:
-            setattr(message, name, value)
+        if step in (_SCALAR, _SCALARS, _MAP):
+            kept[name] = value
         elif step == _MESSAGES:
-            into = getattr(message, name)
-            for item in value:
-                _fill(into.add(), item)
+            child = children[name]
+            kept[name] = [_keywords(child, item) for item in value]
         elif step == _MESSAGE:
-            child = getattr(message, name)
-            child.SetInParent()
-            _fill(child, value)
-        elif step == _SCALARS:
-            getattr(message, name).extend(value)
-        elif step == _MAP:
-            getattr(message, name).update(value)
+            kept[name] = _keywords(children[name], value)
         elif step == _FREE:
-            json_format.ParseDict(value, getattr(message, name))
+            kept[name] = json_format.ParseDict(value, children[name]())
         elif step == _FREES:
-            into = getattr(message, name)
-            for item in value:
-                json_format.ParseDict(item, into.add())
+            kind = children[name]
+            kept[name] = [json_format.ParseDict(item, kind()) for item in value]
         else:  # _MESSAGE_MAP
-            into = getattr(message, name)
-            for key, item in value.items():
-                _fill(into[key], item)
+            child = children[name]
+            kept[name] = {
+                key: child._concrete_class(**_keywords(child, item)) for key, item in value.items()
+            }
+    return kept

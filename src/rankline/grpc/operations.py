@@ -1,6 +1,8 @@
-"""The RPCs of rankline.v1 and the HTTP operation each one twins: an RPC is answered by that
-operation's endpoint (``rankline.http.routes.ENDPOINTS``): its request wrapper and handler, so
-every rule (auth, validation, rate limits, idempotency) is the HTTP API's own.
+"""The RPCs of rankline.v1 and the HTTP operation each one twins: an RPC is answered as that
+operation's endpoint (``rankline.http.routes.ENDPOINTS``) answers, through its request wrapper
+and handler (``bridge``), or, for the hot ones, by the same service calls under the auth and
+limits the endpoint declares (``direct``), so every rule (auth, validation, rate limits,
+idempotency) is the HTTP API's own.
 
 An RPC's request carries the operation's path parameters and query parameters as fields of
 the same names, its body as ``body``, and ``respond_async`` for ``Prefer: respond-async``.

@@ -1,6 +1,7 @@
-"""The handlers of rankline.v1's RPCs: each one the HTTP endpoint it twins, called in-process
-(``bridge``), its answer rendered as the RPC's message and its problem as a gRPC status.
-``Watch`` runs the live stream's endpoint and passes on its Server-Sent Events as messages."""
+"""The handlers of rankline.v1's RPCs: the hot ones call the service directly (``direct``:
+``DIRECT``); each other one is the HTTP endpoint it twins, called in-process (``bridge``),
+its answer rendered as the RPC's message and its problem as a gRPC status. ``Watch`` runs
+the live stream's endpoint and passes on its Server-Sent Events as messages."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 from starlette.types import Message as AsgiMessage
 
+from rankline.grpc import reads, writes
 from rankline.grpc.bridge import Answer, call, scope_of
+from rankline.grpc.direct import Direct, Method, Rule
+from rankline.grpc.direct import unary as direct_unary
 from rankline.grpc.gen.rankline.v1 import rankline_pb2
 from rankline.grpc.messages import from_json
 from rankline.grpc.operations import SERVICE, Operation, operations
@@ -165,12 +169,33 @@ def watch(api: Api, operation: Operation) -> Streaming:
     return handle
 
 
+DIRECT: dict[str, Method] = {
+    "GetPlayer": reads.get_player,
+    "GetMe": reads.get_me,
+    "GetAround": reads.get_around,
+    "GetMeAround": reads.get_me_around,
+    "GetTop": reads.get_top,
+    "SubmitScore": writes.submit_score,
+    "SubmitScores": writes.submit_scores,
+}
+"""The RPCs that call the service directly, and how."""
+
+
 def handler(api: Api) -> grpc.GenericRpcHandler:
-    """Every RPC of rankline.v1.Rankline, answered through ``api``."""
+    """Every RPC of rankline.v1.Rankline, answered through ``api`` (its service and
+    admission for the direct ones)."""
     methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+    direct = Direct(api.service, api.admission)
     for name, operation in operations().items():
         parse = operation.request.FromString
-        if operation.shape == "stream":
+        method = DIRECT.get(name)
+        if method is not None:
+            methods[name] = grpc.unary_unary_rpc_method_handler(
+                direct_unary(direct, Rule.of(operation.endpoint), method, name),
+                request_deserializer=parse,
+                response_serializer=_serialize,
+            )
+        elif operation.shape == "stream":
             methods[name] = grpc.unary_stream_rpc_method_handler(
                 watch(api, operation),
                 request_deserializer=parse,

@@ -13,6 +13,7 @@ import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 
+from rankline.errors import RanklineError, TooManyRequests, Unavailable
 from rankline.grpc.gen.rankline.v1 import rankline_pb2
 from rankline.grpc.messages import from_json
 
@@ -64,3 +65,14 @@ def _packed(message: Any) -> any_pb2.Any:
     packed = any_pb2.Any()
     packed.Pack(message)
     return packed
+
+
+def error_status(
+    error: RanklineError,
+) -> tuple[grpc.StatusCode, str, tuple[tuple[str, str | bytes], ...]]:
+    """``rich_status`` of an error of the tree, as the HTTP API would render it: its
+    problem, its status and, for 429 and 503, its Retry-After."""
+    retry = None
+    if isinstance(error, Unavailable | TooManyRequests):
+        retry = str(error.retry_after)
+    return rich_status(error.problem(), error.status, retry)

@@ -18,8 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from rankline.access.admission import Admission
 from rankline.errors import MethodNotAllowed, NotFound
-from rankline.http.auth import bearer_token
+from rankline.http.auth import authorization
 from rankline.http.body import check_query, query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, STARTED_SCOPE, Endpoint
 from rankline.http.measured import count, route_name
@@ -63,6 +64,9 @@ class Api:
         """Player tokens' verifier; None when they are off (every credential is a key)."""
         self.limits = limits
         """Checked once per request before its handler (``rankline.http.guard``)."""
+        self.admission = Admission(keys, limits, tokens)
+        """Who calls and whether they may: the keys, limits and tokens above, applied alike
+        to every edge (``rankline.access.admission``)."""
         self.decoding = asyncio.Semaphore(DECODING_SLOTS)
         """Held while a large body is read and decoded (``endpoint.decoding``)."""
 
@@ -92,8 +96,9 @@ class Api:
         path_params: dict[str, str],
     ) -> Response:
         """The request wrapper of every v1 endpoint: a credential in the query string where
-        the endpoint takes one (``http.query_credential``), rate limits, the endpoint's auth
-        (a key, or a player token: ``player_access``), its query parameters, then the
+        the endpoint takes one (``http.query_credential``), the caller's admission (rate
+        limits, the endpoint's auth by a key or a player token: ``access.admission``, and
+        a player's body: ``player_access``), its query parameters, then the
         handler; errors as problem+json. The answer is counted and timed in the metrics once
         sent (``rankline.http.measured``). The gRPC API answers each RPC through it too,
         uncounted (``rankline.grpc.bridge``)."""
@@ -106,18 +111,19 @@ class Api:
         try:
             if RAW_NAME in scope["query_string"]:
                 take_query_credential(scope, NAME in endpoint.query_names)
-            tokens = self.tokens
-            token = None if tokens is None else bearer_token(scope)
-            if self.limits is not None:
-                await self.limits.check(scope, endpoint.writes, keyed=token is None)
-            if tokens is None or token is None:
-                scope[KEY_SCOPE] = self.keys.authorize(request, endpoint.auth)
+            client = scope.get("client")
+            caller = await self.admission.caller(
+                authorization(scope),
+                client[0] if client else "",
+                endpoint.auth,
+                endpoint.writes,
+                path_params.get("board_id"),
+            )
+            if caller.player is None:
+                scope[KEY_SCOPE] = caller.scope
             else:
-                player = await tokens.player(token)
-                if self.limits is not None:
-                    await self.limits.check_player(player.player_id, endpoint.writes)
-                scope[PLAYER_SCOPE] = player
-                request = await admit(request, endpoint, player)
+                scope[PLAYER_SCOPE] = caller.player
+                request = await admit(request, endpoint, caller.player)
             if scope["query_string"]:
                 known = self.routes.query_names.get(endpoint)
                 if known is not None:

@@ -9,6 +9,7 @@ from starlette.requests import Request
 
 from rankline.audit.log import check_reason
 from rankline.http import endpoint as e
+from rankline.http.auth import authorization
 from rankline.http.body import check_query, query_str
 from rankline.store.audit import Attribution
 
@@ -24,4 +25,4 @@ def attribution(request: Request) -> Attribution:
 
 def _attributed(request: Request) -> Attribution:
     reason = check_reason(query_str(request, "reason"), ["query", "reason"])
-    return Attribution(e.keys_of(request).actor(request), reason)
+    return Attribution(e.keys_of(request).actor(authorization(request.scope)), reason)

@@ -21,10 +21,8 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from starlette.requests import Request
 from starlette.types import Scope
 
-from rankline.access.credentials import is_token
 from rankline.access.scopes import BoardScope as BoardScope  # the edge imports it from here
 from rankline.access.scopes import pattern_problem
 from rankline.errors import Forbidden, Unauthorized
@@ -75,8 +73,7 @@ class Keys:
         return cls(server, settings.read_key_list, runtime)
 
     @staticmethod
-    def _bearer(request: Request) -> bytes:
-        header = _authorization(request)
+    def _bearer(header: str | None) -> bytes:
         if not header:
             raise Unauthorized("this needs an `Authorization: Bearer <key>` header")
         scheme, _, key = header.partition(" ")
@@ -98,15 +95,15 @@ class Keys:
     def _match(cls, key: bytes, accepted: list[bytes]) -> bool:
         return cls._find(key, accepted) >= 0
 
-    def server_scope(self, request: Request) -> BoardScope | None:
-        """Check for any server key: the boards it is limited to, None for all."""
-        header = _authorization(request)
+    def server_scope(self, header: str | None) -> BoardScope | None:
+        """Check for any server key (``header``: the credential, the Authorization header's
+        value): the boards it is limited to, None for all."""
         if header is not None and header in self._server_ok:
             return self._server_ok[header]
         live = self._remembered(header)
         if live is not None and live.role == "server":
             return live.scope
-        key = self._bearer(request)
+        key = self._bearer(header)
         index = self._find(key, self._server)
         if index < 0:
             live = self._live(key, header)
@@ -118,38 +115,43 @@ class Keys:
             _remember(self._server_ok, header, scope)
         return scope
 
-    def require_server(self, request: Request) -> None:
+    def require_server(self, header: str | None) -> None:
         """A server key limited to no boards (what changes players needs)."""
-        scope = self.server_scope(request)
+        scope = self.server_scope(header)
         if scope is not None:
             raise Forbidden(
                 f"this key is limited to boards {'|'.join(scope.patterns)}; changing players "
                 "needs a server key without board limits"
             )
 
-    def require_board(self, request: Request, board_id: str) -> None:
+    def require_board(self, header: str | None, board_id: str) -> None:
         """A server key that may write ``board_id``."""
-        scope = self.server_scope(request)
+        scope = self.server_scope(header)
         if scope is not None and not scope.allows(board_id):
             raise scope.refuse(board_id)
 
-    def authorize(self, request: Request, auth: str) -> BoardScope | None:
-        """Check the caller against an endpoint's ``auth`` (``http.endpoint.Auth``);
-        Unauthorized or Forbidden if it may not call it. For ``server``, the boards the key
-        is limited to (None: all)."""
+    def authorize(
+        self, header: str | None, auth: str, board_id: str | None = None
+    ) -> BoardScope | None:
+        """Check the caller (``header``: the credential, the Authorization header's value)
+        against an operation's ``auth`` (``http.endpoint.Auth``) on ``board_id`` (the
+        board its path names); Unauthorized or Forbidden if it may not call it. For
+        ``server``, the boards the key is limited to (None: all)."""
         if auth == "read":
-            self.require_read(request)
+            self.require_read(header)
             return None
         if auth == "board":
-            self.require_board(request, request.path_params["board_id"])
+            if board_id is None:
+                raise ValueError("a board's operation names its board")
+            self.require_board(header, board_id)
             return None
         if auth == "players":
-            self.require_server(request)
+            self.require_server(header)
             return None
         if auth == "server":
-            return self.server_scope(request)
+            return self.server_scope(header)
         if auth == "me":
-            if _authorization(request) is None:
+            if header is None:
                 raise Unauthorized("this needs the player's token: `Authorization: Bearer <JWT>`")
             raise Forbidden(
                 "this is a player's own endpoint: it needs a player token, not a key (a key "
@@ -157,11 +159,11 @@ class Keys:
             )
         raise ValueError(f"unknown auth {auth!r}")
 
-    def actor(self, request: Request) -> str:
+    def actor(self, header: str | None) -> str:
         """Who is calling, for the audit log: a key made at runtime by its name and id
         (``key:<name>#<id>``), a bootstrap key as ``key:`` and the first 12 hex digits of
         the SHA-256 of the key (never the key itself)."""
-        key = self._bearer(request)
+        key = self._bearer(header)
         live = self._live(key)
         if live is not None:
             return live.actor
@@ -181,13 +183,12 @@ class Keys:
             return None
         return self._runtime.by_header(header)
 
-    def require_read(self, request: Request) -> None:
+    def require_read(self, header: str | None) -> None:
         if not self._read:
             return
-        header = _authorization(request)
         if header in self._read_ok or self._remembered(header) is not None:
             return
-        key = self._bearer(request)
+        key = self._bearer(header)
         if not (self._match(key, self._read) or self._match(key, self._server)):
             if self._live(key, header) is None:
                 raise Forbidden("this needs a read key")
@@ -196,24 +197,11 @@ class Keys:
             _remember(self._read_ok, header, True)
 
 
-def bearer_token(scope: Scope) -> str | None:
-    """The request's bearer credential when it is a player token by its shape (None: no
-    credential, or a key)."""
-    for name, value in scope["headers"]:
-        if name == b"authorization":
-            scheme, _, rest = str(value.decode("latin-1")).partition(" ")
-            credential = rest.strip()
-            if scheme.lower() == "bearer" and is_token(credential):
-                return credential
-            return None
-    return None
-
-
-def _authorization(request: Request) -> str | None:
+def authorization(scope: Scope) -> str | None:
     """The request's Authorization header, as ``request.headers`` has it, read from the
     scope's raw headers: Starlette's header map, made for this one lookup, cost more than
     the rest of the key check."""
-    for name, value in request.scope["headers"]:
+    for name, value in scope["headers"]:
         if name == b"authorization":
             return str(value.decode("latin-1"))
     return None

@@ -1,20 +1,21 @@
 """The shape every batch endpoint answers in: each item prepared on its own (its error is its
 own result, located under its index), then the prepared ones taken together, synchronously
 (200, each item's outcome) or, with ``Prefer: respond-async``, durably into the log (202 with
-a token)."""
+a token), assembled as the write path assembles a score batch's
+(``rankline.writing.batches``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http.responses import json_response
+from rankline.writing.batches import accepted_into, outcomes_into
 
 
 class _Item(Protocol):
@@ -52,17 +53,9 @@ async def answer_batch(
             ready.append((index, await prepare(board, item)))
         except RanklineError as exc:
             results[index] = {"index": index, "error": locate(exc, index).problem()}
+    indexes = [index for index, _ in ready]
     if e.respond_async(request):
         token = await accept([prepared for _, prepared in ready])
-        for index, _ in ready:
-            results[index] = {"index": index, "accepted": True}
-        for result in results:
-            result.setdefault("accepted", False)
-        return json_response({"accepted": len(ready), "token": token, "results": results}, 202)
+        return json_response(accepted_into(results, indexes, token), 202)
     outcomes = await submit([prepared for _, prepared in ready]) if ready else []
-    for (index, _), outcome in zip(ready, outcomes, strict=True):
-        if isinstance(outcome, RanklineError):
-            results[index] = {"index": index, "error": outcome.problem()}
-        else:
-            results[index] = {"index": index, **msgspec.to_builtins(outcome)}
-    return json_response({"results": results})
+    return json_response(outcomes_into(results, indexes, outcomes))

@@ -20,7 +20,6 @@ from rankline.boards import (
     PLAYER_ID_PATTERN,
     SEASON_ID_PATTERN,
 )
-from rankline.clock import parse_time
 from rankline.errors import (
     BadRequest,
     InvalidInput,
@@ -30,7 +29,9 @@ from rankline.errors import (
 )
 from rankline.http.schemas import BatchIn, BatchItemIn
 from rankline.ordering import SCORE_MAX, SCORE_MIN
-from rankline.types import Micros
+from rankline.writing.batches import body_time as body_time  # their one place
+from rankline.writing.batches import located as located
+from rankline.writing.scores import check_metadata as check_metadata
 
 T = TypeVar("T")
 E = TypeVar("E", bound=RanklineError)
@@ -133,6 +134,38 @@ class _ValidBatch(msgspec.Struct, forbid_unknown_fields=True):
     scores: Annotated[list[BatchItemIn], Meta(max_length=1000)]
 
 
+class _GivenBatch(msgspec.Struct, forbid_unknown_fields=True):
+    scores: Annotated[list[Any], Meta(max_length=1000)]
+
+
+def given_batch_items(given: Any) -> list[BatchItemIn | InvalidInput]:
+    """``batch_items`` of a body given as built-in values (a gRPC message's fields), with
+    the same answers: each item, or the error that concerns it alone."""
+    try:
+        return list(msgspec.convert(given, _ValidBatch).scores)
+    except msgspec.ValidationError:
+        pass
+    try:
+        whole = msgspec.convert(given, _GivenBatch)
+    except msgspec.ValidationError as exc:
+        raise invalid(exc) from None
+    items: list[BatchItemIn | InvalidInput] = []
+    for raw in whole.scores:
+        try:
+            items.append(msgspec.convert(raw, BatchItemIn))
+        except msgspec.ValidationError as exc:
+            items.append(invalid(exc))
+    return items
+
+
+def given_as(given: Any, kind: type[T]) -> T:
+    """``decode_as`` of a body given as built-in values."""
+    try:
+        return msgspec.convert(given, kind)
+    except msgspec.ValidationError as exc:
+        raise invalid(exc) from None
+
+
 def batch_items(data: bytes) -> list[BatchItemIn | InvalidInput | BadRequest]:
     """Each item of a batch body, decoded, or the error that concerns it alone (as if the
     item were the body: see ``located``); the body's own errors are raised.
@@ -150,16 +183,6 @@ def batch_items(data: bytes) -> list[BatchItemIn | InvalidInput | BadRequest]:
         except (InvalidInput, BadRequest) as exc:
             items.append(exc)
     return items
-
-
-def located(error: E, index: int) -> E:
-    """``error`` about a batch item as if it were the body, with the places it names moved
-    under the item's index (``["body", "scores", index, ...]``)."""
-    for item in error.errors or []:
-        loc = item["loc"]
-        if loc and loc[0] == "body":
-            item["loc"] = ["body", "scores", index, *loc[1:]]
-    return error
 
 
 _QUERIES: dict[bytes, Mapping[str, str]] = {}
@@ -294,32 +317,6 @@ def check_id(
             message += f": {ALLOWED[pattern.pattern]}"
         raise InvalidInput.at([where, field or name], message)
     return value
-
-
-def body_time(value: str | None) -> Micros | None:
-    """A body's ``at`` as microseconds (None when not given); 422 at ``["body", "at"]`` when
-    it is not an RFC 3339 time."""
-    if value is None:
-        return None
-    try:
-        return parse_time(value)
-    except ValueError as exc:
-        raise InvalidInput.at(["body", "at"], str(exc)) from None
-
-
-def check_metadata(value: dict[str, Any] | None, max_bytes: int) -> None:
-    """422 when ``metadata`` is longer than ``max_bytes`` as compact JSON."""
-    if not value:
-        return
-    try:
-        size = len(msgspec.json.encode(value))
-    except (TypeError, UnicodeEncodeError, msgspec.EncodeError):
-        return  # not storable: the store's own check explains it
-    if size > max_bytes:
-        raise InvalidInput.at(
-            ["body", "metadata"],
-            f"metadata is {size} bytes as JSON; at most {max_bytes} are accepted",
-        )
 
 
 def to_builtins(value: Any) -> Any:

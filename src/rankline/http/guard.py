@@ -22,7 +22,6 @@ from typing import Any
 
 from limits import RateLimitItem, parse_many
 from limits.aio.strategies import FixedWindowRateLimiter
-from starlette.types import Scope
 
 from rankline.errors import TooManyRequests
 from rankline.http.limit_storage import WindowStorage
@@ -112,24 +111,21 @@ class RateLimits:
         )
         return None if limits.empty else limits
 
-    async def check(self, scope: Scope, write: bool, *, keyed: bool = True) -> None:
-        """Count the request per address and, when ``keyed`` (its credential is not a
-        player token: ``check_player`` counts those), per key."""
+    async def check(
+        self, address: str, credential: str | None, write: bool, *, keyed: bool = True
+    ) -> None:
+        """Count the request per client ``address`` and, when ``keyed`` (its credential is
+        not a player token: ``check_player`` counts those), per ``credential`` (the
+        Authorization header's value; None: none, not counted per key)."""
         per_key, per_address = self._writes if write else self._reads
         if per_address is not None:
-            client = scope.get("client")
-            who = client[0] if client else ""
-            due = self._tally(per_address, who)
+            due = self._tally(per_address, address)
             if due is not None:
-                await self._pass(per_address, who, due)
-        if per_key is not None and keyed:
-            for name, value in scope["headers"]:
-                if name == b"authorization":
-                    who = value.decode("latin-1")
-                    due = self._tally(per_key, who)
-                    if due is not None:
-                        await self._pass(per_key, who, due)
-                    break
+                await self._pass(per_address, address, due)
+        if per_key is not None and keyed and credential is not None:
+            due = self._tally(per_key, credential)
+            if due is not None:
+                await self._pass(per_key, credential, due)
 
     async def check_player(self, player_id: str, write: bool) -> None:
         """Count a request with a verified player token, per player."""

@@ -18,6 +18,7 @@ from rankline.audit.log import MAX_REASON, check_reason
 from rankline.boards import MATCH_ID_PATTERN
 from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
+from rankline.http.auth import authorization
 from rankline.http.body import check_id, check_query, query_int, query_str
 from rankline.http.responses import json_response
 from rankline.moderation.answers import DeadLettersOut, RemovedOut, VoidedOut
@@ -41,7 +42,7 @@ async def remove_entry(request: Request) -> Response:
     check_query(request, _REMOVE_QUERY)
     reason = check_reason(query_str(request, "reason"), ["query", "reason"])
     answer = await e.service_of(request).moderation.remove(
-        e.keys_of(request).actor(request),
+        e.keys_of(request).actor(authorization(request.scope)),
         board_id,
         player_id,
         window=query_str(request, "window"),
@@ -57,7 +58,7 @@ async def reset_board(request: Request) -> Response:
     check_query(request, frozenset())
     given = await e.body_of(request, ResetIn)
     answer = await e.service_of(request).moderation.reset(
-        e.keys_of(request).actor(request),
+        e.keys_of(request).actor(authorization(request.scope)),
         board_id,
         window=given.window,
         scope=given.scope,
@@ -76,7 +77,7 @@ async def void_match(request: Request) -> Response:
     match_id = check_id(request.path_params["match_id"], MATCH_ID, "match id")
     given = await e.body_of(request, VoidIn) if await request.body() else VoidIn()
     answer = await e.service_of(request).moderation.void(
-        e.keys_of(request).actor(request),
+        e.keys_of(request).actor(authorization(request.scope)),
         board_id,
         match_id,
         reason=check_reason(given.reason, ["body", "reason"]),

@@ -2,7 +2,7 @@
 ``Endpoint.for_players``): every read, the player's own (``me``) endpoints, and the
 operations ``for_players`` as themselves. Everything else (boards, players, moderation,
 audit, keys, dead letters, tournaments' writes, batches) is 403 ``NotForPlayers``, before
-any handler runs."""
+any handler runs. The rules are ``rankline.access.admission``'s; here they meet a body."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import msgspec
 from starlette.requests import Request
 from starlette.types import Message, Receive
 
+from rankline.access.admission import own_player_id, player_may
 from rankline.callers import Player
-from rankline.errors import NotForPlayers
 from rankline.http.body import read_body
 from rankline.http.endpoint import Endpoint, settings_of
 
@@ -21,13 +21,8 @@ from rankline.http.endpoint import Endpoint, settings_of
 async def admit(request: Request, endpoint: Endpoint, player: Player) -> Request:
     """The request as its handler gets it, once ``player`` may call ``endpoint``: a body of
     a ``for_players`` operation names the player (it is read here, and replayed)."""
-    if endpoint.auth in ("read", "me"):
+    if not player_may(endpoint.auth, endpoint.for_players, operation(endpoint)):
         return request
-    if not endpoint.for_players:
-        raise NotForPlayers(
-            f"a player token may not call {endpoint.method} {endpoint.path} "
-            f"({endpoint.summary.lower()}): that needs a server key"
-        )
     body = await read_body(request, settings_of(request).max_body_bytes)
     return Request(request.scope, _replay(_as_player(body, player), request.receive))
 
@@ -42,15 +37,13 @@ def _as_player(body: bytes, player: Player) -> bytes:
     if not isinstance(given, dict):
         return body
     named = given.get("player_id")
-    if named is None:
-        given["player_id"] = player.player_id
-        return msgspec.json.encode(given)
-    if named != player.player_id:
-        raise NotForPlayers(
-            f"a player submits only their own scores: the token is {player.player_id!r}'s, "
-            "the body names another player"
-        )
-    return body
+    given["player_id"] = own_player_id(named, player)
+    return body if named is not None else msgspec.json.encode(given)
+
+
+def operation(endpoint: Endpoint) -> str:
+    """How a refusal names the operation: ``POST /v1/scores/batch (submit up to ...)``."""
+    return f"{endpoint.method} {endpoint.path} ({endpoint.summary.lower()})"
 
 
 def _replay(body: bytes, then: Receive) -> Receive:

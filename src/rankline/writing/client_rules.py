@@ -122,6 +122,7 @@ class ClientWrites:
     ) -> SubmitOut:
         """Write ``player``'s own score if the board's client writes allow it (``named``:
         the player the body names, if any); the refusals are in the module's docstring."""
+        self._scores.check_metadata(metadata)  # first, as for a key's submission
         me = player.player_id
         if named is not None and named != me:
             raise Forbidden(f"a player token submits its own scores only: the body names {named!r}")

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
+import msgspec
+
 from rankline.answers import StandingOut, SubmitOut
 from rankline.boards import Board
 from rankline.errors import Conflict, IndexUnavailable, InvalidInput, RanklineError
@@ -39,7 +41,10 @@ class Scores:
         *,
         clock_skew_seconds: float,
         cohorts: Cohorts | None = None,
+        max_metadata_bytes: int = 4096,
     ) -> None:
+        self.max_metadata_bytes = max_metadata_bytes
+        """The longest ``metadata`` taken, as compact JSON (``check_metadata``)."""
         self._cohorts = cohorts
         """Puts each submission to a board with ``cohort_size`` in its player's cohort."""
         self._boards = boards
@@ -73,6 +78,7 @@ class Scores:
         again in its transaction); a submission refused that way is checked again once the
         registry is current, as the board may have changed in another worker. ``now``: the
         receive time (a batch's items share one; default: the clock's now)."""
+        self.check_metadata(metadata)
         submission = await self._checked(
             board_id, player, match_id, score, at, scopes, metadata, subscore, now
         )
@@ -103,6 +109,8 @@ class Scores:
         at ``now``: a batch checks its items in a plain loop. Whatever it refuses, ask
         ``prepare`` for that item: it checks again on the board as stored now (another
         worker may have changed it), and its answer is the one to give."""
+        if metadata:
+            self.check_metadata(metadata)
         submission = self._check(
             board, player, match_id, score, at, scopes, metadata, subscore, now
         )
@@ -112,6 +120,11 @@ class Scores:
 
     def now(self) -> Micros:
         return self._clock.now()
+
+    def check_metadata(self, metadata: dict[str, Any] | None) -> None:
+        """422 at ``["body", "metadata"]`` when ``metadata`` is longer than
+        ``max_metadata_bytes`` as compact JSON: checked first, before the board."""
+        check_metadata(metadata, self.max_metadata_bytes)
 
     async def _checked(
         self,
@@ -195,6 +208,21 @@ class Scores:
         done = [o for o in outcomes if isinstance(o, Outcome)]
         ranks, _ = await self._gateway.read(lambda index: _ranks(index, done))
         return [o if isinstance(o, RanklineError) else _answer(o, ranks) for o in outcomes]
+
+
+def check_metadata(value: dict[str, Any] | None, max_bytes: int) -> None:
+    """422 when ``metadata`` is longer than ``max_bytes`` as compact JSON."""
+    if not value:
+        return
+    try:
+        size = len(msgspec.json.encode(value))
+    except (TypeError, UnicodeEncodeError, msgspec.EncodeError):
+        return  # not storable: the store's own check explains it
+    if size > max_bytes:
+        raise InvalidInput.at(
+            ["body", "metadata"],
+            f"metadata is {size} bytes as JSON; at most {max_bytes} are accepted",
+        )
 
 
 async def _ranks(index: IndexReader, outcomes: Iterable[Outcome]) -> Ranks:

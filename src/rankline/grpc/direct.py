@@ -1,0 +1,116 @@
+"""RPCs answered by calling the service directly: the caller admitted as the HTTP API admits
+one (``rankline.access.admission``, with the auth and limits the endpoint table declares for
+the operation the RPC twins), the service's inputs built from the message's fields, the
+same service method as the HTTP handler's called, and the message built from its typed
+answer. No JSON request, no ASGI scope. An error of the tree becomes the gRPC status the
+HTTP problem would (``status.error_status``); anything else is INTERNAL, logged.
+
+The RPCs answered so far are the hot ones (``DIRECT``); the others go through the HTTP
+endpoint they twin (``bridge``)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple, TypeVar
+
+import grpc
+import msgspec
+from google.protobuf.message import Message
+
+from rankline.access.admission import Admission, Caller
+from rankline.errors import RanklineError
+from rankline.grpc.calls import client_address, credential, write_deadline
+from rankline.grpc.messages import from_json
+from rankline.grpc.status import error_status
+from rankline.http.endpoint import Endpoint
+from rankline.service import Rankline
+from rankline.writing.admission import Deadline
+
+log = logging.getLogger("rankline")
+M = TypeVar("M", bound=Message)
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+class Rule(NamedTuple):
+    """What the endpoint table declares of the operation an RPC twins: who may call it,
+    whether it counts as a write, whether a player token may call it as the player, and how
+    a refusal names it."""
+
+    auth: str
+    writes: bool
+    for_players: bool
+    operation: str
+
+    @classmethod
+    def of(cls, endpoint: Endpoint) -> Rule:
+        named = f"{endpoint.method} {endpoint.path} ({endpoint.summary.lower()})"
+        return cls(endpoint.auth, endpoint.writes, endpoint.for_players, named)
+
+
+class Call:
+    """One call's admission and deadline: the caller, once admitted (``admit``)."""
+
+    __slots__ = ("context", "direct", "rule", "started")
+
+    def __init__(self, direct: Direct, rule: Rule, context: Context) -> None:
+        self.direct = direct
+        self.rule = rule
+        self.context = context
+        self.started = time.monotonic()
+
+    async def admit(self, board_id: str | None = None) -> Caller:
+        context = self.context
+        rule = self.rule
+        return await self.direct.admission.caller(
+            credential(context.invocation_metadata()),
+            client_address(context.peer()),
+            rule.auth,
+            rule.writes,
+            board_id,
+        )
+
+    async def settled(self, after: str) -> None:
+        """A read's ``after`` (a 202's token): once the submissions it names are applied."""
+        if after:
+            await self.direct.service.ingest.settled(after)
+
+    def deadline(self) -> Deadline:
+        return write_deadline(self.direct.service.writer.admission, self.context, self.started)
+
+
+class Direct:
+    """What the direct RPCs call: the service and the admission of this process."""
+
+    def __init__(self, service: Rankline, admission: Admission) -> None:
+        self.service = service
+        self.admission = admission
+
+
+Method = Callable[[Call, Any], Awaitable[Message]]
+
+
+def answered(answer: msgspec.Struct | dict[str, Any], kind: type[M]) -> M:
+    """The message of a typed answer (its fields as the HTTP API's JSON names them)."""
+    body = answer if isinstance(answer, dict) else msgspec.to_builtins(answer)
+    return from_json(body, kind)
+
+
+def unary(direct: Direct, rule: Rule, method: Method, name: str) -> Any:
+    """The handler of one direct RPC."""
+
+    async def handle(request: Message, context: Context) -> Message:
+        try:
+            return await method(Call(direct, rule, context), request)
+        except RanklineError as exc:
+            error = exc
+        except Exception as exc:
+            log.error("unhandled error on the RPC %s", name, exc_info=exc)
+            error = RanklineError("an unexpected error occurred")
+        code, message, trailers = error_status(error)
+        await context.abort(code, message, trailing_metadata=trailers)
+        raise AssertionError("abort raises")  # pragma: no cover
+
+    handle.__name__ = name
+    return handle
