@@ -16,7 +16,9 @@ the wiring):
 
     service = Rankline(Settings())
     await service.start()
-    answer = await service.reads.player(Query("arena-solo", "daily"), "p:42")
+    answer = await service.reads.player(
+        PlayerRequest(board_id="arena-solo", window="daily", player_id="p:42")
+    )
 """
 
 from __future__ import annotations
@@ -287,6 +289,7 @@ class Rankline:
             tops,
             commit_lock,
             clock,
+            self.matches,
         )
         self.audit = audit = Audit(AuditStore(store), clock)
         """Every change made by hand: who, when, what, why."""

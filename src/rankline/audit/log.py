@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from rankline.audit.answers import AuditItemOut, AuditOut
+from rankline.audit.requests import AuditRequest
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
 from rankline.store.audit import Attribution, AuditEntry
@@ -69,15 +70,9 @@ class Audit:
             detail=detail,
         )
 
-    async def page(
-        self,
-        *,
-        limit: int,
-        cursor: str | None = None,
-        board: BoardId | None = None,
-        player: PlayerId | None = None,
-    ) -> AuditOut:
+    async def page(self, ask: AuditRequest) -> AuditOut:
         """The newest entries first, ``limit`` at a time, filtered by board and player."""
+        limit, cursor, board, player = ask.limit, ask.cursor, ask.board, ask.player
         before = None if cursor is None else _decode_cursor(cursor)
         found = await self.store.page(limit + 1, before=before, board=board, player=player)
         more = len(found) > limit
