@@ -255,39 +255,130 @@ def _field(field: inspect.Field) -> _Field:
     raise TypeError(f"{field.name}: a parameter is an int, a bool or a str")
 
 
-_PLANS: dict[type, tuple[_Field, ...]] = {}
+Reader = Callable[[str], Any]
+
+
+def _reader(field: _Field) -> Reader:
+    """``field.read``, with a shortcut for the usual values: a plain text, a whole number
+    within its bounds, a yes/no, an identifier its pattern allows (anything else is read by
+    ``field.read``, which explains it)."""
+    read = field.read
+    if field.extra.get("check") is not None or field.kind in ("exact", "instant"):
+        return read
+    if field.kind == "int":
+        low = -(2**64) if field.low is None else field.low
+        high = 2**64 if field.high is None else field.high
+
+        def whole(raw: str) -> Any:
+            try:
+                value = int(raw)
+            except ValueError:
+                return read(raw)
+            return value if low <= value <= high else read(raw)
+
+        return whole
+    if field.kind == "bool":
+        known = {"true": True, "1": True, "false": False, "0": False, "": False}
+
+        def yes_no(raw: str) -> Any:
+            value = known.get(raw)
+            return read(raw) if value is None else value
+
+        return yes_no
+    if field.max_length is not None:
+        return read
+    if field.pattern is not None:
+        allowed = re.compile(field.pattern).match
+
+        def identifier(raw: str) -> Any:
+            return raw if raw and allowed(raw) else read(raw)
+
+        return identifier
+
+    def plain(raw: str) -> Any:
+        return raw if raw else read(raw)
+
+    return plain
+
+
+@dataclass(frozen=True)
+class _Plan:
+    fields: tuple[_Field, ...]
+    path: tuple[tuple[str, Reader], ...]
+    query: Mapping[str, Reader]
+    required: tuple[str, ...]
+
+
+_PLANS: dict[type, _Plan] = {}
 
 
 def fields_of(kind: type[msgspec.Struct]) -> tuple[_Field, ...]:
     """The parameters ``kind`` declares, in its fields' order (read once per type)."""
+    return _plan(kind).fields
+
+
+def _plan(kind: type[msgspec.Struct]) -> _Plan:
     plan = _PLANS.get(kind)
     if plan is None:
         info = inspect.type_info(kind)
         if not isinstance(info, inspect.StructType):
             raise TypeError(f"{kind!r} is not a msgspec Struct")
-        plan = _PLANS[kind] = tuple(_field(f) for f in info.fields)
+        fields = tuple(_field(f) for f in info.fields)
+        plan = _PLANS[kind] = _Plan(
+            fields,
+            tuple((f.name, _reader(f)) for f in fields if f.where == "path"),
+            {f.name: _reader(f) for f in fields if f.where == "query"},
+            tuple(f.name for f in fields if f.required),
+        )
     return plan
 
 
 def build(kind: type[S], path: Mapping[str, str], query: Mapping[str, str], **given: Any) -> S:
-    """A ``kind`` from the raw text of its path and query parameters, read in the order of
-    its fields: the first that is wrong is raised (``InvalidInput`` at ``[where, name]``).
+    """A ``kind`` from the raw text of its path and query parameters, or the
+    ``InvalidInput`` (at ``[where, name]``) of the first wrong one in the order of its fields
+    (a query parameter it does not declare is ignored: the edge refuses those first).
     ``given`` are values known valid (such as a player token's own id), taken as they are."""
+    plan = _plan(kind)
     values: dict[str, Any] = {}
-    for field in fields_of(kind):
-        name = field.name
-        if name in given:
-            values[name] = given[name]
+    try:
+        for name, read in plan.path:
+            raw = path.get(name)
+            if raw is not None:
+                value = read(raw)
+                if value is not _MISSING:
+                    values[name] = value
+        if query:
+            readers = plan.query
+            for name, raw in query.items():
+                reader = readers.get(name)
+                if reader is not None:
+                    value = reader(raw)
+                    if value is not _MISSING:
+                        values[name] = value
+    except InvalidInput:
+        _first_wrong(plan, path, query, given)
+        raise
+    if given:
+        values.update(given)
+    for name in plan.required:
+        if name not in values:
+            _first_wrong(plan, path, query, given)
+    return kind(**values)
+
+
+def _first_wrong(
+    plan: _Plan, path: Mapping[str, str], query: Mapping[str, str], given: Mapping[str, Any]
+) -> None:
+    """Raise what is wrong with the first wrong field, in the order of the fields."""
+    for field in plan.fields:
+        if field.name in given:
             continue
-        raw = (path if field.where == "path" else query).get(name)
+        raw = (path if field.where == "path" else query).get(field.name)
         if raw is None:
             if field.required:
-                raise InvalidInput.at([field.where, name], f"{name} is required")
+                raise InvalidInput.at([field.where, field.name], f"{field.name} is required")
             continue
-        value = field.read(raw)
-        if value is not _MISSING:
-            values[name] = value
-    return kind(**values)
+        field.read(raw)
 
 
 _NAMES: dict[type, frozenset[str]] = {}
