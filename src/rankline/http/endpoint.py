@@ -224,11 +224,6 @@ PLAYER = Param(
     {"type": "string", "pattern": PLAYER_ID_PATTERN},
     True,
 )
-REASON = Param(
-    "reason",
-    "query",
-    "Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit).",
-)
 PREFER = Param(
     "Prefer",
     "header",

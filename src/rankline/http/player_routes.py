@@ -7,6 +7,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.audit.reasons import ReasonRequest
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
@@ -103,7 +104,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Erase a player everywhere",
         auth="players",
         status=204,
-        params=(e.PLAYER, e.REASON),
+        request=ReasonRequest,
+        params=(e.PLAYER,),
         tag="players",
     ),
     e.Endpoint(
@@ -143,7 +145,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Hide a player from every leaderboard",
         auth="players",
         response=s.BanOut,
-        params=(e.PLAYER, e.REASON),
+        request=ReasonRequest,
+        params=(e.PLAYER,),
         tag="players",
     ),
     e.Endpoint(
@@ -153,7 +156,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Bring a banned player back",
         auth="players",
         response=s.BanOut,
-        params=(e.PLAYER, e.REASON),
+        request=ReasonRequest,
+        params=(e.PLAYER,),
         tag="players",
     ),
     e.Endpoint(

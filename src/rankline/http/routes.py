@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.answers import SnapshotsOut
+from rankline.audit.reasons import ReasonRequest
 from rankline.boards import BoardSpec, shown
 from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
@@ -198,7 +199,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=BoardSpec,
         response=BoardSpec,
         also=(201,),
-        params=(e.BOARD, e.REASON),
+        request=ReasonRequest,
+        params=(e.BOARD,),
         tag="boards",
     ),
     e.Endpoint(
@@ -217,7 +219,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Delete a board and all its entries",
         auth="board",
         status=204,
-        params=(e.BOARD, e.REASON),
+        request=ReasonRequest,
+        params=(e.BOARD,),
         tag="boards",
     ),
     e.Endpoint(

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.answers import AroundOut, PlayerOut, SubmitOut, TopOut
+from rankline.audit.reasons import ReasonRequest
 from rankline.boards import COHORT_SCOPE, Score64
 from rankline.http import endpoint as e
 from rankline.http.audited import attribution
@@ -177,7 +178,8 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=TournamentSpec,
         response=TournamentOut,
         also=(201,),
-        params=(TOURNAMENT, e.REASON),
+        request=ReasonRequest,
+        params=(TOURNAMENT,),
         tag=_TAG,
     ),
     e.Endpoint(
@@ -196,7 +198,8 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Delete a tournament, its board, joins and results",
         auth="server",
         status=204,
-        params=(TOURNAMENT, e.REASON),
+        request=ReasonRequest,
+        params=(TOURNAMENT,),
         tag=_TAG,
     ),
     e.Endpoint(

@@ -8,20 +8,9 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from rankline.audit.log import MAX_REASON, check_reason
+from rankline.audit.reasons import Reason
 from rankline.boards import BOARD_ID_PATTERN
 from rankline.parameters import BoardIdPath, PlayerIdPath
-
-Reason = Annotated[
-    str,
-    Meta(
-        max_length=MAX_REASON,
-        description="Why the change is made (up to 1,000 characters), kept in the audit log "
-        "(GET /v1/audit).",
-        extra={"check": check_reason},
-    ),
-]
-"""A change's ``?reason=`` (``audit.log.check_reason``)."""
 
 
 class RemoveRequest(msgspec.Struct, frozen=True, kw_only=True):
