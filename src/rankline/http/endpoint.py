@@ -24,7 +24,8 @@ from rankline.callers import Player
 from rankline.errors import Forbidden, InvalidInput
 from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import check_id, check_query, query, read_json
-from rankline.parameters import ALLOWED, build, described, query_names
+from rankline.parameters import build, described, query_names
+from rankline.reading.requests import PlayerRequest
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writing.admission import Deadline
@@ -210,20 +211,16 @@ def key_scope(request: Request) -> BoardScope | None:
 
 
 INT = {"type": "integer"}
-BOARD = Param(
-    "board_id",
-    "path",
-    f"The board id: {ALLOWED[BOARD_ID_PATTERN]}",
-    {"type": "string", "pattern": BOARD_ID_PATTERN},
-    True,
-)
-PLAYER = Param(
-    "player_id",
-    "path",
-    f"The player id: {ALLOWED[PLAYER_ID_PATTERN]}",
-    {"type": "string", "pattern": PLAYER_ID_PATTERN},
-    True,
-)
+
+
+def path_param(kind: type[msgspec.Struct], name: str) -> Param:
+    """The path parameter ``name`` that ``kind`` declares, as the table's."""
+    [found] = [d for d in described(kind, "path") if d.name == name]
+    return Param(found.name, found.where, found.description, found.schema, True)
+
+
+BOARD = path_param(PlayerRequest, "board_id")
+PLAYER = path_param(PlayerRequest, "player_id")
 PREFER = Param(
     "Prefer",
     "header",

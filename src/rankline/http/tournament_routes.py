@@ -151,13 +151,7 @@ async def results(request: Request) -> Response:
     return JsonBody(await e.service_of(request).tournaments.results(ask))
 
 
-TOURNAMENT = e.Param(
-    "tournament_id",
-    "path",
-    "The tournament id (also the id of the board it ranks on).",
-    {"type": "string", "pattern": e.BOARD_ID.pattern},
-    True,
-)
+TOURNAMENT = e.path_param(t.ResultsRequest, "tournament_id")
 _TAG = "tournaments"
 
 TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
