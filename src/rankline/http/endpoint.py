@@ -196,8 +196,10 @@ def ask(request: Request, kind: type[S], **given: object) -> S:
     422 that says what is wrong with them (``rankline.parameters.build``); ``given`` are
     values the edge knows valid, such as a player token's own id. A query parameter it does
     not declare is refused first (``check_query``)."""
-    check_query(request, query_names(kind))
-    return build(kind, request.path_params, query(request), **given)
+    params = query(request)
+    if params:
+        check_query(request, query_names(kind))
+    return build(kind, request.scope["path_params"], params, **given)
 
 
 async def body_of(request: Request, kind: type[T]) -> T:
