@@ -21,9 +21,7 @@ _CHUNK = 64 * 1024
 async def export(request: Request) -> Response:
     ask = e.ask(request, ExportRequest)
     fmt = ask.format  # exports.open refuses all but csv and jsonl
-    lines = await e.service_of(request).exports.open(
-        ask.board_id, ask.window, ask.period, ask.scope, fmt=fmt, metadata=ask.metadata
-    )
+    lines = await e.service_of(request).exports.open(ask)
     disposition = f'attachment; filename="{ask.board_id}.{fmt}"'
     return StreamingResponse(
         _chunks(lines), media_type=MEDIA[fmt], headers={"Content-Disposition": disposition}
