@@ -113,12 +113,13 @@ class Endpoint:
     request: type[msgspec.Struct] | None = None
     """What the operation takes in its path and query, declared once: its handler builds it
     (``ask``), and its query parameters are listed in ``params`` where ``DECLARED`` stands
-    (else after the others)."""
+    (else after the others), but for those ``params`` list themselves (``declared``)."""
 
     def __post_init__(self) -> None:
         if self.request is None:
             return
-        query_params = declared(self.request)
+        listed = {(p.name, p.where) for p in self.params}
+        query_params = [p for p in declared(self.request) if (p.name, p.where) not in listed]
         params = self.params if DECLARED in self.params else (*self.params, DECLARED)
         expanded: list[Param] = []
         for param in params:

@@ -245,7 +245,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The players around a player in an edition",
         response=AroundOut,
         request=t.TournamentAroundRequest,
-        params=(TOURNAMENT, e.DECLARED, e.PLAYER),
+        params=(TOURNAMENT, *e.declared(t.TournamentAroundRequest)[:2], e.PLAYER, e.DECLARED),
         tag=_TAG,
     ),
     e.Endpoint(
