@@ -252,16 +252,24 @@ class Rankline:
         self.names = names = NameDirectory(player_store, settings.names_in_memory)
         self.entry_metadata = entry_metadata = EntryMetadata(store)
         """The metadata of the submissions behind entries, for reads that carry it."""
+        self.cohorts = cohorts = Cohorts(CohortStore(store), clock)
+        """Each player's cohort per period on boards with ``cohort_size``."""
         self.reads = reads = Reads(
-            boards, gateway, names, tops, hot, store, clock, metadata=entry_metadata
+            boards,
+            gateway,
+            names,
+            tops,
+            hot,
+            store,
+            clock,
+            metadata=entry_metadata,
+            cohort_of=cohorts.scope_for,
         )
         snapshot_store = SnapshotStore(store)
         self.snapshots = Snapshots(snapshot_store, boards, gateway, clock)
         """Takes the top-K snapshots of boards that keep them (one worker per interval)."""
         self.snapshot_reads = SnapshotReads(snapshot_store, boards)
         self.exports = Exports(store, boards, clock)
-        self.cohorts = Cohorts(CohortStore(store), clock)
-        """Each player's cohort per period on boards with ``cohort_size``."""
         self.scores = scores = Scores(
             boards,
             writer,

@@ -26,7 +26,7 @@ from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.http.score_batch import admit, answer_scores, player_score, prepare_score
-from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, in_cohort
+from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS
 from rankline.lifecycle.events import DeliveriesOut
 from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.reading import requests as r
@@ -117,9 +117,7 @@ async def me(request: Request) -> Response:
 
 
 async def _player(request: Request, ask: r.PlayerRequest) -> Response:
-    service = e.service_of(request)
-    ask = await in_cohort(service, ask)  # scope=cohort
-    return json_response(await service.reads.player(ask))
+    return json_response(await e.service_of(request).reads.player(ask))
 
 
 async def around(request: Request) -> Response:
@@ -131,9 +129,7 @@ async def me_around(request: Request) -> Response:
 
 
 async def _around(request: Request, ask: r.AroundRequest) -> Response:
-    service = e.service_of(request)
-    ask = await in_cohort(service, ask)  # scope=cohort
-    return json_response(await service.reads.around(ask))
+    return json_response(await e.service_of(request).reads.around(ask))
 
 
 async def rank_of(request: Request) -> Response:

@@ -7,7 +7,7 @@ so its reads are the board reads of an edition."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 from starlette.requests import Request
@@ -15,14 +15,12 @@ from starlette.responses import Response
 
 from rankline.answers import AroundOut, PlayerOut, SubmitOut, TopOut
 from rankline.audit.reasons import ReasonRequest
-from rankline.boards import COHORT_SCOPE, Score64
+from rankline.boards import Score64
 from rankline.http import endpoint as e
 from rankline.http.audited import attribution
 from rankline.http.body import body_time, check_id, check_metadata
 from rankline.http.responses import JsonBody, json_response
 from rankline.http.schemas import MatchIdStr, PlayerIdStr
-from rankline.reading.requests import AroundRequest, PlayerRequest
-from rankline.service import Rankline
 from rankline.tournaments import requests as t
 from rankline.tournaments.competition import TournamentSpec
 from rankline.tournaments.editions import EditionOut, JoinOut, ResultsOut
@@ -116,18 +114,6 @@ async def post_score(request: Request) -> Response:
     return json_response(answer)
 
 
-A = TypeVar("A", PlayerRequest, AroundRequest)
-
-
-async def in_cohort(service: Rankline, ask: A) -> A:
-    """``ask`` with ``scope=cohort`` made the player's cohort (``cohort:<k>``)."""
-    if ask.scope != COHORT_SCOPE:
-        return ask
-    board = await service.boards.find(ask.board_id)
-    scope = await service.cohorts.scope_for(board, ask.window, ask.period, ask.player_id)
-    return msgspec.structs.replace(ask, scope=scope)
-
-
 async def top(request: Request) -> Response:
     ask = e.ask(request, t.TournamentTopRequest)
     body, etag = await e.service_of(request).reads.top(ask.read())
@@ -135,15 +121,13 @@ async def top(request: Request) -> Response:
 
 
 async def player(request: Request) -> Response:
-    service = e.service_of(request)
-    ask = await in_cohort(service, e.ask(request, t.TournamentPlayerRequest).read())
-    return json_response(await service.reads.player(ask))
+    ask = e.ask(request, t.TournamentPlayerRequest).read()  # scope=cohort: the player's
+    return json_response(await e.service_of(request).reads.player(ask))
 
 
 async def around(request: Request) -> Response:
-    service = e.service_of(request)
-    ask = await in_cohort(service, e.ask(request, t.TournamentAroundRequest).read())
-    return json_response(await service.reads.around(ask))
+    ask = e.ask(request, t.TournamentAroundRequest).read()  # scope=cohort: the player's
+    return json_response(await e.service_of(request).reads.around(ask))
 
 
 async def results(request: Request) -> Response:

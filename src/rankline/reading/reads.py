@@ -24,19 +24,17 @@ from rankline.answers import (
     AroundOut,
     FriendPlayer,
     FriendsOut,
-    PeriodOut,
     PeriodsOut,
     PlayerOut,
     RankOfOut,
     RanksOut,
     TopHead,
 )
-from rankline.boards import Board
+from rankline.boards import COHORT_SCOPE, Board
 from rankline.clock import format_instant, format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
-from rankline.periods import Period, current_period, parse_period
 from rankline.reading import requests as rq
 from rankline.reading.cache import HotReads, Render, TopCache, digest, join_entries
 from rankline.reading.cursors import decode_cursor, encode_cursor
@@ -50,15 +48,14 @@ from rankline.reading.entries import (
     movement,
     standing,
 )
+from rankline.reading.known_periods import known_periods
 from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NameDirectory
 from rankline.reading.query import HeadFields, Query
 from rankline.reading.requests import query_of
 from rankline.registry import Boards, Resolved
-from rankline.store import archive as store_archive
 from rankline.store.sql import SqlStore
 from rankline.types import (
-    GLOBAL_SCOPE,
     Clock,
     LeaderboardId,
     PlayerId,
@@ -135,8 +132,13 @@ def top_etag(digest: str, offset: int, limit: int, total: int, flags: Flags) -> 
     return f'W/"{digest}.{offset}.{limit}.{total}{marks}"'
 
 
+CohortOf = Callable[[Board, str | None, str | None, PlayerId], Awaitable[str]]
+"""The scope of a player's cohort in a board's window and period (``Cohorts.scope_for``)."""
+
+
 class Reads:
-    """Every leaderboard read."""
+    """Every leaderboard read. A player's read with ``scope=cohort`` reads the player's own
+    cohort (``cohort_of``)."""
 
     def __init__(
         self,
@@ -148,6 +150,7 @@ class Reads:
         store: SqlStore,
         clock: Clock,
         metadata: EntryMetadata | None = None,
+        cohort_of: CohortOf | None = None,
     ) -> None:
         self._boards = boards
         self._gateway = gateway
@@ -157,6 +160,7 @@ class Reads:
         self._store = store
         self._clock = clock
         self._metadata = metadata if metadata is not None else EntryMetadata(store)
+        self._cohort_of = cohort_of
 
     # --- running a read ----------------------------------------------------------------
 
@@ -226,6 +230,14 @@ class Reads:
         if not (query.metadata or board.spec.entry_metadata):
             return None
         return await self._metadata.of(board, keys)
+
+    async def _in_cohort(self, query: Query, player: PlayerId) -> Query:
+        """``scope=cohort`` made the player's own cohort (``cohort:<k>``, ``cohort_of``)."""
+        if self._cohort_of is None:
+            return query
+        board = await self._boards.find(query.board)
+        scope = await self._cohort_of(board, query.window, query.period, player)
+        return query._replace(scope=scope)
 
     # --- top -----------------------------------------------------------------------------
 
@@ -335,6 +347,8 @@ class Reads:
     async def player(self, ask: rq.PlayerRequest) -> PlayerOut:
         """One player's rank, competition rank and percentile; NotFound without an entry."""
         query, player = query_of(ask, ask.metadata), ask.player_id
+        if ask.scope == COHORT_SCOPE:
+            query = await self._in_cohort(query, player)
         hot = ("player", player, query.metadata)
         answer, flags = await self._run(query, self._player, (query, player), hot)
         return _flagged(answer, flags)
@@ -372,6 +386,8 @@ class Reads:
     async def around(self, ask: rq.AroundRequest) -> AroundOut:
         """Up to ``k`` entries above the player, the player, and up to ``k`` below."""
         query, player, k = query_of(ask, ask.metadata), ask.player_id, ask.k
+        if ask.scope == COHORT_SCOPE:
+            query = await self._in_cohort(query, player)
         hot = ("around", player, k, query.metadata)
         answer, flags = await self._run(query, self._around, (query, player, k), hot)
         return _flagged(answer, flags)
@@ -534,58 +550,14 @@ class Reads:
 
         async def on(board: Board) -> PeriodsOut:
             answer, flags = await self._gateway.read(
-                lambda index: self._periods(board, window, index), board
+                lambda index: known_periods(board, window, index, self._store, self._clock), board
             )
             return _flagged(answer, flags)
 
         return await self._boards.current(board_id, on)
 
-    async def _periods(self, board: Board, window: str | None, index: IndexReader) -> PeriodsOut:
-        if window is not None and window not in board.windows:
-            raise InvalidInput.at(["query", "window"], f"the board has no {window!r} window")
-        now = self._clock.now()
-        known: dict[tuple[str, str], Period] = {}
-        for stored in await self._store.list_periods(board.id, window):
-            try:
-                known[stored.window, stored.period] = parse_period(
-                    stored.window, stored.period, board.calendar
-                )
-            except ValueError:
-                continue
-        for name in [window] if window else board.windows:
-            current = current_period(name, now, board.calendar)
-            if current is not None:
-                known.setdefault((name, current.name), current)
-        live = {(lb.window, lb.period) for lb in await index.leaderboards(board.id)}
-        states = await store_archive.period_states(self._store, board.id, window)
-        items = []
-        ordered = sorted(known.items(), key=lambda kv: (kv[0][0], -(kv[1].starts_at or 0)))
-        for (name, period_name), period in ordered:
-            leaderboard = LeaderboardId(board.id, name, period_name, GLOBAL_SCOPE)
-            state, archived_total = states.get((name, period_name), _UNRECORDED)
-            closed = period.is_closed(now, board.grace_seconds)
-            expires = board.expires_at(period)
-            if state == "archived" and expires is not None and now >= expires:
-                total = archived_total or 0
-            elif (name, period_name) in live or not closed:
-                total = await index.total(leaderboard)
-            else:
-                total = await self._store.count_leaderboard(leaderboard)
-            items.append(
-                PeriodOut(
-                    window=name,
-                    period=period_name,
-                    starts_at=None if period.starts_at is None else format_time(period.starts_at),
-                    ends_at=None if period.ends_at is None else format_time(period.ends_at),
-                    state="archived" if state == "archived" else "closed" if closed else "open",
-                    total=total,
-                )
-            )
-        return PeriodsOut(board=board.id, as_of=format_time(now), periods=items)
-
 
 _NONE = Flags()
-_UNRECORDED = store_archive.PeriodState(store_archive.OPEN, None)
 _Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, RankOfOut, PeriodsOut)
 
 
