@@ -76,11 +76,13 @@ DECLARED = Param("", "query", "")
 """Where an endpoint's ``params`` list the query parameters its ``request`` declares."""
 
 
-def declared(kind: type[msgspec.Struct]) -> tuple[Param, ...]:
-    """The query parameters ``kind`` declares (``rankline.parameters``), as the table's."""
-    return tuple(
-        Param(d.name, d.where, d.description, d.schema, d.required) for d in described(kind)
-    )
+def declared(kind: type[msgspec.Struct], *names: str) -> tuple[Param, ...]:
+    """The query parameters ``kind`` declares (``rankline.parameters``), as the table's: all
+    of them, or those ``names`` in that order."""
+    found = {
+        d.name: Param(d.name, d.where, d.description, d.schema, d.required) for d in described(kind)
+    }
+    return tuple(found[n] for n in names) if names else tuple(found.values())
 
 
 @dataclass(frozen=True, eq=False)

@@ -209,7 +209,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The top of an edition",
         response=TopOut,
         request=t.TournamentTopRequest,
-        params=(TOURNAMENT,),
+        params=(TOURNAMENT, *e.declared(t.TournamentTopRequest, "edition", "scope"), e.DECLARED),
         tag=_TAG,
     ),
     e.Endpoint(
@@ -229,7 +229,12 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The players around a player in an edition",
         response=AroundOut,
         request=t.TournamentAroundRequest,
-        params=(TOURNAMENT, *e.declared(t.TournamentAroundRequest)[:2], e.PLAYER, e.DECLARED),
+        params=(
+            TOURNAMENT,
+            *e.declared(t.TournamentAroundRequest, "edition", "scope"),
+            e.PLAYER,
+            e.DECLARED,
+        ),
         tag=_TAG,
     ),
     e.Endpoint(

@@ -30,13 +30,13 @@ CohortScope = Annotated[
 
 
 class TournamentTopRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """``GET /v1/tournaments/{tournament_id}/top``."""
+    """``GET /v1/tournaments/{tournament_id}/top`` (its page is checked first)."""
 
+    limit: Limit = 100
+    offset: Offset = 0
     tournament_id: TournamentIdPath
     edition: Edition | None = None
     scope: CohortScope | None = None
-    limit: Limit = 100
-    offset: Offset = 0
 
     def read(self) -> TopRequest:
         return TopRequest(
