@@ -3,8 +3,10 @@ wrong value explained where it is, and the same declaration described for the AP
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
+from helpers_api import AUTH
 from rankline.errors import InvalidInput
 from rankline.parameters import build, described, query_names
 from rankline.players.requests import HistoryRequest
@@ -91,3 +93,16 @@ def test_described_from_the_same_fields() -> None:
     assert score.required and score.schema["maximum"] == 2**63 - 1
     assert query_names(AroundRequest) == {"window", "period", "scope", "after", "metadata", "k"}
     assert [d.name for d in described(AroundRequest, "path")] == ["player_id", "board_id"]
+
+
+@pytest.mark.edge
+async def test_a_change_tells_a_wrong_path_before_an_unknown_parameter(
+    client: httpx.AsyncClient,
+) -> None:
+    url = "/v1/boards/Bad!/players/ada"
+    answer = await client.delete(url, params={"bogus": "1"}, headers=AUTH)
+    assert answer.status_code == 422
+    assert [e["loc"] for e in answer.json()["errors"]] == [["path", "board_id"]]
+    answer = await client.delete("/v1/boards/arena/players/ada?bogus=1", headers=AUTH)
+    assert answer.status_code == 422
+    assert [e["loc"] for e in answer.json()["errors"]] == [["query", "bogus"]]

@@ -198,11 +198,14 @@ def ask(request: Request, kind: type[S], **given: object) -> S:
     """The operation's request (``Endpoint.request``) from the path and query, or the
     422 that says what is wrong with them (``rankline.parameters.build``); ``given`` are
     values the edge knows valid, such as a player token's own id. A query parameter it does
-    not declare is refused first (``check_query``)."""
-    params = query(request)
+    not declare is refused (``check_query``) once the path is known good."""
+    params, path = query(request), request.scope["path_params"]
     if params:
-        check_query(request, query_names(kind))
-    return build(kind, request.scope["path_params"], params, **given)
+        known = query_names(kind)
+        if not params.keys() <= known:
+            build(kind, path, {}, **given)  # the path's errors are told first
+            check_query(request, known)
+    return build(kind, path, params, **given)
 
 
 async def body_of(request: Request, kind: type[T]) -> T:
