@@ -24,6 +24,7 @@ from helpers_api import AUTH, get_json, put_board
 from helpers_webhook_receiver import Received, receiver
 from rankline import ManualClock, Rankline
 from rankline.answers import SubmitOut
+from rankline.audit.requests import AuditRequest
 from rankline.boards import Board, BoardSpec
 from rankline.callers import Player
 from rankline.errors import (
@@ -79,7 +80,7 @@ async def _score(service: Rankline, player: str, board_id: str = "arena") -> int
 
 async def _rejections(service: Rankline) -> list[tuple[str, str | None, str | None, str]]:
     """(actor, match id, reason, rule) of the ``score.rejected`` audit entries, oldest first."""
-    page = await service.audit.page(limit=100, cursor=None, board=None, player=None)
+    page = await service.audit.page(AuditRequest())
     return [
         (i.actor, i.match_id, i.reason, i.detail["rule"])
         for i in reversed(page.items)

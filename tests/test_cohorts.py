@@ -13,6 +13,8 @@ import httpx
 
 from helpers_api import AUTH, assert_problem, get_json, iso, put_board, utc
 from rankline import Settings
+from rankline.http.app import Application
+from rankline.reading.requests import AroundRequest, PlayerRequest
 from rankline.store.cohorts import CohortStore
 from rankline.store.sql import SqlStore
 
@@ -76,6 +78,24 @@ async def test_a_new_period_starts_new_cohorts(client: httpx.AsyncClient) -> Non
     answer = await client.post("/v1/boards/league/scores", json=body, headers=AUTH)
     assert answer.status_code == 200, answer.text
     assert {s["scope"] for s in answer.json()["standings"]} == {"global", "cohort:1"}
+
+
+async def test_a_service_read_with_scope_cohort_reads_the_players_cohort(
+    app: Application, client: httpx.AsyncClient
+) -> None:
+    """The read resolves ``scope=cohort`` itself: an edge that calls the service (a gRPC
+    servicer) answers as the HTTP API does."""
+    await put_board(client, "league", windows=["daily"], cohort_size=2)
+    for player in ("a", "b", "c"):
+        await _submit(client, player, 1, "m1")
+    reads = app.state.service.reads
+    ask = PlayerRequest(board_id="league", player_id="c", window="daily", scope="cohort")
+    answer = await reads.player(ask)
+    assert answer.scope == "cohort:2" and answer.rank == 1 and answer.total == 1
+    http = await get_json(client, "/v1/boards/league/players/c", window="daily", scope="cohort")
+    assert http["scope"] == "cohort:2" and http["rank"] == 1
+    around = await reads.around(AroundRequest(board_id="league", player_id="a", scope="cohort"))
+    assert around.scope == "cohort:1" and [e.player_id for e in around.entries] == ["a", "b"]
 
 
 async def test_tournament_cohorts(client: httpx.AsyncClient) -> None:

@@ -19,8 +19,14 @@ from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.memory import MemoryIndex
 from rankline.ordering import encode
 from rankline.reading.cache import HotReads, TopCache
-from rankline.reading.query import Query
 from rankline.reading.reads import Reads
+from rankline.reading.requests import (
+    AroundRequest,
+    FriendsRequest,
+    PlayerRequest,
+    RanksRequest,
+    TopRequest,
+)
 from rankline.registry import Boards
 from rankline.types import IndexChange, LeaderboardId
 
@@ -74,25 +80,29 @@ async def parts() -> Parts:
 
 
 async def test_a_players_rank_competition_rank_and_percentile(parts: Parts) -> None:
-    answer = await parts.reads.player(Query("arena"), "cy")
+    answer = await parts.reads.player(PlayerRequest(board_id="arena", player_id="cy"))
     assert (answer.rank, answer.competition_rank, answer.total) == (3, 2, 5)
     assert answer.percentile == 40.0
     assert answer.score == 70 and answer.achieved_at == format_time(NOW - 1000)
     assert answer.display_name is None and not answer.degraded
-    assert (await parts.reads.player(Query("arena"), "ada")).display_name == "Ada"
+    assert (
+        await parts.reads.player(PlayerRequest(board_id="arena", player_id="ada"))
+    ).display_name == "Ada"
     with pytest.raises(NotFound):
-        await parts.reads.player(Query("arena"), "nobody")
+        await parts.reads.player(PlayerRequest(board_id="arena", player_id="nobody"))
 
 
 async def test_around_a_player(parts: Parts) -> None:
-    answer = await parts.reads.around(Query("arena"), "cy", 1)
+    answer = await parts.reads.around(AroundRequest(board_id="arena", player_id="cy", k=1))
     assert [e.player_id for e in answer.entries] == ["bob", "cy", "dee"]
     assert [e.rank for e in answer.entries] == [2, 3, 4]
     assert answer.player.rank == 3
 
 
 async def test_friends_and_ranks(parts: Parts) -> None:
-    friends = await parts.reads.friends(Query("arena"), "dee", ["ada", "eve", "zed"], None)
+    friends = await parts.reads.friends(
+        FriendsRequest(board_id="arena", player_id="dee"), ["ada", "eve", "zed"], None
+    )
     assert [(e.player_id, e.rank, e.friends_rank) for e in friends.entries] == [
         ("ada", 1, 1),
         ("dee", 4, 2),
@@ -100,26 +110,26 @@ async def test_friends_and_ranks(parts: Parts) -> None:
     ]
     assert friends.player is not None and friends.player.friends_rank == 2
     assert friends.friends_total == 3
-    ranks = await parts.reads.ranks(Query("arena"), ["eve", "bob", "zed"])
+    ranks = await parts.reads.ranks(RanksRequest(board_id="arena"), ["eve", "bob", "zed"])
     assert [(e.player_id, e.rank) for e in ranks.entries] == [("bob", 2), ("eve", 5)]
 
 
 async def test_a_top_page_and_its_etag(parts: Parts) -> None:
-    body, etag = await parts.reads.top(Query("arena"), 1, 2)
+    body, etag = await parts.reads.top(TopRequest(board_id="arena", offset=1, limit=2))
     assert b'"total":5' in body
     assert body.index(b'"bob"') < body.index(b'"cy"') and b'"ada"' not in body
-    again, same = await parts.reads.top(Query("arena"), 1, 2)
+    again, same = await parts.reads.top(TopRequest(board_id="arena", offset=1, limit=2))
     assert same == etag and again.split(b'"as_of"')[0] == body.split(b'"as_of"')[0]
     await parts.index.apply([IndexChange(ALL, "zed", encode(80, NOW, "zed", "desc"))])
-    _, moved = await parts.reads.top(Query("arena"), 1, 2)
+    _, moved = await parts.reads.top(TopRequest(board_id="arena", offset=1, limit=2))
     assert moved != etag
 
 
 async def test_a_query_that_does_not_fit_the_board(parts: Parts) -> None:
     with pytest.raises(InvalidInput):
-        await parts.reads.player(Query("arena", window="daily"), "ada")
+        await parts.reads.player(PlayerRequest(board_id="arena", window="daily", player_id="ada"))
     with pytest.raises(NotFound):
-        await parts.reads.player(Query("nope"), "ada")
+        await parts.reads.player(PlayerRequest(board_id="nope", player_id="ada"))
 
 
 async def test_the_gateway_falls_back_and_says_so(parts: Parts) -> None:

@@ -16,7 +16,9 @@ the wiring):
 
     service = Rankline(Settings())
     await service.start()
-    answer = await service.reads.player(Query("arena-solo", "daily"), "p:42")
+    answer = await service.reads.player(
+        PlayerRequest(board_id="arena-solo", window="daily", player_id="p:42")
+    )
 """
 
 from __future__ import annotations
@@ -251,16 +253,24 @@ class Rankline:
         self.names = names = NameDirectory(player_store, settings.names_in_memory)
         self.entry_metadata = entry_metadata = EntryMetadata(store)
         """The metadata of the submissions behind entries, for reads that carry it."""
+        self.cohorts = cohorts = Cohorts(CohortStore(store), clock)
+        """Each player's cohort per period on boards with ``cohort_size``."""
         self.reads = reads = Reads(
-            boards, gateway, names, tops, hot, store, clock, metadata=entry_metadata
+            boards,
+            gateway,
+            names,
+            tops,
+            hot,
+            store,
+            clock,
+            metadata=entry_metadata,
+            cohort_of=cohorts.scope_for,
         )
         snapshot_store = SnapshotStore(store)
         self.snapshots = Snapshots(snapshot_store, boards, gateway, clock)
         """Takes the top-K snapshots of boards that keep them (one worker per interval)."""
         self.snapshot_reads = SnapshotReads(snapshot_store, boards)
         self.exports = Exports(store, boards, clock)
-        self.cohorts = Cohorts(CohortStore(store), clock)
-        """Each player's cohort per period on boards with ``cohort_size``."""
         self.scores = scores = Scores(
             boards,
             writer,
@@ -291,6 +301,7 @@ class Rankline:
             tops,
             commit_lock,
             clock,
+            self.matches,
         )
         self.audit = audit = Audit(AuditStore(store.engine), clock)
         """Every change made by hand: who, when, what, why."""

@@ -16,6 +16,8 @@ from typing import Any
 import msgspec
 
 from rankline.audit.answers import AuditItemOut, AuditOut
+from rankline.audit.reasons import MAX_REASON, check_reason
+from rankline.audit.requests import AuditRequest
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
 from rankline.store.audit import Attribution, AuditEntry, AuditStore
@@ -23,24 +25,6 @@ from rankline.types import BoardId, Clock, MatchId, PlayerId
 
 _CURSOR_PREFIX = "a1:"
 _unjson = msgspec.json.Decoder(dict[str, Any])
-
-MAX_REASON = 1000
-"""Characters a reason may have."""
-
-
-def check_reason(reason: str | None, loc: list[str | int]) -> str | None:
-    """A reason as stored: at most ``MAX_REASON`` characters of valid text; blank is none."""
-    if reason is None or not reason.strip():
-        return None
-    if len(reason) > MAX_REASON:
-        raise InvalidInput.at(loc, f"a reason has at most {MAX_REASON} characters")
-    if "\x00" in reason:
-        raise InvalidInput.at(loc, "the text contains a NUL character")
-    try:
-        reason.encode()
-    except UnicodeEncodeError:
-        raise InvalidInput.at(loc, "the text is not valid Unicode") from None
-    return reason
 
 
 class Audit:
@@ -68,15 +52,9 @@ class Audit:
             detail=detail,
         )
 
-    async def page(
-        self,
-        *,
-        limit: int,
-        cursor: str | None = None,
-        board: BoardId | None = None,
-        player: PlayerId | None = None,
-    ) -> AuditOut:
+    async def page(self, ask: AuditRequest) -> AuditOut:
         """The newest entries first, ``limit`` at a time, filtered by board and player."""
+        limit, cursor, board, player = ask.limit, ask.cursor, ask.board, ask.player
         before = None if cursor is None else _decode_cursor(cursor)
         found = await self.store.page(limit + 1, before=before, board=board, player=player)
         more = len(found) > limit
@@ -115,3 +93,6 @@ def _decode_cursor(cursor: str) -> int:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         pass
     raise InvalidInput.at(["query", "cursor"], "the cursor is not one this API gave out")
+
+
+__all__ = ["MAX_REASON", "Audit", "check_reason"]

@@ -13,13 +13,6 @@ import msgspec
 from msgspec import Meta
 from starlette.requests import Request
 
-from rankline.boards import (
-    BOARD_ID_PATTERN,
-    DIMENSION_PATTERN,
-    MATCH_ID_PATTERN,
-    PLAYER_ID_PATTERN,
-    SEASON_ID_PATTERN,
-)
 from rankline.errors import (
     BadRequest,
     InvalidInput,
@@ -28,7 +21,7 @@ from rankline.errors import (
     UnsupportedMediaType,
 )
 from rankline.http.schemas import BatchIn, BatchItemIn
-from rankline.ordering import SCORE_MAX, SCORE_MIN
+from rankline.parameters import ALLOWED
 from rankline.writing.batches import body_time as body_time  # their one place
 from rankline.writing.batches import located as located
 from rankline.writing.scores import check_metadata as check_metadata
@@ -36,20 +29,6 @@ from rankline.writing.scores import check_metadata as check_metadata
 T = TypeVar("T")
 E = TypeVar("E", bound=RanklineError)
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"?([^\]\"]*)\"?\]")
-
-
-ALLOWED = {
-    PLAYER_ID_PATTERN: "1 to 64 characters: letters, digits and _ . : @ -",
-    BOARD_ID_PATTERN: "1 to 64 characters: lowercase letters, digits and _ . -, "
-    "starting with a letter or digit",
-    MATCH_ID_PATTERN: "1 to 128 printable ASCII characters, without spaces",
-    DIMENSION_PATTERN: "1 to 32 characters: lowercase letters, digits and _, "
-    "starting with a letter",
-    SEASON_ID_PATTERN: "1 to 64 characters: letters, digits and _ . -, "
-    "starting with a letter or digit",
-}
-"""What each identifier pattern allows, in words: a message says this, never the regex.
-(Scope values, such as ``EU`` in ``region:EU``, take the player id's pattern.)"""
 _IN_WORDS = {f"Expected `str` matching regex {p!r}": words for p, words in ALLOWED.items()}
 
 
@@ -242,69 +221,9 @@ def check_query(request: Request, known: frozenset[str]) -> None:
     )
 
 
-def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
-    return int_param(query(request), name, default, low, high)
-
-
-def int_param(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    """``query_int`` on a query already in hand (``query``): a handler reading several
-    parameters looks the query up once."""
-    raw = params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidInput.at(["query", name], f"{name} must be an integer") from None
-    if not low <= value <= high:
-        raise InvalidInput.at(["query", name], f"{name} must be between {low} and {high}")
-    return value
-
-
-_INTEGER = re.compile(r"-?[0-9]{1,20}", re.ASCII)
-
-
-def query_score(request: Request, name: str = "score") -> int:
-    """A required score in the query: an exact signed 64-bit integer written in decimal
-    digits (no fraction, exponent, sign other than ``-``, or spaces), as a submission's."""
-    raw = query(request).get(name)
-    if raw is None or raw == "":
-        raise InvalidInput.at(["query", name], f"{name} is required")
-    if not _INTEGER.fullmatch(raw):
-        raise InvalidInput.at(["query", name], f"{name} must be an integer")
-    value = int(raw)
-    if not SCORE_MIN <= value <= SCORE_MAX:
-        raise InvalidInput.at(["query", name], f"{name} is outside the signed 64-bit range")
-    return value
-
-
 def query_str(request: Request, name: str) -> str | None:
     value = query(request).get(name)
     return value if value else None
-
-
-def str_param(params: Mapping[str, str], name: str) -> str | None:
-    """``query_str`` on a query already in hand."""
-    value = params.get(name)
-    return value if value else None
-
-
-_TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
-
-
-def query_bool(request: Request, name: str) -> bool:
-    """A yes/no query parameter: ``true`` or ``1``, ``false`` or ``0`` (absent: false)."""
-    return bool_param(query(request), name)
-
-
-def bool_param(params: Mapping[str, str], name: str) -> bool:
-    """``query_bool`` on a query already in hand."""
-    raw = params.get(name)
-    if raw is None or raw.lower() in _FALSE:
-        return False
-    if raw.lower() in _TRUE:
-        return True
-    raise InvalidInput.at(["query", name], f"{name} must be true or false")
 
 
 def check_id(

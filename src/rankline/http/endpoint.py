@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -22,13 +23,15 @@ from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.callers import Player
 from rankline.errors import Forbidden, InvalidInput
 from rankline.http.auth import BoardScope, Keys
-from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
-from rankline.reading.query import Query
+from rankline.http.body import check_id, check_query, query, read_json
+from rankline.parameters import build, described, query_names
+from rankline.reading.requests import PlayerRequest
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writing.admission import Deadline
 
 T = TypeVar("T")
+S = TypeVar("S", bound=msgspec.Struct)
 Handler = Callable[[Request], Awaitable[Response]]
 Auth = Literal["read", "board", "server", "players", "me"]
 """Who may call an endpoint:
@@ -69,6 +72,19 @@ class Param:
     Starlette's ``path`` converter (``Endpoint.route``)."""
 
 
+DECLARED = Param("", "query", "")
+"""Where an endpoint's ``params`` list the query parameters its ``request`` declares."""
+
+
+def declared(kind: type[msgspec.Struct], *names: str) -> tuple[Param, ...]:
+    """The query parameters ``kind`` declares (``rankline.parameters``), as the table's: all
+    of them, or those ``names`` in that order."""
+    found = {
+        d.name: Param(d.name, d.where, d.description, d.schema, d.required) for d in described(kind)
+    }
+    return tuple(found[n] for n in names) if names else tuple(found.values())
+
+
 @dataclass(frozen=True, eq=False)
 class Endpoint:
     """One operation: its route, who may call it, and what the OpenAPI document says of it
@@ -96,6 +112,21 @@ class Endpoint:
     """A player token may call it too, as themselves: a body's ``player_id`` is then the
     token's player (403 if it names another; set from the token if it names none), and the
     handler decides what the player may do (``player_of``)."""
+    request: type[msgspec.Struct] | None = None
+    """What the operation takes in its path and query, declared once: its handler builds it
+    (``ask``), and its query parameters are listed in ``params`` where ``DECLARED`` stands
+    (else after the others), but for those ``params`` list themselves (``declared``)."""
+
+    def __post_init__(self) -> None:
+        if self.request is None:
+            return
+        listed = {(p.name, p.where) for p in self.params}
+        query_params = [p for p in declared(self.request) if (p.name, p.where) not in listed]
+        params = self.params if DECLARED in self.params else (*self.params, DECLARED)
+        expanded: list[Param] = []
+        for param in params:
+            expanded.extend(query_params if param is DECLARED else (param,))
+        object.__setattr__(self, "params", tuple(expanded))
 
     @property
     def writes(self) -> bool:
@@ -163,18 +194,18 @@ def player_id(request: Request) -> str:
     return check_id(request.path_params["player_id"], PLAYER_ID, "player_id")
 
 
-def read_query(request: Request) -> Query:
-    """The read's board, window, period and scope, as the request gives them."""
-    params = query(request)
-    if not params:
-        return Query(board_id(request))
-    return Query(
-        board_id(request),
-        str_param(params, "window"),
-        str_param(params, "period"),
-        str_param(params, "scope"),
-        bool_param(params, "metadata"),
-    )
+def ask(request: Request, kind: type[S], **given: object) -> S:
+    """The operation's request (``Endpoint.request``) from the path and query, or the
+    422 that says what is wrong with them (``rankline.parameters.build``); ``given`` are
+    values the edge knows valid, such as a player token's own id. A query parameter it does
+    not declare is refused (``check_query``) once the path is known good."""
+    params, path = query(request), request.scope["path_params"]
+    if params:
+        known = query_names(kind)
+        if not params.keys() <= known:
+            build(kind, path, {}, **given)  # the path's errors are told first
+            check_query(request, known)
+    return build(kind, path, params, **given)
 
 
 async def body_of(request: Request, kind: type[T]) -> T:
@@ -188,52 +219,16 @@ def key_scope(request: Request) -> BoardScope | None:
 
 
 INT = {"type": "integer"}
-BOARD = Param(
-    "board_id",
-    "path",
-    f"The board id: {ALLOWED[BOARD_ID_PATTERN]}",
-    {"type": "string", "pattern": BOARD_ID_PATTERN},
-    True,
-)
-PLAYER = Param(
-    "player_id",
-    "path",
-    f"The player id: {ALLOWED[PLAYER_ID_PATTERN]}",
-    {"type": "string", "pattern": PLAYER_ID_PATTERN},
-    True,
-)
-WHERE = (
-    Param(
-        "window",
-        "query",
-        "all_time (default), daily, weekly, monthly, season, or a cron window's id.",
-    ),
-    Param(
-        "period",
-        "query",
-        "The period name, e.g. 2026-11-21, 2026-W47 or (a cron window's) 2026-11-20T17:00:00Z; "
-        "default current.",
-    ),
-    Param("scope", "query", "global (default) or dimension:value, e.g. region:EU."),
-    Param(
-        "after",
-        "query",
-        "The token of a 202 answer (Prefer: respond-async): answer once the submissions it "
-        "names are applied, waiting up to 2 s (then 503 with Retry-After).",
-    ),
-)
-REASON = Param(
-    "reason",
-    "query",
-    "Why the change is made (up to 1,000 characters), kept in the audit log (GET /v1/audit).",
-)
-METADATA = Param(
-    "metadata",
-    "query",
-    "true: each entry carries the metadata of the submission that set it (as on a board "
-    "with entry_metadata).",
-    {"type": "boolean"},
-)
+
+
+def path_param(kind: type[msgspec.Struct], name: str) -> Param:
+    """The path parameter ``name`` that ``kind`` declares, as the table's."""
+    [found] = [d for d in described(kind, "path") if d.name == name]
+    return Param(found.name, found.where, found.description, found.schema, True)
+
+
+BOARD = path_param(PlayerRequest, "board_id")
+PLAYER = path_param(PlayerRequest, "player_id")
 PREFER = Param(
     "Prefer",
     "header",

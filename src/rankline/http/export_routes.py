@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from rankline.http import endpoint as e
-from rankline.http.body import query_str
+from rankline.reading.requests import ExportRequest
 
 MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
 """Each format's content type."""
@@ -19,12 +19,10 @@ _CHUNK = 64 * 1024
 
 
 async def export(request: Request) -> Response:
-    query = e.read_query(request)
-    fmt = query_str(request, "format") or ""  # exports.open refuses all but csv and jsonl
-    lines = await e.service_of(request).exports.open(
-        query.board, query.window, query.period, query.scope, fmt=fmt, metadata=query.metadata
-    )
-    disposition = f'attachment; filename="{query.board}.{fmt}"'
+    ask = e.ask(request, ExportRequest)
+    fmt = ask.format  # exports.open refuses all but csv and jsonl
+    lines = await e.service_of(request).exports.open(ask)
+    disposition = f'attachment; filename="{ask.board_id}.{fmt}"'
     return StreamingResponse(
         _chunks(lines), media_type=MEDIA[fmt], headers={"Content-Disposition": disposition}
     )
@@ -51,24 +49,8 @@ EXPORT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         export,
         "A leaderboard as the file `rankline export` writes (CSV or JSON lines)",
         auth="board",
-        params=(
-            e.BOARD,
-            *e.WHERE[:3],
-            e.Param(
-                "format",
-                "query",
-                "csv (a header row, then one row per standing) or jsonl (one JSON object per "
-                "standing).",
-                {"type": "string", "enum": ["csv", "jsonl"]},
-                True,
-            ),
-            e.Param(
-                "metadata",
-                "query",
-                "true (jsonl): each row carries the metadata of the submission that set it.",
-                {"type": "boolean"},
-            ),
-        ),
+        request=ExportRequest,
+        params=(e.BOARD,),
         download=tuple(m.split(";")[0] for m in MEDIA.values()),
         tag="boards",
     ),

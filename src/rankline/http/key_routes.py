@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from rankline.access.answers import KeyOut, KeysOut, NewKeyOut
 from rankline.access.keys import NewKey
+from rankline.audit.reasons import ReasonRequest
 from rankline.http import endpoint as e
 from rankline.http.audited import attribution
 from rankline.http.body import check_id, check_query
@@ -47,7 +48,7 @@ KEY_ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=NewKey,
         response=NewKeyOut,
         status=201,
-        params=(e.REASON,),
+        request=ReasonRequest,
         tag="keys",
     ),
     e.Endpoint(
@@ -74,8 +75,8 @@ KEY_ENDPOINTS: tuple[e.Endpoint, ...] = (
                 {"type": "string", "pattern": KEY_ID_PATTERN},
                 True,
             ),
-            e.REASON,
         ),
+        request=ReasonRequest,
         tag="keys",
     ),
 )

@@ -17,9 +17,10 @@ from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.batch import answer_batch
-from rankline.http.body import body_time, decode_as, located, query_str, read_body
+from rankline.http.body import body_time, decode_as, located, read_body
 from rankline.http.responses import json_response
 from rankline.ratings.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
+from rankline.ratings.requests import RatingRequest
 
 MAX_BATCH = 1000
 
@@ -118,14 +119,8 @@ def _located(error: RanklineError, index: int) -> RanklineError:
 
 
 async def player_rating(request: Request) -> Response:
-    body = await _matches(request).player(
-        e.board_id(request),
-        e.player_id(request),
-        query_str(request, "window"),
-        query_str(request, "period"),
-        query_str(request, "scope"),
-    )
-    return json_response(body)
+    ask = e.ask(request, RatingRequest)
+    return json_response(await _matches(request).player(ask))
 
 
 MATCH_ENDPOINTS: tuple[e.Endpoint, ...] = (
@@ -159,18 +154,8 @@ MATCH_ENDPOINTS: tuple[e.Endpoint, ...] = (
         player_rating,
         "A player's rating on a rating board (provisional players too)",
         response=PlayerRatingOut,
-        params=(
-            e.BOARD,
-            e.PLAYER,
-            e.Param("window", "query", "The window, default all_time (or the board's first)."),
-            e.Param("period", "query", "The period, default the current one."),
-            e.Param(
-                "scope",
-                "query",
-                "The leaderboard whose `rank` to give: `global` (default) or `dimension:value`; "
-                "the rating is the same on every scope.",
-            ),
-        ),
+        request=RatingRequest,
+        params=(e.BOARD, e.PLAYER),
         tag="ratings",
     ),
 )

@@ -15,14 +15,16 @@ from starlette.responses import Response
 
 from rankline.audit.answers import AuditOut
 from rankline.audit.log import MAX_REASON, check_reason
+from rankline.audit.requests import AuditRequest
 from rankline.boards import MATCH_ID_PATTERN
 from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
 from rankline.http.auth import authorization
-from rankline.http.body import check_id, check_query, query_int, query_str
+from rankline.http.body import check_id, check_query
 from rankline.http.responses import json_response
 from rankline.moderation.answers import DeadLettersOut, RemovedOut, VoidedOut
 from rankline.moderation.dead_letters import dead_letters
+from rankline.moderation.requests import DeadLettersRequest, RemoveRequest
 
 MATCH_ID = re.compile(MATCH_ID_PATTERN)
 Reason = Annotated[str, Meta(max_length=MAX_REASON)]
@@ -38,17 +40,9 @@ class ResetIn(msgspec.Struct, forbid_unknown_fields=True):
 
 
 async def remove_entry(request: Request) -> Response:
-    board_id, player_id = e.board_id(request), e.player_id(request)
-    check_query(request, _REMOVE_QUERY)
-    reason = check_reason(query_str(request, "reason"), ["query", "reason"])
+    ask = e.ask(request, RemoveRequest)
     answer = await e.service_of(request).moderation.remove(
-        e.keys_of(request).actor(authorization(request.scope)),
-        board_id,
-        player_id,
-        window=query_str(request, "window"),
-        period=query_str(request, "period"),
-        scope=query_str(request, "scope"),
-        reason=reason,
+        e.keys_of(request).actor(authorization(request.scope)), ask
     )
     return json_response(answer)
 
@@ -86,25 +80,13 @@ async def void_match(request: Request) -> Response:
 
 
 async def audit_log(request: Request) -> Response:
-    check_query(request, _AUDIT_QUERY)
-    board = _board_for(request)
-    player = query_str(request, "player")
-    if player is not None:
-        check_id(player, e.PLAYER_ID, "player id", "query", "player")
-    answer = await e.service_of(request).audit.page(
-        limit=query_int(request, "limit", 100, 1, 1000),
-        cursor=query_str(request, "cursor"),
-        board=board,
-        player=player,
-    )
-    return json_response(answer)
+    ask = e.ask(request, AuditRequest)
+    _board_for(request, ask.board)
+    return json_response(await e.service_of(request).audit.page(ask))
 
 
-def _board_for(request: Request) -> str | None:
-    """The ``board`` query parameter; a key limited to boards must name one of its own."""
-    board = query_str(request, "board")
-    if board is not None:
-        check_id(board, e.BOARD_ID, "board id", "query", "board")
+def _board_for(request: Request, board: str | None) -> None:
+    """A key limited to boards must name one of its own with ``?board=``."""
     scope = e.key_scope(request)
     if scope is not None:
         if board is None:
@@ -115,25 +97,13 @@ def _board_for(request: Request) -> str | None:
             )
         if not scope.allows(board):
             raise scope.refuse(board)
-    return board
 
 
 async def list_dead_letters(request: Request) -> Response:
-    check_query(request, _DEAD_QUERY)
-    board = _board_for(request)
-    limit = query_int(request, "limit", 50, 1, 1000)
-    service = e.service_of(request)
-    return json_response(await dead_letters(service.dead_letters, limit, board))
+    ask = e.ask(request, DeadLettersRequest)
+    _board_for(request, ask.board)
+    return json_response(await dead_letters(e.service_of(request).dead_letters, ask))
 
-
-_DEAD_QUERY = frozenset({"board", "limit"})
-_REMOVE_QUERY = frozenset({"window", "period", "scope", "reason"})
-_AUDIT_QUERY = frozenset({"board", "player", "limit", "cursor"})
-_NARROW = (
-    e.Param("window", "query", "Only this window's leaderboards (default: every window)."),
-    e.Param("period", "query", "Only this period of the window (default: every period)."),
-    e.Param("scope", "query", "Only this scope, global or dimension:value (default: every one)."),
-)
 
 MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
     e.Endpoint(
@@ -143,7 +113,8 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Remove a player's entry from a board (every leaderboard, or those named)",
         auth="board",
         response=RemovedOut,
-        params=(e.BOARD, e.PLAYER, *_NARROW, e.REASON),
+        request=RemoveRequest,
+        params=(e.BOARD, e.PLAYER),
         tag="moderation",
     ),
     e.Endpoint(
@@ -185,12 +156,7 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The audit log of changes made by hand, newest first",
         auth="server",
         response=AuditOut,
-        params=(
-            e.Param("board", "query", "Only this board's entries."),
-            e.Param("player", "query", "Only this player's entries."),
-            e.Param("limit", "query", "Entries per page, 1..1000, default 100.", e.INT),
-            e.Param("cursor", "query", "The `next` of the previous page."),
-        ),
+        request=AuditRequest,
         tag="moderation",
     ),
     e.Endpoint(
@@ -200,10 +166,7 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Submissions taken asynchronously that could not be applied, newest first",
         auth="server",
         response=DeadLettersOut,
-        params=(
-            e.Param("board", "query", "Only this board's dead letters."),
-            e.Param("limit", "query", "At most this many, 1..1000, default 50.", e.INT),
-        ),
+        request=DeadLettersRequest,
         tag="moderation",
     ),
 )

@@ -7,12 +7,14 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.audit.reasons import ReasonRequest
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
-from rankline.http.body import check_id, check_metadata, query, query_int, query_str
+from rankline.http.body import check_metadata
 from rankline.http.responses import json_response
 from rankline.players.accounts import Players, Profile
+from rankline.players.requests import HistoryRequest, StoredFriendsRequest
 
 
 def _players(request: Request) -> Players:
@@ -40,18 +42,8 @@ async def delete_player(request: Request) -> Response:
 
 
 async def player_history(request: Request) -> Response:
-    player_id = e.player_id(request)
-    board = query_str(request, "board")
-    if board is not None:
-        check_id(board, e.BOARD_ID, "board id", "query", "board")
-    limit = query_int(request, "limit", 100, 1, 1000)
-    cursor = query_str(request, "cursor")
-    service = e.service_of(request)
-    if board is not None and (await service.boards.find(board)).policy == "rating":
-        rated = await service.matches.history(player_id, board, limit, cursor)
-        return json_response(rated)
-    body = await _players(request).history(player_id, board=board, limit=limit, cursor=cursor)
-    return json_response(body)
+    ask = e.ask(request, HistoryRequest)
+    return json_response(await _players(request).history(ask))
 
 
 async def put_friend_list(request: Request) -> Response:
@@ -74,17 +66,13 @@ async def unban_player(request: Request) -> Response:
 
 
 async def stored_friends(request: Request) -> Response:
-    return await _stored_friends(request, e.player_id(request))
+    ask = e.ask(request, StoredFriendsRequest)
+    return json_response(await _players(request).friends_board(ask))
 
 
 async def me_friends(request: Request) -> Response:
-    return await _stored_friends(request, e.own_id(request))
-
-
-async def _stored_friends(request: Request, player_id: str) -> Response:
-    read = e.read_query(request)
-    k = None if query(request).get("k") is None else query_int(request, "k", 0, 0, 5000)
-    return json_response(await _players(request).friends_board(read, player_id, k=k))
+    ask = e.ask(request, StoredFriendsRequest, player_id=e.own_id(request))
+    return json_response(await _players(request).friends_board(ask))
 
 
 PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
@@ -116,7 +104,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Erase a player everywhere",
         auth="players",
         status=204,
-        params=(e.PLAYER, e.REASON),
+        request=ReasonRequest,
+        params=(e.PLAYER,),
         tag="players",
     ),
     e.Endpoint(
@@ -125,12 +114,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         player_history,
         "A player's score submissions (on a rating board: rating changes), newest first",
         response=s.HistoryOut,
-        params=(
-            e.PLAYER,
-            e.Param("board", "query", "Only this board."),
-            e.Param("limit", "query", "1..1000, default 100.", e.INT),
-            e.Param("cursor", "query", "The next_cursor of the previous page."),
-        ),
+        request=HistoryRequest,
+        params=(e.PLAYER,),
         tag="players",
     ),
     e.Endpoint(
@@ -160,7 +145,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Hide a player from every leaderboard",
         auth="players",
         response=s.BanOut,
-        params=(e.PLAYER, e.REASON),
+        request=ReasonRequest,
+        params=(e.PLAYER,),
         tag="players",
     ),
     e.Endpoint(
@@ -170,7 +156,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Bring a banned player back",
         auth="players",
         response=s.BanOut,
-        params=(e.PLAYER, e.REASON),
+        request=ReasonRequest,
+        params=(e.PLAYER,),
         tag="players",
     ),
     e.Endpoint(
@@ -179,13 +166,8 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         stored_friends,
         "The leaderboard among a player and their stored friends",
         response=s.FriendsOut,
-        params=(
-            e.BOARD,
-            e.PLAYER,
-            *e.WHERE,
-            e.METADATA,
-            e.Param("k", "query", "0..5000; default all.", e.INT),
-        ),
+        request=StoredFriendsRequest,
+        params=(e.BOARD, e.PLAYER),
     ),
     e.Endpoint(
         "GET",
@@ -194,11 +176,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The leaderboard among the calling player and their stored friends (a player token)",
         auth="me",
         response=s.FriendsOut,
-        params=(
-            e.BOARD,
-            *e.WHERE,
-            e.METADATA,
-            e.Param("k", "query", "0..5000; default all.", e.INT),
-        ),
+        request=StoredFriendsRequest,
+        params=(e.BOARD,),
     ),
 )

@@ -8,8 +8,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.answers import SnapshotsOut
+from rankline.audit.reasons import ReasonRequest
 from rankline.boards import BoardSpec, shown
-from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
@@ -17,14 +17,8 @@ from rankline.http.audited import attribution
 from rankline.http.body import (
     batch_items,
     check_id,
-    int_param,
-    query_int,
-    query_score,
-    query_str,
     read_body,
-    str_param,
 )
-from rankline.http.body import query as query_of
 from rankline.http.export_routes import EXPORT_ENDPOINTS
 from rankline.http.key_routes import KEY_ENDPOINTS
 from rankline.http.match_routes import MATCH_ENDPOINTS
@@ -32,8 +26,11 @@ from rankline.http.moderation_routes import MODERATION_ENDPOINTS
 from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
 from rankline.http.score_batch import admit, answer_scores, player_score, prepare_score
-from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS, player_query
+from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS
 from rankline.lifecycle.events import DeliveriesOut
+from rankline.lifecycle.requests import DeliveriesRequest
+from rankline.reading import requests as r
+from rankline.reading.query import Query
 
 # --- boards --------------------------------------------------------------------------
 
@@ -96,114 +93,80 @@ async def post_batch(request: Request) -> Response:
 
 
 async def top(request: Request) -> Response:
-    query = e.read_query(request)
-    params = query_of(request)
-    limit = int_param(params, "limit", 100, 1, 1000)
-    offset = int_param(params, "offset", 0, 0, 2**62)
-    tier = str_param(params, "tier")
-    cursor = str_param(params, "cursor")
-    at = _instant(request, "at") if "at" in params else None
-    if at is not None:
-        if tier is not None or cursor is not None:
-            raise InvalidInput.at(["query", "at"], "a snapshot has no tiers or cursors")
-        reads = e.service_of(request).snapshot_reads
-        return json_response(await reads.top_at(query, at, offset, limit))
-    if cursor is not None and offset:
-        raise InvalidInput.at(["query", "cursor"], "give a cursor or an offset, not both")
-    body, etag = await e.service_of(request).reads.top(query, offset, limit, tier, cursor)
+    ask = e.ask(request, r.TopRequest)
+    if ask.at is not None:
+        return json_response(await e.service_of(request).snapshot_reads.top_at(ask))
+    body, etag = await e.service_of(request).reads.top(ask)
     headers = {"ETag": etag}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return JsonBody(body, 200, headers)
 
 
-def _instant(request: Request, name: str) -> int | None:
-    raw = query_str(request, name)
-    if raw is None:
-        return None
-    try:
-        return parse_time(raw)
-    except ValueError as exc:
-        raise InvalidInput.at(["query", name], str(exc)) from None
-
-
 async def snapshots(request: Request) -> Response:
-    query = e.read_query(request)
-    limit = query_int(request, "limit", 100, 1, 1000)
-    before = _instant(request, "before")
-    return json_response(await e.service_of(request).snapshot_reads.listing(query, before, limit))
+    ask = e.ask(request, r.SnapshotsRequest)
+    return json_response(await e.service_of(request).snapshot_reads.listing(ask))
 
 
 async def player(request: Request) -> Response:
-    return await _player(request, e.player_id(request))
+    return await _player(request, e.ask(request, r.PlayerRequest))
 
 
 async def me(request: Request) -> Response:
-    return await _player(request, e.own_id(request))
+    return await _player(request, e.ask(request, r.PlayerRequest, player_id=e.own_id(request)))
 
 
-async def _player(request: Request, player_id: str) -> Response:
-    service = e.service_of(request)
-    query = await player_query(service, e.read_query(request), player_id)  # scope=cohort
-    return json_response(await service.reads.player(query, player_id))
+async def _player(request: Request, ask: r.PlayerRequest) -> Response:
+    return json_response(await e.service_of(request).reads.player(ask))
 
 
 async def around(request: Request) -> Response:
-    return await _around(request, e.player_id(request))
+    return await _around(request, e.ask(request, r.AroundRequest))
 
 
 async def me_around(request: Request) -> Response:
-    return await _around(request, e.own_id(request))
+    return await _around(request, e.ask(request, r.AroundRequest, player_id=e.own_id(request)))
 
 
-async def _around(request: Request, player_id: str) -> Response:
-    service = e.service_of(request)
-    query = await player_query(service, e.read_query(request), player_id)  # scope=cohort
-    k = query_int(request, "k", 5, 0, 100)
-    return json_response(await service.reads.around(query, player_id, k))
+async def _around(request: Request, ask: r.AroundRequest) -> Response:
+    return json_response(await e.service_of(request).reads.around(ask))
 
 
 async def rank_of(request: Request) -> Response:
-    query, score = e.read_query(request), query_score(request)
-    subscore = query_score(request, "subscore") if query_str(request, "subscore") else None
-    return json_response(await e.service_of(request).reads.rank_of(query, score, subscore))
+    ask = e.ask(request, r.RankOfRequest)
+    return json_response(await e.service_of(request).reads.rank_of(ask))
 
 
 async def friends(request: Request) -> Response:
-    query, player_id = e.read_query(request), e.player_id(request)
-    ask = await e.body_of(request, s.FriendsIn)
-    body = await e.service_of(request).reads.friends(query, player_id, ask.friends, ask.k)
+    ask = e.ask(request, r.FriendsRequest)
+    given = await e.body_of(request, s.FriendsIn)
+    body = await e.service_of(request).reads.friends(ask, given.friends, given.k)
     return json_response(body)
 
 
 async def ranks(request: Request) -> Response:
-    query = e.read_query(request)
-    ask = await e.body_of(request, s.RanksIn)
-    return json_response(await e.service_of(request).reads.ranks(query, ask.player_ids))
+    ask = e.ask(request, r.RanksRequest)
+    given = await e.body_of(request, s.RanksIn)
+    return json_response(await e.service_of(request).reads.ranks(ask, given.player_ids))
 
 
 async def periods(request: Request) -> Response:
-    window = query_str(request, "window")
-    return json_response(await e.service_of(request).reads.periods(e.board_id(request), window))
+    ask = e.ask(request, r.PeriodsRequest)
+    return json_response(await e.service_of(request).reads.periods(ask))
 
 
 async def deliveries(request: Request) -> Response:
-    events = e.service_of(request).board_events
-    answer = await events.deliveries(
-        e.board_id(request),
-        query_str(request, "window"),
-        query_str(request, "period"),
-        query_int(request, "limit", 100, 1, 1000),
-    )
-    return json_response(answer)
+    ask = e.ask(request, DeliveriesRequest)
+    return json_response(await e.service_of(request).board_events.deliveries(ask))
 
 
 async def stream(request: Request) -> Response:
     from rankline.http.stream import Stream, respond
 
-    query = e.read_query(request)
-    limit = query_int(request, "limit", 10, 1, 100)
-    players = [p.strip() for p in (query_str(request, "players") or "").split(",") if p.strip()]
+    ask = e.ask(request, r.StreamRequest)
+    query = Query(ask.board_id, ask.window, ask.period, ask.scope, ask.metadata)
+    limit = ask.limit
+    players = [p.strip() for p in (ask.players or "").split(",") if p.strip()]
     if len(players) > _STREAM_PLAYERS:
         raise InvalidInput.at(
             ["query", "players"], f"at most {_STREAM_PLAYERS} players can be watched"
@@ -232,7 +195,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=BoardSpec,
         response=BoardSpec,
         also=(201,),
-        params=(e.BOARD, e.REASON),
+        request=ReasonRequest,
+        params=(e.BOARD,),
         tag="boards",
     ),
     e.Endpoint(
@@ -251,7 +215,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Delete a board and all its entries",
         auth="board",
         status=204,
-        params=(e.BOARD, e.REASON),
+        request=ReasonRequest,
+        params=(e.BOARD,),
         tag="boards",
     ),
     e.Endpoint(
@@ -285,26 +250,10 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         top,
         "The top of a leaderboard",
         response=s.TopOut,
+        request=r.TopRequest,
         params=(
             e.BOARD,
-            *e.WHERE,
-            e.METADATA,
-            e.Param("limit", "query", "1..1000, default 100.", e.INT),
-            e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
-            e.Param(
-                "cursor",
-                "query",
-                "The `next` of an earlier page: the entries after that page's last one "
-                "(instead of an offset; stable while the board changes).",
-            ),
-            e.Param("tier", "query", "Only the entries of this tier of the board's `tiers`."),
-            e.Param(
-                "at",
-                "query",
-                "An instant (RFC 3339): the top as the latest snapshot taken at or before it "
-                "kept it, with `taken_at` (boards with `snapshots`; 404 when none); the period "
-                "defaults to the one containing the instant.",
-            ),
+            e.DECLARED,
             e.Param(
                 "If-None-Match",
                 "header",
@@ -319,7 +268,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         player,
         "A player's rank",
         response=s.PlayerOut,
-        params=(e.BOARD, e.PLAYER, *e.WHERE, e.METADATA),
+        request=r.PlayerRequest,
+        params=(e.BOARD, e.PLAYER),
     ),
     e.Endpoint(
         "GET",
@@ -327,13 +277,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         around,
         "The players around a player",
         response=s.AroundOut,
-        params=(
-            e.BOARD,
-            e.PLAYER,
-            *e.WHERE,
-            e.METADATA,
-            e.Param("k", "query", "0..100, default 5.", e.INT),
-        ),
+        request=r.AroundRequest,
+        params=(e.BOARD, e.PLAYER),
     ),
     e.Endpoint(
         "GET",
@@ -342,7 +287,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The calling player's rank (a player token)",
         auth="me",
         response=s.PlayerOut,
-        params=(e.BOARD, *e.WHERE, e.METADATA),
+        request=r.PlayerRequest,
+        params=(e.BOARD,),
     ),
     e.Endpoint(
         "GET",
@@ -351,12 +297,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The players around the calling player (a player token)",
         auth="me",
         response=s.AroundOut,
-        params=(
-            e.BOARD,
-            *e.WHERE,
-            e.METADATA,
-            e.Param("k", "query", "0..100, default 5.", e.INT),
-        ),
+        request=r.AroundRequest,
+        params=(e.BOARD,),
     ),
     e.Endpoint(
         "GET",
@@ -364,24 +306,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         rank_of,
         "The rank a score would get if it were submitted now",
         response=s.RankOfOut,
-        params=(
-            e.BOARD,
-            *e.WHERE,
-            e.Param(
-                "score",
-                "query",
-                "The score: a signed 64-bit integer.",
-                {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
-                True,
-            ),
-            e.Param(
-                "subscore",
-                "query",
-                "The subscore: a signed 64-bit integer; required on a board with a subscore, "
-                "refused on any other.",
-                {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
-            ),
-        ),
+        request=r.RankOfRequest,
+        params=(e.BOARD,),
     ),
     e.Endpoint(
         "POST",
@@ -390,7 +316,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The leaderboard among a player and their friends",
         body=s.FriendsIn,
         response=s.FriendsOut,
-        params=(e.BOARD, e.PLAYER, *e.WHERE, e.METADATA),
+        request=r.FriendsRequest,
+        params=(e.BOARD, e.PLAYER),
     ),
     e.Endpoint(
         "POST",
@@ -399,7 +326,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The ranks of up to 1,000 players",
         body=s.RanksIn,
         response=s.RanksOut,
-        params=(e.BOARD, *e.WHERE, e.METADATA),
+        request=r.RanksRequest,
+        params=(e.BOARD,),
     ),
     e.Endpoint(
         "GET",
@@ -407,12 +335,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         snapshots,
         "The top-K snapshots of a leaderboard, newest first",
         response=SnapshotsOut,
-        params=(
-            e.BOARD,
-            *e.WHERE[:3],
-            e.Param("limit", "query", "1..1000, default 100.", e.INT),
-            e.Param("before", "query", "Only snapshots taken before this instant (RFC 3339)."),
-        ),
+        request=r.SnapshotsRequest,
+        params=(e.BOARD,),
     ),
     e.Endpoint(
         "GET",
@@ -420,7 +344,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         periods,
         "The known periods of a board",
         response=s.PeriodsOut,
-        params=(e.BOARD, e.Param("window", "query", "Only this window.")),
+        request=r.PeriodsRequest,
+        params=(e.BOARD,),
     ),
     e.Endpoint(
         "GET",
@@ -429,12 +354,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "The board webhook's period-close events and their delivery state, newest first",
         auth="board",
         response=DeliveriesOut,
-        params=(
-            e.BOARD,
-            e.Param("window", "query", "Only this window."),
-            e.Param("period", "query", "Only this period."),
-            e.Param("limit", "query", "At most this many (1..1000, default 100).", e.INT),
-        ),
+        request=DeliveriesRequest,
+        params=(e.BOARD,),
         tag="boards",
     ),
     e.Endpoint(
@@ -442,19 +363,8 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         "/v1/boards/{board_id}/stream",
         stream,
         "Live top and watched players (Server-Sent Events: `top`, `player`)",
-        params=(
-            e.BOARD,
-            *e.WHERE,
-            e.METADATA,
-            e.Param("limit", "query", "Entries in each `top` event, 1..100, default 10.", e.INT),
-            e.Param("players", "query", "Up to 50 comma-separated player ids to watch."),
-            e.Param(
-                "access_token",
-                "query",
-                "The key or player token, for a browser's EventSource, which cannot send "
-                "an Authorization header (this endpoint only; never written to a log).",
-            ),
-        ),
+        request=r.StreamRequest,
+        params=(e.BOARD,),
     ),
 )
 

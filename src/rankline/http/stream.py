@@ -21,6 +21,7 @@ from rankline.http.sse import Event, EventStream
 from rankline.reading.feed import LocalFeed
 from rankline.reading.query import Query
 from rankline.reading.reads import Reads
+from rankline.reading.requests import PlayerRequest, RanksRequest, TopRequest
 from rankline.types import LeaderboardId
 
 MIN_INTERVAL = 0.25
@@ -54,15 +55,27 @@ class Stream:
         self.query = query
         self.limit = limit
         self.players = list(players)
+        board, window, period, scope, metadata = query
+        self._top_ask = TopRequest(
+            board_id=board,
+            window=window,
+            period=period,
+            scope=scope,
+            metadata=metadata,
+            limit=limit,
+        )
+        self._ranks_ask = RanksRequest(
+            board_id=board, window=window, period=period, scope=scope, metadata=metadata
+        )
         self._top: list[Entry] | None = None
         self._standing: dict[str, tuple[int, int] | None] = {}
 
     async def read_top(self) -> TopOut:
-        body, _ = await self.reads.top(self.query, 0, self.limit)
+        body, _ = await self.reads.top(self._top_ask)
         return _top_decoder.decode(body)
 
     async def _ranked(self) -> dict[str, tuple[int, int]]:
-        answer = await self.reads.ranks(self.query, self.players)
+        answer = await self.reads.ranks(self._ranks_ask, self.players)
         return {e.player_id: (e.score, e.rank) for e in answer.entries}
 
     async def changes(self, top: TopOut) -> list[Event]:
@@ -76,7 +89,16 @@ class Stream:
             for player in self.players:
                 standing = ranked.get(player)
                 if standing is not None and standing != self._standing.get(player):
-                    answer = await self.reads.player(self.query, player)
+                    q = self.query
+                    ask = PlayerRequest(
+                        player_id=player,
+                        board_id=q.board,
+                        window=q.window,
+                        period=q.period,
+                        scope=q.scope,
+                        metadata=q.metadata,
+                    )
+                    answer = await self.reads.player(ask)
                     events.append(_event("player", answer))
                 self._standing[player] = standing
         return events

@@ -14,15 +14,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.answers import AroundOut, PlayerOut, SubmitOut, TopOut
-from rankline.boards import COHORT_SCOPE, Score64
+from rankline.audit.reasons import ReasonRequest
+from rankline.boards import Score64
 from rankline.http import endpoint as e
 from rankline.http.audited import attribution
-from rankline.http.body import body_time, check_id, check_metadata, query_int, query_str
+from rankline.http.body import body_time, check_id, check_metadata
 from rankline.http.responses import JsonBody, json_response
 from rankline.http.schemas import MatchIdStr, PlayerIdStr
-from rankline.reading.query import Query
-from rankline.service import Rankline
-from rankline.tournaments.competition import TOURNAMENT_WINDOW, TournamentSpec
+from rankline.tournaments import requests as t
+from rankline.tournaments.competition import TournamentSpec
 from rankline.tournaments.editions import EditionOut, JoinOut, ResultsOut
 
 
@@ -114,60 +114,28 @@ async def post_score(request: Request) -> Response:
     return json_response(answer)
 
 
-def _query(request: Request) -> Query:
-    return Query(
-        _id(request), TOURNAMENT_WINDOW, query_str(request, "edition"), query_str(request, "scope")
-    )
-
-
-async def player_query(service: Rankline, query: Query, player_id: str) -> Query:
-    """``query`` with ``scope=cohort`` made the player's cohort (``cohort:<k>``)."""
-    if query.scope != COHORT_SCOPE:
-        return query
-    board = await service.boards.find(query.board)
-    scope = await service.cohorts.scope_for(board, query.window, query.period, player_id)
-    return query._replace(scope=scope)
-
-
 async def top(request: Request) -> Response:
-    limit = query_int(request, "limit", 100, 1, 1000)
-    offset = query_int(request, "offset", 0, 0, 2**62)
-    body, etag = await e.service_of(request).reads.top(_query(request), offset, limit, None)
+    ask = e.ask(request, t.TournamentTopRequest)
+    body, etag = await e.service_of(request).reads.top(ask.read())
     return JsonBody(body, 200, {"ETag": etag})
 
 
 async def player(request: Request) -> Response:
-    service, player_id = e.service_of(request), e.player_id(request)
-    query = await player_query(service, _query(request), player_id)
-    return json_response(await service.reads.player(query, player_id))
+    ask = e.ask(request, t.TournamentPlayerRequest).read()  # scope=cohort: the player's
+    return json_response(await e.service_of(request).reads.player(ask))
 
 
 async def around(request: Request) -> Response:
-    service, player_id = e.service_of(request), e.player_id(request)
-    query = await player_query(service, _query(request), player_id)
-    k = query_int(request, "k", 5, 0, 100)
-    return json_response(await service.reads.around(query, player_id, k))
+    ask = e.ask(request, t.TournamentAroundRequest).read()  # scope=cohort: the player's
+    return json_response(await e.service_of(request).reads.around(ask))
 
 
 async def results(request: Request) -> Response:
-    tournament_id = _id(request)
-    edition = query_str(request, "edition")
-    return JsonBody(await e.service_of(request).tournaments.results(tournament_id, edition))
+    ask = e.ask(request, t.ResultsRequest)
+    return JsonBody(await e.service_of(request).tournaments.results(ask))
 
 
-TOURNAMENT = e.Param(
-    "tournament_id",
-    "path",
-    "The tournament id (also the id of the board it ranks on).",
-    {"type": "string", "pattern": e.BOARD_ID.pattern},
-    True,
-)
-EDITION = e.Param("edition", "query", "The edition (1, 2, ...); default the current one.")
-_READ = (
-    TOURNAMENT,
-    EDITION,
-    e.Param("scope", "query", "global (default), or cohort: the player's cohort, or cohort:<k>."),
-)
+TOURNAMENT = e.path_param(t.ResultsRequest, "tournament_id")
 _TAG = "tournaments"
 
 TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
@@ -188,7 +156,8 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         body=TournamentSpec,
         response=TournamentOut,
         also=(201,),
-        params=(TOURNAMENT, e.REASON),
+        request=ReasonRequest,
+        params=(TOURNAMENT,),
         tag=_TAG,
     ),
     e.Endpoint(
@@ -207,7 +176,8 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Delete a tournament, its board, joins and results",
         auth="server",
         status=204,
-        params=(TOURNAMENT, e.REASON),
+        request=ReasonRequest,
+        params=(TOURNAMENT,),
         tag=_TAG,
     ),
     e.Endpoint(
@@ -238,11 +208,8 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         top,
         "The top of an edition",
         response=TopOut,
-        params=(
-            *_READ,
-            e.Param("limit", "query", "1..1000, default 100.", e.INT),
-            e.Param("offset", "query", "Entries to skip, default 0.", e.INT),
-        ),
+        request=t.TournamentTopRequest,
+        params=(TOURNAMENT, *e.declared(t.TournamentTopRequest, "edition", "scope"), e.DECLARED),
         tag=_TAG,
     ),
     e.Endpoint(
@@ -251,7 +218,8 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         player,
         "A player's rank in an edition",
         response=PlayerOut,
-        params=(*_READ, e.PLAYER),
+        request=t.TournamentPlayerRequest,
+        params=(TOURNAMENT, e.DECLARED, e.PLAYER),
         tag=_TAG,
     ),
     e.Endpoint(
@@ -260,7 +228,13 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         around,
         "The players around a player in an edition",
         response=AroundOut,
-        params=(*_READ, e.PLAYER, e.Param("k", "query", "0..100, default 5.", e.INT)),
+        request=t.TournamentAroundRequest,
+        params=(
+            TOURNAMENT,
+            *e.declared(t.TournamentAroundRequest, "edition", "scope"),
+            e.PLAYER,
+            e.DECLARED,
+        ),
         tag=_TAG,
     ),
     e.Endpoint(
@@ -269,7 +243,8 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         results,
         "An ended edition's results with rewards (the webhook's body)",
         response=ResultsOut,
-        params=(TOURNAMENT, e.Param("edition", "query", "The edition; default the last ended.")),
+        request=t.ResultsRequest,
+        params=(TOURNAMENT,),
         tag=_TAG,
     ),
 )

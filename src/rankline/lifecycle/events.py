@@ -16,6 +16,7 @@ from rankline.answers import Answer, Time
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import NotFound
+from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.lifecycle.webhooks import Sender
 from rankline.registry import Boards
 from rankline.store.deliveries import BoardDeliveries, BoardDelivery, DeliveryRow
@@ -82,12 +83,10 @@ class BoardEvents:
         """Send every event due now: (its label, delivered) of each attempt."""
         return [(d.label, sent) for d, sent in await self._sender.send_due()]
 
-    async def deliveries(
-        self, board_id: str, window: str | None, period: str | None, limit: int
-    ) -> DeliveriesOut:
+    async def deliveries(self, ask: DeliveriesRequest) -> DeliveriesOut:
         """A board's latest events and their delivery state, newest first."""
-        board = await self._boards.find(board_id)
-        rows = await self._outbox.list(board.id, window, period, limit)
+        board = await self._boards.find(ask.board_id)
+        rows = await self._outbox.list(board.id, ask.window, ask.period, ask.limit)
         return DeliveriesOut(board=board.id, deliveries=[_out(r) for r in rows])
 
 

@@ -8,15 +8,15 @@ import msgspec
 
 from rankline.clock import format_time
 from rankline.moderation.answers import DeadLetterOut, DeadLettersOut
+from rankline.moderation.requests import DeadLettersRequest
 from rankline.store.dead_letters import DeadLetters
-from rankline.types import BoardId
 
 _unjson = msgspec.json.Decoder(dict[str, Any])
 
 
-async def dead_letters(store: DeadLetters, limit: int, board: BoardId | None) -> DeadLettersOut:
-    """The newest dead letters (of ``board``), as ``rankline dead-letters`` lists them."""
-    letters = await store.newest(limit, board)
+async def dead_letters(store: DeadLetters, ask: DeadLettersRequest) -> DeadLettersOut:
+    """The newest dead letters (of ``ask.board``), as ``rankline dead-letters`` lists them."""
+    letters = await store.newest(ask.limit, ask.board)
     return DeadLettersOut(
         total=await store.count(),
         items=[

@@ -47,6 +47,7 @@ from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
 from rankline.moderation.answers import RemovedOut, VoidedOut
+from rankline.moderation.requests import RemoveRequest
 from rankline.periods import current_period, parse_period
 from rankline.ratings.rated import MatchPlayer
 from rankline.ratings.rerate import rerate_without
@@ -109,19 +110,11 @@ class Moderation:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def remove(
-        self,
-        actor: str,
-        board_id: BoardId,
-        player: PlayerId,
-        *,
-        window: str | None = None,
-        period: str | None = None,
-        scope: str | None = None,
-        reason: str | None = None,
-    ) -> RemovedOut:
-        """Take ``player``'s entries off the board (those the window, period and scope
+    async def remove(self, actor: str, ask: RemoveRequest) -> RemovedOut:
+        """Take the player's entries off the board (those the window, period and scope
         name); NotFound when there was none."""
+        board_id, player, reason = ask.board_id, ask.player_id, ask.reason
+        window, period, scope = ask.window, ask.period, ask.scope
         board = await self._moderated(board_id)
         window, period, scope = _narrowed(board, window, period, scope)
         removal = Removal(board.id, player, window, period, scope, at=self._clock.now())

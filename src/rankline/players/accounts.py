@@ -43,10 +43,12 @@ from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
 from rankline.periods import current_period
+from rankline.players.requests import HistoryRequest, StoredFriendsRequest
+from rankline.ratings.matches import Matches, RatingHistoryOut
 from rankline.reading.cache import TopCache
 from rankline.reading.names import NameDirectory
-from rankline.reading.query import Query
 from rankline.reading.reads import Reads
+from rankline.reading.requests import FriendsRequest
 from rankline.registry import Boards
 from rankline.store.audit import Attribution
 from rankline.store.players import PlayerStore, Profile
@@ -83,6 +85,7 @@ class Players:
         tops: TopCache,
         commit_lock: asyncio.Lock,
         clock: Clock,
+        matches: Matches,
     ) -> None:
         self.store = store
         self._names = names
@@ -94,6 +97,7 @@ class Players:
         self._tops = tops
         self._commit_lock = commit_lock
         self._clock = clock
+        self._matches = matches
         self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -181,12 +185,12 @@ class Players:
 
     # --- history -------------------------------------------------------------------------
 
-    async def history(
-        self, player: PlayerId, *, board: BoardId | None, limit: int, cursor: str | None
-    ) -> HistoryOut:
-        """The player's submissions, most recently recorded first, ``limit`` at a time."""
-        if board is not None:
-            await self._boards.find(board)
+    async def history(self, ask: HistoryRequest) -> HistoryOut | RatingHistoryOut:
+        """The player's submissions, most recently recorded first, ``limit`` at a time; on a
+        rating board, their rating changes (``Matches.history``)."""
+        player, board, limit, cursor = ask.player_id, ask.board, ask.limit, ask.cursor
+        if board is not None and (await self._boards.find(board)).policy == "rating":
+            return await self._matches.history(player, board, limit, cursor)
         before = None if cursor is None else _decode_cursor(cursor)
         items = await self.store.history(player, board, limit + 1, before)
         more = len(items) > limit
@@ -219,11 +223,19 @@ class Players:
     async def friends(self, player: PlayerId) -> FriendListOut:
         return FriendListOut(player_id=player, friends=await self.store.friends(player))
 
-    async def friends_board(self, query: Query, player: PlayerId, *, k: int | None) -> FriendsOut:
-        """The friends leaderboard of ``player`` among their stored friends."""
-        await self._boards.find(query.board)
-        friends = await self.store.friends(player)
-        return await self._reads.friends(query, player, friends, k)
+    async def friends_board(self, ask: StoredFriendsRequest) -> FriendsOut:
+        """The friends leaderboard of a player among their stored friends."""
+        await self._boards.find(ask.board_id)
+        friends = await self.store.friends(ask.player_id)
+        read = FriendsRequest(
+            board_id=ask.board_id,
+            window=ask.window,
+            period=ask.period,
+            scope=ask.scope,
+            metadata=ask.metadata,
+            player_id=ask.player_id,
+        )
+        return await self._reads.friends(read, friends, ask.k)
 
     # --- bans and erasure ----------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from rankline.ratings.rated import (
     match_record,
     parse_state,
 )
+from rankline.ratings.requests import RatingRequest
 from rankline.registry import Boards
 from rankline.store.ratings import RatingRow, RatingStore
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId, Micros, PlayerId
@@ -386,15 +387,10 @@ class Matches:
 
     # --- reads -------------------------------------------------------------------------------
 
-    async def player(
-        self,
-        board_id: str,
-        player: PlayerId,
-        window: str | None,
-        period: str | None,
-        scope: str | None = None,
-    ) -> PlayerRatingOut:
+    async def player(self, ask: RatingRequest) -> PlayerRatingOut:
         """A player's rating on a rating board, provisional or not (404 without a match)."""
+        board_id, player, scope = ask.board_id, ask.player_id, ask.scope
+        window, period = ask.window, ask.period
         board = await self._boards.find(board_id)
         if board.policy != "rating" or board.spec.rating is None:
             raise NotFound(f"board {board.id!r} is not a rating board")

@@ -28,6 +28,7 @@ import msgspec
 from rankline.boards import Board
 from rankline.clock import format_time
 from rankline.errors import InvalidInput
+from rankline.reading.requests import ExportRequest
 from rankline.registry import Boards, resolve
 from rankline.settings import Settings
 from rankline.store.definitions import stored_boards
@@ -119,18 +120,11 @@ class Exports:
         self._boards = boards
         self._clock = clock
 
-    async def open(
-        self,
-        board_id: str,
-        window: str | None,
-        period: str | None,
-        scope: str | None,
-        *,
-        fmt: str,
-        metadata: bool = False,
-    ) -> AsyncIterator[str]:
+    async def open(self, ask: ExportRequest) -> AsyncIterator[str]:
         """The file's lines, once the board, leaderboard and format are known good (a bad one
         raises here, before any line): the first line is read before this returns."""
+        board_id, window, period, scope = ask.board_id, ask.window, ask.period, ask.scope
+        fmt, metadata = ask.format, ask.metadata
         if fmt not in FORMATS:
             raise InvalidInput.at(["query", "format"], "the format is csv or jsonl")
         board = await self._boards.find(board_id)

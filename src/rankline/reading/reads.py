@@ -1,13 +1,16 @@
 """The read path: every leaderboard read, from a request's query to its typed answer.
 
-A read names a board and, optionally, a window, period and scope (``Query``); the edge builds
-it once. ``Reads`` resolves it against the board as current as the request (``Boards``), runs
+A read names a board and, optionally, a window, period and scope: its request
+(``rankline.reading.requests``), which the edge builds once from the path and query.
+``Reads`` resolves it against the board as current as the request (``Boards``), runs
 its index reads through the gateway (the live index, SQL when degraded, the archive for
 periods past retention), joins display names and returns an answer (``rankline.answers``)
 with its flags. Top pages come from the top cache as ready JSON bytes.
 
     reads = Reads(boards, gateway, names, tops, hot, store, clock)
-    answer = await reads.player(Query("arena-solo", "daily"), "p:42")
+    answer = await reads.player(
+        PlayerRequest(board_id="arena-solo", window="daily", player_id="p:42")
+    )
 """
 
 from __future__ import annotations
@@ -21,19 +24,18 @@ from rankline.answers import (
     AroundOut,
     FriendPlayer,
     FriendsOut,
-    PeriodOut,
     PeriodsOut,
     PlayerOut,
     RankOfOut,
     RanksOut,
     TopHead,
 )
-from rankline.boards import Board
+from rankline.boards import COHORT_SCOPE, Board
 from rankline.clock import format_instant, format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
-from rankline.periods import Period, current_period, parse_period
+from rankline.reading import requests as rq
 from rankline.reading.cache import HotReads, Render, TopCache, digest, join_entries
 from rankline.reading.cursors import decode_cursor, encode_cursor
 from rankline.reading.entries import (
@@ -46,14 +48,14 @@ from rankline.reading.entries import (
     movement,
     standing,
 )
+from rankline.reading.known_periods import known_periods
 from rankline.reading.metadata import EntryMetadata
 from rankline.reading.names import NameDirectory
 from rankline.reading.query import HeadFields, Query
+from rankline.reading.requests import query_of
 from rankline.registry import Boards, Resolved
-from rankline.store import archive as store_archive
 from rankline.store.sql import SqlStore
 from rankline.types import (
-    GLOBAL_SCOPE,
     Clock,
     LeaderboardId,
     PlayerId,
@@ -130,8 +132,13 @@ def top_etag(digest: str, offset: int, limit: int, total: int, flags: Flags) -> 
     return f'W/"{digest}.{offset}.{limit}.{total}{marks}"'
 
 
+CohortOf = Callable[[Board, str | None, str | None, PlayerId], Awaitable[str]]
+"""The scope of a player's cohort in a board's window and period (``Cohorts.scope_for``)."""
+
+
 class Reads:
-    """Every leaderboard read."""
+    """Every leaderboard read. A player's read with ``scope=cohort`` reads the player's own
+    cohort (``cohort_of``)."""
 
     def __init__(
         self,
@@ -143,6 +150,7 @@ class Reads:
         store: SqlStore,
         clock: Clock,
         metadata: EntryMetadata | None = None,
+        cohort_of: CohortOf | None = None,
     ) -> None:
         self._boards = boards
         self._gateway = gateway
@@ -152,6 +160,7 @@ class Reads:
         self._store = store
         self._clock = clock
         self._metadata = metadata if metadata is not None else EntryMetadata(store)
+        self._cohort_of = cohort_of
 
     # --- running a read ----------------------------------------------------------------
 
@@ -222,22 +231,28 @@ class Reads:
             return None
         return await self._metadata.of(board, keys)
 
+    async def _in_cohort(self, query: Query, player: PlayerId) -> Query:
+        """``scope=cohort`` made the player's own cohort (``cohort:<k>``, ``cohort_of``)."""
+        if self._cohort_of is None:
+            return query
+        board = await self._boards.find(query.board)
+        scope = await self._cohort_of(board, query.window, query.period, player)
+        return query._replace(scope=scope)
+
     # --- top -----------------------------------------------------------------------------
 
-    def top(
-        self,
-        query: Query,
-        offset: int,
-        limit: int,
-        tier: str | None = None,
-        cursor: str | None = None,
-    ) -> Awaitable[tuple[bytes, str]]:
+    def top(self, ask: rq.TopRequest) -> Awaitable[tuple[bytes, str]]:
         """A top page as ready JSON bytes and its weak ETag, from the top cache when the
         index can vouch for it (see ``rankline.reading.cache``). With ``tier``, the page is
         cut from that tier's entries (``offset`` and ``limit`` count within it). With
         ``cursor`` (a page's ``next``), the page holds the entries after that one
-        (``rankline.reading.cursors``) instead of counting ``offset``."""
-        return self._boards.current(query.board, self._top, query, offset, limit, tier, cursor)
+        (``rankline.reading.cursors``) instead of counting ``offset``. (``at``, a snapshot's
+        top, is ``SnapshotReads.top_at``'s.)"""
+        tier, cursor, offset = ask.tier, ask.cursor, ask.offset
+        if cursor is not None and offset:
+            raise InvalidInput.at(["query", "cursor"], "give a cursor or an offset, not both")
+        query = Query(ask.board_id, ask.window, ask.period, ask.scope, ask.metadata)
+        return self._boards.current(ask.board_id, self._top, query, offset, ask.limit, tier, cursor)
 
     async def _top(
         self,
@@ -329,8 +344,11 @@ class Reads:
 
     # --- one player ------------------------------------------------------------------------
 
-    async def player(self, query: Query, player: PlayerId) -> PlayerOut:
+    async def player(self, ask: rq.PlayerRequest) -> PlayerOut:
         """One player's rank, competition rank and percentile; NotFound without an entry."""
+        query, player = query_of(ask, ask.metadata), ask.player_id
+        if ask.scope == COHORT_SCOPE:
+            query = await self._in_cohort(query, player)
         hot = ("player", player, query.metadata)
         answer, flags = await self._run(query, self._player, (query, player), hot)
         return _flagged(answer, flags)
@@ -365,8 +383,11 @@ class Reads:
             metadata=None if meta is None else meta.get(position.key),
         )
 
-    async def around(self, query: Query, player: PlayerId, k: int) -> AroundOut:
+    async def around(self, ask: rq.AroundRequest) -> AroundOut:
         """Up to ``k`` entries above the player, the player, and up to ``k`` below."""
+        query, player, k = query_of(ask, ask.metadata), ask.player_id, ask.k
+        if ask.scope == COHORT_SCOPE:
+            query = await self._in_cohort(query, player)
         hot = ("around", player, k, query.metadata)
         answer, flags = await self._run(query, self._around, (query, player, k), hot)
         return _flagged(answer, flags)
@@ -399,13 +420,13 @@ class Reads:
             entries=entries(board, keys, decoded, ranks, names, position.total, dense, meta),
         )
 
-    async def rank_of(self, query: Query, score: int, subscore: int | None = None) -> RankOfOut:
+    async def rank_of(self, ask: rq.RankOfRequest) -> RankOfOut:
         """The rank, competition rank and percentile an entry with ``score`` (and
         ``subscore``, on a board with one) would get if it were submitted now (it would
         come after every entry that reached that value up to now, and before any that
         reaches it later); ``total`` is the leaderboard's as it is.
         """
-        answer, flags = await self._run(query, self._rank_of, (score, subscore))
+        answer, flags = await self._run(query_of(ask), self._rank_of, (ask.score, ask.subscore))
         return _flagged(answer, flags)
 
     async def _rank_of(
@@ -440,12 +461,13 @@ class Reads:
     # --- many players ------------------------------------------------------------------------
 
     async def friends(
-        self, query: Query, player: PlayerId, friends: Sequence[PlayerId], k: int | None
+        self, ask: rq.FriendsRequest, friends: Sequence[PlayerId], k: int | None
     ) -> FriendsOut:
         """The leaderboard among the player and those friends who have an entry.
 
         With ``k``, only up to k friends above and below the player (the first 2k+1 when the
         player has no entry); without it, all of them."""
+        query, player = query_of(ask, ask.metadata), ask.player_id
         answer, flags = await self._run(query, self._friends, (query, player, friends, k))
         return _flagged(answer, flags)
 
@@ -492,8 +514,9 @@ class Reads:
             entries=shown,
         )
 
-    async def ranks(self, query: Query, players: Sequence[PlayerId]) -> RanksOut:
+    async def ranks(self, ask: rq.RanksRequest, players: Sequence[PlayerId]) -> RanksOut:
         """The entries of those ``players`` that are ranked, in rank order."""
+        query = query_of(ask, ask.metadata)
         answer, flags = await self._run(query, self._ranks, (query, players))
         return _flagged(answer, flags)
 
@@ -521,63 +544,20 @@ class Reads:
 
     # --- periods -----------------------------------------------------------------------------
 
-    async def periods(self, board_id: str, window: str | None) -> PeriodsOut:
+    async def periods(self, ask: rq.PeriodsRequest) -> PeriodsOut:
         """The known periods of a window (or of every window), newest first."""
+        board_id, window = ask.board_id, ask.window
 
         async def on(board: Board) -> PeriodsOut:
             answer, flags = await self._gateway.read(
-                lambda index: self._periods(board, window, index), board
+                lambda index: known_periods(board, window, index, self._store, self._clock), board
             )
             return _flagged(answer, flags)
 
         return await self._boards.current(board_id, on)
 
-    async def _periods(self, board: Board, window: str | None, index: IndexReader) -> PeriodsOut:
-        if window is not None and window not in board.windows:
-            raise InvalidInput.at(["query", "window"], f"the board has no {window!r} window")
-        now = self._clock.now()
-        known: dict[tuple[str, str], Period] = {}
-        for stored in await self._store.list_periods(board.id, window):
-            try:
-                known[stored.window, stored.period] = parse_period(
-                    stored.window, stored.period, board.calendar
-                )
-            except ValueError:
-                continue
-        for name in [window] if window else board.windows:
-            current = current_period(name, now, board.calendar)
-            if current is not None:
-                known.setdefault((name, current.name), current)
-        live = {(lb.window, lb.period) for lb in await index.leaderboards(board.id)}
-        states = await store_archive.period_states(self._store, board.id, window)
-        items = []
-        ordered = sorted(known.items(), key=lambda kv: (kv[0][0], -(kv[1].starts_at or 0)))
-        for (name, period_name), period in ordered:
-            leaderboard = LeaderboardId(board.id, name, period_name, GLOBAL_SCOPE)
-            state, archived_total = states.get((name, period_name), _UNRECORDED)
-            closed = period.is_closed(now, board.grace_seconds)
-            expires = board.expires_at(period)
-            if state == "archived" and expires is not None and now >= expires:
-                total = archived_total or 0
-            elif (name, period_name) in live or not closed:
-                total = await index.total(leaderboard)
-            else:
-                total = await self._store.count_leaderboard(leaderboard)
-            items.append(
-                PeriodOut(
-                    window=name,
-                    period=period_name,
-                    starts_at=None if period.starts_at is None else format_time(period.starts_at),
-                    ends_at=None if period.ends_at is None else format_time(period.ends_at),
-                    state="archived" if state == "archived" else "closed" if closed else "open",
-                    total=total,
-                )
-            )
-        return PeriodsOut(board=board.id, as_of=format_time(now), periods=items)
-
 
 _NONE = Flags()
-_UNRECORDED = store_archive.PeriodState(store_archive.OPEN, None)
 _Flagged = TypeVar("_Flagged", PlayerOut, AroundOut, FriendsOut, RanksOut, RankOfOut, PeriodsOut)
 
 

@@ -15,6 +15,7 @@ from rankline.clock import format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.periods import period_at
 from rankline.reading.query import Query
+from rankline.reading.requests import SnapshotsRequest, TopRequest, query_of
 from rankline.registry import Boards, Resolved
 from rankline.store.snapshots import SnapshotStore
 from rankline.types import Micros
@@ -39,8 +40,13 @@ class SnapshotReads:
             period = found.name
         return self._boards.resolve(board, query.window, period, query.scope)
 
-    async def top_at(self, query: Query, when: Micros, offset: int, limit: int) -> TopOut:
-        """The latest snapshot taken at or before ``when``; NotFound when there is none."""
+    async def top_at(self, ask: TopRequest) -> TopOut:
+        """The latest snapshot taken at or before ``ask.at``; NotFound when there is none."""
+        if ask.at is None:
+            raise InvalidInput.at(["query", "at"], "a snapshot's top needs an instant")
+        if ask.tier is not None or ask.cursor is not None:
+            raise InvalidInput.at(["query", "at"], "a snapshot has no tiers or cursors")
+        query, when, offset, limit = query_of(ask), ask.at, ask.offset, ask.limit
 
         async def on(board: Board) -> TopOut:
             resolved = self._resolve(board, query, when)
@@ -65,8 +71,9 @@ class SnapshotReads:
 
         return await self._boards.current(query.board, on)
 
-    async def listing(self, query: Query, before: Micros | None, limit: int) -> SnapshotsOut:
+    async def listing(self, ask: SnapshotsRequest) -> SnapshotsOut:
         """The leaderboard's snapshots, newest first (taken before ``before``, if given)."""
+        query, before, limit = query_of(ask), ask.before, ask.limit
 
         async def on(board: Board) -> SnapshotsOut:
             leaderboard = self._resolve(board, query, before).leaderboard

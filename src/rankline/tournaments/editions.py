@@ -39,6 +39,7 @@ from rankline.tournaments.competition import (
     TournamentSpec,
     reward_for,
 )
+from rankline.tournaments.requests import ResultsRequest
 from rankline.types import Clock, Micros, PlayerId
 from rankline.writing.scores import Scores
 
@@ -247,8 +248,9 @@ class Tournaments:
 
     # --- the end of an edition ---------------------------------------------------------
 
-    async def results(self, tournament_id: str, edition: str | None) -> bytes:
+    async def results(self, ask: ResultsRequest) -> bytes:
         """An ended edition's results (the webhook's body); the last ended one by default."""
+        tournament_id, edition = ask.tournament_id, ask.edition
         tournament = await self.get(tournament_id)
         if edition is None:
             ended = tournament.ended_editions(self._clock.now())
