@@ -2,8 +2,9 @@
 would wait past its deadline is refused at once (429, Retry-After, nothing recorded), a
 slowed writer refuses sooner, a request whose deadline passed before it was admitted (or
 while it queued) is refused unprocessed, the client's Request-Timeout applies when smaller,
-asynchronous submissions are admitted by the wait for the log; and nothing acknowledged is
-lost or counted twice. The commit rate and the monotonic clock are injected: no timing."""
+asynchronous submissions are admitted by the wait for the log, a player's own write carries
+the same deadline; and nothing acknowledged is lost or counted twice. The commit rate and
+the monotonic clock are injected: no timing."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
+from helpers_idp import SECRET, claims, mint_hs256
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.writing.admission import Admission
@@ -344,3 +347,52 @@ async def test_a_batch_whose_deadline_passes_while_it_waits_to_be_decoded_is_ref
         later["value"] = 0.0
         ok = await client.post("/v1/scores/batch", json=_batch("k", 3), headers=AUTH)
         assert ok.status_code == 200, ok.text
+
+
+def _player(player: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {mint_hs256(claims(player))}"}
+
+
+async def test_a_players_own_write_carries_the_same_deadline(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """A write with a player token is admitted by the same wait as a server's: refused at
+    once behind a queue it would not clear in time, or when its deadline has passed, and
+    written once the queue is gone; nothing of a refused one recorded."""
+    with_tokens = settings.model_copy(update={"player_jwt_secret": SecretStr(SECRET)})
+    async with open_app(with_tokens, clock) as app, open_client(app) as client:
+        await put_board(client, "arena", client_writes={})
+        writer = app.state.service.writer
+        writer.admission.measured(100, 1.0)  # 100 a second
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 300), headers=AUTH)
+            )
+            await _until(app, 300)
+            # 300 ahead + its own at 100/s: 3 s, more than its 1 s
+            async with asyncio.timeout(30):
+                refused = await client.post(
+                    "/v1/boards/arena/scores",
+                    json={"score": 7, "match_id": "m-1"},
+                    headers=_player("ann"),
+                )
+            body = assert_problem(refused, 429)
+            assert "300 submissions ahead" in body["detail"]
+            assert int(refused.headers["retry-after"]) >= 1
+        finally:
+            lock.release()
+        assert (await first).status_code == 200
+        later = {"value": 0.0}
+        writer.admission = Admission(1.0, monotonic=lambda: time.monotonic() + later["value"])
+        later["value"] = 5.0  # every deadline passed by the time it is admitted
+        late = await client.post(
+            "/v1/boards/arena/scores", json={"score": 8, "match_id": "m-2"}, headers=_player("bob")
+        )
+        assert "deadline passed" in assert_problem(late, 429)["detail"]
+        later["value"] = 0.0
+        written = await client.post(
+            "/v1/boards/arena/scores", json={"score": 9, "match_id": "m-3"}, headers=_player("ann")
+        )
+        assert written.status_code == 200, written.text
+        assert await _recorded(client, ["ann", "bob"]) == {"ann": 1, "bob": 0}

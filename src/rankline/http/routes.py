@@ -72,7 +72,8 @@ async def post_score(request: Request) -> Response:
     service = e.service_of(request)
     if (caller := e.player_of(request)) is not None:
         # answered once written (never 202): the board's rules decide before anything is
-        return json_response(await player_score(service, board_id, item, caller))
+        deadline = e.write_deadline(request)
+        return json_response(await player_score(service, board_id, item, caller, deadline))
     submission = await prepare_score(service, board_id, item)
     deadline = e.write_deadline(request)
     if e.respond_async(request):

@@ -71,10 +71,11 @@ async def prepare_score(
 
 
 async def player_score(
-    service: Rankline, board_id: str, item: s.ScoreIn, player: Player
+    service: Rankline, board_id: str, item: s.ScoreIn, player: Player, deadline: Deadline
 ) -> SubmitOut:
     """A player's own submission, with their token: written only if the board's client
-    writes allow it (``rankline.writing.client_rules``)."""
+    writes allow it (``rankline.writing.client_rules``), within the request's deadline as a
+    server's write."""
     at = body_time(item.at)
     check_metadata(item.metadata, service.settings.max_metadata_bytes)
     return await service.client_writes.submit(
@@ -87,6 +88,7 @@ async def player_score(
         scopes=item.scopes,
         metadata=item.metadata,
         subscore=item.subscore,
+        deadline=deadline,
     )
 
 
