@@ -1,10 +1,11 @@
 """Write admission by expected wait, through the app on every backend stack: a write that
 would wait past its deadline is refused at once (429, Retry-After, nothing recorded), a
 slowed writer refuses sooner, a request whose deadline passed before it was admitted (or
-while it queued) is refused unprocessed, the client's Request-Timeout applies when smaller,
-asynchronous submissions are admitted by the wait for the log, a player's own write carries
-the same deadline; and nothing acknowledged is lost or counted twice. The commit rate and
-the monotonic clock are injected: no timing."""
+while it queued, or while the worker's event loop ran late before the app saw it) is refused
+unprocessed, the client's Request-Timeout applies when smaller, asynchronous submissions are
+admitted by the wait for the log, a player's own write carries the same deadline; and nothing
+acknowledged is lost or counted twice. The commit rate, the loop's lateness and the monotonic
+clock are injected: no timing."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
 from helpers_idp import SECRET, claims, mint_hs256
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
+from rankline.http.loop_lag import LoopLag
 from rankline.writing.admission import Admission
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
@@ -347,6 +349,35 @@ async def test_a_batch_whose_deadline_passes_while_it_waits_to_be_decoded_is_ref
         later["value"] = 0.0
         ok = await client.post("/v1/scores/batch", json=_batch("k", 3), headers=AUTH)
         assert ok.status_code == 200, ok.text
+
+
+async def test_time_the_loop_ran_late_before_the_app_is_spent_from_the_deadline(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """A worker whose event loop ran late (here told so: 5 s) counts that wait before the app
+    saw a request as spent: a write is refused unread, nothing recorded, while reads are
+    answered as ever."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        ok = await client.post("/v1/scores/batch", json=_batch("ok", 2), headers=AUTH)
+        assert ok.status_code == 200, ok.text
+        await app.api.lag.close()  # the loop's lateness told, on a clock that stands still
+        app.api.lag = LoopLag(monotonic=lambda: 100.0)
+        app.api.lag.observe(5.0)  # a tick ran 5 s late: the request after it waited as long
+        late = await client.post("/v1/scores/batch", json=_batch("late", 20), headers=AUTH)
+        body = assert_problem(late, 429)
+        assert "deadline passed before the write was admitted" in body["detail"]
+        assert int(late.headers["retry-after"]) >= 1
+        single = await client.post(
+            "/v1/boards/arena/scores",
+            json={"player_id": "s1", "score": 3, "match_id": "m"},
+            headers=AUTH,
+        )
+        assert_problem(single, 429)
+        read = await client.get("/v1/boards/arena/players/ok0")
+        assert read.status_code == 200, read.text
+        counts = await _recorded(client, ["ok0", "ok1", "late0", "late19", "s1"])
+        assert counts == {"ok0": 1, "ok1": 1, "late0": 0, "late19": 0, "s1": 0}
 
 
 def _player(player: str) -> dict[str, str]:

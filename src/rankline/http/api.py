@@ -22,6 +22,7 @@ from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.auth import bearer_token
 from rankline.http.body import check_query, query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, STARTED_SCOPE, Endpoint
+from rankline.http.loop_lag import LoopLag
 from rankline.http.measured import count, route_name
 from rankline.http.player_access import admit
 from rankline.http.query_credential import NAME, RAW_NAME, take_query_credential
@@ -65,6 +66,9 @@ class Api:
         """Checked once per request before its handler (``rankline.http.guard``)."""
         self.decoding = asyncio.Semaphore(DECODING_SLOTS)
         """Held while a large body is read and decoded (``endpoint.decoding``)."""
+        self.lag = LoopLag()
+        """The event loop's recent lateness: how long a request may have waited before the
+        app saw it, spent from a write's deadline. Runs with the app's lifespan."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -98,7 +102,7 @@ class Api:
         sent (``rankline.http.measured``). The gRPC API answers each RPC through it too,
         uncounted (``rankline.grpc.bridge``)."""
         handler = endpoint.handler
-        scope.setdefault(STARTED_SCOPE, time.monotonic())
+        scope.setdefault(STARTED_SCOPE, time.monotonic() - self.lag.waited())
         scope[API_SCOPE] = self
         scope["path_params"] = path_params
         scope["endpoint"] = handler

@@ -50,8 +50,10 @@ PLAYER_SCOPE = "rankline.player"
 """Where the request scope keeps the player (``rankline.callers.Player``) whose token the
 request carries; absent when it carries a key or nothing."""
 STARTED_SCOPE = "rankline.started"
-"""When the request reached the application (``time.monotonic``): a write's deadline counts
-from then, so the time its body took to arrive and decode is spent from it."""
+"""When the request reached the application (``time.monotonic``), less the worker's recent
+event loop lateness (the wait it may have had before the app saw it: ``http.loop_lag``): a
+write's deadline counts from then, so that wait, and the time its body took to arrive and
+decode, are spent from it."""
 API_SCOPE = "rankline.api"
 """Where the v1 API (``rankline.http.api.Api``) puts itself in a request's scope: handlers
 reach the service, settings and keys through it."""
