@@ -37,7 +37,7 @@ from rankline.writing.records import Item, item_of
 from rankline.writing.writer import Submission
 
 _SLICE = 250
-"""Items checked between two turns of the event loop."""
+"""Items checked, or answered, between two turns of the event loop."""
 
 
 def admit(request: Request, service: Rankline, size: int) -> Deadline:
@@ -164,7 +164,9 @@ async def answer_scores(
     if asynchronous:
         return await _accept(service, results, ready, now, deadline)
     outcomes = await service.scores.submit([sub for _, sub in ready], deadline) if ready else []
-    for (index, _), outcome in zip(ready, outcomes, strict=True):
+    for n, ((index, _), outcome) in enumerate(zip(ready, outcomes, strict=True)):
+        if n % _SLICE == _SLICE - 1:
+            await asyncio.sleep(0)  # the answers too are built a slice at a time
         if isinstance(outcome, RanklineError):
             results[index] = {"index": index, "error": outcome.problem()}
         else:

@@ -8,7 +8,8 @@ retried one is recognised as a duplicate, also after a restart.
 
 A batch of a thousand submissions is planned in a few bulk reads (which events exist, the
 current standings) and written in a few bulk statements (``rankline.store.hot``); the
-per-submission work in between is plain Python on small objects, so keep it lean.
+per-submission work in between is plain Python on small objects, so keep it lean. It yields
+to the event loop every ``SLICE`` submissions, as the index work after the commit does.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ log = logging.getLogger("rankline.writing.writer")
 _RETRIES = 5
 _DEFINITIONS = 1000
 """Board definitions kept decoded (by their stored text)."""
+SLICE = 250
+"""Submissions planned, and changes applied to the index, between two turns of the event
+loop: a batch of thousands never holds it for long (the reads wait for no whole batch).
+Callers are answered only once all of their batch is in the index."""
 
 
 @dataclass(slots=True)
@@ -295,7 +300,11 @@ class GroupCommitWriter:
             if plan is None:
                 return
             # Committed to SQL, so the writes stand; the index catches up if it must.
-            await self._index.apply(plan.changes)
+            changes = plan.changes
+            for start in range(0, len(changes), SLICE):
+                if start:
+                    await asyncio.sleep(0)  # reads get a turn between slices
+                await self._index.apply(changes[start : start + SLICE])
             if self._feed is not None and plan.changes:
                 self._feed.publish({change.leaderboard for change in plan.changes})
             took = time.perf_counter() - started
@@ -380,7 +389,9 @@ class GroupCommitWriter:
         opened: dict[int, Target] = {}
         outcomes: list[Outcome | RanklineError] = []
         next_targets = iter(targets)
-        for item in checked:
+        for n, item in enumerate(checked):
+            if n % SLICE == SLICE - 1:
+                await asyncio.sleep(0)  # reads and other requests get a turn
             if isinstance(item, RanklineError):
                 outcomes.append(item)
                 continue
@@ -468,4 +479,4 @@ def _fail(batch: list[_Pending], error: RanklineError) -> None:
             item.future.set_result([error] * len(item.submissions))
 
 
-__all__ = ["Changes", "GroupCommitWriter", "Outcome", "StandingOutcome", "Submission"]
+__all__ = ["SLICE", "Changes", "GroupCommitWriter", "Outcome", "StandingOutcome", "Submission"]
