@@ -92,3 +92,30 @@ async def test_the_lean_client_reads_each_kind_of_answer_and_reconnects() -> Non
         b'POST /v1/x HTTP/1.1\r\nHost: rankline\r\nA: b\r\nContent-Length: 7\r\n\r\n{"k":1}'
     )
     assert received[1] == b"GET /y HTTP/1.1\r\nHost: rankline\r\n\r\n"
+
+
+async def test_the_lean_client_sends_again_when_a_kept_connection_was_closed() -> None:
+    """A server that closes every connection after one answer, without saying so: each next
+    request goes over a new connection, none is lost, none is sent twice."""
+    seen: list[bytes] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            seen.append(await reader.readuntil(b"\r\n\r\n"))
+        except asyncio.IncompleteReadError:
+            return
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    connection = raw_http.Connection("127.0.0.1", server.sockets[0].getsockname()[1])
+    try:
+        for n in range(3):
+            status, _, body = await connection.send(raw_http.request(b"GET", f"/{n}", {}))
+            assert (status, body) == (200, b"ok")
+    finally:
+        await connection.close()
+        server.close()
+        await server.wait_closed()
+    assert [head.split(b" ")[1] for head in seen] == [b"/0", b"/1", b"/2"]

@@ -37,7 +37,9 @@ def request(
 
 
 class Connection:
-    """One keep-alive connection, opened on first use and again after the server closed it."""
+    """One keep-alive connection, opened on first use and again after the server closed it
+    (seen before a request is sent: a server may close a connection after answering a
+    request whose body it did not read)."""
 
     def __init__(self, host: str, port: int) -> None:
         self._host = host
@@ -45,17 +47,31 @@ class Connection:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
-    async def send(self, data: bytes) -> tuple[int, dict[bytes, bytes], bytes]:
+    async def send(
+        self, data: bytes, *, again: bool = True
+    ) -> tuple[int, dict[bytes, bytes], bytes]:
         """Send a prepared request (``request``) and read its answer: (status, headers,
         body). ``Closed`` (or an ``OSError``) when the connection failed; the next request
-        opens a new one."""
+        opens a new one. A kept connection that the server had closed before the request
+        reached it (nothing of an answer came) is replaced and the request sent once more
+        (``again``): the server never saw it."""
+        if self._reader is not None and self._reader.at_eof():
+            await self.close()  # the server closed it after the last answer
+        kept = self._reader is not None
         if self._reader is None or self._writer is None:
             self._reader, self._writer = await asyncio.open_connection(self._host, self._port)
         reader, writer = self._reader, self._writer
         try:
             writer.write(data)
             await writer.drain()
-            head = await reader.readuntil(_CRLF + _CRLF)
+            try:
+                head = await reader.readuntil(_CRLF + _CRLF)
+            except (asyncio.IncompleteReadError, ConnectionResetError) as exc:
+                nothing = not isinstance(exc, asyncio.IncompleteReadError) or not exc.partial
+                if kept and again and nothing:
+                    await self.close()
+                    return await self.send(data, again=False)
+                raise
             status, headers = _head(head)
             if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
                 body = await _chunked(reader)
