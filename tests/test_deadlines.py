@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 import time
 from collections.abc import Callable
@@ -427,3 +428,47 @@ async def test_a_players_own_write_carries_the_same_deadline(
         )
         assert written.status_code == 200, written.text
         assert await _recorded(client, ["ann", "bob"]) == {"ann": 1, "bob": 0}
+
+
+async def test_a_batch_is_refused_unread_by_the_items_its_length_holds(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Once a worker decoded a batch, it knows about how large an item is: a later batch
+    whose length holds more items than fit before its deadline is refused before it is read
+    (here, a body that decoding would answer 400 is answered 429)."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        ok = await client.post("/v1/scores/batch", json=_batch("k", 100), headers=AUTH)
+        assert ok.status_code == 200, ok.text  # decoded: about 80 bytes an item
+        writer = app.state.service.writer
+        writer.admission.measured(100, 1.0)  # 100 a second
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 50), headers=AUTH)
+            )
+            await _until(app, 50)
+            # 50 ahead and at least ~150 of its own (half what 300 items' bytes suggest) at
+            # 100 a second: 2 s, more than its 1 s. Broken at its end: never decoded.
+            broken = json.dumps(_batch("b", 300))[:-1].encode() + b"!!"
+            headers = {**AUTH, "Content-Type": "application/json"}
+            async with asyncio.timeout(30):
+                refused = await client.post("/v1/scores/batch", content=broken, headers=headers)
+            body = assert_problem(refused, 429)
+            assert "ahead" in body["detail"]
+            # a small batch behind the same queue still fits: the estimate is by length
+            small = json.dumps(_batch("c", 2)).encode()[:-1] + b"!!"
+            unread = asyncio.create_task(
+                client.post("/v1/scores/batch", content=small, headers=headers)
+            )
+            decoded = await asyncio.wait_for(unread, 30)  # decoded, then refused as it is
+            assert_problem(decoded, 400)
+        finally:
+            lock.release()
+        assert (await first).status_code == 200
+        assert await _recorded(client, ["a0", "b0", "b299", "c0"]) == {
+            "a0": 1,
+            "b0": 0,
+            "b299": 0,
+            "c0": 0,
+        }

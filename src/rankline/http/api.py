@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.auth import bearer_token
+from rankline.http.batch_sizes import BatchSizes
 from rankline.http.body import check_query, query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, STARTED_SCOPE, Endpoint
 from rankline.http.loop_lag import LoopLag
@@ -66,6 +67,8 @@ class Api:
         """Checked once per request before its handler (``rankline.http.guard``)."""
         self.decoding = asyncio.Semaphore(DECODING_SLOTS)
         """Held while a large body is read and decoded (``endpoint.decoding``)."""
+        self.batch_sizes = BatchSizes()
+        """How large score batches' items were lately (``endpoint.batch_sizes``)."""
         self.lag = LoopLag()
         """The event loop's recent lateness: how long a request may have waited before the
         app saw it, spent from a write's deadline. Runs with the app's lifespan."""

@@ -22,6 +22,7 @@ from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.callers import Player
 from rankline.errors import Forbidden, InvalidInput
 from rankline.http.auth import BoardScope, Keys
+from rankline.http.batch_sizes import BatchSizes
 from rankline.http.body import ALLOWED, bool_param, check_id, query, read_json, str_param
 from rankline.reading.query import Query
 from rankline.service import Rankline
@@ -131,6 +132,18 @@ def decoding(request: Request) -> asyncio.Semaphore:
     reads; the time one waits for it is spent from its deadline."""
     slots: asyncio.Semaphore = request.scope[API_SCOPE].decoding
     return slots
+
+
+def batch_sizes(request: Request) -> BatchSizes:
+    """What this worker learned of a score batch item's size (``http.batch_sizes``)."""
+    sizes: BatchSizes = request.scope[API_SCOPE].batch_sizes
+    return sizes
+
+
+def content_length(request: Request) -> int | None:
+    """The body's declared length in bytes, if it declares a valid one."""
+    raw = request.headers.get("content-length")
+    return int(raw) if raw is not None and raw.isdigit() else None
 
 
 def settings_of(request: Request) -> Settings:

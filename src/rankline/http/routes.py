@@ -87,9 +87,14 @@ async def post_score(request: Request) -> Response:
 
 async def post_batch(request: Request) -> Response:
     service = e.service_of(request)
+    sizes = e.batch_sizes(request)
     async with e.decoding(request):  # a few large bodies at a time per worker
-        admit(request, service, 1)  # its deadline passed meanwhile: refused unread
-        items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
+        # its deadline passed meanwhile, or the queue ahead leaves no room for about as many
+        # items as its length holds: refused unread
+        admit(request, service, sizes.items(e.content_length(request)))
+        body = await read_body(request, e.settings_of(request).max_body_bytes)
+        items = batch_items(body)
+    sizes.decoded(len(body), len(items))
     return await answer_scores(request, items, service)
 
 
