@@ -63,7 +63,9 @@ class Connection:
         reader, writer = self._reader, self._writer
         try:
             writer.write(data)
-            await writer.drain()
+            # a server may answer and close before the whole body is sent: read on
+            with contextlib.suppress(OSError):
+                await writer.drain()
             try:
                 head = await reader.readuntil(_CRLF + _CRLF)
             except (asyncio.IncompleteReadError, ConnectionResetError) as exc:
