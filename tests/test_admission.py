@@ -189,6 +189,25 @@ async def test_a_stall_under_way_counts_before_the_late_tick_runs() -> None:
         assert lag.waited() == pytest.approx(0.8)  # the ticker is 0.8 s overdue
     finally:
         await lag.close()
+    assert lag.waited() == 0.0  # stopped: no stall is known, none is counted
+
+
+async def test_a_ticker_that_ended_counts_no_stall() -> None:
+    """Should the ticker end (cancelled from outside), the time since its last tick is no
+    stall: counting it would refuse every write from then on."""
+    ticks = Ticks()
+    lag = LoopLag(interval=0.01, monotonic=ticks)
+    lag.start()
+    try:
+        task = lag._task
+        assert task is not None
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        ticks.now += 30.0
+        assert lag.waited() == 0.0
+    finally:
+        await lag.close()
 
 
 def test_a_deadline_counts_the_wait_before_the_app_as_spent() -> None:

@@ -67,9 +67,10 @@ class LoopLag:
         while late and late[0][0] < since:
             late.popleft()
         noted = late[0][1] if late else 0.0
-        ticked = self._ticked
-        stalled = 0.0 if ticked is None else now - ticked - self._interval
-        return max(noted, stalled, 0.0)
+        ticked, task = self._ticked, self._task
+        if ticked is None or task is None or task.done():
+            return max(noted, 0.0)  # no ticker (never started, or it ended): no stall known
+        return max(noted, now - ticked - self._interval, 0.0)
 
     def observe(self, seconds: float) -> None:
         """The loop ran something ``seconds`` later than it was due."""
