@@ -472,3 +472,48 @@ async def test_a_batch_is_refused_unread_by_the_items_its_length_holds(
             "b299": 0,
             "c0": 0,
         }
+
+
+async def test_a_batch_refused_unread_has_its_body_received_and_dropped(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Refused before it is decoded, a batch's body is still received (and dropped), so that
+    the server keeps the connection and the client reads its 429: the app is called here as
+    an ASGI server calls it, and every chunk of the body is taken."""
+    async with open_app(settings, clock) as app:
+        app.state.service.writer.admission = _late_clock(5.0)
+        body = json.dumps(_batch("u", 50)).encode()
+        chunks = [body[i : i + 1000] for i in range(0, len(body), 1000)]
+        taken: list[int] = []
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            taken.append(len(taken))
+            n = len(taken) - 1
+            return {"type": "http.request", "body": chunks[n], "more_body": n + 1 < len(chunks)}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        headers = [
+            (b"authorization", AUTH["Authorization"].encode()),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/v1/scores/batch",
+            "raw_path": b"/v1/scores/batch",
+            "query_string": b"",
+            "headers": headers,
+            "http_version": "1.1",
+            "scheme": "http",
+            "server": ("rankline.test", 80),
+            "client": ("127.0.0.1", 5000),
+            "root_path": "",
+        }
+        await app(scope, receive, send)
+        assert sent[0]["status"] == 429
+        assert any(name == b"retry-after" for name, _ in sent[0]["headers"])
+        assert len(taken) == len(chunks) > 1  # every chunk received

@@ -85,14 +85,30 @@ async def post_score(request: Request) -> Response:
     return json_response(result)
 
 
+async def _dropped(request: Request, limit: int) -> None:
+    """The body received and dropped, up to ``limit`` bytes: a refusal answered before the body
+    is read leaves the connection usable (a server closes a connection whose request body was
+    left unread, and a client still sending it may lose the answer with it)."""
+    seen = 0
+    async for chunk in request.stream():
+        seen += len(chunk)
+        if seen > limit:
+            return
+
+
 async def post_batch(request: Request) -> Response:
     service = e.service_of(request)
     sizes = e.batch_sizes(request)
     async with e.decoding(request):  # a few large bodies at a time per worker
         # its deadline passed meanwhile, or the queue ahead leaves no room for about as many
-        # items as its length holds: refused unread
-        admit(request, service, sizes.items(e.content_length(request)))
-        body = await read_body(request, e.settings_of(request).max_body_bytes)
+        # items as its length holds: refused undecoded
+        limit = e.settings_of(request).max_body_bytes
+        try:
+            admit(request, service, sizes.items(e.content_length(request)))
+        except RanklineError:
+            await _dropped(request, limit)
+            raise
+        body = await read_body(request, limit)
         items = batch_items(body)
     sizes.decoded(len(body), len(items))
     return await answer_scores(request, items, service)
