@@ -1,11 +1,17 @@
 """Admission by expected wait (``rankline.writing.admission``), on an injected clock and
-injected commit rates: no timing here."""
+injected commit rates: no timing here; and the event loop's lateness counted before a request
+reaches the app (``rankline.http.loop_lag``), on an injected clock too, and once for real
+with the loop held on purpose."""
 
 from __future__ import annotations
+
+import asyncio
+import time
 
 import pytest
 
 from rankline.errors import TooManyRequests
+from rankline.http.loop_lag import LoopLag
 from rankline.writing.admission import Admission, Concurrent, Deadline
 
 
@@ -152,3 +158,81 @@ def test_concurrent_work_is_measured_over_the_time_any_was_in_flight() -> None:
     ticks.now += 0.15
     appends.end()
     assert appends.admission.rate == pytest.approx(11 / 0.35)
+
+
+def test_the_wait_before_the_app_is_the_stall_under_way_or_one_just_noted() -> None:
+    ticks = Ticks()
+    lag = LoopLag(interval=0.01, window=0.05, monotonic=ticks)
+    assert lag.waited() == 0.0  # not started: nothing known
+    lag.observe(0.0002)  # ordinary jitter: not kept
+    assert lag.waited() == 0.0
+    lag.observe(0.3)  # a tick ran 0.3 s late: who starts with it waited up to that
+    ticks.now += 0.02
+    lag.observe(0.02)
+    assert lag.waited() == pytest.approx(0.3)  # the largest still in the window
+    ticks.now += 0.04  # the 0.3 s left the window; the 0.02 s has not
+    assert lag.waited() == pytest.approx(0.02)
+    ticks.now += 1.0  # a stall that ended long ago delayed nobody who starts now
+    assert lag.waited() == 0.0
+
+
+async def test_a_stall_under_way_counts_before_the_late_tick_runs() -> None:
+    """Requests that arrived during a stall run before the tick that was due in it: the
+    time since the ticker last ran, beyond its interval, is their wait."""
+    ticks = Ticks()
+    lag = LoopLag(interval=0.01, monotonic=ticks)
+    lag.start()
+    try:
+        ticks.now += 0.005
+        assert lag.waited() == 0.0  # within the interval: the loop keeps time
+        ticks.now += 0.805
+        assert lag.waited() == pytest.approx(0.8)  # the ticker is 0.8 s overdue
+    finally:
+        await lag.close()
+    assert lag.waited() == 0.0  # stopped: no stall is known, none is counted
+
+
+async def test_a_ticker_that_ended_counts_no_stall() -> None:
+    """Should the ticker end (cancelled from outside), the time since its last tick is no
+    stall: counting it would refuse every write from then on."""
+    ticks = Ticks()
+    lag = LoopLag(interval=0.01, monotonic=ticks)
+    lag.start()
+    try:
+        task = lag._task
+        assert task is not None
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        ticks.now += 30.0
+        assert lag.waited() == 0.0
+    finally:
+        await lag.close()
+
+
+def test_a_deadline_counts_the_wait_before_the_app_as_spent() -> None:
+    """A request seen by the app at ``now`` after waiting 0.8 s for the loop has 0.2 s of its
+    1 s left: the work it would wait behind is judged against that."""
+    ticks = Ticks()
+    admission = _admission(ticks)
+    admission.measured(1000, 1.0)
+    lag = LoopLag(monotonic=ticks)
+    admission.admit(ahead=400, own=100, deadline=admission.deadline(ticks.now - lag.waited()))
+    lag.observe(0.8)
+    with pytest.raises(TooManyRequests) as refused:
+        admission.admit(ahead=400, own=100, deadline=admission.deadline(ticks.now - lag.waited()))
+    assert "200 ms" in refused.value.detail
+
+
+async def test_the_ticker_sees_the_loop_held() -> None:
+    """The loop held on purpose for 0.2 s: the ticker, due meanwhile, woke at least most of
+    that late (a lower bound only: a loaded machine makes it later, never earlier)."""
+    lag = LoopLag(interval=0.01, window=60.0)
+    lag.start()
+    try:
+        await asyncio.sleep(0.05)  # the ticker runs
+        time.sleep(0.2)  # noqa: ASYNC251 - holding the loop is the point
+        await asyncio.sleep(0.05)  # the late tick is taken
+        assert lag.waited() >= 0.15
+    finally:
+        await lag.close()

@@ -1,11 +1,14 @@
 """``rankline bench overload`` at a tiny scale: it runs end to end on the embedded stack, and
-what it counts adds up (every acknowledged submission stored, nothing refused written)."""
+what it counts adds up (every acknowledged submission stored, nothing refused written); and
+its lean HTTP/1.1 client against a socket server answering each way HTTP/1.1 allows."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from rankline_bench import overload
+from rankline_bench import overload, raw_http
 
 
 def test_the_load_is_split_over_processes_and_percentiles_are_taken() -> None:
@@ -38,3 +41,81 @@ def test_a_small_overload_run_reports_its_row_and_loses_nothing() -> None:
     assert round_["other"] == {}
     table = overload.table(found)
     assert table.splitlines()[2].startswith("| embedded (1 worker, SQLite) |")
+
+
+async def test_the_lean_client_reads_each_kind_of_answer_and_reconnects() -> None:
+    """Keep-alive with Content-Length, then chunked with ``Connection: close``: the next
+    request opens a new connection. What the server received is the prepared request."""
+    received: list[bytes] = []
+    connections = 0
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nRetry-After: 1\r\n\r\nhello",
+        b"HTTP/1.1 429 Too Many Requests\r\nTransfer-Encoding: chunked\r\n"
+        b"Connection: close\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+        b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n",
+    ]
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        while answers:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = [int(line.split(b":")[1]) for line in head.split(b"\r\n") if b"Length" in line]
+            received.append(head + (await reader.readexactly(length[0]) if length else b""))
+            answer = answers.pop(0)
+            writer.write(answer)
+            await writer.drain()
+            if b"close" in answer:
+                break
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    connection = raw_http.Connection("127.0.0.1", port)
+    try:
+        post = raw_http.request(b"POST", "/v1/x", {"A": "b"}, b'{"k":1}')
+        assert await connection.send(post) == (
+            200,
+            {b"content-length": b"5", b"retry-after": b"1"},
+            b"hello",
+        )
+        status, headers, body = await connection.send(raw_http.request(b"GET", "/y", {}))
+        assert (status, body, headers[b"connection"]) == (429, b"abcde", b"close")
+        status, _, body = await connection.send(raw_http.request(b"GET", "/z", {}))
+        assert (status, body) == (204, b"")
+    finally:
+        await connection.close()
+        server.close()
+        await server.wait_closed()
+    assert connections == 2
+    assert received[0] == (
+        b'POST /v1/x HTTP/1.1\r\nHost: rankline\r\nA: b\r\nContent-Length: 7\r\n\r\n{"k":1}'
+    )
+    assert received[1] == b"GET /y HTTP/1.1\r\nHost: rankline\r\n\r\n"
+
+
+async def test_the_lean_client_sends_again_when_a_kept_connection_was_closed() -> None:
+    """A server that closes every connection after one answer, without saying so: each next
+    request goes over a new connection, none is lost, none is sent twice."""
+    seen: list[bytes] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            seen.append(await reader.readuntil(b"\r\n\r\n"))
+        except asyncio.IncompleteReadError:
+            return
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    connection = raw_http.Connection("127.0.0.1", server.sockets[0].getsockname()[1])
+    try:
+        for n in range(3):
+            status, _, body = await connection.send(raw_http.request(b"GET", f"/{n}", {}))
+            assert (status, body) == (200, b"ok")
+    finally:
+        await connection.close()
+        server.close()
+        await server.wait_closed()
+    assert [head.split(b" ")[1] for head in seen] == [b"/0", b"/1", b"/2"]

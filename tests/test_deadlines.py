@@ -1,24 +1,30 @@
 """Write admission by expected wait, through the app on every backend stack: a write that
 would wait past its deadline is refused at once (429, Retry-After, nothing recorded), a
 slowed writer refuses sooner, a request whose deadline passed before it was admitted (or
-while it queued) is refused unprocessed, the client's Request-Timeout applies when smaller,
-asynchronous submissions are admitted by the wait for the log; and nothing acknowledged is
-lost or counted twice. The commit rate and the monotonic clock are injected: no timing."""
+while it queued, or while the worker's event loop ran late before the app saw it) is refused
+unprocessed, the client's Request-Timeout applies when smaller, asynchronous submissions are
+admitted by the wait for the log, a player's own write carries the same deadline; and nothing
+acknowledged is lost or counted twice. The commit rate, the loop's lateness and the monotonic
+clock are injected: no timing."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
+from helpers_idp import SECRET, claims, mint_hs256
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
+from rankline.http.loop_lag import LoopLag
 from rankline.writing.admission import Admission
 
 ASYNC = {**AUTH, "Prefer": "respond-async"}
@@ -344,3 +350,170 @@ async def test_a_batch_whose_deadline_passes_while_it_waits_to_be_decoded_is_ref
         later["value"] = 0.0
         ok = await client.post("/v1/scores/batch", json=_batch("k", 3), headers=AUTH)
         assert ok.status_code == 200, ok.text
+
+
+async def test_time_the_loop_ran_late_before_the_app_is_spent_from_the_deadline(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """A worker whose event loop ran late (here told so: 5 s) counts that wait before the app
+    saw a request as spent: a write is refused unread, nothing recorded, while reads are
+    answered as ever."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        ok = await client.post("/v1/scores/batch", json=_batch("ok", 2), headers=AUTH)
+        assert ok.status_code == 200, ok.text
+        await app.api.lag.close()  # the loop's lateness told, on a clock that stands still
+        app.api.lag = LoopLag(monotonic=lambda: 100.0)
+        app.api.lag.observe(5.0)  # a tick ran 5 s late: the request after it waited as long
+        late = await client.post("/v1/scores/batch", json=_batch("late", 20), headers=AUTH)
+        body = assert_problem(late, 429)
+        assert "deadline passed before the write was admitted" in body["detail"]
+        assert int(late.headers["retry-after"]) >= 1
+        single = await client.post(
+            "/v1/boards/arena/scores",
+            json={"player_id": "s1", "score": 3, "match_id": "m"},
+            headers=AUTH,
+        )
+        assert_problem(single, 429)
+        read = await client.get("/v1/boards/arena/players/ok0")
+        assert read.status_code == 200, read.text
+        counts = await _recorded(client, ["ok0", "ok1", "late0", "late19", "s1"])
+        assert counts == {"ok0": 1, "ok1": 1, "late0": 0, "late19": 0, "s1": 0}
+
+
+def _player(player: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {mint_hs256(claims(player))}"}
+
+
+async def test_a_players_own_write_carries_the_same_deadline(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """A write with a player token is admitted by the same wait as a server's: refused at
+    once behind a queue it would not clear in time, or when its deadline has passed, and
+    written once the queue is gone; nothing of a refused one recorded."""
+    with_tokens = settings.model_copy(update={"player_jwt_secret": SecretStr(SECRET)})
+    async with open_app(with_tokens, clock) as app, open_client(app) as client:
+        await put_board(client, "arena", client_writes={})
+        writer = app.state.service.writer
+        writer.admission.measured(100, 1.0)  # 100 a second
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 300), headers=AUTH)
+            )
+            await _until(app, 300)
+            # 300 ahead + its own at 100/s: 3 s, more than its 1 s
+            async with asyncio.timeout(30):
+                refused = await client.post(
+                    "/v1/boards/arena/scores",
+                    json={"score": 7, "match_id": "m-1"},
+                    headers=_player("ann"),
+                )
+            body = assert_problem(refused, 429)
+            assert "300 submissions ahead" in body["detail"]
+            assert int(refused.headers["retry-after"]) >= 1
+        finally:
+            lock.release()
+        assert (await first).status_code == 200
+        later = {"value": 0.0}
+        writer.admission = Admission(1.0, monotonic=lambda: time.monotonic() + later["value"])
+        later["value"] = 5.0  # every deadline passed by the time it is admitted
+        late = await client.post(
+            "/v1/boards/arena/scores", json={"score": 8, "match_id": "m-2"}, headers=_player("bob")
+        )
+        assert "deadline passed" in assert_problem(late, 429)["detail"]
+        later["value"] = 0.0
+        written = await client.post(
+            "/v1/boards/arena/scores", json={"score": 9, "match_id": "m-3"}, headers=_player("ann")
+        )
+        assert written.status_code == 200, written.text
+        assert await _recorded(client, ["ann", "bob"]) == {"ann": 1, "bob": 0}
+
+
+async def test_a_batch_is_refused_unread_by_the_items_its_length_holds(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Once a worker decoded a batch, it knows about how large an item is: a later batch
+    whose length holds more items than fit before its deadline is refused before it is read
+    (here, a body that decoding would answer 400 is answered 429)."""
+    async with open_app(settings, clock) as app, open_client(app) as client:
+        await put_board(client, "arena")
+        ok = await client.post("/v1/scores/batch", json=_batch("k", 100), headers=AUTH)
+        assert ok.status_code == 200, ok.text  # decoded: about 80 bytes an item
+        writer = app.state.service.writer
+        writer.admission.measured(100, 1.0)  # 100 a second
+        lock = await _while_the_writer_waits(app)
+        try:
+            first = asyncio.create_task(
+                client.post("/v1/scores/batch", json=_batch("a", 50), headers=AUTH)
+            )
+            await _until(app, 50)
+            # 50 ahead and at least ~150 of its own (half what 300 items' bytes suggest) at
+            # 100 a second: 2 s, more than its 1 s. Broken at its end: never decoded.
+            broken = json.dumps(_batch("b", 300))[:-1].encode() + b"!!"
+            headers = {**AUTH, "Content-Type": "application/json"}
+            async with asyncio.timeout(30):
+                refused = await client.post("/v1/scores/batch", content=broken, headers=headers)
+            body = assert_problem(refused, 429)
+            assert "ahead" in body["detail"]
+            # a small batch behind the same queue still fits: the estimate is by length
+            small = json.dumps(_batch("c", 2)).encode()[:-1] + b"!!"
+            unread = asyncio.create_task(
+                client.post("/v1/scores/batch", content=small, headers=headers)
+            )
+            decoded = await asyncio.wait_for(unread, 30)  # decoded, then refused as it is
+            assert_problem(decoded, 400)
+        finally:
+            lock.release()
+        assert (await first).status_code == 200
+        assert await _recorded(client, ["a0", "b0", "b299", "c0"]) == {
+            "a0": 1,
+            "b0": 0,
+            "b299": 0,
+            "c0": 0,
+        }
+
+
+async def test_a_batch_refused_unread_has_its_body_received_and_dropped(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """Refused before it is decoded, a batch's body is still received (and dropped), so that
+    the server keeps the connection and the client reads its 429: the app is called here as
+    an ASGI server calls it, and every chunk of the body is taken."""
+    async with open_app(settings, clock) as app:
+        app.state.service.writer.admission = _late_clock(5.0)
+        body = json.dumps(_batch("u", 50)).encode()
+        chunks = [body[i : i + 1000] for i in range(0, len(body), 1000)]
+        taken: list[int] = []
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            taken.append(len(taken))
+            n = len(taken) - 1
+            return {"type": "http.request", "body": chunks[n], "more_body": n + 1 < len(chunks)}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        headers = [
+            (b"authorization", AUTH["Authorization"].encode()),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/v1/scores/batch",
+            "raw_path": b"/v1/scores/batch",
+            "query_string": b"",
+            "headers": headers,
+            "http_version": "1.1",
+            "scheme": "http",
+            "server": ("rankline.test", 80),
+            "client": ("127.0.0.1", 5000),
+            "root_path": "",
+        }
+        await app(scope, receive, send)
+        assert sent[0]["status"] == 429
+        assert any(name == b"retry-after" for name, _ in sent[0]["headers"])
+        assert len(taken) == len(chunks) > 1  # every chunk received

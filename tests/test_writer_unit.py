@@ -26,7 +26,7 @@ from rankline.errors import (
 from rankline.index.memory import MemoryIndex
 from rankline.ordering import decode, encode
 from rankline.types import LeaderboardId
-from rankline.writing.writer import GroupCommitWriter, Outcome, Submission
+from rankline.writing.writer import SLICE, GroupCommitWriter, Outcome, Submission
 
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))
 ALL = LeaderboardId("arena", "all_time", "all", "global")
@@ -332,6 +332,51 @@ class HeldIndex(MemoryIndex):
             await self.release.wait()
         self.applied.append([change.player for change in changes])
         await super().apply(changes)
+
+
+class SlicedIndex(MemoryIndex):
+    """The in-process index, counting the changes of each ``apply``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    async def apply(self, changes: Any) -> None:
+        self.sizes.append(len(changes))
+        await super().apply(changes)
+
+
+async def test_a_large_batch_leaves_the_loop_turns_and_reaches_the_index_in_slices(
+    store: FakeStore,
+) -> None:
+    """A batch of 1,000 is planned, applied to the index and answered a slice at a time:
+    another task (a read) runs between the slices; its callers are answered once all of it
+    is in the index."""
+    b = board()
+    store.define(b)
+    index = SlicedIndex()
+    w = writer(store, index)
+    seen: list[int] = []  # the index's applies done, at each turn the other task got
+    writing = True
+
+    async def other() -> None:
+        while writing:
+            seen.append(len(index.sizes))
+            await asyncio.sleep(0)
+
+    w.start()
+    turns = asyncio.create_task(other())
+    try:
+        outcomes = await w.submit([sub(b, f"p{i}", "m", i) for i in range(1000)])
+    finally:
+        writing = False
+        await turns
+        await w.close()
+    assert index.sizes == [SLICE] * (1000 // SLICE)
+    assert {1, 2, 3} <= set(seen)  # it ran between the index's slices
+    assert seen.count(0) >= 1000 // SLICE - 1  # and between the planning's
+    assert all(isinstance(o, Outcome) for o in outcomes)
+    assert await index.total(ALL) == 1000
 
 
 async def test_the_next_batch_commits_while_the_last_one_goes_to_the_index(

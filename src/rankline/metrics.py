@@ -144,6 +144,12 @@ COMMIT_SECONDS = Histogram(
     "Group-commit transaction latency (SQL commit and index update).",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
+LOOP_LAG = Histogram(
+    "rankline_event_loop_lag_seconds",
+    "How much later than due a worker's event loop ran a timer, sampled every 10 ms: the "
+    "wait a request meets before the application sees it (counted in a write's deadline).",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
 ENTRIES = Gauge(
     "rankline_leaderboard_entries",
     "Entries per live leaderboard (as of the last scrape).",

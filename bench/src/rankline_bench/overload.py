@@ -16,7 +16,9 @@ Reported, median of the rounds: the unloaded rate, the goodput under overload (s
 answered 200 per second) and its share of the unloaded rate, the share of requests answered
 429 (and how many lacked Retry-After), the answer latency of the admitted writes (p50, p99,
 max) and of the refused ones (max), the rank reads' p99 during the overload, and the count
-lost or extra. Load runs in ``processes`` processes of its own (asyncio + httpx).
+lost or extra. Load runs in ``processes`` processes of its own (asyncio and a lean HTTP/1.1
+client, ``rankline_bench.raw_http``: on the server's own cores, a full client's CPU would be
+measured as the server's latency).
 """
 
 from __future__ import annotations
@@ -33,16 +35,22 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
-from rankline_bench import stack
+from rankline_bench import raw_http, stack
 
 DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_overload"
 REDIS_URL = "redis://127.0.0.1:6379/5"
 """Scratch databases of their own (recreated and flushed)."""
 READ_BOARD = "overload-reads"
 _AUTH = {"Authorization": f"Bearer {stack.KEY}"}
+_WRITE_HEADERS = {**_AUTH, "Content-Type": "application/json"}
+_MARK = "@@@@@@"
+"""Where a request's number goes in its players' ids, zero-padded to its width: every request
+of a connection the same length, so that one prepared request's Content-Length holds for
+all."""
 
 
 @dataclass(frozen=True)
@@ -96,74 +104,76 @@ def run_job(job: Job) -> Outcome:
 
 
 async def _job(job: Job) -> Outcome:
+    # a lean HTTP/1.1 client (``raw_http``): the load shares the server's cores, and a full
+    # client's own CPU a request would otherwise be most of the latency measured
     outcome = Outcome()
-    limits = httpx.Limits(
-        max_connections=job.connections, max_keepalive_connections=job.connections
-    )
-    async with httpx.AsyncClient(
-        base_url=job.url, headers=_AUTH, timeout=120, limits=limits
-    ) as client:
-        started = time.monotonic()
-        stop = started + job.seconds
-        work = _write if job.kind == "write" else _read
-        await asyncio.gather(*(work(client, job, n, stop, outcome) for n in range(job.connections)))
-        outcome.elapsed = time.monotonic() - started
+    address = urlsplit(job.url)
+    host, port = address.hostname or "127.0.0.1", address.port or 80
+    connections = [raw_http.Connection(host, port) for _ in range(job.connections)]
+    started = time.monotonic()
+    stop = started + job.seconds
+    work = _write if job.kind == "write" else _read
+    try:
+        await asyncio.gather(*(work(c, job, n, stop, outcome) for n, c in enumerate(connections)))
+    finally:
+        for connection in connections:
+            await connection.close()
+    outcome.elapsed = time.monotonic() - started
     return outcome
 
 
 async def _write(
-    client: httpx.AsyncClient, job: Job, connection: int, stop: float, outcome: Outcome
+    connection: raw_http.Connection, job: Job, n: int, stop: float, outcome: Outcome
 ) -> None:
-    # one body per connection, its players renamed for each request by a bytes replace: a
+    # one request per connection, its players renamed for each request by a bytes replace: a
     # load process keeps up with its connections (building each body afresh would make the
     # client's own event loop the wait measured)
-    head = f"{job.prefix}-{connection}-"
+    head = f"{job.prefix}-{n}-"
     items = ",".join(
-        f'{{"board":"{job.board}","player_id":"{head}@@-{i}","score":1,"match_id":"m"}}'
+        f'{{"board":"{job.board}","player_id":"{head}{_MARK}-{i}","score":1,"match_id":"m"}}'
         for i in range(job.batch)
     )
-    template = f'{{"scores":[{items}]}}'.encode()
+    body = f'{{"scores":[{items}]}}'.encode()
+    template = raw_http.request(b"POST", "/v1/scores/batch", _WRITE_HEADERS, body)
     sent = 0
     while time.monotonic() < stop:
-        body = template.replace(b"@@", str(sent).encode())
+        data = template.replace(_MARK.encode(), str(sent).encode().rjust(len(_MARK), b"0"))
         sent += 1
         started = time.monotonic()
         try:
-            answer = await client.post(
-                "/v1/scores/batch", content=body, headers={"Content-Type": "application/json"}
-            )
-        except httpx.HTTPError:
+            status, headers, answer = await connection.send(data)
+        except (raw_http.Closed, OSError):
             outcome.other[0] = outcome.other.get(0, 0) + 1
             continue
         took = time.monotonic() - started
-        if answer.status_code == 200:
+        if status == 200:
             outcome.admitted.append(took)
-            outcome.accepted += job.batch - answer.content.count(b'"error":')
-        elif answer.status_code == 429:
+            outcome.accepted += job.batch - answer.count(b'"error":')
+        elif status == 429:
             outcome.refused.append(took)
-            if "retry-after" not in answer.headers:
+            if b"retry-after" not in headers:
                 outcome.no_retry_after += 1
         else:
-            outcome.other[answer.status_code] = outcome.other.get(answer.status_code, 0) + 1
+            outcome.other[status] = outcome.other.get(status, 0) + 1
 
 
 async def _read(
-    client: httpx.AsyncClient, job: Job, connection: int, stop: float, outcome: Outcome
+    connection: raw_http.Connection, job: Job, n: int, stop: float, outcome: Outcome
 ) -> None:
-    n = connection
     while time.monotonic() < stop:
         player = f"reader-{n * 7919 % job.players}"
         n += job.connections
+        data = raw_http.request(b"GET", f"/v1/boards/{job.board}/players/{player}", _AUTH)
         started = time.monotonic()
         try:
-            answer = await client.get(f"/v1/boards/{job.board}/players/{player}")
-        except httpx.HTTPError:
+            status, _, _ = await connection.send(data)
+        except (raw_http.Closed, OSError):
             outcome.other[0] = outcome.other.get(0, 0) + 1
             continue
-        if answer.status_code == 200:
+        if status == 200:
             outcome.reads.append(time.monotonic() - started)
         else:
-            outcome.other[answer.status_code] = outcome.other.get(answer.status_code, 0) + 1
+            outcome.other[status] = outcome.other.get(status, 0) + 1
 
 
 def _split(total: int, parts: int) -> list[int]:

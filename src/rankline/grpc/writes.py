@@ -49,7 +49,8 @@ async def submit_score(call: Call, request: pb.SubmitScoreRequest) -> pb.SubmitS
         board_id = check_id(request.board_id, BOARD_ID, "board_id")
         item = given_as(given, ScoreIn)
         # answered once written (never accepted): the board's rules decide first
-        written = await player_score(service.client_writes, board_id, item, player)
+        deadline = call.deadline()
+        written = await player_score(service.client_writes, board_id, item, player, deadline)
         return pb.SubmitScoreResponse(result=answered(written, pb.SubmitOut))
     board_id = check_id(request.board_id, BOARD_ID, "board_id")
     item = given_as(_body(call, request, request.ByteSize()), ScoreIn)

@@ -21,8 +21,11 @@ from starlette.types import Receive, Scope, Send
 from rankline.access.admission import Admission
 from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.auth import authorization
+from rankline.http.auth import bearer_token
+from rankline.http.batch_sizes import BatchSizes
 from rankline.http.body import check_query, query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, STARTED_SCOPE, Endpoint
+from rankline.http.loop_lag import LoopLag
 from rankline.http.measured import count, route_name
 from rankline.http.player_access import admit
 from rankline.http.query_credential import NAME, RAW_NAME, take_query_credential
@@ -69,6 +72,11 @@ class Api:
         to every edge (``rankline.access.admission``)."""
         self.decoding = asyncio.Semaphore(DECODING_SLOTS)
         """Held while a large body is read and decoded (``endpoint.decoding``)."""
+        self.batch_sizes = BatchSizes()
+        """How large score batches' items were lately (``endpoint.batch_sizes``)."""
+        self.lag = LoopLag()
+        """The event loop's recent lateness: how long a request may have waited before the
+        app saw it, spent from a write's deadline. Runs with the app's lifespan."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -103,7 +111,7 @@ class Api:
         sent (``rankline.http.measured``). The gRPC API answers each RPC through it too,
         uncounted (``rankline.grpc.bridge``)."""
         handler = endpoint.handler
-        scope.setdefault(STARTED_SCOPE, time.monotonic())
+        scope.setdefault(STARTED_SCOPE, time.monotonic() - self.lag.waited())
         scope[API_SCOPE] = self
         scope["path_params"] = path_params
         scope["endpoint"] = handler

@@ -194,6 +194,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await service.start()
+        api.lag.start()
         try:
             if companion is None:
                 yield
@@ -201,6 +202,7 @@ def create_app(
                 async with companion(api):
                     yield
         finally:
+            await api.lag.close()
             await service.close()
 
     api = Api(

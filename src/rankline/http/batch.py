@@ -58,4 +58,4 @@ async def answer_batch(
         token = await accept([prepared for _, prepared in ready])
         return json_response(accepted_into(results, indexes, token), 202)
     outcomes = await submit([prepared for _, prepared in ready]) if ready else []
-    return json_response(outcomes_into(results, indexes, outcomes))
+    return json_response(await outcomes_into(results, indexes, outcomes))

@@ -26,6 +26,7 @@ from rankline.http.auth import BoardScope, Keys
 from rankline.http.body import check_id, check_query, query, read_json
 from rankline.parameters import build, described, query_names
 from rankline.reading.requests import PlayerRequest
+from rankline.http.batch_sizes import BatchSizes
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writing.admission import Deadline
@@ -53,8 +54,10 @@ PLAYER_SCOPE = "rankline.player"
 """Where the request scope keeps the player (``rankline.callers.Player``) whose token the
 request carries; absent when it carries a key or nothing."""
 STARTED_SCOPE = "rankline.started"
-"""When the request reached the application (``time.monotonic``): a write's deadline counts
-from then, so the time its body took to arrive and decode is spent from it."""
+"""When the request reached the application (``time.monotonic``), less the worker's recent
+event loop lateness (the wait it may have had before the app saw it: ``http.loop_lag``): a
+write's deadline counts from then, so that wait, and the time its body took to arrive and
+decode, are spent from it."""
 API_SCOPE = "rankline.api"
 """Where the v1 API (``rankline.http.api.Api``) puts itself in a request's scope: handlers
 reach the service, settings and keys through it."""
@@ -160,6 +163,18 @@ def decoding(request: Request) -> asyncio.Semaphore:
     reads; the time one waits for it is spent from its deadline."""
     slots: asyncio.Semaphore = request.scope[API_SCOPE].decoding
     return slots
+
+
+def batch_sizes(request: Request) -> BatchSizes:
+    """What this worker learned of a score batch item's size (``http.batch_sizes``)."""
+    sizes: BatchSizes = request.scope[API_SCOPE].batch_sizes
+    return sizes
+
+
+def content_length(request: Request) -> int | None:
+    """The body's declared length in bytes, if it declares a valid one."""
+    raw = request.headers.get("content-length")
+    return int(raw) if raw is not None and raw.isdigit() else None
 
 
 def settings_of(request: Request) -> Settings:

@@ -69,7 +69,8 @@ async def post_score(request: Request) -> Response:
     service = e.service_of(request)
     if (caller := e.player_of(request)) is not None:
         # answered once written (never 202): the board's rules decide before anything is
-        return json_response(await player_score(service, board_id, item, caller))
+        deadline = e.write_deadline(request)
+        return json_response(await player_score(service, board_id, item, caller, deadline))
     submission = await prepare_score(service, board_id, item)
     deadline = e.write_deadline(request)
     if e.respond_async(request):
@@ -81,11 +82,32 @@ async def post_score(request: Request) -> Response:
     return json_response(result)
 
 
+async def _dropped(request: Request, limit: int) -> None:
+    """The body received and dropped, up to ``limit`` bytes: a refusal answered before the body
+    is read leaves the connection usable (a server closes a connection whose request body was
+    left unread, and a client still sending it may lose the answer with it)."""
+    seen = 0
+    async for chunk in request.stream():
+        seen += len(chunk)
+        if seen > limit:
+            return
+
+
 async def post_batch(request: Request) -> Response:
     service = e.service_of(request)
+    sizes = e.batch_sizes(request)
     async with e.decoding(request):  # a few large bodies at a time per worker
-        admit(request, service, 1)  # its deadline passed meanwhile: refused unread
-        items = batch_items(await read_body(request, e.settings_of(request).max_body_bytes))
+        # its deadline passed meanwhile, or the queue ahead leaves no room for about as many
+        # items as its length holds: refused undecoded
+        limit = e.settings_of(request).max_body_bytes
+        try:
+            admit(request, service, sizes.items(e.content_length(request)))
+        except RanklineError:
+            await _dropped(request, limit)
+            raise
+        body = await read_body(request, limit)
+        items = batch_items(body)
+    sizes.decoded(len(body), len(items))
     return await answer_scores(request, items, service)
 
 

@@ -38,10 +38,10 @@ async def prepare_score(
 
 
 async def player_score(
-    service: Rankline, board_id: str, item: s.ScoreIn, player: Player
+    service: Rankline, board_id: str, item: s.ScoreIn, player: Player, deadline: Deadline
 ) -> SubmitOut:
     """A player's own submission, with their token (``writing.batches.player_score``)."""
-    return await batches.player_score(service.client_writes, board_id, item, player)
+    return await batches.player_score(service.client_writes, board_id, item, player, deadline)
 
 
 async def answer_scores(

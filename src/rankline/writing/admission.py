@@ -10,10 +10,12 @@ work queued ahead of it and its own, over the rate at which that work was done l
 
 The time left is the smaller of the server's deadline (``RANKLINE_WRITE_DEADLINE_MS``) and the
 client's own (``Request-Timeout`` over HTTP, the call's deadline over gRPC), counted from
-when the request reached the application: the time it spent being read and decoded is
-already spent. A request refused is told when to come back (``Retry-After``: how much longer
-the queue ahead needs than the time it had), and nothing of it is recorded. One whose
-deadline passed before it was admitted is refused at once, whatever the queue.
+when the request reached the application, less the wait it may have had before that (the
+worker's event loop running late: ``rankline.http.loop_lag``): that wait, and the time it
+spent being read and decoded, are already spent. A request refused is told when to come back
+(``Retry-After``: how much longer the queue ahead needs than the time it had), and nothing of
+it is recorded. One whose deadline passed before it was admitted is refused at once, whatever
+the queue.
 
 A request with nothing ahead of it is always admitted (refusing it shortens no queue), and so
 is every request while no rate was measured yet: the count limit guards memory meanwhile.

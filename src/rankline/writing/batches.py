@@ -41,7 +41,7 @@ from rankline.writing.writer import Submission
 
 E = TypeVar("E", bound=RanklineError)
 _SLICE = 250
-"""Items checked between two turns of the event loop."""
+"""Items checked, or answered, between two turns of the event loop."""
 
 
 class ScoreItem(Protocol):
@@ -111,12 +111,15 @@ def failed(index: int, error: RanklineError) -> dict[str, Any]:
     return {"index": index, "error": located(error, index).problem()}
 
 
-def outcomes_into(
+async def outcomes_into(
     results: list[dict[str, Any]], indexes: Sequence[int], outcomes: Sequence[Any]
 ) -> dict[str, Any]:
     """The synchronous answer: each written item's outcome (a struct, or its error) at its
-    index among ``results``, which hold the refused ones."""
-    for index, outcome in zip(indexes, outcomes, strict=True):
+    index among ``results``, which hold the refused ones; built a slice at a time, so that a
+    large batch's answer does not hold the event loop for long."""
+    for n, (index, outcome) in enumerate(zip(indexes, outcomes, strict=True)):
+        if n % _SLICE == _SLICE - 1:
+            await asyncio.sleep(0)  # let reads through
         if isinstance(outcome, RanklineError):
             results[index] = {"index": index, "error": outcome.problem()}
         else:
@@ -153,10 +156,15 @@ async def prepare_score(
 
 
 async def player_score(
-    client_writes: ClientWrites, board_id: str, item: ScoreItem, player: Player
+    client_writes: ClientWrites,
+    board_id: str,
+    item: ScoreItem,
+    player: Player,
+    deadline: Deadline | None = None,
 ) -> SubmitOut:
     """A player's own submission, with their token: written only if the board's client
-    writes allow it (``rankline.writing.client_rules``)."""
+    writes allow it (``rankline.writing.client_rules``), within ``deadline`` as a server's
+    write."""
     return await client_writes.submit(
         player,
         board_id,
@@ -167,6 +175,7 @@ async def player_score(
         scopes=item.scopes,
         metadata=item.metadata,
         subscore=item.subscore,
+        deadline=deadline,
     )
 
 
@@ -258,4 +267,4 @@ class ScoreBatch:
             token = await self._ingest.accept_items(by_board, now, deadline) if ready else ""
             return BatchAnswer(accepted_into(results, indexes, token), 202)
         outcomes = await scores.submit([sub for _, sub in ready], deadline) if ready else []
-        return BatchAnswer(outcomes_into(results, indexes, outcomes), 200)
+        return BatchAnswer(await outcomes_into(results, indexes, outcomes), 200)

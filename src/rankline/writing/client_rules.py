@@ -7,6 +7,9 @@ place, for every edge.
 
 In order, each refusal a problem and nothing written:
 
+0. overload: a submission that would not be written within the request's deadline, as a
+   server's write (``rankline.writing.admission``): 429 with ``Retry-After``, checked first
+   and again when it reaches the writer;
 1. a body naming another player: 403; a board without ``client_writes``: 403
    (server-authoritative);
 2. ``min_score``/``max_score`` and every other check of a submission, as for a key: 422;
@@ -60,6 +63,7 @@ from rankline.registry import Boards
 from rankline.store.audit import Attribution, AuditStore
 from rankline.store.recent_submissions import RecentSubmissions
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId, Micros, PlayerId, Position
+from rankline.writing.admission import Deadline
 from rankline.writing.scores import Scores
 from rankline.writing.validator import Validators
 from rankline.writing.writer import Submission
@@ -119,13 +123,17 @@ class ClientWrites:
         scopes: dict[str, str] | None,
         metadata: dict[str, Any] | None,
         subscore: int | None,
+        deadline: Deadline | None = None,
     ) -> SubmitOut:
         """Write ``player``'s own score if the board's client writes allow it (``named``:
-        the player the body names, if any); the refusals are in the module's docstring."""
+        the player the body names, if any); the refusals are in the module's docstring.
+        ``deadline``: the request's, as for a server's write (``Scores.admit``): refused
+        (429, nothing recorded) when it would not be written within it."""
         self._scores.check_metadata(metadata)  # first, as for a key's submission
         me = player.player_id
         if named is not None and named != me:
             raise Forbidden(f"a player token submits its own scores only: the body names {named!r}")
+        self._scores.admit(1, deadline)
         board = await self._boards.find(board_id)
         _allowed(board)
         try:
@@ -149,7 +157,7 @@ class ClientWrites:
                 subscore=subscore,
                 admit=admit,
             )
-            [result] = await self._scores.submit([submission])
+            [result] = await self._scores.submit([submission], deadline)
         if isinstance(result, RanklineError):
             raise result
         return result

@@ -9,6 +9,7 @@ with the standings and ranks they produced.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ from rankline.registry import Boards
 from rankline.types import BoardId, Clock, LeaderboardId, Micros, PlayerId
 from rankline.writing.admission import Deadline
 from rankline.writing.cohorts import Cohorts
-from rankline.writing.writer import GroupCommitWriter, Outcome, Submission
+from rankline.writing.writer import SLICE, GroupCommitWriter, Outcome, Submission
 
 Ranks = dict[tuple[LeaderboardId, PlayerId], int]
 
@@ -207,7 +208,14 @@ class Scores:
         outcomes = await self._writer.submit(submissions, deadline)
         done = [o for o in outcomes if isinstance(o, Outcome)]
         ranks, _ = await self._gateway.read(lambda index: _ranks(index, done))
-        return [o if isinstance(o, RanklineError) else _answer(o, ranks) for o in outcomes]
+        answers: list[SubmitOut | RanklineError] = []
+        for n, outcome in enumerate(outcomes):
+            if n % SLICE == SLICE - 1:
+                await asyncio.sleep(0)  # a large batch's answers never hold the loop long
+            answers.append(
+                outcome if isinstance(outcome, RanklineError) else _answer(outcome, ranks)
+            )
+        return answers
 
 
 def check_metadata(value: dict[str, Any] | None, max_bytes: int) -> None:

@@ -8,7 +8,8 @@ retried one is recognised as a duplicate, also after a restart.
 
 A batch of a thousand submissions is planned in a few bulk reads (which events exist, the
 current standings) and written in a few bulk statements (``rankline.store.hot``); the
-per-submission work in between is plain Python on small objects, so keep it lean.
+per-submission work in between is plain Python on small objects, so keep it lean. It yields
+to the event loop every ``SLICE`` submissions, as the index work after the commit does.
 """
 
 from __future__ import annotations
@@ -17,18 +18,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 import msgspec
 
 from rankline import tasks
 from rankline.boards import Board, BoardSpec, Target
-from rankline.clock import format_time
 from rankline.errors import (
     Conflict,
     InvalidInput,
-    KeyReused,
     NotFound,
     RanklineError,
     TooManyRequests,
@@ -39,91 +38,41 @@ from rankline.fanout import FanOut
 from rankline.index.base import IndexWriter
 from rankline.lru import LRUCache
 from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
-from rankline.policies import StandingScore, combine
+from rankline.policies import StandingScore
 from rankline.store.sql import SqlStore
 from rankline.types import (
-    GLOBAL_SCOPE,
     BoardId,
     Clock,
     IndexChange,
     LeaderboardId,
-    MatchId,
     Micros,
-    PlayerId,
-    Score,
     ScoreEvent,
     StandingRow,
     StoreTransaction,
-    revision_of,
 )
 from rankline.writing.admission import Admission, Deadline
 from rankline.writing.commit_lock import CommitLock
+from rankline.writing.submission import (
+    EventKey,
+    Outcome,
+    StandingKey,
+    StandingOutcome,
+    Submission,
+    applied_of,
+    evaluate,
+    reused,
+    standing_rows,
+)
 
 log = logging.getLogger("rankline.writing.writer")
 
 _RETRIES = 5
 _DEFINITIONS = 1000
 """Board definitions kept decoded (by their stored text)."""
-_StandingKey = tuple[LeaderboardId, PlayerId]
-_EventKey = tuple[BoardId, PlayerId, MatchId]
-
-
-@dataclass(slots=True)
-class Submission:
-    board: Board
-    player: PlayerId
-    match_id: MatchId
-    score: Score
-    at: Micros
-    received_at: Micros
-    scopes: dict[str, str] = field(default_factory=dict)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    at_given: bool = True
-    """Whether the client gave ``at`` (else it is the receive time, which a retry can't repeat)."""
-    subscore: Score | None = None
-    """Given exactly on boards with a subscore."""
-
-    @property
-    def event_key(self) -> _EventKey:
-        return (self.board.id, self.player, self.match_id)
-
-    def reuses(
-        self, score: Score, at: Micros, scopes: Any, metadata: Any, subscore: Score | None = None
-    ) -> bool:
-        """Whether this submission's key, already taken by a submission with this payload,
-        is reused with another one: not a retry. An ``at`` left out matches any."""
-        return (
-            self.score != score
-            or self.subscore != subscore
-            or (self.at_given and self.at != at)
-            or self.scopes != scopes
-            or self.metadata != metadata
-        )
-
-
-@dataclass(slots=True)
-class StandingOutcome:
-    target: Target
-    applied: bool
-    reason: str | None
-    entry: StandingScore | None
-    previous: StandingScore | None
-
-
-@dataclass(slots=True)
-class Outcome:
-    submission: Submission
-    duplicate: bool
-    standings: list[StandingOutcome]
-
-    @property
-    def primary(self) -> StandingOutcome | None:
-        window = self.submission.board.primary_window
-        for standing in self.standings:
-            leaderboard = standing.target.leaderboard
-            if leaderboard.window == window and leaderboard.scope == GLOBAL_SCOPE:
-                return standing
-        return None
+SLICE = 250
+"""Submissions planned, and changes applied to the index, between two turns of the event
+loop: a batch of thousands never holds it for long (the reads wait for no whole batch).
+Callers are answered only once all of their batch is in the index."""
 
 
 @dataclass(slots=True)
@@ -351,7 +300,11 @@ class GroupCommitWriter:
             if plan is None:
                 return
             # Committed to SQL, so the writes stand; the index catches up if it must.
-            await self._index.apply(plan.changes)
+            changes = plan.changes
+            for start in range(0, len(changes), SLICE):
+                if start:
+                    await asyncio.sleep(0)  # reads get a turn between slices
+                await self._index.apply(changes[start : start + SLICE])
             if self._feed is not None and plan.changes:
                 self._feed.publish({change.leaderboard for change in plan.changes})
             took = time.perf_counter() - started
@@ -429,26 +382,28 @@ class GroupCommitWriter:
             (t.leaderboard, s.player) for s, ts in zip(live, targets, strict=True) for t in ts
         }
         stored = await tx.read_standings(list(wanted))
-        state = {k: StandingScore(s, at, sub) for k, (_, _, s, at, _, sub) in stored.items()}
-        changed: set[_StandingKey] = set()
-        seen: dict[_EventKey, Submission] = {}
+        state = {k: StandingScore(score, at, sub) for k, (_, _, score, at, _, sub) in stored.items()}
+        changed: set[StandingKey] = set()
+        seen: dict[EventKey, Submission] = {}
         events: list[ScoreEvent] = []
         opened: dict[int, Target] = {}
         outcomes: list[Outcome | RanklineError] = []
         next_targets = iter(targets)
-        for item in checked:
+        for n, item in enumerate(checked):
+            if n % SLICE == SLICE - 1:
+                await asyncio.sleep(0)  # reads and other requests get a turn
             if isinstance(item, RanklineError):
                 outcomes.append(item)
                 continue
             sub, subtargets = item, next(next_targets)
             key = (sub.board.id, sub.player, sub.match_id)
-            reused = _reused(sub, existing.get(key), seen.get(key))
-            if reused is not None:
-                outcomes.append(reused)
+            conflict = reused(sub, existing.get(key), seen.get(key))
+            if conflict is not None:
+                outcomes.append(conflict)
                 continue
             duplicate = key in existing or key in seen
             try:
-                standings = _evaluate(sub, subtargets, state, duplicate)
+                standings = evaluate(sub, subtargets, state, duplicate)
             except InvalidInput as exc:
                 outcomes.append(exc)
                 continue
@@ -463,7 +418,7 @@ class GroupCommitWriter:
                     state[target.leaderboard, sub.player] = standing.entry
                     changed.add((target.leaderboard, sub.player))
                     opened[id(target)] = target
-            applied = _applied(outcome.primary, standings)
+            applied = applied_of(outcome.primary, standings)
             events.append(
                 ScoreEvent(
                     *key,
@@ -477,7 +432,7 @@ class GroupCommitWriter:
                 )
             )
         await tx.insert_events(events)
-        rows = _standings(changed, state, stored)
+        rows = standing_rows(changed, state, stored)
         await tx.write_standings(rows)
         periods = self._new_periods(opened.values())
         if periods:
@@ -512,82 +467,6 @@ class GroupCommitWriter:
         ]
 
 
-def _reused(
-    sub: Submission, stored: ScoreEvent | None, earlier: Submission | None
-) -> KeyReused | None:
-    """The conflict when ``sub`` takes the key of a stored submission, or of an earlier one
-    in its batch (the first wins), with a different payload."""
-    first = stored or earlier
-    if first is None or not sub.reuses(
-        first.score, first.at, first.scopes, first.metadata, first.subscore
-    ):
-        return None
-    board = first.board if isinstance(first, ScoreEvent) else first.board.id
-    return KeyReused(
-        f"match_id {sub.match_id!r} of player {sub.player!r} was already submitted with a "
-        "different payload; a retry must repeat it exactly, and a new match needs a new "
-        "match_id",
-        {
-            "board": board,
-            "player_id": sub.player,
-            "match_id": sub.match_id,
-            "score": first.score,
-            **({} if first.subscore is None else {"subscore": first.subscore}),
-            "at": format_time(first.at),
-            "scopes": first.scopes,
-            "metadata": first.metadata,
-        },
-    )
-
-
-def _evaluate(
-    sub: Submission,
-    targets: list[Target],
-    state: dict[_StandingKey, StandingScore],
-    duplicate: bool,
-) -> list[StandingOutcome]:
-    """What one submission does to each of its leaderboards, without committing it.
-
-    An applied standing's ``entry`` is the new entry; the caller stores it in ``state``
-    once every target was evaluated (one submission never lands twice on a leaderboard)."""
-    standings: list[StandingOutcome] = []
-    board = sub.board
-    for target in targets:
-        current = state.get((target.leaderboard, sub.player))
-        if duplicate:
-            standings.append(StandingOutcome(target, False, "duplicate", current, current))
-        elif target.closed:
-            standings.append(StandingOutcome(target, False, "closed", current, current))
-        else:
-            new = combine(
-                board.policy, board.order, current, sub.score, sub.at, sub.subscore, board.sub_order
-            )
-            if new is None:
-                standings.append(StandingOutcome(target, False, "policy", current, current))
-            else:
-                standings.append(StandingOutcome(target, True, None, new, current))
-    return standings
-
-
-def _standings(
-    changed: set[_StandingKey],
-    state: dict[_StandingKey, StandingScore],
-    stored: dict[_StandingKey, StandingRow],
-) -> list[StandingRow]:
-    """The standings to write: each changed one at the revision after the stored one, in key
-    order (concurrent writers then lock rows in the same order)."""
-    rows = []
-    for key in sorted(changed):
-        (leaderboard, player), (score, at, subscore), before = key, state[key], stored.get(key)
-        revision = 1 if before is None else revision_of(before) + 1
-        rows.append((leaderboard, player, score, at, revision, subscore))
-    return rows
-
-
-def _applied(primary: StandingOutcome | None, standings: list[StandingOutcome]) -> bool:
-    return any(s.applied for s in standings) if primary is None else primary.applied
-
-
 def _failed(batch: list[_Pending], exc: Exception, what: str) -> None:
     """Log an unexpected error of a batch, and answer its callers with it."""
     log.exception(what)
@@ -598,3 +477,6 @@ def _fail(batch: list[_Pending], error: RanklineError) -> None:
     for item in batch:
         if not item.future.done():
             item.future.set_result([error] * len(item.submissions))
+
+
+__all__ = ["SLICE", "Changes", "GroupCommitWriter", "Outcome", "StandingOutcome", "Submission"]
