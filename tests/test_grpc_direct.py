@@ -499,14 +499,14 @@ async def _outstanding(writer: Any, count: int) -> None:
 async def test_the_calls_deadline_is_the_writes_when_sooner(
     settings: Settings, clock: ManualClock
 ) -> None:
-    """With 300 submissions ahead at 1,000 a second, a batch whose call gives it 200 ms is
+    """With 300 submissions ahead at 100 a second, a batch whose call gives it 2 s is
     refused at once (the deadline it is told of is the call's), and one whose call gives it
-    a minute is admitted (the server's 1 s applies)."""
+    a minute is admitted (the server's, longer than the 3 s it waits, applies)."""
     async with rig(settings, clock) as r:
         await _http(r, "PUT", "/v1/boards/arena", 201, json={})
         service = r.app.state.service
         writer = service.writer
-        writer.admission.measured(1000, 1.0)
+        writer.admission.measured(100, 1.0)
         lock = writer.commit_lock
         await lock.acquire()
         try:
@@ -521,12 +521,12 @@ async def test_the_calls_deadline_is_the_writes_when_sooner(
             items = pb.BatchDoc()
             items.scores.add(board="arena", player_id="b", score=1, match_id="m")
             hurried = r.stub.SubmitScores(
-                pb.SubmitScoresRequest(body=items), metadata=METADATA, timeout=0.2
+                pb.SubmitScoresRequest(body=items), metadata=METADATA, timeout=2.0
             )
             problem = await _problem(hurried, grpc.StatusCode.RESOURCE_EXHAUSTED)
             assert "300 submissions ahead" in problem["detail"]
             left = re.search(r"deadline leaves \((\d+) ms\)", problem["detail"])
-            assert left is not None and int(left.group(1)) <= 200
+            assert left is not None and int(left.group(1)) <= 2000
             patient = asyncio.ensure_future(
                 r.stub.SubmitScores(
                     pb.SubmitScoresRequest(body=items), metadata=METADATA, timeout=60

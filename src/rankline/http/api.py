@@ -21,7 +21,6 @@ from starlette.types import Receive, Scope, Send
 from rankline.access.admission import Admission
 from rankline.errors import MethodNotAllowed, NotFound
 from rankline.http.auth import authorization
-from rankline.http.auth import bearer_token
 from rankline.http.batch_sizes import BatchSizes
 from rankline.http.body import check_query, query
 from rankline.http.endpoint import API_SCOPE, KEY_SCOPE, PLAYER_SCOPE, STARTED_SCOPE, Endpoint

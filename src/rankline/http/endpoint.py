@@ -23,10 +23,10 @@ from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
 from rankline.callers import Player
 from rankline.errors import Forbidden, InvalidInput
 from rankline.http.auth import BoardScope, Keys
+from rankline.http.batch_sizes import BatchSizes
 from rankline.http.body import check_id, check_query, query, read_json
 from rankline.parameters import build, described, query_names
 from rankline.reading.requests import PlayerRequest
-from rankline.http.batch_sizes import BatchSizes
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writing.admission import Deadline

@@ -382,7 +382,9 @@ class GroupCommitWriter:
             (t.leaderboard, s.player) for s, ts in zip(live, targets, strict=True) for t in ts
         }
         stored = await tx.read_standings(list(wanted))
-        state = {k: StandingScore(score, at, sub) for k, (_, _, score, at, _, sub) in stored.items()}
+        state = {
+            k: StandingScore(score, at, sub) for k, (_, _, score, at, _, sub) in stored.items()
+        }
         changed: set[StandingKey] = set()
         seen: dict[EventKey, Submission] = {}
         events: list[ScoreEvent] = []
