@@ -3,6 +3,8 @@ wrong value explained where it is, and the same declaration described for the AP
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -93,6 +95,17 @@ def test_described_from_the_same_fields() -> None:
     assert score.required and score.schema["maximum"] == 2**63 - 1
     assert query_names(AroundRequest) == {"window", "period", "scope", "after", "metadata", "k"}
     assert [d.name for d in described(AroundRequest, "path")] == ["player_id", "board_id"]
+
+
+def test_a_query_filter_s_pattern_allows_the_blank_that_means_not_given() -> None:
+    """``?board=`` is a filter not given: the document's pattern admits it, as the parser
+    does, while a path parameter's pattern does not."""
+    [board] = [d for d in described(HistoryRequest) if d.name == "board"]
+    assert re.search(board.schema["pattern"], "") and re.search(board.schema["pattern"], "arena")
+    assert not re.search(board.schema["pattern"], "Not A Board")
+    assert build(HistoryRequest, {"player_id": "ada"}, {"board": ""}).board is None
+    [path_board] = [d for d in described(TopRequest, "path") if d.name == "board_id"]
+    assert not re.search(path_board.schema["pattern"], "")
 
 
 @pytest.mark.edge

@@ -200,7 +200,9 @@ class _Field:
         else:
             schema = {"type": "string"}
             if self.pattern is not None:
-                schema["pattern"] = self.pattern
+                # a blank query parameter is one not given (``_absent``): the document allows it
+                blank = self.where == "query"
+                schema["pattern"] = f"^$|{self.pattern}" if blank else self.pattern
             if self.min_length is not None:
                 schema["minLength"] = self.min_length
             if self.max_length is not None:
