@@ -1,6 +1,6 @@
-"""The v1 board, score and leaderboard routes, and the whole endpoint table (with
-``player_routes``). Each handler parses its input, calls one service method and renders the
-answer; who may call it is declared in the table and checked before it runs."""
+"""The v1 board, score and leaderboard routes and their part of the endpoint table. Each
+handler parses its input, calls one service method and renders the answer; who may call it
+is declared in the table and checked before it runs."""
 
 from __future__ import annotations
 
@@ -19,14 +19,8 @@ from rankline.http.body import (
     check_id,
     read_body,
 )
-from rankline.http.export_routes import EXPORT_ENDPOINTS
-from rankline.http.key_routes import KEY_ENDPOINTS
-from rankline.http.match_routes import MATCH_ENDPOINTS
-from rankline.http.moderation_routes import MODERATION_ENDPOINTS
-from rankline.http.player_routes import PLAYER_ENDPOINTS
 from rankline.http.responses import JsonBody, etag_matches, json_response
-from rankline.http.score_batch import admit, answer_scores, player_score, prepare_score
-from rankline.http.tournament_routes import TOURNAMENT_ENDPOINTS
+from rankline.http.routes.score_batch import admit, answer_scores, player_score, prepare_score
 from rankline.lifecycle.events import DeliveriesOut
 from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.reading import requests as r
@@ -206,7 +200,7 @@ _STREAM_PLAYERS = 50
 
 # --- the table -----------------------------------------------------------------------
 
-ENDPOINTS: tuple[e.Endpoint, ...] = (
+LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
     e.Endpoint("GET", "/v1/boards", list_boards, "List boards", response=s.BoardsOut, tag="boards"),
     e.Endpoint(
         "PUT",
@@ -389,9 +383,3 @@ ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(e.BOARD,),
     ),
 )
-
-ENDPOINTS += PLAYER_ENDPOINTS + MATCH_ENDPOINTS
-ENDPOINTS += TOURNAMENT_ENDPOINTS
-ENDPOINTS += MODERATION_ENDPOINTS
-ENDPOINTS += EXPORT_ENDPOINTS
-ENDPOINTS += KEY_ENDPOINTS

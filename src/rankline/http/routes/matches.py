@@ -16,9 +16,9 @@ from rankline.boards import BOARD_ID_PATTERN
 from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
-from rankline.http.batch import answer_batch
 from rankline.http.body import body_time, decode_as, located, read_body
 from rankline.http.responses import json_response
+from rankline.http.routes.match_batch import answer_batch
 from rankline.ratings.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
 from rankline.ratings.requests import RatingRequest
 
