@@ -11,12 +11,14 @@ from typing import Any
 
 import grpc
 import httpx
+import pytest
 from asgi_lifespan import LifespanManager
 from google.protobuf.message import Message
+from grpc_status import rpc_status
 
 from helpers_procs import free_port
 from rankline import ManualClock, Settings
-from rankline.grpc.gen.rankline.v1 import rankline_pb2_grpc
+from rankline.grpc.gen.rankline.v1 import rankline_pb2, rankline_pb2_grpc
 from rankline.grpc.messages import to_json
 from rankline.grpc.serving import companion
 from rankline.http import create_app
@@ -63,3 +65,19 @@ def clean(value: Any) -> Any:
 
 def as_json(message: Message) -> Any:
     return clean(to_json(message))
+
+
+async def refusal(call: Any, code: grpc.StatusCode) -> dict[str, Any]:
+    """The call fails with ``code``: the problem it carries (in its status details, its
+    detail the status message)."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    error = caught.value
+    assert error.code() == code, (error.code(), error.details())
+    status = rpc_status.from_call(error)
+    assert status is not None and status.code == code.value[0]
+    problem = rankline_pb2.Problem()
+    assert any(d.Unpack(problem) for d in status.details if d.Is(rankline_pb2.Problem.DESCRIPTOR))
+    body: dict[str, Any] = as_json(problem)
+    assert body["detail"] == error.details()
+    return body

@@ -14,12 +14,12 @@ from typing import Any
 
 import grpc
 import pytest
-from grpc_status import rpc_status
 
-from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig
+from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, refusal, rig
 from helpers_idp import IdentityProvider, claims, mint, rsa_key, with_key_set
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
+from rankline.grpc.operations import operations
 from rankline.grpc.service import DIRECT
 
 pytestmark = pytest.mark.edge
@@ -27,21 +27,6 @@ pytestmark = pytest.mark.edge
 
 def _with(settings: Settings, **changes: Any) -> Settings:
     return settings.model_copy(update=changes)
-
-
-async def _problem(call: Any, code: grpc.StatusCode) -> dict[str, Any]:
-    """The call fails with ``code``: the problem it carries."""
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call
-    error = caught.value
-    assert error.code() == code, (error.code(), error.details())
-    status = rpc_status.from_call(error)
-    assert status is not None and status.code == code.value[0]
-    problem = pb.Problem()
-    assert any(d.Unpack(problem) for d in status.details if d.Is(pb.Problem.DESCRIPTOR))
-    body: dict[str, Any] = as_json(problem)
-    assert body["detail"] == error.details()
-    return body
 
 
 async def _http(r: Rig, method: str, url: str, status: int, **kwargs: Any) -> Any:
@@ -68,16 +53,11 @@ def _param(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def test_the_hot_rpcs_are_direct() -> None:
-    assert set(DIRECT) == {
-        "GetPlayer",
-        "GetMe",
-        "GetAround",
-        "GetMeAround",
-        "GetTop",
-        "SubmitScore",
-        "SubmitScores",
-    }
+def test_the_reads_and_hot_writes_are_direct() -> None:
+    """Every unary read RPC calls the service directly, and the score writes too."""
+    reads = {name for name, op in operations().items() if op.endpoint.method == "GET"}
+    reads |= {"GetFriends", "GetRanks"}  # reads whose operation takes a body (POST)
+    assert set(DIRECT) == (reads - {"Watch"}) | {"SubmitScore", "SubmitScores"}
 
 
 async def test_reads_answer_as_http(settings: Settings, clock: ManualClock) -> None:
@@ -216,18 +196,18 @@ async def test_read_refusals_are_https_problems_as_codes(
         }
         for request, path, params, code, status in refusals:
             rpc = rpcs[type(request)]
-            problem = await _problem(rpc(request), code)
+            problem = await refusal(rpc(request), code)
             http = await _http(r, "GET", f"/v1/boards/arena{path}", status, params=params)
             assert problem == http, (request, problem, http)
         for rpc, request in (
             (r.stub.GetTop, pb.GetTopRequest(board_id="nope")),
             (r.stub.GetPlayer, pb.GetPlayerRequest(board_id="nope", player_id="p1")),
         ):
-            problem = await _problem(rpc(request), grpc.StatusCode.NOT_FOUND)
+            problem = await refusal(rpc(request), grpc.StatusCode.NOT_FOUND)
             assert problem == await _http(r, "GET", "/v1/boards/nope/top", 404) | {
                 "detail": problem["detail"]
             }
-        problem = await _problem(
+        problem = await refusal(
             r.stub.GetTop(pb.GetTopRequest(board_id="Bad Id")), grpc.StatusCode.INVALID_ARGUMENT
         )
         assert problem["errors"][0]["loc"] == ["path", "board_id"]
@@ -293,7 +273,7 @@ async def test_writes_answer_as_http(settings: Settings, clock: ManualClock) -> 
                 ("b", 5),  # its second item reused its match id: refused, as over HTTP
             ]
         # the body's own refusals: no body, too many items
-        problem = await _problem(
+        problem = await refusal(
             r.stub.SubmitScores(pb.SubmitScoresRequest(), metadata=METADATA),
             grpc.StatusCode.INVALID_ARGUMENT,
         )
@@ -301,7 +281,7 @@ async def test_writes_answer_as_http(settings: Settings, clock: ManualClock) -> 
         many = pb.BatchDoc()
         for i in range(1001):
             many.scores.add(board="grpc", player_id=f"x{i}", score=1, match_id="m")
-        problem = await _problem(
+        problem = await refusal(
             r.stub.SubmitScores(pb.SubmitScoresRequest(body=many), metadata=METADATA),
             grpc.StatusCode.INVALID_ARGUMENT,
         )
@@ -324,7 +304,7 @@ async def test_writes_answer_as_http(settings: Settings, clock: ManualClock) -> 
             score = pb.ScoreIn(**{k: v for k, v in body.items() if k != "metadata"})
             if "metadata" in body:
                 score.metadata.update(body["metadata"])
-            problem = await _problem(
+            problem = await refusal(
                 r.stub.SubmitScore(
                     pb.SubmitScoreRequest(board_id="grpc", body=score), metadata=METADATA
                 ),
@@ -360,11 +340,11 @@ async def test_keys_scopes_and_limits_are_https(settings: Settings, clock: Manua
         await _http(r, "PUT", "/v1/boards/game-b-1", 201, json={})  # 2 of 4
         reader = (("authorization", "Bearer reader"),)
         scoped = (("authorization", "Bearer scoped"),)
-        await _problem(
+        await refusal(
             r.stub.GetPlayer(pb.GetPlayerRequest(board_id="game-a-1", player_id="q")),
             grpc.StatusCode.UNAUTHENTICATED,
         )
-        await _problem(
+        await refusal(
             r.stub.GetTop(
                 pb.GetTopRequest(board_id="game-a-1"), metadata=(("authorization", "Bearer x"),)
             ),
@@ -373,7 +353,7 @@ async def test_keys_scopes_and_limits_are_https(settings: Settings, clock: Manua
         items = pb.BatchDoc()
         for board in ("game-a-1", "game-b-1"):
             items.scores.add(board=board, player_id="q", score=1, match_id="b")
-        await _problem(
+        await refusal(
             r.stub.SubmitScores(pb.SubmitScoresRequest(body=items), metadata=reader),
             grpc.StatusCode.PERMISSION_DENIED,
         )
@@ -390,7 +370,7 @@ async def test_keys_scopes_and_limits_are_https(settings: Settings, clock: Manua
             metadata=METADATA,
         )
         await r.stub.SubmitScores(pb.SubmitScoresRequest(body=items), metadata=METADATA)
-        problem = await _problem(
+        problem = await refusal(
             r.stub.SubmitScores(pb.SubmitScoresRequest(body=items), metadata=METADATA),
             grpc.StatusCode.RESOURCE_EXHAUSTED,
         )
@@ -442,7 +422,7 @@ async def test_player_tokens_as_over_http(
         another = pb.SubmitScoreRequest(
             board_id="open", body=pb.ScoreIn(player_id="p2", score=5, match_id="y")
         )
-        problem = await _problem(
+        problem = await refusal(
             r.stub.SubmitScore(another, metadata=own), grpc.StatusCode.PERMISSION_DENIED
         )
         http = await r.http.post(
@@ -452,15 +432,15 @@ async def test_player_tokens_as_over_http(
         )
         assert http.status_code == 403 and problem == clean(http.json())
         over = pb.SubmitScoreRequest(board_id="open", body=pb.ScoreIn(score=500, match_id="z"))
-        problem = await _problem(
+        problem = await refusal(
             r.stub.SubmitScore(over, metadata=own), grpc.StatusCode.INVALID_ARGUMENT
         )
         assert "above max_gain 100" in problem["reason"]
         closed = pb.SubmitScoreRequest(board_id="closed", body=pb.ScoreIn(score=5, match_id="x"))
-        await _problem(r.stub.SubmitScore(closed, metadata=own), grpc.StatusCode.PERMISSION_DENIED)
+        await refusal(r.stub.SubmitScore(closed, metadata=own), grpc.StatusCode.PERMISSION_DENIED)
         batch = pb.BatchDoc()
         batch.scores.add(board="open", player_id="p1", score=1, match_id="b")
-        problem = await _problem(
+        problem = await refusal(
             r.stub.SubmitScores(pb.SubmitScoresRequest(body=batch), metadata=own),
             grpc.StatusCode.PERMISSION_DENIED,
         )
@@ -470,7 +450,7 @@ async def test_player_tokens_as_over_http(
         )
         http_around = await r.http.get("/v1/boards/open/me/around?k=1", headers=headers)
         assert as_json(mine_around) == clean(http_around.json())
-        await _problem(
+        await refusal(
             r.stub.GetMeAround(pb.GetMeAroundRequest(board_id="open"), metadata=METADATA),
             grpc.StatusCode.PERMISSION_DENIED,
         )
@@ -480,7 +460,7 @@ async def test_player_tokens_as_over_http(
         )
         assert as_json(me) == as_json(player) and me.rank == 1
         assert (await r.http.get("/v1/boards/open/me", headers=headers)).status_code == 200
-        problem = await _problem(
+        problem = await refusal(
             r.stub.GetTop(pb.GetTopRequest(board_id="open"), metadata=own),
             grpc.StatusCode.RESOURCE_EXHAUSTED,
         )
@@ -523,7 +503,7 @@ async def test_the_calls_deadline_is_the_writes_when_sooner(
             hurried = r.stub.SubmitScores(
                 pb.SubmitScoresRequest(body=items), metadata=METADATA, timeout=2.0
             )
-            problem = await _problem(hurried, grpc.StatusCode.RESOURCE_EXHAUSTED)
+            problem = await refusal(hurried, grpc.StatusCode.RESOURCE_EXHAUSTED)
             assert "300 submissions ahead" in problem["detail"]
             left = re.search(r"deadline leaves \((\d+) ms\)", problem["detail"])
             assert left is not None and int(left.group(1)) <= 2000

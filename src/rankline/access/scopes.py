@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from rankline.errors import Forbidden
+from rankline.errors import Forbidden, InvalidInput
 
 MAX_PATTERNS = 100
 MAX_PATTERN_LENGTH = 128
@@ -28,6 +28,22 @@ class BoardScope:
         return Forbidden(
             f"this key may only write boards matching {'|'.join(self.patterns)}, not {board_id!r}"
         )
+
+
+def board_named(scope: BoardScope | None, board: str | None) -> None:
+    """A read across boards (the audit log, the dead letters) by a key limited to boards
+    (``scope``) names one of its own with ``?board=`` (422 when it names none, 403 when
+    another); a key not limited (None) reads them all."""
+    if scope is None:
+        return
+    if board is None:
+        raise InvalidInput.at(
+            ["query", "board"],
+            f"this key is limited to boards {'|'.join(scope.patterns)}: "
+            "name one of them with ?board=",
+        )
+    if not scope.allows(board):
+        raise scope.refuse(board)
 
 
 def pattern_problem(pattern: str) -> str | None:

@@ -5,8 +5,8 @@ same service method as the HTTP handler's called, and the message built from its
 answer. No JSON request, no ASGI scope. An error of the tree becomes the gRPC status the
 HTTP problem would (``status.error_status``); anything else is INTERNAL, logged.
 
-The RPCs answered so far are the hot ones (``DIRECT``); the others go through the HTTP
-endpoint they twin (``bridge``)."""
+The RPCs answered so far are the reads and the hot writes (``DIRECT``); the others go
+through the HTTP endpoint they twin (``bridge``)."""
 
 from __future__ import annotations
 
@@ -19,17 +19,19 @@ import grpc
 import msgspec
 from google.protobuf.message import Message
 
-from rankline.access.admission import Admission, Caller
-from rankline.errors import RanklineError
+from rankline.access.admission import Admission, Caller, player_may
+from rankline.errors import PayloadTooLarge, RanklineError
 from rankline.grpc.calls import client_address, credential, write_deadline
-from rankline.grpc.messages import from_json
+from rankline.grpc.messages import from_json, to_json
 from rankline.grpc.status import error_status
+from rankline.http.body import given_as
 from rankline.http.endpoint import Endpoint
 from rankline.service import Rankline
 from rankline.writing.admission import Deadline
 
 log = logging.getLogger("rankline")
 M = TypeVar("M", bound=Message)
+B = TypeVar("B")
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
@@ -61,15 +63,30 @@ class Call:
         self.started = time.monotonic()
 
     async def admit(self, board_id: str | None = None) -> Caller:
+        """The caller, once admitted as the HTTP API admits one: a player token only to the
+        operations a player may call (403 ``NotForPlayers`` to the others)."""
         context = self.context
         rule = self.rule
-        return await self.direct.admission.caller(
+        caller = await self.direct.admission.caller(
             credential(context.invocation_metadata()),
             client_address(context.peer()),
             rule.auth,
             rule.writes,
             board_id,
         )
+        if caller.player is not None:
+            player_may(rule.auth, rule.for_players, rule.operation)
+        return caller
+
+    def body(self, request: Message, kind: type[B]) -> B:
+        """The request's ``body`` as the operation's JSON body would be decoded (``{}``
+        when it has none: the same refusals at the same places), within the body size
+        limit."""
+        limit = self.direct.service.settings.max_body_bytes
+        if request.ByteSize() > limit:
+            raise PayloadTooLarge(f"the body is larger than {limit} bytes")
+        given = to_json(request.body) if request.HasField("body") else {}  # type: ignore[attr-defined]
+        return given_as(given, kind)
 
     async def settled(self, after: str) -> None:
         """A read's ``after`` (a 202's token): once the submissions it names are applied."""

@@ -22,7 +22,7 @@ from rankline.reading.requests import AroundRequest, PlayerRequest, TopRequest
 from rankline.service import Rankline
 
 R = TypeVar("R", bound=msgspec.Struct)
-_PATH = ("board_id", "player_id")
+_PATH = ("board_id", "player_id", "tournament_id")
 
 
 def asked(kind: type[R], request: Message, **given: str) -> R:

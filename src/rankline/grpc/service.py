@@ -1,7 +1,8 @@
-"""The handlers of rankline.v1's RPCs: the hot ones call the service directly (``direct``:
-``DIRECT``); each other one is the HTTP endpoint it twins, called in-process (``bridge``),
-its answer rendered as the RPC's message and its problem as a gRPC status. ``Watch`` runs
-the live stream's endpoint and passes on its Server-Sent Events as messages."""
+"""The handlers of rankline.v1's RPCs: the reads and the hot writes call the service
+directly (``direct``: ``DIRECT``); each other one is the HTTP endpoint it twins, called
+in-process (``bridge``), its answer rendered as the RPC's message and its problem as a gRPC
+status. ``Watch`` runs the live stream's endpoint and passes on its Server-Sent Events as
+messages."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 from starlette.types import Message as AsgiMessage
 
-from rankline.grpc import reads, writes
+from rankline.grpc import board_reads, log_reads, player_reads, reads, tournament_reads, writes
 from rankline.grpc.bridge import Answer, call, scope_of
 from rankline.grpc.direct import Direct, Method, Rule
 from rankline.grpc.direct import unary as direct_unary
@@ -175,6 +176,28 @@ DIRECT: dict[str, Method] = {
     "GetAround": reads.get_around,
     "GetMeAround": reads.get_me_around,
     "GetTop": reads.get_top,
+    "ListBoards": board_reads.list_boards,
+    "GetBoard": board_reads.get_board,
+    "GetRankOf": board_reads.get_rank_of,
+    "GetFriends": board_reads.get_friends,
+    "GetRanks": board_reads.get_ranks,
+    "ListPeriods": board_reads.list_periods,
+    "ListSnapshots": board_reads.list_snapshots,
+    "ListDeliveries": board_reads.list_deliveries,
+    "GetProfile": player_reads.get_profile,
+    "GetHistory": player_reads.get_history,
+    "GetFriendList": player_reads.get_friend_list,
+    "GetStoredFriends": player_reads.get_stored_friends,
+    "GetMeFriends": player_reads.get_me_friends,
+    "GetRating": player_reads.get_rating,
+    "ListTournaments": tournament_reads.list_tournaments,
+    "GetTournament": tournament_reads.get_tournament,
+    "GetTournamentTop": tournament_reads.get_tournament_top,
+    "GetTournamentPlayer": tournament_reads.get_tournament_player,
+    "GetTournamentAround": tournament_reads.get_tournament_around,
+    "GetTournamentResults": tournament_reads.get_tournament_results,
+    "ListAuditEntries": log_reads.list_audit_entries,
+    "ListDeadLetters": log_reads.list_dead_letters,
     "SubmitScore": writes.submit_score,
     "SubmitScores": writes.submit_scores,
 }

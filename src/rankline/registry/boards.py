@@ -212,6 +212,11 @@ class Boards:
     def boards(self) -> list[Board]:
         return [self._boards[k] for k in sorted(self._boards)]
 
+    async def listed(self) -> list[Board]:
+        """Every board as of now (after ``refresh``), by id."""
+        await self.refresh()
+        return self.boards()
+
     def cached(self, board_id: BoardId) -> Board | None:
         """The board as last loaded, without checking for changes elsewhere."""
         return self._boards.get(board_id)

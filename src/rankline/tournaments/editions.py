@@ -151,6 +151,10 @@ class Tournaments:
         with contextlib.suppress(NotFound):  # its board went already
             await self._board_changes.delete(tournament_id, tournament=True)
 
+    async def listing(self) -> list[dict[str, Any]]:
+        """Every tournament, described (``describe``)."""
+        return [await self.describe(t) for t in await self.all()]
+
     async def describe(self, tournament: Tournament) -> dict[str, Any]:
         """The definition with the current (or next) edition, for GET and the list."""
         now = self._clock.now()

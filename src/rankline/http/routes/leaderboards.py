@@ -30,9 +30,8 @@ from rankline.reading.query import Query
 
 
 async def list_boards(request: Request) -> Response:
-    boards = e.service_of(request).boards
-    await boards.refresh()
-    return json_response({"boards": [shown(b) for b in boards.boards()]})
+    boards = await e.service_of(request).boards.listed()
+    return json_response({"boards": [shown(b) for b in boards]})
 
 
 async def get_board(request: Request) -> Response:

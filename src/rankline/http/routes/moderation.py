@@ -13,11 +13,11 @@ from msgspec import Meta
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.access.scopes import board_named
 from rankline.audit.answers import AuditOut
 from rankline.audit.log import MAX_REASON, check_reason
 from rankline.audit.requests import AuditRequest
 from rankline.boards import MATCH_ID_PATTERN
-from rankline.errors import InvalidInput
 from rankline.http import endpoint as e
 from rankline.http.auth import authorization
 from rankline.http.body import check_id, check_query
@@ -87,16 +87,7 @@ async def audit_log(request: Request) -> Response:
 
 def _board_for(request: Request, board: str | None) -> None:
     """A key limited to boards must name one of its own with ``?board=``."""
-    scope = e.key_scope(request)
-    if scope is not None:
-        if board is None:
-            raise InvalidInput.at(
-                ["query", "board"],
-                f"this key is limited to boards {'|'.join(scope.patterns)}: "
-                "name one of them with ?board=",
-            )
-        if not scope.allows(board):
-            raise scope.refuse(board)
+    board_named(e.key_scope(request), board)
 
 
 async def list_dead_letters(request: Request) -> Response:

@@ -62,10 +62,7 @@ def _id(request: Request, *, write: bool = False) -> str:
 
 
 async def list_tournaments(request: Request) -> Response:
-    tournaments = e.service_of(request).tournaments
-    return json_response(
-        {"tournaments": [await tournaments.describe(t) for t in await tournaments.all()]}
-    )
+    return json_response({"tournaments": await e.service_of(request).tournaments.listing()})
 
 
 async def get_tournament(request: Request) -> Response:
