@@ -5,10 +5,11 @@ its lean HTTP/1.1 client against a socket server answering each way HTTP/1.1 all
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
-from rankline_bench import overload, raw_http
+from rankline_bench import cpu_share, overload, raw_http
 
 
 def test_the_load_is_split_over_processes_and_percentiles_are_taken() -> None:
@@ -39,8 +40,32 @@ def test_a_small_overload_run_reports_its_row_and_loses_nothing() -> None:
     assert round_["unloaded_rate"] > 0 and round_["goodput"] > 0
     assert round_["reads"] > 0
     assert round_["other"] == {}
+    # where the overload's CPU went: the load's processes and the server's did work
+    assert round_["cpu_load"] > 0 and round_["cpu_server"] > 0
+    assert "cpu_postgresql" not in round_  # the embedded stack has none
     table = overload.table(found)
     assert table.splitlines()[2].startswith("| embedded (1 worker, SQLite) |")
+    shown = f" / - / - / {round_['cpu_other']:.2f} of {round_['cpu_capacity']:.1f} |"
+    assert table.splitlines()[2].endswith(shown)
+
+
+def test_cpu_is_counted_by_part_from_proc() -> None:
+    """Each part's CPU seconds over the phase per second of it, a process that appeared
+    meanwhile counted from zero; what no part used is the machine's ``other``."""
+    before = cpu_share.Sample(10.0, 100.0, 400.0, {"load": {1: 5.0}, "server": {2: 1.0}})
+    after = cpu_share.Sample(12.0, 103.0, 404.0, {"load": {1: 6.0, 3: 0.5}, "server": {2: 2.0}})
+    assert cpu_share.cores(before, after) == {
+        "load": 0.75,
+        "server": 0.5,
+        "other": 0.25,
+        "machine": 1.5,
+        "capacity": 2.0,
+    }
+    mine = cpu_share.process_seconds(os.getpid())
+    assert mine is not None and mine > 0
+    assert os.getpid() in cpu_share.matching([b"pytest"])
+    busy, total = cpu_share.machine_seconds()
+    assert 0 < busy <= total
 
 
 async def test_the_lean_client_reads_each_kind_of_answer_and_reconnects() -> None:

@@ -15,8 +15,10 @@ Each round, on one running server:
 Reported, median of the rounds: the unloaded rate, the goodput under overload (submissions
 answered 200 per second) and its share of the unloaded rate, the share of requests answered
 429 (and how many lacked Retry-After), the answer latency of the admitted writes (p50, p99,
-max) and of the refused ones (max), the rank reads' p99 during the overload, and the count
-lost or extra. Load runs in ``processes`` processes of its own (asyncio and a lean HTTP/1.1
+max) and of the refused ones (max), the rank reads' p99 during the overload, the count
+lost or extra, and where the overload's CPU went (``cpu_share``: the load's processes, the
+server's, PostgreSQL's backends of this benchmark, the Redis server, and the rest of the
+machine, in cores). Load runs in ``processes`` processes of its own (asyncio and a lean HTTP/1.1
 client, ``rankline_bench.raw_http``: on the server's own cores, a full client's CPU would be
 measured as the server's latency).
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import os
 import statistics
 import tempfile
 import time
@@ -39,7 +42,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from rankline_bench import raw_http, stack
+from rankline_bench import cpu_share, raw_http, servers, stack
 
 DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/rankline_overload"
 REDIS_URL = "redis://127.0.0.1:6379/5"
@@ -230,6 +233,7 @@ def _round(
     pool: ProcessPoolExecutor,
     name: str,
     progress: Callable[[str], None],
+    groups: cpu_share.Groups,
 ) -> dict[str, Any]:
     def jobs(kind: str, board: str, connections: int, prefix: str) -> list[Job]:
         return [  # each job's players its own
@@ -249,8 +253,10 @@ def _round(
     progress(f"{name} unloaded: {unloaded_rate:,.0f} submissions/s")
     writes = jobs("write", overload_board, options.clients, "o")
     reads = jobs("read", READ_BOARD, options.readers, "r")
+    before = cpu_share.sample(groups)
     futures = [pool.submit(run_job, job) for job in (*writes, *reads)]
     results = [f.result() for f in futures]
+    cpu = cpu_share.cores(before, cpu_share.sample(groups))
     load = _merge(results[: len(writes)])
     read = _merge(results[len(writes) :])
     stored = _total(url, overload_board)
@@ -261,6 +267,7 @@ def _round(
         "goodput": goodput,
         "goodput_share": goodput / unloaded_rate if unloaded_rate else 0.0,
         "refused_share": len(load.refused) / requests if requests else 0.0,
+        "write_requests_per_s": requests / load.elapsed,
         "no_retry_after": load.no_retry_after,
         "admitted_p50_ms": _percentile(load.admitted, 0.5) * 1000,
         "admitted_p99_ms": _percentile(load.admitted, 0.99) * 1000,
@@ -269,6 +276,7 @@ def _round(
         "read_p99_ms": _percentile(read.reads, 0.99) * 1000,
         "reads": len(read.reads),
         "lost_or_extra": stored - load.accepted,
+        **{f"cpu_{part}": used for part, used in cpu.items()},
         "other": {str(k): v for k, v in {**load.other, **read.other}.items()},
     }
     progress(f"{name} overload: " + ", ".join(f"{k} {_shown(v)}" for k, v in figures.items()))
@@ -279,8 +287,30 @@ def _shown(value: Any) -> str:
     return f"{value:,.2f}" if isinstance(value, float) else str(value)
 
 
+def _groups(server: stack.Stack, backend: str) -> cpu_share.Groups:
+    """The overload's processes by part: the load (this process's children but the
+    server's), the server (its supervisor and workers) and, on Redis + PostgreSQL, the
+    PostgreSQL backends of this benchmark's database and the Redis server (shared with
+    whatever else uses it)."""
+
+    def groups() -> dict[str, list[int]]:
+        serving = server.pids()
+        found = {
+            "load": [p for p in servers.children(os.getpid()) if p not in serving],
+            "server": serving,
+        }
+        if backend == "redis":
+            database = urlsplit(DATABASE_URL).path.lstrip("/").encode()
+            redis = urlsplit(REDIS_URL)
+            found["postgresql"] = cpu_share.matching([b"postgres:", b" " + database + b" "])
+            found["redis"] = cpu_share.matching([b"redis-server", f":{redis.port} ".encode()])
+        return found
+
+    return groups
+
+
 @contextmanager
-def _serving(backend: str, options: Options) -> Iterator[str]:
+def _serving(backend: str, options: Options) -> Iterator[stack.Stack]:
     """The soak's stack for ``backend`` (``rankline_bench.stack``) on scratch databases of
     this benchmark's own, its rate limits off, its write deadline as asked."""
     plan = stack.plan(backend, DATABASE_URL, REDIS_URL)
@@ -293,7 +323,7 @@ def _serving(backend: str, options: Options) -> Iterator[str]:
         running.server.env.update(settings)
         try:
             running.start()
-            yield running.url
+            yield running
         finally:
             running.stop()
 
@@ -305,11 +335,12 @@ def measure(options: Options, progress: Callable[[str], None] = print) -> dict[s
     workers = options.processes * 2  # writers and readers at once
     with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
         for backend in options.backends:
-            with _serving(backend, options) as url:
+            with _serving(backend, options) as running:
+                url = running.url
                 progress(f"{backend}: seeding {options.players:,} players to read")
                 _seed(url, options.players)
                 rounds = [
-                    _round(url, options, pool, f"round{n + 1}", progress)
+                    _round(url, options, pool, f"round{n + 1}", progress, _groups(running, backend))
                     for n in range(options.rounds)
                 ]
             medians = {
@@ -328,8 +359,9 @@ def table(found: dict[str, Any]) -> str:
     """The medians as a markdown table, a row per backend."""
     lines = [
         "| stack | unloaded sync rate | goodput under overload | share | 429 share "
-        "| admitted p50 / p99 / max | refused max | read p99 | lost or extra |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| admitted p50 / p99 / max | refused max | read p99 | lost or extra "
+        "| CPU, cores: load / server / PostgreSQL / Redis / other of the machine's |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for backend, figures in found["backends"].items():
         m = figures["median"]
@@ -338,9 +370,15 @@ def table(found: dict[str, Any]) -> str:
             f"| {m['goodput']:,.0f}/s | {m['goodput_share']:.0%} | {m['refused_share']:.0%} "
             f"| {m['admitted_p50_ms']:,.0f} / {m['admitted_p99_ms']:,.0f} / "
             f"{m['admitted_max_ms']:,.0f} ms | {m['refused_max_ms']:,.0f} ms "
-            f"| {m['read_p99_ms']:,.1f} ms | {m['lost_or_extra']:.0f} |"
+            f"| {m['read_p99_ms']:,.1f} ms | {m['lost_or_extra']:.0f} | {_cpu(m)} |"
         )
     return "\n".join(lines)
+
+
+def _cpu(figures: dict[str, float]) -> str:
+    parts = ("load", "server", "postgresql", "redis", "other")
+    shown = [f"{figures[f'cpu_{p}']:.2f}" if f"cpu_{p}" in figures else "-" for p in parts]
+    return " / ".join(shown) + f" of {figures['cpu_capacity']:.1f}"
 
 
 def main(options: Options, json_path: Path | None = None) -> None:

@@ -161,7 +161,8 @@ def bench_overload(
 ) -> None:
     """Writes far beyond what the server commits, rank reads beside them: goodput, 429 share,
     admitted writes' latency and read p99 under overload, beside the unloaded synchronous
-    rate of the same run; and nothing acknowledged lost. Uses the PostgreSQL database
+    rate of the same run; nothing acknowledged lost; and the CPU, in cores, of the load, the
+    server, PostgreSQL, Redis and the rest of the machine meanwhile. Uses the PostgreSQL database
     rankline_overload and Redis database 5 (emptied). See docs/performance.md."""
     from rankline_bench import overload, stack
 
