@@ -842,9 +842,9 @@ export interface components {
         /**
          * WindowSpec
          * @description A window given as an object in ``windows``: ``{"id": "daily", "timezone": ...}`` sets
-         *         the time zone of a calendar window (``daily``, ``weekly``, ``monthly``);
-         *         ``{"id": "friday-event", "cron": "0 18 * * FRI", "timezone": ...}`` is a cron window,
-         *         whose periods run from one firing to the next (``rankline.cron``).
+         *     the time zone of a calendar window (``daily``, ``weekly``, ``monthly``);
+         *     ``{"id": "friday-event", "cron": "0 18 * * FRI", "timezone": ...}`` is a cron window,
+         *     whose periods run from one firing to the next (``rankline.cron``).
          */
         WindowSpec: {
             id: string;
@@ -878,7 +878,7 @@ export interface components {
         /**
          * BoardWebhookSpec
          * @description Where each closed leaderboard's final top is posted, signed with ``secret`` (shown
-         *         without it).
+         *     without it).
          */
         BoardWebhookSpec: {
             url: string;
@@ -893,8 +893,8 @@ export interface components {
         /**
          * TierSpec
          * @description A tier: the entries ranked in the top ``top_percent`` percent of the leaderboard
-         *         (rank <= ceil(total * top_percent / 100)), or in the first ``top_rank``; exactly one of
-         *         the two.
+         *     (rank <= ceil(total * top_percent / 100)), or in the first ``top_rank``; exactly one of
+         *     the two.
          */
         TierSpec: {
             name: string;
@@ -906,7 +906,7 @@ export interface components {
         /**
          * ScheduleSpec
          * @description Recurring editions in place of seasons: the first runs from ``starts_at`` to
-         *         ``ends_at``, the next ``every_seconds`` later (none without it).
+         *     ``ends_at``, the next ``every_seconds`` later (none without it).
          */
         ScheduleSpec: {
             starts_at: string;
@@ -917,7 +917,7 @@ export interface components {
         /**
          * SnapshotSpec
          * @description The top ``k`` of each live leaderboard, stored every ``every_seconds`` and kept
-         *         ``keep_days`` (``rankline.lifecycle.snapshots``).
+         *     ``keep_days`` (``rankline.lifecycle.snapshots``).
          */
         SnapshotSpec: {
             /**
@@ -939,7 +939,7 @@ export interface components {
         /**
          * ClientWritesSpec
          * @description Players may submit their own scores with their tokens, within these limits; without
-         *         it a board takes scores from keys only.
+         *     it a board takes scores from keys only.
          */
         ClientWritesSpec: {
             /**
@@ -955,7 +955,7 @@ export interface components {
         /**
          * ValidatorSpec
          * @description Where each client submission is posted for a verdict before it is written, signed
-         *         with ``secret`` as the board webhooks are (shown without it).
+         *     with ``secret`` as the board webhooks are (shown without it).
          */
         ValidatorSpec: {
             url: string;
@@ -1023,7 +1023,7 @@ export interface components {
         /**
          * AcceptedOut
          * @description The 202 answer to ``Prefer: respond-async``: the submissions are durable in the
-         *         ingestion log and will be applied; reads given ``after=<token>`` include them.
+         *     ingestion log and will be applied; reads given ``after=<token>`` include them.
          */
         AcceptedOut: {
             /** Format: int64 */
@@ -1044,8 +1044,8 @@ export interface components {
          * BatchDoc
          * @description A batch: up to 1,000 submissions, each a score submission plus its ``board``.
          *
-         *         Items are validated one by one: an invalid item gets its own error in ``results``
-         *         and the others are still recorded, so the request schema does not constrain items.
+         *     Items are validated one by one: an invalid item gets its own error in ``results``
+         *     and the others are still recorded, so the request schema does not constrain items.
          */
         BatchDoc: {
             /** @description Each item: the fields of a score submission plus `board`; any item that is not one gets its own error in `results`. */
@@ -1211,7 +1211,7 @@ export interface components {
         /**
          * RankOfOut
          * @description Where an entry with ``score`` would rank if it were submitted now: after every entry
-         *         with that score so far, before any that reaches it later.
+         *     with that score so far, before any that reaches it later.
          */
         RankOfOut: {
             board: string;
@@ -1428,7 +1428,7 @@ export interface components {
         /**
          * PlayerProfileOut
          * @description The profile and the player's standings in every board's current periods (``rank``
-         *         is null while the player is banned).
+         *     is null while the player is banned).
          */
         PlayerProfileOut: {
             player_id: string;
@@ -1542,7 +1542,7 @@ export interface components {
         /**
          * MatchBatchDoc
          * @description Up to 1,000 matches, each a match plus its ``board``; each item succeeds or fails on
-         *         its own.
+         *     its own.
          */
         MatchBatchDoc: {
             /** @description Each item: the fields of a match plus `board`. */
@@ -1577,7 +1577,7 @@ export interface components {
         /**
          * TournamentOut
          * @description A tournament definition (its webhook without the secret) and its current or next
-         *         edition.
+         *     edition.
          */
         TournamentOut: {
             starts_at: string;
@@ -1629,8 +1629,8 @@ export interface components {
         /**
          * RewardSpec
          * @description A band of the final ranking and its reward: ``ranks`` [first, last] (inclusive) or
-         *         ``top_percent`` (ranks up to ceil(players * top_percent / 100)); the first band listed
-         *         that holds a rank gives its reward.
+         *     ``top_percent`` (ranks up to ceil(players * top_percent / 100)); the first band listed
+         *     that holds a rank gives its reward.
          */
         RewardSpec: {
             reward: Record<string, unknown>;
@@ -1650,7 +1650,7 @@ export interface components {
         /**
          * EditionOut
          * @description An edition of a tournament and where it stands: ``upcoming``, ``running``, ``grace``
-         *         (ended, still taking late submissions) or ``ended``.
+         *     (ended, still taking late submissions) or ``ended``.
          */
         EditionOut: {
             edition: string;
@@ -1786,7 +1786,7 @@ export interface components {
         /**
          * ResetIn
          * @description What a reset restarts: the current period of ``window`` (default the board's first),
-         *         on every scope or on ``scope`` only.
+         *     on every scope or on ``scope`` only.
          */
         ResetIn: {
             /** @default null */

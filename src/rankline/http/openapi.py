@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import msgspec
@@ -130,6 +131,18 @@ def _int64(node: Any) -> Any:
     return found
 
 
+def _cleaned(schemas: dict[str, Any]) -> dict[str, Any]:
+    """``schemas`` with each struct's description (its docstring) cleaned as
+    ``inspect.cleandoc`` cleans one: msgspec gives a docstring's continuation lines indented
+    before 0.23 and dedented from it, and the document must not change with the version."""
+    return {
+        name: {**schema, "description": inspect.cleandoc(schema["description"])}
+        if isinstance(schema.get("description"), str)
+        else schema
+        for name, schema in schemas.items()
+    }
+
+
 def build_openapi() -> dict[str, Any]:
     kinds: list[type] = [Problem]
     for endpoint in ENDPOINTS:
@@ -137,6 +150,7 @@ def build_openapi() -> dict[str, Any]:
             if kind is not None and kind not in kinds:
                 kinds.append(kind)
     schemas, components = msgspec.json.schema_components(kinds, ref_template=_REF)
+    components = _cleaned(components)
     refs = dict(zip(kinds, schemas, strict=True))
     paths: dict[str, dict[str, Any]] = {}
     for endpoint, operation_id in _operation_ids().items():
