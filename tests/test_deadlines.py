@@ -414,18 +414,19 @@ async def test_a_players_own_write_carries_the_same_deadline(
     """A write with a player token is admitted by the same wait as a server's: refused at
     once behind a queue it would not clear in time, or when its deadline has passed, and
     written once the queue is gone; nothing of a refused one recorded."""
-    with_tokens = settings.model_copy(update={"player_jwt_secret": SecretStr(SECRET)})
+    with_tokens = _roomy(settings).model_copy(update={"player_jwt_secret": SecretStr(SECRET)})
     async with open_app(with_tokens, clock) as app, open_client(app) as client:
         await put_board(client, "arena", client_writes={})
+        await _steady_loop(app)
         writer = app.state.service.writer
-        writer.admission.measured(100, 1.0)  # 100 a second
+        writer.admission.measured(10, 1.0)  # 10 a second
         lock = await _while_the_writer_waits(app)
         try:
             first = asyncio.create_task(
                 client.post("/v1/scores/batch", json=_batch("a", 300), headers=AUTH)
             )
             await _until(app, 300)
-            # 300 ahead + its own at 100/s: 3 s, more than its 1 s
+            # 300 ahead + its own at 10/s: 30 s, more than its 10 s
             async with asyncio.timeout(30):
                 refused = await client.post(
                     "/v1/boards/arena/scores",
