@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from helpers_api import get_json, top
 from rankline import Rankline
-from rankline.clock import format_time
+from rankline.runtime.clock import format_time
 from rankline.store import schema as t
 
 Row = tuple[int, str, int, str]

@@ -12,7 +12,7 @@ import httpx
 
 from helpers_api import AUTH, assert_problem, get_json, iso, utc
 from rankline import ManualClock, Settings
-from rankline.clock import to_micros
+from rankline.runtime.clock import to_micros
 from rankline.store.sql import SqlStore
 from rankline.store.tournaments import TournamentStore
 

@@ -25,9 +25,9 @@ from helpers_backends import PG_URL, REDIS_URL
 from helpers_brokers import NATS_URL
 from helpers_procs import run_cli
 from rankline import ManualClock, Settings
-from rankline.clock import SystemClock
 from rankline.http import create_app
 from rankline.log import LogOptions, open_log
+from rankline.runtime.clock import SystemClock
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore
 from rankline_bench import ceiling, lean, load, probes, report, run, servers, wrk

@@ -9,8 +9,8 @@ import msgspec
 import pytest
 
 from rankline.boards import Board, BoardSpec, SeasonSpec, parse_scope
-from rankline.clock import to_micros
 from rankline.errors import Conflict, InvalidInput
+from rankline.runtime.clock import to_micros
 from rankline.types import LeaderboardId, Micros
 
 SECOND = 1_000_000

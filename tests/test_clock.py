@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankline.clock import format_instant, format_time, parse_time
+from rankline.runtime.clock import format_instant, format_time, parse_time
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FIRST = int((datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1))

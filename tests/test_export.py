@@ -17,8 +17,8 @@ from helpers_api import AUTH, open_app, open_client, put_board, submit
 from helpers_backends import flush_redis
 from rankline import ManualClock, Settings
 from rankline.cli import app as cli_app
-from rankline.clock import format_time
 from rankline.reading import export
+from rankline.runtime.clock import format_time
 from rankline.service import Rankline
 from rankline.store import schema
 from rankline.writing import importing

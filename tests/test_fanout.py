@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 
 from rankline.boards import Board, BoardSpec
-from rankline.clock import to_micros
 from rankline.fanout import FanOut
+from rankline.runtime.clock import to_micros
 from rankline.types import Micros
 
 HOUR = 3_600_000_000

@@ -21,8 +21,8 @@ from helpers_backends import ALL, REDIS_URL, Backend, selected
 from helpers_procs import HOST, cli_env, free_port, run_cli, serving
 from rankline import Board, BoardSpec, ManualClock, Settings
 from rankline.cli import app as cli_app
-from rankline.clock import parse_time
 from rankline.errors import Conflict, NotFound
+from rankline.runtime.clock import parse_time
 from rankline.store.sql import SqlStore
 from rankline.writing.importing import (
     ImportRefused,

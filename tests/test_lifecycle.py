@@ -27,9 +27,9 @@ from helpers_api import (
 from helpers_lifecycle import archived, live, period_rows, states
 from helpers_procs import cli_env, run_cli
 from rankline import ManualClock, Rankline, Settings
-from rankline.clock import to_micros
 from rankline.http.app import Application
 from rankline.lifecycle.closing import LEASE_SECONDS, Lifecycle
+from rankline.runtime.clock import to_micros
 from rankline.store import archive as store_archive
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore

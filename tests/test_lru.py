@@ -1,10 +1,10 @@
-"""The bounded LRU mapping the server's few caches use (rankline.lru)."""
+"""The bounded LRU mapping the server's few caches use (rankline.runtime.lru)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rankline.lru import LRUCache
+from rankline.runtime.lru import LRUCache
 
 
 def test_a_write_beyond_the_size_drops_the_least_recent() -> None:

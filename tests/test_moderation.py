@@ -31,11 +31,11 @@ from helpers_api import (
 )
 from helpers_backends import ALL, flush_redis, selected
 from rankline import ManualClock, Settings
-from rankline.clock import parse_time as clock_micros
 from rankline.index import maintenance
 from rankline.moderation import entries as entries_module
 from rankline.ordering import encode
 from rankline.ratings import rerate
+from rankline.runtime.clock import parse_time as clock_micros
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore

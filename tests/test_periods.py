@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankline.clock import ManualClock, from_micros, to_micros
 from rankline.periods import (
     ALL_TIME,
     Period,
@@ -17,6 +16,7 @@ from rankline.periods import (
     parse_period,
     period_at,
 )
+from rankline.runtime.clock import ManualClock, from_micros, to_micros
 from rankline.types import Micros
 
 SECOND = 1_000_000

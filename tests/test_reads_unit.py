@@ -11,7 +11,6 @@ import pytest
 
 from helpers_fakes import FakeStore
 from rankline.boards import Board, BoardSpec
-from rankline.clock import ManualClock, format_time, to_micros
 from rankline.errors import IndexDamaged, IndexUnavailable, InvalidInput, NotFound
 from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
@@ -28,6 +27,7 @@ from rankline.reading.requests import (
     TopRequest,
 )
 from rankline.registry import Boards
+from rankline.runtime.clock import ManualClock, format_time, to_micros
 from rankline.types import IndexChange, LeaderboardId
 
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))

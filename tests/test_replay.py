@@ -22,9 +22,9 @@ from helpers_api import AUTH, iso, open_app, open_client, put_board, submit, unm
 from helpers_backends import ALL, Backend, flush_redis, selected
 from helpers_procs import cli_env, run_cli
 from rankline import ManualClock, Settings
-from rankline.clock import from_micros
 from rankline.errors import NotFound
 from rankline.index import maintenance
+from rankline.runtime.clock import from_micros
 from rankline.service import Rankline
 from rankline.store import schema as t
 from rankline.store.sql import SqlStore

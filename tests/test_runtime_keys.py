@@ -19,9 +19,9 @@ from helpers_api import AUTH, NOW, SERVER_KEY, assert_problem, error_locs, open_
 from helpers_backends import EDGE_STACK, selected
 from helpers_grpc import rig
 from rankline import ManualClock, Settings
-from rankline.clock import parse_time
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.http.app import Application
+from rankline.runtime.clock import parse_time
 from rankline.store import schema as t
 
 BOOTSTRAP_ACTOR = "key:" + hashlib.sha256(SERVER_KEY.encode()).hexdigest()[:12]

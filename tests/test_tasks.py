@@ -1,4 +1,4 @@
-"""``rankline.tasks.stop``: a background task stopped even when a cancellation is dropped
+"""``rankline.runtime.tasks.stop``: a background task stopped even when a cancellation is dropped
 below it (as ``asyncio.wait_for`` does on Python 3.11 when its result lands in the same turn)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from rankline import tasks
+from rankline.runtime import tasks
 
 
 async def test_a_task_that_drops_its_first_cancellation_is_stopped_all_the_same() -> None:

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from helpers_fakes import FakeStore
 from rankline.boards import Board, BoardSpec
-from rankline.clock import ManualClock, to_micros
 from rankline.errors import (
     Conflict,
     KeyReused,
@@ -25,6 +24,7 @@ from rankline.errors import (
 )
 from rankline.index.memory import MemoryIndex
 from rankline.ordering import decode, encode
+from rankline.runtime.clock import ManualClock, to_micros
 from rankline.types import LeaderboardId
 from rankline.writing.writer import SLICE, GroupCommitWriter, Outcome, Submission
 

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankline.boards import Board, BoardSpec
-from rankline.clock import from_micros, to_micros
 from rankline.cron import CronWindow, check_cron
 from rankline.errors import InvalidInput
 from rankline.periods import Calendar, Period, current_period, parse_period, period_at
+from rankline.runtime.clock import from_micros, to_micros
 from rankline.types import Micros
 
 HOUR = 3_600_000_000

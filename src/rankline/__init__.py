@@ -1,7 +1,7 @@
 """rankline: a real-time leaderboard service for games."""
 
 from rankline.boards import Board, BoardSpec
-from rankline.clock import ManualClock, SystemClock
+from rankline.runtime.clock import ManualClock, SystemClock
 from rankline.service import Rankline
 from rankline.settings import Settings
 

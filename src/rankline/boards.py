@@ -14,7 +14,6 @@ import msgspec
 from msgspec import Meta
 
 from rankline.client_writes import ClientWritesSpec, check_client_writes, client_writes_shown
-from rankline.clock import format_time, parse_time
 from rankline.cron import CronWindow, check_cron
 from rankline.errors import Conflict, InvalidInput
 from rankline.ordering import SCORE_MAX, SCORE_MIN, Keys
@@ -28,6 +27,7 @@ from rankline.periods import (
     period_at,
 )
 from rankline.rating import check_rating
+from rankline.runtime.clock import format_time, parse_time
 from rankline.types import GLOBAL_SCOPE, LeaderboardId, Micros, Order, Policy, Window
 
 # `(?!\n)$`: Python's `$` also matches before a trailing newline; JSON Schema's does not.

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from rankline.clock import from_micros, to_micros
+from rankline.runtime.clock import from_micros, to_micros
 from rankline.types import Micros
 
 _NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z", re.ASCII)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rankline.boards import Board, Target
-from rankline.lru import LRUCache
+from rankline.runtime.lru import LRUCache
 from rankline.types import Micros
 
 _FOREVER = 2**63

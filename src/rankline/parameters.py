@@ -36,8 +36,8 @@ from rankline.boards import (
     PLAYER_ID_PATTERN,
     SEASON_ID_PATTERN,
 )
-from rankline.clock import parse_time
 from rankline.errors import InvalidInput
+from rankline.runtime.clock import parse_time
 
 S = TypeVar("S", bound=msgspec.Struct)
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
-from rankline.clock import from_micros, to_micros
 from rankline.cron import CronWindow
+from rankline.runtime.clock import from_micros, to_micros
 from rankline.types import Micros
 
 ALL_TIME_PERIOD = "all"

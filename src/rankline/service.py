@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from rankline.access.keys import RuntimeKeys
 from rankline.audit.log import Audit
-from rankline.clock import SystemClock
 from rankline.errors import RanklineError
 from rankline.index.base import BoardShapes, RankingIndex, SharedIndex
 from rankline.index.gateway import CheckedVersions, IndexGateway
@@ -57,6 +56,7 @@ from rankline.reading.names import NAME_TTL_SECONDS, NameDirectory
 from rankline.reading.reads import Reads
 from rankline.reading.snapshots import SnapshotReads
 from rankline.registry import BoardChanges, Boards
+from rankline.runtime.clock import SystemClock
 from rankline.settings import Settings
 from rankline.store import migrate
 from rankline.store.archive import ArchivedPeriod

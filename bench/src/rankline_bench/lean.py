@@ -22,8 +22,8 @@ import msgspec
 from starlette.types import Receive, Scope, Send
 
 from rankline import ordering
-from rankline.clock import SystemClock, format_time
 from rankline.reading.cursors import encode_cursor
+from rankline.runtime.clock import SystemClock, format_time
 from rankline_bench.load import BOARD_ID, Dataset
 
 _encoder = msgspec.json.Encoder()

@@ -60,9 +60,9 @@ from rich.progress import (
 
 from rankline import __version__
 from rankline.boards import Board
-from rankline.clock import SystemClock
 from rankline.http.server import DEFAULT_SERVER, SERVERS
 from rankline.log.factory import engine_name
+from rankline.runtime.clock import SystemClock
 from rankline.settings import Settings
 from rankline.store import admin
 from rankline_bench import cluster_run, dense_run, load, probes, report, servers, wrk

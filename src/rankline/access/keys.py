@@ -32,8 +32,8 @@ from rankline import metrics
 from rankline.access.answers import KeyOut, KeysOut, KeyState, NewKeyOut
 from rankline.access.scopes import MAX_PATTERNS, BoardScope, pattern_problem
 from rankline.answers import Time
-from rankline.clock import SystemClock, format_time, parse_time
 from rankline.errors import InvalidInput, NotFound, RanklineError
+from rankline.runtime.clock import SystemClock, format_time, parse_time
 from rankline.settings import Settings
 from rankline.store.audit import Attribution, AuditEntry
 from rankline.store.keys import KeyStore, StoredKey

@@ -18,8 +18,8 @@ import msgspec
 from rankline.audit.answers import AuditItemOut, AuditOut
 from rankline.audit.reasons import MAX_REASON, check_reason
 from rankline.audit.requests import AuditRequest
-from rankline.clock import format_time
 from rankline.errors import InvalidInput
+from rankline.runtime.clock import format_time
 from rankline.store.audit import Attribution, AuditEntry, AuditStore
 from rankline.types import BoardId, Clock, MatchId, PlayerId
 

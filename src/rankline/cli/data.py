@@ -75,7 +75,7 @@ def import_standings(
     store it refuses while a server runs on the data directory."""
     from rankline.boards import BOARD_ID_PATTERN
     from rankline.cli.progress import import_progress
-    from rankline.clock import parse_time
+    from rankline.runtime.clock import parse_time
     from rankline.writing import importing
 
     settings = Settings()
@@ -174,8 +174,8 @@ def export_standings(
     left out. A progress bar shows on a terminal while writing to a file."""
     from rankline.boards import BOARD_ID_PATTERN
     from rankline.cli.progress import export_progress
-    from rankline.clock import SystemClock
     from rankline.reading import export
+    from rankline.runtime.clock import SystemClock
 
     settings = Settings()
     setup_logging("warning")

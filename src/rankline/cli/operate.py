@@ -102,7 +102,7 @@ def verify(
 
 
 def _print_differences(report: Any) -> None:
-    from rankline.clock import format_time
+    from rankline.runtime.clock import format_time
 
     for d in report.differences:
         lb = d.leaderboard
@@ -124,7 +124,7 @@ def dead_letters(
     applied, newest first, each with its reason: its board was deleted or frozen meanwhile,
     its match_id was used with another payload, or its score left the board's range. They
     are kept, never retried by themselves: submit them again once the cause is mended."""
-    from rankline.clock import format_time
+    from rankline.runtime.clock import format_time
     from rankline.store.dead_letters import listed
 
     settings = Settings()

@@ -24,10 +24,10 @@ from typing import Any
 import httpx
 from rich.console import Console
 
-from rankline import tasks
 from rankline.client import ApiError, AsyncClient
 from rankline.demo import tournament as demo_tournament
 from rankline.demo.rated_arena import BLITZ, RAPID, RatedArena
+from rankline.runtime import tasks
 
 ARENA, XP = "arena-solo", "xp"
 REGIONS = ("EU", "NA", "ASIA")

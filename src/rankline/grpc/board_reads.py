@@ -8,12 +8,10 @@ same errors at the same places."""
 from __future__ import annotations
 
 from rankline.boards import shown
+from rankline.bodies import BOARD_ID, check_id
 from rankline.grpc.direct import Call, answered
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.grpc.reads import asked
-from rankline.http.body import check_id
-from rankline.http.endpoint import BOARD_ID
-from rankline.http.schemas import FriendsIn, RanksIn
 from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.reading import requests as r
 
@@ -46,7 +44,7 @@ async def get_friends(call: Call, request: pb.GetFriendsRequest) -> pb.FriendsOu
     await call.admit(request.board_id)
     await call.settled(request.after)
     ask = asked(r.FriendsRequest, request)
-    given = call.body(request, FriendsIn)
+    given = call.body(request, r.FriendsIn)
     answer = await call.direct.service.reads.friends(ask, given.friends, given.k)
     return answered(answer, pb.FriendsOut)
 
@@ -56,7 +54,7 @@ async def get_ranks(call: Call, request: pb.GetRanksRequest) -> pb.RanksOut:
     await call.admit(request.board_id)
     await call.settled(request.after)
     ask = asked(r.RanksRequest, request)
-    given = call.body(request, RanksIn)
+    given = call.body(request, r.RanksIn)
     answer = await call.direct.service.reads.ranks(ask, given.player_ids)
     return answered(answer, pb.RanksOut)
 

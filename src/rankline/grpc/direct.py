@@ -20,11 +20,11 @@ import msgspec
 from google.protobuf.message import Message
 
 from rankline.access.admission import Admission, Caller, player_may
+from rankline.bodies import given_as
 from rankline.errors import PayloadTooLarge, RanklineError
 from rankline.grpc.calls import client_address, credential, write_deadline
 from rankline.grpc.messages import from_json, to_json
 from rankline.grpc.status import error_status
-from rankline.http.body import given_as
 from rankline.http.endpoint import Endpoint
 from rankline.service import Rankline
 from rankline.writing.admission import Deadline

@@ -5,12 +5,11 @@ message's fields (``reads.asked``): the same answers, the same errors at the sam
 
 from __future__ import annotations
 
+from rankline.bodies import PLAYER_ID, check_id
 from rankline.errors import Forbidden
 from rankline.grpc.direct import Call, answered
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.grpc.reads import asked
-from rankline.http.body import check_id
-from rankline.http.endpoint import PLAYER_ID
 from rankline.players.requests import HistoryRequest, StoredFriendsRequest
 from rankline.ratings.requests import RatingRequest
 

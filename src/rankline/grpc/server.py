@@ -14,10 +14,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from rankline import tasks
 from rankline.grpc.operations import SERVICE
 from rankline.grpc.service import handler
 from rankline.http.api import Api
+from rankline.runtime import tasks
 
 log = logging.getLogger("rankline")
 GRACE_SECONDS = 5.0

@@ -10,11 +10,10 @@ from __future__ import annotations
 import msgspec
 import orjson
 
+from rankline.bodies import BOARD_ID, check_id
 from rankline.grpc.direct import Call, answered
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.grpc.reads import asked
-from rankline.http.body import check_id
-from rankline.http.endpoint import BOARD_ID
 from rankline.tournaments import requests as t
 
 

@@ -13,14 +13,13 @@ from typing import Any
 from google.protobuf.message import Message
 
 from rankline.access.admission import own_player_id, player_may
+from rankline.bodies import BOARD_ID, check_id, given_as
 from rankline.errors import PayloadTooLarge, RanklineError
 from rankline.grpc.direct import Call, answered
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.grpc.messages import to_json
-from rankline.http.body import check_id, given_as, given_batch_items
-from rankline.http.endpoint import BOARD_ID
-from rankline.http.schemas import ScoreIn
 from rankline.writing.batches import player_score, prepare_score
+from rankline.writing.requests import ScoreIn, given_batch_items
 
 
 def _body(call: Call, request: Message, size: int) -> dict[str, Any]:

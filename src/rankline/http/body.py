@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 import msgspec
-from msgspec import Meta
 from starlette.requests import Request
 
+from rankline.bodies import check_id as check_id  # their one place
+from rankline.bodies import given_as as given_as
+from rankline.bodies import invalid as invalid
 from rankline.errors import (
     BadRequest,
     InvalidInput,
@@ -20,38 +21,13 @@ from rankline.errors import (
     RanklineError,
     UnsupportedMediaType,
 )
-from rankline.http.schemas import BatchIn, BatchItemIn
-from rankline.parameters import ALLOWED
 from rankline.writing.batches import body_time as body_time  # their one place
 from rankline.writing.batches import located as located
+from rankline.writing.requests import BatchIn, BatchItemIn, ValidBatch
 from rankline.writing.scores import check_metadata as check_metadata
 
 T = TypeVar("T")
 E = TypeVar("E", bound=RanklineError)
-_PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"?([^\]\"]*)\"?\]")
-_IN_WORDS = {f"Expected `str` matching regex {p!r}": words for p, words in ALLOWED.items()}
-
-
-def _loc(path: str, prefix: str) -> list[str | int]:
-    loc: list[str | int] = [prefix]
-    for name, index, key in _PATH_PART.findall(path.removeprefix("$")):
-        loc.append(int(index) if index else name or key)
-    return loc
-
-
-def invalid(exc: msgspec.ValidationError, prefix: str = "body") -> InvalidInput:
-    """Turn msgspec's ``Expected `int`, got `float` - at `$.score``` into a located error."""
-    message = str(exc)
-    msg, _, where = message.partition(" - at `")
-    where = where.rstrip("`")
-    loc = _loc(where, prefix) if where else [prefix]
-    words = _IN_WORDS.get(msg)
-    if words is not None:
-        field = where.removeprefix("$.") or "the value"
-        if field.endswith("[...]"):  # a value of an object
-            field = f"each value of {field.removesuffix('[...]')}"
-        msg = f"{field} must be {words}"
-    return InvalidInput(msg, errors=[{"loc": loc, "msg": msg}])
 
 
 def _well_formed(data: bytes) -> bool:
@@ -109,42 +85,6 @@ async def read_json(request: Request, kind: type[T], max_bytes: int) -> T:
     return decode_as(await read_body(request, max_bytes), kind)
 
 
-class _ValidBatch(msgspec.Struct, forbid_unknown_fields=True):
-    scores: Annotated[list[BatchItemIn], Meta(max_length=1000)]
-
-
-class _GivenBatch(msgspec.Struct, forbid_unknown_fields=True):
-    scores: Annotated[list[Any], Meta(max_length=1000)]
-
-
-def given_batch_items(given: Any) -> list[BatchItemIn | InvalidInput]:
-    """``batch_items`` of a body given as built-in values (a gRPC message's fields), with
-    the same answers: each item, or the error that concerns it alone."""
-    try:
-        return list(msgspec.convert(given, _ValidBatch).scores)
-    except msgspec.ValidationError:
-        pass
-    try:
-        whole = msgspec.convert(given, _GivenBatch)
-    except msgspec.ValidationError as exc:
-        raise invalid(exc) from None
-    items: list[BatchItemIn | InvalidInput] = []
-    for raw in whole.scores:
-        try:
-            items.append(msgspec.convert(raw, BatchItemIn))
-        except msgspec.ValidationError as exc:
-            items.append(invalid(exc))
-    return items
-
-
-def given_as(given: Any, kind: type[T]) -> T:
-    """``decode_as`` of a body given as built-in values."""
-    try:
-        return msgspec.convert(given, kind)
-    except msgspec.ValidationError as exc:
-        raise invalid(exc) from None
-
-
 def batch_items(data: bytes) -> list[BatchItemIn | InvalidInput | BadRequest]:
     """Each item of a batch body, decoded, or the error that concerns it alone (as if the
     item were the body: see ``located``); the body's own errors are raised.
@@ -152,7 +92,7 @@ def batch_items(data: bytes) -> list[BatchItemIn | InvalidInput | BadRequest]:
     A batch whose every item is valid decodes in one pass; only one with an invalid item is
     decoded again, item by item, to tell each item's error."""
     try:
-        return list(msgspec.json.decode(data, type=_ValidBatch).scores)
+        return list(msgspec.json.decode(data, type=ValidBatch).scores)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         pass
     items: list[BatchItemIn | InvalidInput | BadRequest] = []
@@ -224,18 +164,6 @@ def check_query(request: Request, known: frozenset[str]) -> None:
 def query_str(request: Request, name: str) -> str | None:
     value = query(request).get(name)
     return value if value else None
-
-
-def check_id(
-    value: str, pattern: re.Pattern[str], name: str, where: str = "path", field: str = ""
-) -> str:
-    """``value``, or a 422 that says what ``name`` allows (at ``where``: path or query)."""
-    if not pattern.match(value):
-        message = f"{value!r} is not a valid {name}"
-        if pattern.pattern in ALLOWED:
-            message += f": {ALLOWED[pattern.pattern]}"
-        raise InvalidInput.at([where, field or name], message)
-    return value
 
 
 def to_builtins(value: Any) -> Any:

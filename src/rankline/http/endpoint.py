@@ -9,7 +9,6 @@ OpenAPI document says of it.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,7 +18,8 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from rankline.boards import BOARD_ID_PATTERN, PLAYER_ID_PATTERN
+from rankline.bodies import BOARD_ID as BOARD_ID  # their one place
+from rankline.bodies import PLAYER_ID as PLAYER_ID
 from rankline.callers import Player
 from rankline.errors import Forbidden, InvalidInput
 from rankline.http.auth import BoardScope, Keys
@@ -46,8 +46,6 @@ Auth = Literal["read", "board", "server", "players", "me"]
 A player token may call ``read`` and ``me`` endpoints, and those that say ``for_players``;
 nothing else (``rankline.http.player_access``).
 """
-BOARD_ID = re.compile(BOARD_ID_PATTERN)
-PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 KEY_SCOPE = "rankline.key_scope"
 """Where the request scope keeps the boards the caller's server key is limited to."""
 PLAYER_SCOPE = "rankline.player"

@@ -30,8 +30,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from rankline import tasks
 from rankline.metrics import LOOP_LAG
+from rankline.runtime import tasks
 
 INTERVAL_SECONDS = 0.01
 WINDOW_SECONDS = 0.05

@@ -25,42 +25,15 @@ from rankline.answers import (
     RanksOut,
     StandingOut,
     SubmitOut,
-    Time,
     TopOut,
 )
-from rankline.boards import (
-    BOARD_ID_PATTERN,
-    MATCH_ID_PATTERN,
-    PLAYER_ID_PATTERN,
-    SCOPE_VALUE_PATTERN,
-    BoardSpec,
-    Score64,
-)
-
-PlayerIdStr = Annotated[str, Meta(pattern=PLAYER_ID_PATTERN, description="A player id.")]
-MatchIdStr = Annotated[str, Meta(pattern=MATCH_ID_PATTERN)]
-ScopeValues = dict[str, Annotated[str, Meta(pattern=SCOPE_VALUE_PATTERN)]]
-
-
-class ScoreIn(msgspec.Struct, forbid_unknown_fields=True):
-    """One score submission."""
-
-    player_id: PlayerIdStr
-    score: Score64
-    match_id: MatchIdStr
-    at: Time | None = None
-    scopes: ScopeValues | None = None
-    metadata: dict[str, Any] | None = None
-    subscore: Score64 | None = None
-    """Required on a board with a subscore, refused on any other."""
-
-
-class BatchItemIn(ScoreIn, forbid_unknown_fields=True, kw_only=True):
-    board: Annotated[str, Meta(pattern=BOARD_ID_PATTERN)]
-
-
-class BatchIn(msgspec.Struct, forbid_unknown_fields=True):
-    scores: Annotated[list[msgspec.Raw], Meta(max_length=1000)]
+from rankline.boards import BoardSpec
+from rankline.bodies import MatchIdStr as MatchIdStr
+from rankline.bodies import PlayerIdStr as PlayerIdStr
+from rankline.bodies import ScopeValues as ScopeValues
+from rankline.players.requests import FriendListIn, ProfileIn
+from rankline.reading.requests import FriendsIn, RanksIn
+from rankline.writing.requests import BatchIn, BatchItemIn, ScoreIn
 
 
 class BatchDoc(msgspec.Struct):
@@ -77,15 +50,6 @@ class BatchDoc(msgspec.Struct):
             "any item that is not one gets its own error in `results`.",
         ),
     ]
-
-
-class FriendsIn(msgspec.Struct, forbid_unknown_fields=True):
-    friends: Annotated[list[PlayerIdStr], Meta(max_length=5000)]
-    k: Annotated[int, Meta(ge=0, le=5000)] | None = None
-
-
-class RanksIn(msgspec.Struct, forbid_unknown_fields=True):
-    player_ids: Annotated[list[PlayerIdStr], Meta(max_length=1000)]
 
 
 # --- responses: the service's answers (rankline.answers), plus what only the edge sends --
@@ -156,19 +120,6 @@ class BoardsOut(msgspec.Struct):
 
 
 # --- players ---------------------------------------------------------------------------
-
-
-class ProfileIn(msgspec.Struct, forbid_unknown_fields=True):
-    """A player's profile. PUT replaces it whole: an omitted field becomes null (or {})."""
-
-    display_name: Annotated[str, Meta(max_length=100)] | None = None
-    avatar_url: Annotated[str, Meta(max_length=500)] | None = None
-    country: Annotated[str, Meta(max_length=8)] | None = None
-    metadata: dict[str, Any] | None = None
-
-
-class FriendListIn(msgspec.Struct, forbid_unknown_fields=True):
-    friends: Annotated[list[PlayerIdStr], Meta(max_length=5000)]
 
 
 __all__ = [

@@ -22,13 +22,13 @@ from array import array
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
-from rankline import tasks
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import IndexDamaged, IndexUnavailable, RanklineError, Unavailable
 from rankline.index.base import RankingIndex, SharedIndex
 from rankline.metrics import DEGRADED, REBUILD_DONE, REBUILD_TOTAL
 from rankline.ordering import Keys
+from rankline.runtime import tasks
+from rankline.runtime.clock import format_time
 from rankline.store import scan
 from rankline.store.sql import SqlStore
 from rankline.types import (

@@ -25,11 +25,11 @@ import logging
 from collections.abc import Callable
 
 from rankline.boards import Board
-from rankline.clock import SystemClock
 from rankline.errors import RanklineError
 from rankline.index.keeper import BoardList
 from rankline.periods import Period
 from rankline.registry import Boards
+from rankline.runtime.clock import SystemClock
 from rankline.settings import Settings
 from rankline.store import archive as store_archive
 from rankline.store.archive import ArchivedPeriod, PeriodKey

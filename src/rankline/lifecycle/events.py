@@ -14,11 +14,11 @@ from msgspec import Meta
 
 from rankline.answers import Answer, Time
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import NotFound
 from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.lifecycle.webhooks import Sender
 from rankline.registry import Boards
+from rankline.runtime.clock import format_time
 from rankline.store.deliveries import BoardDeliveries, BoardDelivery, DeliveryRow
 from rankline.types import Clock
 

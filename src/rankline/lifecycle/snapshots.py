@@ -25,12 +25,12 @@ import msgspec
 
 from rankline.answers import Entry
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import RanklineError
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
 from rankline.periods import current_period
 from rankline.registry import Boards
+from rankline.runtime.clock import format_time
 from rankline.store.snapshots import SnapshotStore
 from rankline.types import Clock, LeaderboardId
 

@@ -7,7 +7,7 @@ import logging
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from rankline import tasks
+from rankline.runtime import tasks
 from rankline.store import schema as t
 
 log = logging.getLogger("rankline.log")

@@ -6,9 +6,9 @@ from typing import Any
 
 import msgspec
 
-from rankline.clock import format_time
 from rankline.moderation.answers import DeadLetterOut, DeadLettersOut
 from rankline.moderation.requests import DeadLettersRequest
+from rankline.runtime.clock import format_time
 from rankline.store.dead_letters import DeadLetters
 
 _unjson = msgspec.json.Decoder(dict[str, Any])

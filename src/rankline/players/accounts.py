@@ -36,7 +36,6 @@ from rankline.answers import (
     ProfileStandingOut,
 )
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import IndexUnavailable, InvalidInput, NotFound, RanklineError, Unavailable
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
@@ -50,6 +49,7 @@ from rankline.reading.names import NameDirectory
 from rankline.reading.reads import Reads
 from rankline.reading.requests import FriendsRequest
 from rankline.registry import Boards
+from rankline.runtime.clock import format_time
 from rankline.store.audit import Attribution
 from rankline.store.players import PlayerStore, Profile
 from rankline.types import (

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
 
+from rankline.bodies import PlayerIdStr
 from rankline.parameters import BoardFilter, BoardIdPath, Limit, PlayerIdPath
 from rankline.reading.requests import After, Period, Scope, Window, WithMetadata
 
@@ -35,3 +36,16 @@ class StoredFriendsRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 __all__ = ["HistoryRequest", "StoredFriendsRequest"]
+
+
+class ProfileIn(msgspec.Struct, forbid_unknown_fields=True):
+    """A player's profile. PUT replaces it whole: an omitted field becomes null (or {})."""
+
+    display_name: Annotated[str, Meta(max_length=100)] | None = None
+    avatar_url: Annotated[str, Meta(max_length=500)] | None = None
+    country: Annotated[str, Meta(max_length=8)] | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class FriendListIn(msgspec.Struct, forbid_unknown_fields=True):
+    friends: Annotated[list[PlayerIdStr], Meta(max_length=5000)]

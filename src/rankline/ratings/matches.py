@@ -24,7 +24,6 @@ from typing import Any, Protocol
 
 from rankline.answers import Answer, Time
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import Conflict, InvalidInput, KeyReused, NotFound, RanklineError
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
@@ -42,6 +41,7 @@ from rankline.ratings.rated import (
 )
 from rankline.ratings.requests import RatingRequest
 from rankline.registry import Boards
+from rankline.runtime.clock import format_time
 from rankline.store.ratings import RatingRow, RatingStore
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId, Micros, PlayerId
 

@@ -9,9 +9,9 @@ from msgspec.structs import asdict
 
 from rankline.answers import Entry, FriendEntry, PlayerStanding
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.index.base import IndexReader
 from rankline.reading.metadata import Held
+from rankline.runtime.clock import format_time
 from rankline.types import LeaderboardId, Micros, Movement, PlayerId, Position, Score, SortKey
 
 Names = dict[PlayerId, str | None]

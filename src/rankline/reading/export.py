@@ -26,10 +26,10 @@ from typing import Any
 import msgspec
 
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import InvalidInput
 from rankline.reading.requests import ExportRequest
 from rankline.registry import Boards, resolve
+from rankline.runtime.clock import format_time
 from rankline.settings import Settings
 from rankline.store.definitions import stored_boards
 from rankline.store.export import count_exported, exported_after, setting_events

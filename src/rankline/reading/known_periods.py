@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from rankline.answers import PeriodOut, PeriodsOut
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import InvalidInput
 from rankline.index.base import IndexReader
 from rankline.periods import Period, current_period, parse_period
+from rankline.runtime.clock import format_time
 from rankline.store import archive as store_archive
 from rankline.store.sql import SqlStore
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId

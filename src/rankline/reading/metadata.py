@@ -25,7 +25,7 @@ import msgspec
 
 from rankline.boards import Board
 from rankline.errors import Unavailable
-from rankline.lru import LRUCache
+from rankline.runtime.lru import LRUCache
 from rankline.store.sql import SqlStore
 from rankline.store.submissions import Candidate, candidates
 from rankline.types import Micros, PlayerId, Score, SortKey

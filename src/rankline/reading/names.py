@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable
 
 from rankline.errors import Unavailable
-from rankline.lru import LRUCache
+from rankline.runtime.lru import LRUCache
 from rankline.store.players import PlayerStore
 from rankline.types import Micros, PlayerId
 

@@ -31,7 +31,6 @@ from rankline.answers import (
     TopHead,
 )
 from rankline.boards import COHORT_SCOPE, Board
-from rankline.clock import format_instant, format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.index.base import IndexReader
 from rankline.index.gateway import Flags, IndexGateway
@@ -54,6 +53,7 @@ from rankline.reading.names import NameDirectory
 from rankline.reading.query import HeadFields, Query
 from rankline.reading.requests import query_of
 from rankline.registry import Boards, Resolved
+from rankline.runtime.clock import format_instant, format_time
 from rankline.store.sql import SqlStore
 from rankline.types import (
     Clock,

@@ -11,10 +11,10 @@ import uuid
 import msgspec
 from redis import asyncio as aioredis
 
-from rankline import tasks
 from rankline.index.redis import keys as k
 from rankline.index.redis.cluster import cluster_seeds
 from rankline.reading.feed import LocalFeed
+from rankline.runtime import tasks
 from rankline.types import LeaderboardId
 
 log = logging.getLogger("rankline.reading.feed")

@@ -11,6 +11,7 @@ from typing import Annotated, Protocol
 import msgspec
 from msgspec import Meta
 
+from rankline.bodies import PlayerIdStr
 from rankline.ordering import SCORE_MAX, SCORE_MIN
 from rankline.parameters import EXACT, INSTANT, BoardIdPath, Limit, PlayerIdPath
 from rankline.reading.query import Query
@@ -256,3 +257,12 @@ class ExportRequest(msgspec.Struct, frozen=True, kw_only=True):
             description="true (jsonl): each row carries the metadata of the submission that set it."
         ),
     ] = False
+
+
+class FriendsIn(msgspec.Struct, forbid_unknown_fields=True):
+    friends: Annotated[list[PlayerIdStr], Meta(max_length=5000)]
+    k: Annotated[int, Meta(ge=0, le=5000)] | None = None
+
+
+class RanksIn(msgspec.Struct, forbid_unknown_fields=True):
+    player_ids: Annotated[list[PlayerIdStr], Meta(max_length=1000)]

@@ -11,12 +11,12 @@ import msgspec
 
 from rankline.answers import Entry, SnapshotOut, SnapshotsOut, TopOut
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import InvalidInput, NotFound
 from rankline.periods import period_at
 from rankline.reading.query import Query
 from rankline.reading.requests import SnapshotsRequest, TopRequest, query_of
 from rankline.registry import Boards, Resolved
+from rankline.runtime.clock import format_time
 from rankline.store.snapshots import SnapshotStore
 from rankline.types import Micros
 

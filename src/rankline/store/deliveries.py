@@ -17,7 +17,7 @@ import msgspec
 from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from rankline.clock import format_time
+from rankline.runtime.clock import format_time
 from rankline.store import schema as t
 from rankline.store.errors import mapped_errors
 from rankline.store.sql import SqlStore

@@ -22,9 +22,9 @@ from rankline.boards import (
     ScheduleSpec,
     TierSpec,
 )
-from rankline.clock import format_time, parse_time
 from rankline.errors import Conflict, InvalidInput
 from rankline.periods import Period, Schedule
+from rankline.runtime.clock import format_time, parse_time
 from rankline.types import Micros, Order, Window
 
 TOURNAMENT_WINDOW: Window = "season"

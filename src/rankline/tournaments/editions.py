@@ -24,12 +24,12 @@ from typing import Any
 import msgspec
 
 from rankline.answers import Answer, SubmitOut
-from rankline.clock import format_time
 from rankline.errors import Conflict, NotFound, RanklineError
 from rankline.lifecycle.closing import SETTLE_SECONDS
 from rankline.ordering import Keys
 from rankline.periods import Period
 from rankline.registry import BoardChanges, Boards
+from rankline.runtime.clock import format_time
 from rankline.store.audit import Attribution
 from rankline.store.tournaments import TournamentStore
 from rankline.tournaments.competition import (

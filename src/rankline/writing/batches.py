@@ -28,9 +28,9 @@ import msgspec
 
 from rankline.answers import SubmitOut
 from rankline.callers import Player
-from rankline.clock import parse_time
 from rankline.errors import InvalidInput, RanklineError
 from rankline.registry import Boards
+from rankline.runtime.clock import parse_time
 from rankline.types import Micros
 from rankline.writing.admission import Deadline
 from rankline.writing.client_rules import ClientWrites

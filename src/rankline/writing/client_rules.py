@@ -47,7 +47,6 @@ from rankline.answers import SubmitOut
 from rankline.boards import Board
 from rankline.callers import Player
 from rankline.client_writes import ClientWritesSpec
-from rankline.clock import format_time
 from rankline.errors import (
     Forbidden,
     InvalidInput,
@@ -60,6 +59,7 @@ from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
 from rankline.metrics import CLIENT_REJECTED, VALIDATOR_ERRORS
 from rankline.registry import Boards
+from rankline.runtime.clock import format_time
 from rankline.store.audit import Attribution, AuditStore
 from rankline.store.recent_submissions import RecentSubmissions
 from rankline.types import GLOBAL_SCOPE, Clock, LeaderboardId, Micros, PlayerId, Position

@@ -34,9 +34,9 @@ from rankline.boards import (
     Board,
     BoardSpec,
 )
-from rankline.clock import SystemClock, parse_time
 from rankline.errors import Conflict, InvalidInput, KeyReused, NotFound, RanklineError
 from rankline.ordering import SCORE_MAX, SCORE_MIN
+from rankline.runtime.clock import SystemClock, parse_time
 from rankline.settings import Settings
 from rankline.store.opening import open_store
 from rankline.store.sql import SqlStore

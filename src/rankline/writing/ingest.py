@@ -45,9 +45,7 @@ from typing import Protocol
 
 import msgspec
 
-from rankline import tasks
 from rankline.boards import Board
-from rankline.clock import format_time
 from rankline.errors import (
     Conflict,
     InvalidInput,
@@ -61,6 +59,8 @@ from rankline.log.base import IngestLog, LogConsumer, LogPosition, LogRecord
 from rankline.metrics import DEAD_LETTERS, LOG_APPLIED
 from rankline.ratings.rated import MatchApplier, MatchPayload, decode_match, is_match_record
 from rankline.registry import Boards
+from rankline.runtime import tasks
+from rankline.runtime.clock import format_time
 from rankline.store.dead_letters import DeadLetter, DeadLetters
 from rankline.types import Clock
 from rankline.writing.admission import Admission, Concurrent, Deadline

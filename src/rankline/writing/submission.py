@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rankline.boards import Board, Target
-from rankline.clock import format_time
 from rankline.errors import KeyReused
 from rankline.policies import StandingScore, combine
+from rankline.runtime.clock import format_time
 from rankline.types import (
     GLOBAL_SCOPE,
     BoardId,

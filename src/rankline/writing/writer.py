@@ -23,7 +23,6 @@ from typing import Protocol
 
 import msgspec
 
-from rankline import tasks
 from rankline.boards import Board, BoardSpec, Target
 from rankline.errors import (
     Conflict,
@@ -36,9 +35,10 @@ from rankline.errors import (
 )
 from rankline.fanout import FanOut
 from rankline.index.base import IndexWriter
-from rankline.lru import LRUCache
 from rankline.metrics import BATCH_SIZE, COMMIT_SECONDS, THROTTLED
 from rankline.policies import StandingScore
+from rankline.runtime import tasks
+from rankline.runtime.lru import LRUCache
 from rankline.store.sql import SqlStore
 from rankline.types import (
     BoardId,

@@ -30,8 +30,8 @@ from datetime import UTC, datetime
 import msgspec
 
 from rankline.boards import Board, BoardSpec
-from rankline.clock import to_micros
 from rankline.periods import current_period, parse_period
+from rankline.runtime.clock import to_micros
 
 WEEK = 7 * 86_400_000_000
 NOW = to_micros(datetime(2026, 11, 21, 12, tzinfo=UTC))

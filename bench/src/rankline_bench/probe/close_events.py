@@ -32,10 +32,10 @@ import msgspec
 from sqlalchemy import func, insert, select
 
 from rankline.boards import Board, BoardSpec
-from rankline.clock import SystemClock, to_micros
 from rankline.lifecycle.closing import close_event
 from rankline.lifecycle.webhooks import Sender
 from rankline.periods import parse_period
+from rankline.runtime.clock import SystemClock, to_micros
 from rankline.settings import Settings
 from rankline.store import archive as store_archive
 from rankline.store import deliveries

@@ -64,7 +64,7 @@ from typing import Any
 import httpx
 import orjson
 
-from rankline.clock import SystemClock
+from rankline.runtime.clock import SystemClock
 from rankline.settings import Settings
 from rankline.store.admin import ensure_database
 from rankline.store.opening import open_store, store_settings

@@ -41,13 +41,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from rankline.boards import Board
-from rankline.clock import SystemClock
 from rankline.http.app import GC_THRESHOLDS
 from rankline.index.base import PLAIN
 from rankline.index.keeper import IndexHealth, IndexKeeper
 from rankline.index.redis import fill as redis_fill
 from rankline.index.redis.index import RedisIndex
 from rankline.index.redis.link import RedisLink
+from rankline.runtime.clock import SystemClock
 from rankline.store import admin, scan
 from rankline.store.opening import open_store, store_settings
 from rankline.store.sql import SqlStore

@@ -45,8 +45,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rankline.clock import SystemClock
 from rankline.http.server import DEFAULT_SERVER, SERVERS
+from rankline.runtime.clock import SystemClock
 from rankline_bench import servers, wrk
 
 KEY = "server-probe-key"

@@ -26,7 +26,7 @@ import msgspec
 import sqlalchemy as sa
 
 from rankline.boards import SnapshotSpec
-from rankline.clock import ManualClock
+from rankline.runtime.clock import ManualClock
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.store import admin

@@ -18,7 +18,7 @@ from rankline.index.redis.common import mapped
 from rankline.index.redis.lifecycle import RedisLifecycle
 from rankline.index.redis.pipelining import GroupedReads
 from rankline.index.redis.seam import Channel
-from rankline.lru import LRUCache
+from rankline.runtime.lru import LRUCache
 
 _LAYOUTS_HELD = 16_384
 """Leaderboards whose bucket layout the reads remember (the least recently read goes to
