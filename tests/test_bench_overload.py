@@ -5,6 +5,7 @@ its lean HTTP/1.1 client against a socket server answering each way HTTP/1.1 all
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def test_a_small_overload_run_reports_its_row_and_loses_nothing() -> None:
     assert round_["lost_or_extra"] == 0
     assert round_["no_retry_after"] == 0
     assert round_["unloaded_rate"] > 0 and round_["goodput"] > 0
-    assert round_["reads"] > 0
+    assert round_["reads"] > 0 and round_["goodput_with_reads"] > 0
     assert round_["other"] == {}
     # where the overload's CPU went: the load's processes and the server's did work
     assert round_["cpu_load"] > 0 and round_["cpu_server"] > 0
@@ -48,6 +49,35 @@ def test_a_small_overload_run_reports_its_row_and_loses_nothing() -> None:
     assert table.splitlines()[2].startswith("| embedded (1 worker, SQLite) |")
     shown = f" / - / - / {round_['cpu_other']:.2f} of {round_['cpu_capacity']:.1f} |"
     assert table.splitlines()[2].endswith(shown)
+
+
+@pytest.mark.timeout(300)
+def test_writers_that_heed_retry_after_wait_before_sending_again() -> None:
+    """With ``retry_after="heed"`` a refused writer waits the 429's Retry-After (a whole
+    second at least) before its next request: in a phase of 1.5 s each connection is refused
+    at most twice, where writers that ignore it are refused again and again."""
+    options = overload.Options(
+        backends=("memory",),
+        clients=8,
+        batch=200,
+        seconds=1.5,
+        readers=1,
+        rounds=1,
+        processes=1,
+        unloaded_clients=1,
+        players=50,
+        deadline_ms=30,
+    )
+    ignoring = overload.measure(options, progress=lambda _: None)
+    heeding = overload.measure(
+        dataclasses.replace(options, retry_after="heed"), progress=lambda _: None
+    )
+    [ignored] = ignoring["backends"]["memory"]["rounds"]
+    [heeded] = heeding["backends"]["memory"]["rounds"]
+    assert ignored["lost_or_extra"] == 0 and heeded["lost_or_extra"] == 0
+    assert ignored["refused_share"] > 0 and heeded["refused_share"] > 0
+    # 8 connections over 1.5 s, each waiting at least 1 s after a refusal: at most 2 each
+    assert heeded["refused"] <= 8 * 2 < ignored["refused"]
 
 
 def test_cpu_is_counted_by_part_from_proc() -> None:

@@ -6,21 +6,29 @@ Each round, on one running server:
 
 1. **unloaded**: ``unloaded_clients`` connections each keep one batch of ``batch`` new
    submissions in flight for ``seconds``: the synchronous rate this server commits unloaded;
-2. **overload**: ``clients`` connections each keep one such batch in flight for ``seconds``
-   (each new request the moment the last is answered, 200 or 429), while ``readers``
-   connections read players' ranks on another board;
-3. the overload board's total is compared with the submissions answered 200: nothing
-   acknowledged lost, nothing refused written.
+2. **overload**: ``clients`` connections each keep one such batch in flight for ``seconds``:
+   each new request the moment the last is answered, 200 or 429 (``retry_after="ignore"``,
+   the harshest load), or, after a 429, once its ``Retry-After`` has passed (``"heed"``, as
+   rankline's own clients do);
+3. **overload with reads**: the same writes again, while ``readers`` connections read
+   players' ranks on another board, each its next read the moment the last is answered;
+4. the overload board's total is compared with the submissions answered 200 in both
+   phases: nothing acknowledged lost, nothing refused written.
+
+The goodput is phase 2's: in phase 3 the readers, asking as fast as they are answered, take
+as much of the server as the writes do, and the writes' share of it is what it measures
+(reported beside it as ``goodput_with_reads``), not how well the server sheds writes.
 
 Reported, median of the rounds: the unloaded rate, the goodput under overload (submissions
 answered 200 per second) and its share of the unloaded rate, the share of requests answered
 429 (and how many lacked Retry-After), the answer latency of the admitted writes (p50, p99,
-max) and of the refused ones (max), the rank reads' p99 during the overload, the count
-lost or extra, and where the overload's CPU went (``cpu_share``: the load's processes, the
-server's, PostgreSQL's backends of this benchmark, the Redis server, and the rest of the
-machine, in cores). Load runs in ``processes`` processes of its own (asyncio and a lean HTTP/1.1
-client, ``rankline_bench.raw_http``: on the server's own cores, a full client's CPU would be
-measured as the server's latency).
+max) and of the refused ones (max), the rank reads' p99 during the overload (phase 3) and
+the goodput beside them, the count lost or extra, and where the overload's CPU went
+(phase 2; ``cpu_share``: the load's processes, the server's, PostgreSQL's backends of this
+benchmark, the Redis server, and the rest of the machine, in cores). Load runs in
+``processes`` processes of its own (asyncio and a lean HTTP/1.1 client,
+``rankline_bench.raw_http``: on the server's own cores, a full client's CPU would be measured
+as the server's latency).
 """
 
 from __future__ import annotations
@@ -70,6 +78,9 @@ class Options:
     """Players on the board the reads ask about."""
     deadline_ms: int | None = None
     """The server's RANKLINE_WRITE_DEADLINE_MS (None: its default)."""
+    retry_after: str = "ignore"
+    """What a writer does after a 429: ``ignore`` (sends again at once) or ``heed`` (waits
+    its Retry-After first)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,8 @@ class Job:
     batch: int
     prefix: str
     players: int
+    heed: bool = False
+    """A writer waits a 429's Retry-After before it sends again."""
 
 
 @dataclass
@@ -154,8 +167,11 @@ async def _write(
             outcome.accepted += job.batch - answer.count(b'"error":')
         elif status == 429:
             outcome.refused.append(took)
-            if b"retry-after" not in headers:
+            after = headers.get(b"retry-after")
+            if after is None:
                 outcome.no_retry_after += 1
+            elif job.heed:
+                await asyncio.sleep(max(0.0, min(float(after), stop - time.monotonic())))
         else:
             outcome.other[status] = outcome.other.get(status, 0) + 1
 
@@ -235,10 +251,18 @@ def _round(
     progress: Callable[[str], None],
     groups: cpu_share.Groups,
 ) -> dict[str, Any]:
-    def jobs(kind: str, board: str, connections: int, prefix: str) -> list[Job]:
+    def jobs(kind: str, board: str, connections: int, prefix: str, heed: bool = False) -> list[Job]:
         return [  # each job's players its own
             Job(
-                url, kind, board, n, options.seconds, options.batch, f"{prefix}{i}", options.players
+                url,
+                kind,
+                board,
+                n,
+                options.seconds,
+                options.batch,
+                f"{prefix}{i}",
+                options.players,
+                heed,
             )
             for i, n in enumerate(_split(connections, options.processes))
         ]
@@ -251,14 +275,17 @@ def _round(
     )
     unloaded_rate = quiet.accepted / quiet.elapsed
     progress(f"{name} unloaded: {unloaded_rate:,.0f} submissions/s")
-    writes = jobs("write", overload_board, options.clients, "o")
-    reads = jobs("read", READ_BOARD, options.readers, "r")
+    heed = options.retry_after == "heed"
+    writes = jobs("write", overload_board, options.clients, "o", heed)
     before = cpu_share.sample(groups)
-    futures = [pool.submit(run_job, job) for job in (*writes, *reads)]
-    results = [f.result() for f in futures]
+    load = _merge(list(pool.map(run_job, writes)))
     cpu = cpu_share.cores(before, cpu_share.sample(groups))
-    load = _merge(results[: len(writes)])
-    read = _merge(results[len(writes) :])
+    beside = jobs("write", overload_board, options.clients, "b", heed)
+    reads = jobs("read", READ_BOARD, options.readers, "r")
+    futures = [pool.submit(run_job, job) for job in (*beside, *reads)]
+    results = [f.result() for f in futures]
+    with_reads = _merge(results[: len(beside)])
+    read = _merge(results[len(beside) :])
     stored = _total(url, overload_board)
     requests = len(load.admitted) + len(load.refused)
     goodput = load.accepted / load.elapsed
@@ -267,6 +294,7 @@ def _round(
         "goodput": goodput,
         "goodput_share": goodput / unloaded_rate if unloaded_rate else 0.0,
         "refused_share": len(load.refused) / requests if requests else 0.0,
+        "refused": len(load.refused),
         "write_requests_per_s": requests / load.elapsed,
         "no_retry_after": load.no_retry_after,
         "admitted_p50_ms": _percentile(load.admitted, 0.5) * 1000,
@@ -275,9 +303,10 @@ def _round(
         "refused_max_ms": max(load.refused, default=float("nan")) * 1000,
         "read_p99_ms": _percentile(read.reads, 0.99) * 1000,
         "reads": len(read.reads),
-        "lost_or_extra": stored - load.accepted,
+        "goodput_with_reads": with_reads.accepted / with_reads.elapsed,
+        "lost_or_extra": stored - load.accepted - with_reads.accepted,
         **{f"cpu_{part}": used for part, used in cpu.items()},
-        "other": {str(k): v for k, v in {**load.other, **read.other}.items()},
+        "other": {str(k): v for k, v in {**load.other, **with_reads.other, **read.other}.items()},
     }
     progress(f"{name} overload: " + ", ".join(f"{k} {_shown(v)}" for k, v in figures.items()))
     return figures
@@ -359,7 +388,8 @@ def table(found: dict[str, Any]) -> str:
     """The medians as a markdown table, a row per backend."""
     lines = [
         "| stack | unloaded sync rate | goodput under overload | share | 429 share "
-        "| admitted p50 / p99 / max | refused max | read p99 | lost or extra "
+        "| admitted p50 / p99 / max | refused max | read p99 (goodput beside the reads) "
+        "| lost or extra "
         "| CPU, cores: load / server / PostgreSQL / Redis / other of the machine's |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -370,7 +400,8 @@ def table(found: dict[str, Any]) -> str:
             f"| {m['goodput']:,.0f}/s | {m['goodput_share']:.0%} | {m['refused_share']:.0%} "
             f"| {m['admitted_p50_ms']:,.0f} / {m['admitted_p99_ms']:,.0f} / "
             f"{m['admitted_max_ms']:,.0f} ms | {m['refused_max_ms']:,.0f} ms "
-            f"| {m['read_p99_ms']:,.1f} ms | {m['lost_or_extra']:.0f} | {_cpu(m)} |"
+            f"| {m['read_p99_ms']:,.1f} ms ({m['goodput_with_reads']:,.0f}/s) "
+            f"| {m['lost_or_extra']:.0f} | {_cpu(m)} |"
         )
     return "\n".join(lines)
 

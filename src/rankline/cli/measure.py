@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -141,6 +142,13 @@ def bench_grpc(
     print(table(measure(options)))
 
 
+class RetryAfter(StrEnum):
+    """What an overload's writer does after a 429."""
+
+    ignore = "ignore"
+    heed = "heed"
+
+
 @bench_app.command("overload")
 def bench_overload(
     backends: Annotated[
@@ -155,15 +163,23 @@ def bench_overload(
     deadline_ms: Annotated[
         int | None, typer.Option(help="The server's RANKLINE_WRITE_DEADLINE_MS (its default).")
     ] = None,
+    retry_after: Annotated[
+        RetryAfter,
+        typer.Option(
+            help="After a 429, a writer sends again at once (ignore) or once its Retry-After "
+            "has passed (heed, as rankline's clients do).",
+        ),
+    ] = RetryAfter.ignore,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Also write the figures.")
     ] = None,
 ) -> None:
-    """Writes far beyond what the server commits, rank reads beside them: goodput, 429 share,
-    admitted writes' latency and read p99 under overload, beside the unloaded synchronous
-    rate of the same run; nothing acknowledged lost; and the CPU, in cores, of the load, the
-    server, PostgreSQL, Redis and the rest of the machine meanwhile. Uses the PostgreSQL database
-    rankline_overload and Redis database 5 (emptied). See docs/performance.md."""
+    """Writes far beyond what the server commits, alone and then with rank reads beside them:
+    goodput, 429 share and admitted writes' latency under overload, beside the unloaded
+    synchronous rate of the same run; read p99 during the overload; nothing acknowledged
+    lost; and the CPU, in cores, of the load, the server, PostgreSQL, Redis and the rest of
+    the machine meanwhile. Uses the PostgreSQL database rankline_overload and Redis database 5
+    (emptied). See docs/performance.md."""
     from rankline_bench import overload, stack
 
     options = overload.Options(
@@ -175,6 +191,7 @@ def bench_overload(
         rounds=rounds,
         processes=processes,
         deadline_ms=deadline_ms,
+        retry_after=retry_after.value,
     )
     overload.main(options, json_path)
 
