@@ -541,3 +541,53 @@ async def test_a_batch_refused_unread_has_its_body_received_and_dropped(
         assert sent[0]["status"] == 429
         assert any(name == b"retry-after" for name, _ in sent[0]["headers"])
         assert len(taken) == len(chunks) > 1  # every chunk received
+
+
+async def test_a_refused_batch_drops_its_body_after_its_decoding_turn(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """A batch refused before it is decoded gives its decoding turn back before its body is
+    received and dropped: a client still sending a refused body holds no other batch up."""
+    async with open_app(settings, clock) as app:
+        app.state.service.writer.admission = _late_clock(5.0)
+        slots = app.api.decoding
+        turns = slots._value
+        body = json.dumps(_batch("slow", 50)).encode()
+        first, rest = body[:1000], body[1000:]
+        more = asyncio.Event()
+        asked: list[int] = []
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            asked.append(len(asked))
+            if len(asked) == 1:
+                return {"type": "http.request", "body": first, "more_body": True}
+            await more.wait()  # the rest of the body comes late
+            return {"type": "http.request", "body": rest, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/v1/scores/batch",
+            "raw_path": b"/v1/scores/batch",
+            "query_string": b"",
+            "headers": [
+                (b"authorization", AUTH["Authorization"].encode()),
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+            "http_version": "1.1",
+            "scheme": "http",
+            "server": ("rankline.test", 80),
+            "client": ("127.0.0.1", 5000),
+            "root_path": "",
+        }
+        call = asyncio.create_task(app(scope, receive, send))
+        await _when(lambda: len(asked) >= 2)  # refused, its body being dropped
+        assert slots._value == turns  # every decoding turn free meanwhile
+        more.set()
+        await asyncio.wait_for(call, 30)
+        assert sent[0]["status"] == 429

@@ -89,17 +89,22 @@ async def _dropped(request: Request, limit: int) -> None:
 async def post_batch(request: Request) -> Response:
     service = e.service_of(request)
     sizes = e.batch_sizes(request)
+    limit = e.settings_of(request).max_body_bytes
     async with e.decoding(request):  # a few large bodies at a time per worker
         # its deadline passed meanwhile, or the queue ahead leaves no room for about as many
         # items as its length holds: refused undecoded
-        limit = e.settings_of(request).max_body_bytes
         try:
             admit(request, service, sizes.items(e.content_length(request)))
-        except RanklineError:
-            await _dropped(request, limit)
-            raise
-        body = await read_body(request, limit)
-        items = batch_items(body)
+        except RanklineError as exc:
+            refused = exc
+        else:
+            refused = None
+            body = await read_body(request, limit)
+            items = batch_items(body)
+    if refused is not None:
+        # its body dropped after its turn: the next one's turn does not wait for it
+        await _dropped(request, limit)
+        raise refused
     sizes.decoded(len(body), len(items))
     return await answer_scores(request, items, service)
 
