@@ -9,8 +9,6 @@ a key's name or fingerprint (``http.auth.Keys.actor``), never the key.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 import msgspec
@@ -18,12 +16,12 @@ import msgspec
 from rankline.audit.answers import AuditItemOut, AuditOut
 from rankline.audit.reasons import MAX_REASON, check_reason
 from rankline.audit.requests import AuditRequest
-from rankline.errors import InvalidInput
+from rankline.reading.cursors import IdCursors
 from rankline.runtime.clock import format_time
 from rankline.store.audit import Attribution, AuditEntry, AuditStore
 from rankline.types import BoardId, Clock, MatchId, PlayerId
 
-_CURSOR_PREFIX = "a1:"
+_CURSORS = IdCursors("a1:")
 _unjson = msgspec.json.Decoder(dict[str, Any])
 
 
@@ -55,13 +53,13 @@ class Audit:
     async def page(self, ask: AuditRequest) -> AuditOut:
         """The newest entries first, ``limit`` at a time, filtered by board and player."""
         limit, cursor, board, player = ask.limit, ask.cursor, ask.board, ask.player
-        before = None if cursor is None else _decode_cursor(cursor)
+        before = None if cursor is None else _CURSORS.decode(cursor)
         found = await self.store.page(limit + 1, before=before, board=board, player=player)
         more = len(found) > limit
         found = found[:limit]
         return AuditOut(
             items=[_item(entry) for entry in found],
-            next=_encode_cursor(found[-1].id) if more else None,
+            next=_CURSORS.encode(found[-1].id) if more else None,
         )
 
 
@@ -77,22 +75,6 @@ def _item(entry: AuditEntry) -> AuditItemOut:
         reason=entry.reason,
         detail=_unjson.decode(entry.detail),
     )
-
-
-def _encode_cursor(entry_id: int) -> str:
-    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{entry_id}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> int:
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if text.startswith(_CURSOR_PREFIX):
-            value = int(text.removeprefix(_CURSOR_PREFIX))
-            if 0 < value < 1 << 63 and _encode_cursor(value) == cursor:
-                return value
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        pass
-    raise InvalidInput.at(["query", "cursor"], "the cursor is not one this API gave out")
 
 
 __all__ = ["MAX_REASON", "Audit", "check_reason"]

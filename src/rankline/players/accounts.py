@@ -17,8 +17,6 @@ runs once more a moment later (``_SETTLE_SECONDS``).
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import logging
 from collections.abc import Coroutine, Sequence
 from typing import Any
@@ -45,6 +43,7 @@ from rankline.periods import current_period
 from rankline.players.requests import HistoryRequest, StoredFriendsRequest
 from rankline.ratings.matches import Matches, RatingHistoryOut
 from rankline.reading.cache import TopCache
+from rankline.reading.cursors import IdCursors
 from rankline.reading.names import NameDirectory
 from rankline.reading.reads import Reads
 from rankline.reading.requests import FriendsRequest
@@ -64,7 +63,7 @@ from rankline.types import (
 log = logging.getLogger("rankline.players.accounts")
 
 _SETTLE_SECONDS = 1.0
-_CURSOR_PREFIX = "h1:"
+_CURSORS = IdCursors("h1:")
 _json = msgspec.json.Encoder()
 
 __all__ = ["Players", "Profile"]
@@ -191,7 +190,7 @@ class Players:
         player, board, limit, cursor = ask.player_id, ask.board, ask.limit, ask.cursor
         if board is not None and (await self._boards.find(board)).policy == "rating":
             return await self._matches.history(player, board, limit, cursor)
-        before = None if cursor is None else _decode_cursor(cursor)
+        before = None if cursor is None else _CURSORS.decode(cursor)
         items = await self.store.history(player, board, limit + 1, before)
         more = len(items) > limit
         items = items[:limit]
@@ -209,7 +208,7 @@ class Players:
                 )
                 for item in items
             ],
-            next_cursor=_encode_cursor(items[-1].id) if more else None,
+            next_cursor=_CURSORS.encode(items[-1].id) if more else None,
         )
 
     # --- stored friend lists -------------------------------------------------------------
@@ -386,19 +385,3 @@ def _check_text(value: str | None, loc: list[str | int]) -> None:
         raise InvalidInput.at(loc, "the text is not valid Unicode") from None
     if "\x00" in value:
         raise InvalidInput.at(loc, "the text contains a NUL character")
-
-
-def _encode_cursor(event_id: int) -> str:
-    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{event_id}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> int:
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if text.startswith(_CURSOR_PREFIX):
-            value = int(text.removeprefix(_CURSOR_PREFIX))
-            if 0 < value < 1 << 63 and _encode_cursor(value) == cursor:
-                return value
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        pass
-    raise InvalidInput.at(["query", "cursor"], "the cursor is not one this API gave out")

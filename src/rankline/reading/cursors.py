@@ -1,4 +1,5 @@
-"""Cursors of top pages: the last entry's place in the ranking order, opaque to clients.
+"""Cursors of top pages: the last entry's place in the ranking order, opaque to clients; and
+cursors of pages by id, newest first (``IdCursors``: the audit log, a player's history).
 
 A cursor is the entry's ordering key (score, subscore, time, player: ``rankline.ordering``)
 in base64url without padding. The next page holds the entries that sort strictly after it
@@ -45,4 +46,28 @@ def decode_cursor(board: Board, cursor: str) -> SortKey:
     return key
 
 
-__all__ = ["MAX_CURSOR", "decode_cursor", "encode_cursor"]
+class IdCursors:
+    """Cursors of a page ordered by a row id, newest first: the last id shown, prefixed with
+    ``prefix`` (which pages they belong to, and their version), in base64url without
+    padding. Only a cursor this gave out is read back."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def encode(self, row_id: int) -> str:
+        return base64.urlsafe_b64encode(f"{self.prefix}{row_id}".encode()).decode().rstrip("=")
+
+    def decode(self, cursor: str) -> int:
+        """The id a cursor names; InvalidInput at ``query.cursor`` when it is not one."""
+        try:
+            text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+            if text.startswith(self.prefix):
+                value = int(text.removeprefix(self.prefix))
+                if 0 < value < 1 << 63 and self.encode(value) == cursor:
+                    return value
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            pass
+        raise InvalidInput.at(["query", "cursor"], "the cursor is not one this API gave out")
+
+
+__all__ = ["MAX_CURSOR", "IdCursors", "decode_cursor", "encode_cursor"]
