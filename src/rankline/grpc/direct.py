@@ -5,14 +5,15 @@ same service method as the HTTP handler's called, and the message built from its
 answer. No JSON request, no ASGI scope. An error of the tree becomes the gRPC status the
 HTTP problem would (``status.error_status``); anything else is INTERNAL, logged.
 
-The RPCs answered so far are the reads and the hot writes (``DIRECT``); the others go
-through the HTTP endpoint they twin (``bridge``)."""
+The RPCs answered so far are the reads, the hot writes (``DIRECT``) and ``Watch``
+(``STREAMED``, ``streaming``); the others go through the HTTP endpoint they twin
+(``bridge``)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, NamedTuple, TypeVar
 
 import grpc
@@ -26,6 +27,7 @@ from rankline.grpc.calls import client_address, credential, write_deadline
 from rankline.grpc.messages import from_json, to_json
 from rankline.grpc.status import error_status
 from rankline.http.endpoint import Endpoint
+from rankline.reading.live import delivered
 from rankline.service import Rankline
 from rankline.writing.admission import Deadline
 
@@ -106,6 +108,7 @@ class Direct:
 
 
 Method = Callable[[Call, Any], Awaitable[Message]]
+Streamed = Callable[[Call, Any], AsyncGenerator[Message, None]]
 
 
 def answered(answer: msgspec.Struct | dict[str, Any], kind: type[M]) -> M:
@@ -120,14 +123,41 @@ def unary(direct: Direct, rule: Rule, method: Method, name: str) -> Any:
     async def handle(request: Message, context: Context) -> Message:
         try:
             return await method(Call(direct, rule, context), request)
-        except RanklineError as exc:
-            error = exc
         except Exception as exc:
-            log.error("unhandled error on the RPC %s", name, exc_info=exc)
-            error = RanklineError("an unexpected error occurred")
-        code, message, trailers = error_status(error)
-        await context.abort(code, message, trailing_metadata=trailers)
+            await _abort(context, exc, name)
         raise AssertionError("abort raises")  # pragma: no cover
+
+    handle.__name__ = name
+    return handle
+
+
+async def _abort(context: Context, exc: Exception, name: str) -> None:
+    """End the call with the status of ``exc``: an error of the tree's own, anything else
+    INTERNAL (logged)."""
+    if isinstance(exc, RanklineError):
+        error = exc
+    else:
+        log.error("unhandled error on the RPC %s", name, exc_info=exc)
+        error = RanklineError("an unexpected error occurred")
+    code, message, trailers = error_status(error)
+    await context.abort(code, message, trailing_metadata=trailers)
+
+
+def streaming(direct: Direct, rule: Rule, method: Streamed, name: str) -> Any:
+    """The handler of one direct server-streaming RPC: each message written as ``method``
+    yields it, the stream ended when the client takes one for ``live.SEND_TIMEOUT`` seconds
+    (as an HTTP stream's client is dropped), an error as the status it stands for."""
+
+    async def handle(request: Message, context: Context) -> None:
+        messages = method(Call(direct, rule, context), request)
+        try:
+            async for message in messages:
+                if not await delivered(context.write(message)):
+                    return  # a client that takes nothing for that long is gone
+        except Exception as exc:
+            await _abort(context, exc, name)
+        finally:
+            await messages.aclose()
 
     handle.__name__ = name
     return handle

@@ -10,13 +10,12 @@ from starlette.responses import Response
 from rankline.answers import SnapshotsOut
 from rankline.audit.reasons import ReasonRequest
 from rankline.boards import BoardSpec, shown
-from rankline.errors import InvalidInput, RanklineError
+from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
 from rankline.http.body import (
     batch_items,
-    check_id,
     read_body,
 )
 from rankline.http.responses import JsonBody, etag_matches, json_response
@@ -24,7 +23,6 @@ from rankline.http.routes.score_batch import admit, answer_scores, player_score,
 from rankline.lifecycle.events import DeliveriesOut
 from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.reading import requests as r
-from rankline.reading.query import Query
 
 # --- boards --------------------------------------------------------------------------
 
@@ -176,25 +174,12 @@ async def deliveries(request: Request) -> Response:
 
 
 async def stream(request: Request) -> Response:
-    from rankline.http.stream import Stream, respond
+    from rankline.http.stream import respond
+    from rankline.reading.live import opened
 
-    ask = e.ask(request, r.StreamRequest)
-    query = Query(ask.board_id, ask.window, ask.period, ask.scope, ask.metadata)
-    limit = ask.limit
-    players = [p.strip() for p in (ask.players or "").split(",") if p.strip()]
-    if len(players) > _STREAM_PLAYERS:
-        raise InvalidInput.at(
-            ["query", "players"], f"at most {_STREAM_PLAYERS} players can be watched"
-        )
-    for name in players:
-        check_id(name, e.PLAYER_ID, "player_id", "query", "players")
     service = e.service_of(request)
-    live = Stream(service.reads, service.feed, query, limit, list(dict.fromkeys(players)))
-    await live.read_top()  # refuse a bad board, window, period or scope before streaming
+    live = await opened(service.reads, service.feed, e.ask(request, r.StreamRequest))
     return respond(live, e.settings_of(request).stream_heartbeat_seconds)
-
-
-_STREAM_PLAYERS = 50
 
 
 # --- the table -----------------------------------------------------------------------
