@@ -1,9 +1,9 @@
 """RPCs answered by calling the service directly: the caller admitted as the HTTP API admits
-one (``rankline.access.admission``, with the auth and limits the endpoint table declares for
-the operation the RPC twins), the service's inputs built from the message's fields, the
-same service method as the HTTP handler's called, and the message built from its typed
-answer. No JSON request, no ASGI scope. An error of the tree becomes the gRPC status the
-HTTP problem would (``status.error_status``); anything else is INTERNAL, logged.
+one (``rankline.access.admission``, under the ``Rule`` of the operation the RPC twins), the
+service's inputs built from the message's fields, the same service method as the HTTP
+handler's called, and the message built from its typed answer. No JSON request, no ASGI
+scope. An error of the tree becomes the gRPC status the HTTP problem would
+(``status.error_status``); anything else is INTERNAL, logged.
 
 The RPCs answered so far are the reads, the hot writes (``DIRECT``) and ``Watch``
 (``STREAMED``, ``streaming``); the others go through the HTTP endpoint they twin
@@ -14,19 +14,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 import msgspec
 from google.protobuf.message import Message
 
-from rankline.access.admission import Admission, Caller, player_may
+from rankline.access.admission import Admission, Caller, Rule, player_may
 from rankline.bodies import given_as
 from rankline.errors import PayloadTooLarge, RanklineError
 from rankline.grpc.calls import client_address, credential, write_deadline
 from rankline.grpc.messages import from_json, to_json
 from rankline.grpc.status import error_status
-from rankline.http.endpoint import Endpoint
 from rankline.reading.live import delivered
 from rankline.service import Rankline
 from rankline.writing.admission import Deadline
@@ -35,22 +34,6 @@ log = logging.getLogger("rankline")
 M = TypeVar("M", bound=Message)
 B = TypeVar("B")
 Context = grpc.aio.ServicerContext[Any, Any]
-
-
-class Rule(NamedTuple):
-    """What the endpoint table declares of the operation an RPC twins: who may call it,
-    whether it counts as a write, whether a player token may call it as the player, and how
-    a refusal names it."""
-
-    auth: str
-    writes: bool
-    for_players: bool
-    operation: str
-
-    @classmethod
-    def of(cls, endpoint: Endpoint) -> Rule:
-        named = f"{endpoint.method} {endpoint.path} ({endpoint.summary.lower()})"
-        return cls(endpoint.auth, endpoint.writes, endpoint.for_players, named)
 
 
 class Call:

@@ -1,20 +1,21 @@
-"""The handlers of rankline.v1's RPCs: the reads and the hot writes call the service
-directly (``direct``: ``DIRECT``); each other one is the HTTP endpoint it twins, called
-in-process (``bridge``), its answer rendered as the RPC's message and its problem as a gRPC
-status. ``Watch`` streams the live stream's events directly (``watch``)."""
+"""The handlers of rankline.v1's RPCs: the reads, the hot writes and ``Watch`` call the
+service directly (``direct``: ``DIRECT``, ``STREAMED``); each other one is answered by the
+HTTP operation it twins (``bridge``), through the callable it is given for that. Each RPC is
+admitted under its operation's ``Rule`` (``rankline.access.admission``), given by whoever
+builds the server."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
 from typing import Any
 
 import grpc
-import orjson
-from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 
+from rankline.access.admission import Admission, Rule
 from rankline.grpc import (
     board_reads,
+    bridge,
     log_reads,
     player_reads,
     reads,
@@ -22,54 +23,10 @@ from rankline.grpc import (
     watch,
     writes,
 )
-from rankline.grpc.bridge import Answer, call, scope_of
-from rankline.grpc.direct import Direct, Method, Rule, Streamed, streaming
-from rankline.grpc.direct import unary as direct_unary
-from rankline.grpc.messages import from_json
-from rankline.grpc.operations import SERVICE, Operation, operations
-from rankline.grpc.status import rich_status
-from rankline.http.api import Api
-
-Unary = Callable[[Message, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]
-
-
-def render(operation: Operation, answer: Answer) -> Message:
-    """The RPC's answer to a successful HTTP answer."""
-    if operation.shape == "empty":
-        return empty_pb2.Empty()
-    body = answer.json()
-    if operation.shape == "accepted":
-        body = {"accepted" if answer.status == 202 else "result": body}
-    elif operation.shape == "created":
-        body = {"result": body, "created": answer.status == 201}
-    return from_json(body, operation.response)
-
-
-async def _fail(
-    context: grpc.aio.ServicerContext[Any, Any], status: int, body: bytes, retry: str | None
-) -> None:
-    problem = orjson.loads(body) if body else {}
-    code, message, trailers = rich_status(problem, status, retry)
-    await context.abort(code, message, trailing_metadata=trailers)
-
-
-def unary(api: Api, operation: Operation) -> Unary:
-    async def handle(request: Message, context: grpc.aio.ServicerContext[Any, Any]) -> Message:
-        scope, params, body = scope_of(
-            operation,
-            request,
-            context.invocation_metadata() or (),
-            context.peer(),
-            context.time_remaining(),
-        )
-        answer = await call(api, operation, scope, params, body)
-        if answer.status >= 400:
-            await _fail(context, answer.status, answer.body, answer.retry_after)
-        return render(operation, answer)
-
-    handle.__name__ = operation.name
-    return handle
-
+from rankline.grpc.bridge import AnswerViaHttp
+from rankline.grpc.direct import Direct, Method, Streamed, streaming, unary
+from rankline.grpc.rpcs import SERVICE, rpcs
+from rankline.service import Rankline
 
 DIRECT: dict[str, Method] = {
     "GetPlayer": reads.get_player,
@@ -108,32 +65,41 @@ STREAMED: dict[str, Streamed] = {"Watch": watch.watch}
 """The server-streaming RPCs, which call the service directly too."""
 
 
-def handler(api: Api) -> grpc.GenericRpcHandler:
-    """Every RPC of rankline.v1.Rankline, answered through ``api`` (its service and
-    admission for the direct ones)."""
+def handler(
+    service: Rankline,
+    admission: Admission,
+    rules: Mapping[str, Rule],
+    answer_via_http: AnswerViaHttp | None = None,
+) -> grpc.GenericRpcHandler:
+    """Every RPC of rankline.v1.Rankline, each admitted by ``admission`` under its rule in
+    ``rules`` (one for every RPC), answered by ``service`` directly or, for the others,
+    by ``answer_via_http``."""
     methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
-    direct = Direct(api.service, api.admission)
-    for name, operation in operations().items():
-        parse = operation.request.FromString
+    direct = Direct(service, admission)
+    for name, rpc in rpcs().items():
+        rule = rules[name]
+        parse = rpc.request.FromString
         method = DIRECT.get(name)
         if method is not None:
             methods[name] = grpc.unary_unary_rpc_method_handler(
-                direct_unary(direct, Rule.of(operation.endpoint), method, name),
+                unary(direct, rule, method, name),
                 request_deserializer=parse,
                 response_serializer=_serialize,
             )
         elif name in STREAMED:
             methods[name] = grpc.unary_stream_rpc_method_handler(
-                streaming(direct, Rule.of(operation.endpoint), STREAMED[name], name),
+                streaming(direct, rule, STREAMED[name], name),
+                request_deserializer=parse,
+                response_serializer=_serialize,
+            )
+        elif answer_via_http is not None:
+            methods[name] = grpc.unary_unary_rpc_method_handler(
+                bridge.unary(answer_via_http, rpc),
                 request_deserializer=parse,
                 response_serializer=_serialize,
             )
         else:
-            methods[name] = grpc.unary_unary_rpc_method_handler(
-                unary(api, operation),
-                request_deserializer=parse,
-                response_serializer=_serialize,
-            )
+            raise LookupError(f"the RPC {name} has no handler")
     return grpc.method_handlers_generic_handler(SERVICE, methods)
 
 

@@ -185,7 +185,15 @@ async def stream(request: Request) -> Response:
 # --- the table -----------------------------------------------------------------------
 
 LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
-    e.Endpoint("GET", "/v1/boards", list_boards, "List boards", response=s.BoardsOut, tag="boards"),
+    e.Endpoint(
+        "GET",
+        "/v1/boards",
+        list_boards,
+        "List boards",
+        response=s.BoardsOut,
+        tag="boards",
+        rpc="ListBoards",
+    ),
     e.Endpoint(
         "PUT",
         "/v1/boards/{board_id}",
@@ -198,6 +206,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(e.BOARD,),
         tag="boards",
+        rpc="PutBoard",
     ),
     e.Endpoint(
         "GET",
@@ -207,6 +216,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=BoardSpec,
         params=(e.BOARD,),
         tag="boards",
+        rpc="GetBoard",
     ),
     e.Endpoint(
         "DELETE",
@@ -218,6 +228,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(e.BOARD,),
         tag="boards",
+        rpc="DeleteBoard",
     ),
     e.Endpoint(
         "POST",
@@ -231,6 +242,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(e.BOARD, e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
         for_players=True,
+        rpc="SubmitScore",
     ),
     e.Endpoint(
         "POST",
@@ -243,6 +255,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         accepted=s.AcceptedOut,
         params=(e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
+        rpc="SubmitScores",
     ),
     e.Endpoint(
         "GET",
@@ -261,6 +274,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
             ),
         ),
         not_modified=True,
+        rpc="GetTop",
     ),
     e.Endpoint(
         "GET",
@@ -270,6 +284,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.PlayerOut,
         request=r.PlayerRequest,
         params=(e.BOARD, e.PLAYER),
+        rpc="GetPlayer",
     ),
     e.Endpoint(
         "GET",
@@ -279,6 +294,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.AroundOut,
         request=r.AroundRequest,
         params=(e.BOARD, e.PLAYER),
+        rpc="GetAround",
     ),
     e.Endpoint(
         "GET",
@@ -289,6 +305,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.PlayerOut,
         request=r.PlayerRequest,
         params=(e.BOARD,),
+        rpc="GetMe",
     ),
     e.Endpoint(
         "GET",
@@ -299,6 +316,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.AroundOut,
         request=r.AroundRequest,
         params=(e.BOARD,),
+        rpc="GetMeAround",
     ),
     e.Endpoint(
         "GET",
@@ -308,6 +326,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.RankOfOut,
         request=r.RankOfRequest,
         params=(e.BOARD,),
+        rpc="GetRankOf",
     ),
     e.Endpoint(
         "POST",
@@ -318,6 +337,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.FriendsOut,
         request=r.FriendsRequest,
         params=(e.BOARD, e.PLAYER),
+        rpc="GetFriends",
     ),
     e.Endpoint(
         "POST",
@@ -328,6 +348,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.RanksOut,
         request=r.RanksRequest,
         params=(e.BOARD,),
+        rpc="GetRanks",
     ),
     e.Endpoint(
         "GET",
@@ -337,6 +358,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=SnapshotsOut,
         request=r.SnapshotsRequest,
         params=(e.BOARD,),
+        rpc="ListSnapshots",
     ),
     e.Endpoint(
         "GET",
@@ -346,6 +368,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.PeriodsOut,
         request=r.PeriodsRequest,
         params=(e.BOARD,),
+        rpc="ListPeriods",
     ),
     e.Endpoint(
         "GET",
@@ -357,6 +380,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=DeliveriesRequest,
         params=(e.BOARD,),
         tag="boards",
+        rpc="ListDeliveries",
     ),
     e.Endpoint(
         "GET",
@@ -365,5 +389,6 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Live top and watched players (Server-Sent Events: `top`, `player`)",
         request=r.StreamRequest,
         params=(e.BOARD,),
+        rpc="Watch",
     ),
 )
