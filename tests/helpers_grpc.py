@@ -1,6 +1,7 @@
 """A rankline app with its gRPC server, as ``rankline serve --grpc-port`` runs them (the same
-companion, in the test's event loop), an HTTP client and a real grpcio client of it; and the
-comparison of an RPC's answer with its HTTP twin's."""
+companion, in the test's event loop), an HTTP client and a real grpcio client of it; each RPC
+beside the endpoint that names it (``twins``); and the comparison of an RPC's answer with its
+HTTP twin's."""
 
 from __future__ import annotations
 
@@ -18,11 +19,15 @@ from grpc_status import rpc_status
 
 from helpers_procs import free_port
 from rankline import ManualClock, Settings
+from rankline.cli.serving import companion
 from rankline.grpc.gen.rankline.v1 import rankline_pb2, rankline_pb2_grpc
 from rankline.grpc.messages import to_json
-from rankline.grpc.serving import companion
+from rankline.grpc.rpcs import Rpc, rpcs
 from rankline.http import create_app
 from rankline.http.app import Application
+from rankline.http.endpoint import Endpoint
+from rankline.http.query_credential import NAME as CREDENTIAL
+from rankline.http.routes import ENDPOINTS
 
 SERVER_KEY = "test-server-key"
 METADATA = (("authorization", f"Bearer {SERVER_KEY}"),)
@@ -81,3 +86,39 @@ async def refusal(call: Any, code: grpc.StatusCode) -> dict[str, Any]:
     body: dict[str, Any] = as_json(problem)
     assert body["detail"] == error.details()
     return body
+
+
+@dataclass(frozen=True)
+class Twin:
+    """An RPC and the endpoint that names it (``Endpoint.rpc``)."""
+
+    rpc: Rpc
+    endpoint: Endpoint
+
+    @property
+    def name(self) -> str:
+        return self.rpc.name
+
+    @property
+    def request(self) -> type[Message]:
+        return self.rpc.request
+
+    @property
+    def streams(self) -> bool:
+        return self.rpc.streams
+
+    @property
+    def path_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.endpoint.params if p.where == "path")
+
+    @property
+    def query_names(self) -> tuple[str, ...]:
+        """The operation's query parameters but the credential (a call's is its metadata)."""
+        params = self.endpoint.params
+        return tuple(p.name for p in params if p.where == "query" and p.name != CREDENTIAL)
+
+
+def twins() -> dict[str, Twin]:
+    """Every RPC, by name, with the endpoint that names it."""
+    named = {e.rpc: e for e in ENDPOINTS if e.rpc is not None}
+    return {name: Twin(rpc, named[name]) for name, rpc in rpcs().items()}

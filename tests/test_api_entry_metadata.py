@@ -13,7 +13,8 @@ from starlette.applications import Starlette
 from helpers_api import AUTH, get_json, open_app, open_client, put_board, submit, unmoved, utc
 from helpers_backends import flush_redis
 from rankline import ManualClock, Rankline, Settings
-from rankline.http.stream import Stream
+from rankline.http.stream import sse_event
+from rankline.reading.live import Stream
 from rankline.reading.query import Query
 
 DAY = "2026-11-21"
@@ -131,7 +132,7 @@ async def test_every_read_carries_the_metadata_of_the_submission_that_set_the_en
     first = await stream.read_top()
     assert [e.metadata for e in first.entries] == [EXPECTED[p] for p in ("b", "d", "a")]
     _, player = await stream.changes(first)
-    assert player.data is not None and '"metadata":{"k":2}' in player.data
+    assert '"metadata":{"k":2}' in sse_event(player).data
 
 
 async def test_a_board_with_entry_metadata_always_carries_it(client: httpx.AsyncClient) -> None:

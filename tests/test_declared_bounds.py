@@ -13,9 +13,8 @@ import grpc
 import pytest
 
 from helpers_api import AUTH, put_board, submit
-from helpers_grpc import METADATA, Rig, rig
+from helpers_grpc import METADATA, Rig, rig, twins
 from rankline import ManualClock, Settings
-from rankline.grpc.operations import operations
 from rankline.http.endpoint import Endpoint
 from rankline.http.openapi import build_openapi
 from rankline.http.routes import ENDPOINTS
@@ -117,7 +116,7 @@ async def test_bounds_over_http(settings: Settings, clock: ManualClock) -> None:
 
 def _rpcs() -> Iterator[tuple[str, Any, Endpoint, str, int | None, int | None]]:
     by_endpoint = {}
-    for op in operations().values():
+    for op in twins().values():
         by_endpoint.setdefault(id(op.endpoint), []).append(op)
     for endpoint, name, low, high in CASES:
         for op in by_endpoint.get(id(endpoint), []):
@@ -136,7 +135,7 @@ def _message(op: Any, endpoint: Endpoint, name: str, value: int) -> Any:
 async def _call(r: Rig, op: Any, message: Any) -> tuple[grpc.StatusCode, str]:
     method = getattr(r.stub, op.name)
     try:
-        if op.shape == "stream":
+        if op.streams:
             async for _ in method(message, metadata=METADATA):
                 break
         else:

@@ -15,11 +15,10 @@ from typing import Any
 import grpc
 import pytest
 
-from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, refusal, rig
+from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, refusal, rig, twins
 from helpers_idp import IdentityProvider, claims, mint, rsa_key, with_key_set
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
-from rankline.grpc.operations import operations
 from rankline.grpc.service import DIRECT
 
 pytestmark = pytest.mark.edge
@@ -55,7 +54,7 @@ def _param(value: Any) -> str:
 
 def test_the_reads_and_hot_writes_are_direct() -> None:
     """Every unary read RPC calls the service directly, and the score writes too."""
-    reads = {name for name, op in operations().items() if op.endpoint.method == "GET"}
+    reads = {name for name, op in twins().items() if op.endpoint.method == "GET"}
     reads |= {"GetFriends", "GetRanks"}  # reads whose operation takes a body (POST)
     assert set(DIRECT) == (reads - {"Watch"}) | {"SubmitScore", "SubmitScores"}
 

@@ -18,10 +18,11 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 
 from helpers_backends import selected
-from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig
+from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig, twins
 from rankline import ManualClock, Settings
+from rankline.cli.serving import rules
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
-from rankline.grpc.operations import DESCRIPTOR, EXCLUDED, RPCS, SERVICE, operations
+from rankline.grpc.rpcs import DESCRIPTOR, SERVICE
 from rankline.http.openapi import build_openapi
 from rankline.http.routes import ENDPOINTS
 
@@ -64,8 +65,9 @@ async def _board(r: Rig, board: str = "arena") -> None:
 
 
 def test_every_http_operation_has_an_rpc() -> None:
-    """Each operation of the endpoint table (and of the OpenAPI document) has an RPC, unless
-    it is excluded with a reason; each RPC's request carries the operation's parameters."""
+    """Each operation of the endpoint table (and of the OpenAPI document) names the RPC that
+    twins it, or says why it has none; each RPC is named by exactly one operation, and its
+    request carries the operation's parameters."""
     table = {(e.method, e.path) for e in ENDPOINTS}
     documented = {
         (method.upper(), path)
@@ -74,17 +76,19 @@ def test_every_http_operation_has_an_rpc() -> None:
         if path.startswith("/v1/")
     }
     assert documented == table
-    covered = set(RPCS.values())
-    missing = sorted(table - covered - set(EXCLUDED))
-    assert missing == [], f"HTTP operations with no RPC (add one, or exclude it): {missing}"
-    assert covered <= table, sorted(covered - table)
-    assert set(RPCS) == {m.name for m in DESCRIPTOR.methods}
-    for name, operation in operations().items():
-        fields = set(operation.request.DESCRIPTOR.fields_by_name)
-        wanted = {*operation.path_names, *operation.query_names}
-        if operation.endpoint.body is not None:
+    unsaid = sorted((e.method, e.path) for e in ENDPOINTS if (e.rpc is None) == (e.no_rpc is None))
+    assert unsaid == [], (
+        f"HTTP operations with no RPC and no reason (add one, or say why): {unsaid}"
+    )
+    named = sorted(e.rpc for e in ENDPOINTS if e.rpc is not None)
+    assert named == sorted(m.name for m in DESCRIPTOR.methods)
+    assert rules() == {name: twin.endpoint.rule for name, twin in twins().items()}
+    for name, twin in twins().items():
+        fields = set(twin.request.DESCRIPTOR.fields_by_name)
+        wanted = {*twin.path_names, *twin.query_names}
+        if twin.endpoint.body is not None:
             wanted.add("body")
-        if operation.endpoint.accepted is not None:
+        if twin.endpoint.accepted is not None:
             wanted.add("respond_async")
         assert wanted == fields, name
 

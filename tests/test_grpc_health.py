@@ -19,7 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from helpers_chaos import RedisServer
 from helpers_grpc import SERVER_KEY, Rig, rig
 from rankline import ManualClock, Settings
-from rankline.grpc.operations import SERVICE
+from rankline.grpc.rpcs import SERVICE
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 from helpers_api import AUTH
-from helpers_grpc import Rig, as_json, clean, rig
+from helpers_grpc import Rig, as_json, clean, rig, twins
 from helpers_idp import (
     REFETCH,
     IdentityProvider,
@@ -33,7 +33,6 @@ from helpers_idp import (
 from rankline import ManualClock, Settings
 from rankline.access.keysets import KeySet
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
-from rankline.grpc.operations import operations
 
 pytestmark = pytest.mark.edge
 
@@ -172,7 +171,7 @@ async def test_a_player_token_is_permission_denied_on_every_rpc_a_key_alone_may_
     denied = 0
     async with rig(with_key_set(settings, idp, rate_limits=False), clock) as r:
         await _arena(r)
-        for name, operation in operations().items():
+        for name, operation in twins().items():
             endpoint = operation.endpoint
             if endpoint.auth in ("read", "me") or endpoint.for_players or name == "Watch":
                 continue

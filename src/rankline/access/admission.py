@@ -38,6 +38,17 @@ class TokenCheck(Protocol):
     async def player(self, token: str) -> Player: ...
 
 
+class Rule(NamedTuple):
+    """What an operation declares of who may call it, for every edge alike: its ``auth``
+    (``http.endpoint.Auth``), whether it counts as a write, whether a player token may call
+    it as the player, and how a refusal names it (``operation``)."""
+
+    auth: str
+    writes: bool
+    for_players: bool
+    operation: str
+
+
 class Caller(NamedTuple):
     """Who is calling: a key (``scope``, the boards it may write; None: all, or a read
     key, or nothing) or a player with a verified token (``player``)."""

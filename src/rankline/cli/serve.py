@@ -110,12 +110,12 @@ def serve(
     elif chosen == "uvicorn" and settings.log_format == "text":
         # With JSON logs uvicorn makes the app itself (app_from_env), once it has configured
         # its logging, so that its loggers' lines go through the JSON handler too.
-        from rankline.grpc.serving import observed_app
+        from rankline.cli.serving import observed_app
 
         app_object = observed_app(settings)
     serving.run(
         chosen,
-        "rankline.grpc.serving:app_from_env",
+        "rankline.cli.serving:app_from_env",
         host=host,
         port=port,
         workers=workers,

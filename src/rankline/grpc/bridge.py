@@ -1,32 +1,29 @@
-"""An RPC as the HTTP request it twins, answered in-process by the v1 API's request wrapper
-(``rankline.http.api.Api.answer``): no socket, no HTTP parsing, and no second copy of any
-rule. The request's fields become the path, the query string and the JSON body; the call's
-``authorization`` metadata becomes the header, its deadline ``Request-Timeout``; the peer's
-address is the client's (the rate limits per address)."""
+"""The RPCs not yet answered by calling the service directly: each one is answered by the
+HTTP operation it twins, in-process, through the callable the server is given for it
+(``AnswerViaHttp``: the request's fields become that operation's path, query string and
+JSON body, the call's ``authorization`` metadata its header, the call's deadline its
+``Request-Timeout``, the peer its client). Its answer is rendered here as the RPC's message,
+its problem as a gRPC status (``status.rich_status``)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import quote, urlencode
 
+import grpc
 import orjson
+from google.protobuf import empty_pb2
 from google.protobuf.message import Message
-from starlette.types import Message as AsgiMessage
-from starlette.types import Scope
 
-from rankline.grpc.calls import client_address, client_millis
-from rankline.grpc.messages import to_json
-from rankline.grpc.operations import Operation
-from rankline.http.api import Api
+from rankline.grpc.messages import from_json
+from rankline.grpc.rpcs import Rpc
+from rankline.grpc.status import rich_status
 
-_JSON = (b"content-type", b"application/json")
-_ASYNC = (b"prefer", b"respond-async")
+Context = grpc.aio.ServicerContext[Any, Any]
 
 
 class Answer:
-    """What the endpoint answered: the status, the Retry-After header and the body."""
+    """What the operation answered: the status, the Retry-After header and the body."""
 
     __slots__ = ("body", "retry_after", "status")
 
@@ -39,71 +36,37 @@ class Answer:
         return orjson.loads(self.body) if self.body else {}
 
 
-def scope_of(
-    operation: Operation,
-    request: Message,
-    metadata: Iterable[tuple[str, str | bytes]],
-    peer: str,
-    time_remaining: float | None = None,
-) -> tuple[Scope, dict[str, str], bytes]:
-    """The HTTP request an RPC's request stands for: its scope, path parameters and body.
-    The call's deadline (``time_remaining``, seconds) becomes ``Request-Timeout``."""
-    endpoint = operation.endpoint
-    params = {name: getattr(request, name) for name in operation.path_names}
-    path = endpoint.path.format(**{k: quote(v, safe="") for k, v in params.items()})
-    query = [
-        (name, str(getattr(request, name)))
-        for name in operation.query_names
-        if request.HasField(name)
-    ]
-    headers = [_JSON]
-    for key, value in metadata:
-        if key == "authorization":
-            text = value if isinstance(value, str) else value.decode("latin-1")
-            headers.append((b"authorization", text.encode("latin-1")))
-    if getattr(request, "respond_async", False):
-        headers.append(_ASYNC)
-    millis = client_millis(time_remaining)
-    if millis is not None:
-        headers.append((b"request-timeout", str(millis).encode()))
-    body = b""
-    if endpoint.body is not None:
-        body = orjson.dumps(to_json(request.body) if request.HasField("body") else {})  # type: ignore[attr-defined]
-    scope: Scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "2",
-        "method": endpoint.method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": urlencode(query).encode(),
-        "headers": headers,
-        "client": (client_address(peer), 0),
-        "server": None,
-    }
-    return scope, params, body
+AnswerViaHttp = Callable[[str, Message, Context], Awaitable[Answer]]
+"""The answer of the HTTP operation that the named RPC twins, to the RPC's request and call."""
 
 
-async def call(
-    api: Api, operation: Operation, scope: Scope, params: dict[str, str], body: bytes
-) -> Answer:
-    """The endpoint's answer to the request, whole (a unary RPC's endpoint answers with its
-    whole body: its response is read, not sent)."""
-    sent = False
-
-    async def receive() -> AsgiMessage:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await asyncio.Event().wait()  # a unary answer never waits for a disconnect
-        raise AssertionError("unreachable")
-
-    response = await api.answer(scope, receive, _unused, operation.endpoint, params)
-    return Answer(response.status_code, bytes(response.body), response.headers.get("retry-after"))
+def render(rpc: Rpc, answer: Answer) -> Message:
+    """The RPC's message of a successful answer, as its response message is shaped:
+    ``Empty`` (204), a ``result``/``accepted`` oneof (202: ``accepted``), the body as
+    ``result`` and HTTP's 201 as ``created``, or the body itself."""
+    response = rpc.response
+    if response is empty_pb2.Empty:
+        return empty_pb2.Empty()
+    body = answer.json()
+    fields = response.DESCRIPTOR.fields_by_name
+    accepted = fields.get("accepted")
+    if accepted is not None and accepted.containing_oneof is not None:
+        body = {"accepted" if answer.status == 202 else "result": body}
+    elif "created" in fields and "result" in fields:
+        body = {"result": body, "created": answer.status == 201}
+    return from_json(body, response)
 
 
-async def _unused(message: AsgiMessage) -> None:
-    raise RuntimeError("a unary endpoint sends nothing before its answer")
+def unary(answer_via_http: AnswerViaHttp, rpc: Rpc) -> Any:
+    """The handler of one RPC answered by the HTTP operation it twins."""
+
+    async def handle(request: Message, context: Context) -> Message:
+        answer = await answer_via_http(rpc.name, request, context)
+        if answer.status >= 400:
+            problem = orjson.loads(answer.body) if answer.body else {}
+            code, message, trailers = rich_status(problem, answer.status, answer.retry_after)
+            await context.abort(code, message, trailing_metadata=trailers)
+        return render(rpc, answer)
+
+    handle.__name__ = rpc.name
+    return handle

@@ -1,31 +1,32 @@
 """RPCs answered by calling the service directly: the caller admitted as the HTTP API admits
-one (``rankline.access.admission``, with the auth and limits the endpoint table declares for
-the operation the RPC twins), the service's inputs built from the message's fields, the
-same service method as the HTTP handler's called, and the message built from its typed
-answer. No JSON request, no ASGI scope. An error of the tree becomes the gRPC status the
-HTTP problem would (``status.error_status``); anything else is INTERNAL, logged.
+one (``rankline.access.admission``, under the ``Rule`` of the operation the RPC twins), the
+service's inputs built from the message's fields, the same service method as the HTTP
+handler's called, and the message built from its typed answer. No JSON request, no ASGI
+scope. An error of the tree becomes the gRPC status the HTTP problem would
+(``status.error_status``); anything else is INTERNAL, logged.
 
-The RPCs answered so far are the reads and the hot writes (``DIRECT``); the others go
-through the HTTP endpoint they twin (``bridge``)."""
+The RPCs answered so far are the reads, the hot writes (``DIRECT``) and ``Watch``
+(``STREAMED``, ``streaming``); the others go through the HTTP endpoint they twin
+(``bridge``)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, NamedTuple, TypeVar
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import grpc
 import msgspec
 from google.protobuf.message import Message
 
-from rankline.access.admission import Admission, Caller, player_may
+from rankline.access.admission import Admission, Caller, Rule, player_may
 from rankline.bodies import given_as
 from rankline.errors import PayloadTooLarge, RanklineError
 from rankline.grpc.calls import client_address, credential, write_deadline
 from rankline.grpc.messages import from_json, to_json
 from rankline.grpc.status import error_status
-from rankline.http.endpoint import Endpoint
+from rankline.reading.live import delivered
 from rankline.service import Rankline
 from rankline.writing.admission import Deadline
 
@@ -33,22 +34,6 @@ log = logging.getLogger("rankline")
 M = TypeVar("M", bound=Message)
 B = TypeVar("B")
 Context = grpc.aio.ServicerContext[Any, Any]
-
-
-class Rule(NamedTuple):
-    """What the endpoint table declares of the operation an RPC twins: who may call it,
-    whether it counts as a write, whether a player token may call it as the player, and how
-    a refusal names it."""
-
-    auth: str
-    writes: bool
-    for_players: bool
-    operation: str
-
-    @classmethod
-    def of(cls, endpoint: Endpoint) -> Rule:
-        named = f"{endpoint.method} {endpoint.path} ({endpoint.summary.lower()})"
-        return cls(endpoint.auth, endpoint.writes, endpoint.for_players, named)
 
 
 class Call:
@@ -106,6 +91,7 @@ class Direct:
 
 
 Method = Callable[[Call, Any], Awaitable[Message]]
+Streamed = Callable[[Call, Any], AsyncGenerator[Message, None]]
 
 
 def answered(answer: msgspec.Struct | dict[str, Any], kind: type[M]) -> M:
@@ -120,14 +106,41 @@ def unary(direct: Direct, rule: Rule, method: Method, name: str) -> Any:
     async def handle(request: Message, context: Context) -> Message:
         try:
             return await method(Call(direct, rule, context), request)
-        except RanklineError as exc:
-            error = exc
         except Exception as exc:
-            log.error("unhandled error on the RPC %s", name, exc_info=exc)
-            error = RanklineError("an unexpected error occurred")
-        code, message, trailers = error_status(error)
-        await context.abort(code, message, trailing_metadata=trailers)
+            await _abort(context, exc, name)
         raise AssertionError("abort raises")  # pragma: no cover
+
+    handle.__name__ = name
+    return handle
+
+
+async def _abort(context: Context, exc: Exception, name: str) -> None:
+    """End the call with the status of ``exc``: an error of the tree's own, anything else
+    INTERNAL (logged)."""
+    if isinstance(exc, RanklineError):
+        error = exc
+    else:
+        log.error("unhandled error on the RPC %s", name, exc_info=exc)
+        error = RanklineError("an unexpected error occurred")
+    code, message, trailers = error_status(error)
+    await context.abort(code, message, trailing_metadata=trailers)
+
+
+def streaming(direct: Direct, rule: Rule, method: Streamed, name: str) -> Any:
+    """The handler of one direct server-streaming RPC: each message written as ``method``
+    yields it, the stream ended when the client takes one for ``live.SEND_TIMEOUT`` seconds
+    (as an HTTP stream's client is dropped), an error as the status it stands for."""
+
+    async def handle(request: Message, context: Context) -> None:
+        messages = method(Call(direct, rule, context), request)
+        try:
+            async for message in messages:
+                if not await delivered(context.write(message)):
+                    return  # a client that takes nothing for that long is gone
+        except Exception as exc:
+            await _abort(context, exc, name)
+        finally:
+            await messages.aclose()
 
     handle.__name__ = name
     return handle

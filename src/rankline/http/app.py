@@ -173,7 +173,7 @@ class Application:
 
 Companion = Callable[[Api], AbstractAsyncContextManager[object]]
 """Something served beside the HTTP app through the same v1 API, in the same event loop, for
-as long as the app runs (the gRPC server: ``rankline.grpc.serving``)."""
+as long as the app runs (the gRPC server: ``rankline.cli.serving``)."""
 
 
 def create_app(

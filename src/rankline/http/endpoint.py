@@ -18,6 +18,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.access.admission import Rule
 from rankline.bodies import BOARD_ID as BOARD_ID  # their one place
 from rankline.bodies import PLAYER_ID as PLAYER_ID
 from rankline.callers import Player
@@ -113,6 +114,12 @@ class Endpoint:
     """A player token may call it too, as themselves: a body's ``player_id`` is then the
     token's player (403 if it names another; set from the token if it names none), and the
     handler decides what the player may do (``player_of``)."""
+    rpc: str | None = None
+    """The RPC of rankline.v1.Rankline that twins it: the same operation over gRPC, under
+    the same ``rule`` (its request carries the path and query parameters as fields of the
+    same names, the body as ``body``)."""
+    no_rpc: str | None = None
+    """Why it has no RPC, where it has none."""
     request: type[msgspec.Struct] | None = None
     """What the operation takes in its path and query, declared once: its handler builds it
     (``ask``), and its query parameters are listed in ``params`` where ``DECLARED`` stands
@@ -133,6 +140,12 @@ class Endpoint:
     def writes(self) -> bool:
         """Whether it counts against the write rate limits (rather than the read ones)."""
         return self.auth not in ("read", "me")
+
+    @property
+    def rule(self) -> Rule:
+        """Who may call it, as every edge admits a caller (``access.admission``)."""
+        named = f"{self.method} {self.path} ({self.summary.lower()})"
+        return Rule(self.auth, self.writes, self.for_players, named)
 
     @property
     def route(self) -> str:

@@ -11,12 +11,13 @@ where ``events()`` yields ``Event``s; closing the response closes that generator
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 
 from starlette.responses import StreamingResponse
 from starlette.types import Send
+
+from rankline.reading import live
 
 SEP = "\r\n"
 PING = f": ping{SEP}{SEP}".encode()
@@ -42,35 +43,17 @@ def _one_line(value: str) -> str:
     return value
 
 
-async def _next(events: AsyncGenerator[Event, None]) -> Event | None:
-    try:
-        return await anext(events)
-    except StopAsyncIteration:
-        return None
-
-
 async def with_pings(
     events: AsyncGenerator[Event, None], ping: float
 ) -> AsyncGenerator[bytes, None]:
-    """The encoded ``events``, with ``PING`` whenever ``ping`` seconds pass without one."""
-    pending: asyncio.Task[Event | None] | None = None
+    """The encoded ``events``, with ``PING`` whenever ``ping`` seconds pass without one
+    (``rankline.reading.live.with_pings``); closing it closes ``events``."""
+    chunks = live.with_pings(events, ping)
     try:
-        while True:
-            if pending is None:
-                pending = asyncio.create_task(_next(events))
-            done, _ = await asyncio.wait({pending}, timeout=ping)
-            if not done:
-                yield PING
-                continue
-            event, pending = pending.result(), None
-            if event is None:
-                return
-            yield event.encode()
+        async for event in chunks:
+            yield PING if isinstance(event, live.Ping) else event.encode()
     finally:
-        if pending is not None:  # cancelled in the generator's await: its finally runs
-            pending.cancel()
-            await asyncio.gather(pending, return_exceptions=True)
-        await events.aclose()
+        await chunks.aclose()
 
 
 class EventStream(StreamingResponse):
@@ -83,7 +66,7 @@ class EventStream(StreamingResponse):
         events: AsyncGenerator[Event, None],
         *,
         ping: float,
-        send_timeout: float,
+        send_timeout: float = live.SEND_TIMEOUT,
         headers: Mapping[str, str] | None = None,
     ) -> None:
         self._events = with_pings(events, ping)
@@ -105,10 +88,7 @@ class EventStream(StreamingResponse):
             )
             async for chunk in body:
                 message = {"type": "http.response.body", "body": chunk, "more_body": True}
-                try:
-                    async with asyncio.timeout(self.send_timeout):
-                        await send(message)
-                except TimeoutError:
+                if not await live.delivered(send(message), self.send_timeout):
                     return  # a client that takes nothing for that long is gone
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:

@@ -42,6 +42,13 @@ async def _chunks(lines: AsyncIterator[str]) -> AsyncIterator[bytes]:
         yield "".join(held).encode()
 
 
+NO_RPC = (
+    "a file download (CSV or JSON lines), not a message: over gRPC, page through GetTop, or "
+    "run `rankline export`"
+)
+"""Why the export has no RPC."""
+
+
 EXPORT_ENDPOINTS: tuple[e.Endpoint, ...] = (
     e.Endpoint(
         "GET",
@@ -53,5 +60,6 @@ EXPORT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(e.BOARD,),
         download=tuple(m.split(";")[0] for m in MEDIA.values()),
         tag="boards",
+        no_rpc=NO_RPC,
     ),
 )

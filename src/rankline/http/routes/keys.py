@@ -38,6 +38,13 @@ async def revoke_key(request: Request) -> Response:
     return json_response(await e.service_of(request).runtime_keys.revoke(key_id, by))
 
 
+NO_RPC = (
+    "keys are an operator's business, not a game server's: they are managed over HTTP "
+    "(/v1/keys), from the console or with `rankline keys`"
+)
+"""Why the key operations have no RPC."""
+
+
 KEY_ENDPOINTS: tuple[e.Endpoint, ...] = (
     e.Endpoint(
         "POST",
@@ -50,6 +57,7 @@ KEY_ENDPOINTS: tuple[e.Endpoint, ...] = (
         status=201,
         request=ReasonRequest,
         tag="keys",
+        no_rpc=NO_RPC,
     ),
     e.Endpoint(
         "GET",
@@ -59,6 +67,7 @@ KEY_ENDPOINTS: tuple[e.Endpoint, ...] = (
         auth="players",
         response=KeysOut,
         tag="keys",
+        no_rpc=NO_RPC,
     ),
     e.Endpoint(
         "DELETE",
@@ -78,5 +87,6 @@ KEY_ENDPOINTS: tuple[e.Endpoint, ...] = (
         ),
         request=ReasonRequest,
         tag="keys",
+        no_rpc=NO_RPC,
     ),
 )

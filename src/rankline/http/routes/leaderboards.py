@@ -10,13 +10,12 @@ from starlette.responses import Response
 from rankline.answers import SnapshotsOut
 from rankline.audit.reasons import ReasonRequest
 from rankline.boards import BoardSpec, shown
-from rankline.errors import InvalidInput, RanklineError
+from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
 from rankline.http.body import (
     batch_items,
-    check_id,
     read_body,
 )
 from rankline.http.responses import JsonBody, etag_matches, json_response
@@ -24,7 +23,6 @@ from rankline.http.routes.score_batch import admit, answer_scores, player_score,
 from rankline.lifecycle.events import DeliveriesOut
 from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.reading import requests as r
-from rankline.reading.query import Query
 
 # --- boards --------------------------------------------------------------------------
 
@@ -181,31 +179,26 @@ async def deliveries(request: Request) -> Response:
 
 
 async def stream(request: Request) -> Response:
-    from rankline.http.stream import Stream, respond
+    from rankline.http.stream import respond
+    from rankline.reading.live import opened
 
-    ask = e.ask(request, r.StreamRequest)
-    query = Query(ask.board_id, ask.window, ask.period, ask.scope, ask.metadata)
-    limit = ask.limit
-    players = [p.strip() for p in (ask.players or "").split(",") if p.strip()]
-    if len(players) > _STREAM_PLAYERS:
-        raise InvalidInput.at(
-            ["query", "players"], f"at most {_STREAM_PLAYERS} players can be watched"
-        )
-    for name in players:
-        check_id(name, e.PLAYER_ID, "player_id", "query", "players")
     service = e.service_of(request)
-    live = Stream(service.reads, service.feed, query, limit, list(dict.fromkeys(players)))
-    await live.read_top()  # refuse a bad board, window, period or scope before streaming
+    live = await opened(service.reads, service.feed, e.ask(request, r.StreamRequest))
     return respond(live, e.settings_of(request).stream_heartbeat_seconds)
-
-
-_STREAM_PLAYERS = 50
 
 
 # --- the table -----------------------------------------------------------------------
 
 LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
-    e.Endpoint("GET", "/v1/boards", list_boards, "List boards", response=s.BoardsOut, tag="boards"),
+    e.Endpoint(
+        "GET",
+        "/v1/boards",
+        list_boards,
+        "List boards",
+        response=s.BoardsOut,
+        tag="boards",
+        rpc="ListBoards",
+    ),
     e.Endpoint(
         "PUT",
         "/v1/boards/{board_id}",
@@ -218,6 +211,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(e.BOARD,),
         tag="boards",
+        rpc="PutBoard",
     ),
     e.Endpoint(
         "GET",
@@ -227,6 +221,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=BoardSpec,
         params=(e.BOARD,),
         tag="boards",
+        rpc="GetBoard",
     ),
     e.Endpoint(
         "DELETE",
@@ -238,6 +233,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(e.BOARD,),
         tag="boards",
+        rpc="DeleteBoard",
     ),
     e.Endpoint(
         "POST",
@@ -251,6 +247,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         params=(e.BOARD, e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
         for_players=True,
+        rpc="SubmitScore",
     ),
     e.Endpoint(
         "POST",
@@ -263,6 +260,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         accepted=s.AcceptedOut,
         params=(e.PREFER, e.REQUEST_TIMEOUT),
         tag="scores",
+        rpc="SubmitScores",
     ),
     e.Endpoint(
         "GET",
@@ -281,6 +279,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
             ),
         ),
         not_modified=True,
+        rpc="GetTop",
     ),
     e.Endpoint(
         "GET",
@@ -290,6 +289,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.PlayerOut,
         request=r.PlayerRequest,
         params=(e.BOARD, e.PLAYER),
+        rpc="GetPlayer",
     ),
     e.Endpoint(
         "GET",
@@ -299,6 +299,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.AroundOut,
         request=r.AroundRequest,
         params=(e.BOARD, e.PLAYER),
+        rpc="GetAround",
     ),
     e.Endpoint(
         "GET",
@@ -309,6 +310,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.PlayerOut,
         request=r.PlayerRequest,
         params=(e.BOARD,),
+        rpc="GetMe",
     ),
     e.Endpoint(
         "GET",
@@ -319,6 +321,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.AroundOut,
         request=r.AroundRequest,
         params=(e.BOARD,),
+        rpc="GetMeAround",
     ),
     e.Endpoint(
         "GET",
@@ -328,6 +331,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.RankOfOut,
         request=r.RankOfRequest,
         params=(e.BOARD,),
+        rpc="GetRankOf",
     ),
     e.Endpoint(
         "POST",
@@ -338,6 +342,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.FriendsOut,
         request=r.FriendsRequest,
         params=(e.BOARD, e.PLAYER),
+        rpc="GetFriends",
     ),
     e.Endpoint(
         "POST",
@@ -348,6 +353,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.RanksOut,
         request=r.RanksRequest,
         params=(e.BOARD,),
+        rpc="GetRanks",
     ),
     e.Endpoint(
         "GET",
@@ -357,6 +363,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=SnapshotsOut,
         request=r.SnapshotsRequest,
         params=(e.BOARD,),
+        rpc="ListSnapshots",
     ),
     e.Endpoint(
         "GET",
@@ -366,6 +373,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.PeriodsOut,
         request=r.PeriodsRequest,
         params=(e.BOARD,),
+        rpc="ListPeriods",
     ),
     e.Endpoint(
         "GET",
@@ -377,6 +385,7 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=DeliveriesRequest,
         params=(e.BOARD,),
         tag="boards",
+        rpc="ListDeliveries",
     ),
     e.Endpoint(
         "GET",
@@ -385,5 +394,6 @@ LEADERBOARD_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "Live top and watched players (Server-Sent Events: `top`, `player`)",
         request=r.StreamRequest,
         params=(e.BOARD,),
+        rpc="Watch",
     ),
 )

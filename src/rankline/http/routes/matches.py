@@ -135,6 +135,7 @@ MATCH_ENDPOINTS: tuple[e.Endpoint, ...] = (
         accepted=s.AcceptedOut,
         params=(e.BOARD, e.PREFER),
         tag="ratings",
+        rpc="SubmitMatch",
     ),
     e.Endpoint(
         "POST",
@@ -147,6 +148,7 @@ MATCH_ENDPOINTS: tuple[e.Endpoint, ...] = (
         accepted=s.AcceptedOut,
         params=(e.PREFER,),
         tag="ratings",
+        rpc="SubmitMatches",
     ),
     e.Endpoint(
         "GET",
@@ -157,6 +159,7 @@ MATCH_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=RatingRequest,
         params=(e.BOARD, e.PLAYER),
         tag="ratings",
+        rpc="GetRating",
     ),
 )
 

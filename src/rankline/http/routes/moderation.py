@@ -107,6 +107,7 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=RemoveRequest,
         params=(e.BOARD, e.PLAYER),
         tag="moderation",
+        rpc="RemoveEntry",
     ),
     e.Endpoint(
         "POST",
@@ -118,6 +119,7 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=RemovedOut,
         params=(e.BOARD,),
         tag="moderation",
+        rpc="ResetBoard",
     ),
     e.Endpoint(
         "POST",
@@ -139,6 +141,7 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
             ),
         ),
         tag="moderation",
+        rpc="VoidMatch",
     ),
     e.Endpoint(
         "GET",
@@ -149,6 +152,7 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=AuditOut,
         request=AuditRequest,
         tag="moderation",
+        rpc="ListAuditEntries",
     ),
     e.Endpoint(
         "GET",
@@ -159,5 +163,6 @@ MODERATION_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=DeadLettersOut,
         request=DeadLettersRequest,
         tag="moderation",
+        rpc="ListDeadLetters",
     ),
 )

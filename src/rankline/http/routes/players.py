@@ -87,6 +87,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         also=(201,),
         params=(e.PLAYER,),
         tag="players",
+        rpc="PutProfile",
     ),
     e.Endpoint(
         "GET",
@@ -96,6 +97,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.PlayerProfileOut,
         params=(e.PLAYER,),
         tag="players",
+        rpc="GetProfile",
     ),
     e.Endpoint(
         "DELETE",
@@ -107,6 +109,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(e.PLAYER,),
         tag="players",
+        rpc="ErasePlayer",
     ),
     e.Endpoint(
         "GET",
@@ -117,6 +120,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=HistoryRequest,
         params=(e.PLAYER,),
         tag="players",
+        rpc="GetHistory",
     ),
     e.Endpoint(
         "PUT",
@@ -128,6 +132,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.FriendListOut,
         params=(e.PLAYER,),
         tag="players",
+        rpc="PutFriendList",
     ),
     e.Endpoint(
         "GET",
@@ -137,6 +142,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.FriendListOut,
         params=(e.PLAYER,),
         tag="players",
+        rpc="GetFriendList",
     ),
     e.Endpoint(
         "POST",
@@ -148,6 +154,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(e.PLAYER,),
         tag="players",
+        rpc="BanPlayer",
     ),
     e.Endpoint(
         "DELETE",
@@ -159,6 +166,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(e.PLAYER,),
         tag="players",
+        rpc="UnbanPlayer",
     ),
     e.Endpoint(
         "GET",
@@ -168,6 +176,7 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.FriendsOut,
         request=StoredFriendsRequest,
         params=(e.BOARD, e.PLAYER),
+        rpc="GetStoredFriends",
     ),
     e.Endpoint(
         "GET",
@@ -178,5 +187,6 @@ PLAYER_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=s.FriendsOut,
         request=StoredFriendsRequest,
         params=(e.BOARD,),
+        rpc="GetMeFriends",
     ),
 )

@@ -143,6 +143,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         "List tournaments",
         response=TournamentsOut,
         tag=_TAG,
+        rpc="ListTournaments",
     ),
     e.Endpoint(
         "PUT",
@@ -156,6 +157,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(TOURNAMENT,),
         tag=_TAG,
+        rpc="PutTournament",
     ),
     e.Endpoint(
         "GET",
@@ -165,6 +167,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=TournamentOut,
         params=(TOURNAMENT,),
         tag=_TAG,
+        rpc="GetTournament",
     ),
     e.Endpoint(
         "DELETE",
@@ -176,6 +179,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=ReasonRequest,
         params=(TOURNAMENT,),
         tag=_TAG,
+        rpc="DeleteTournament",
     ),
     e.Endpoint(
         "POST",
@@ -187,6 +191,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=JoinOut,
         params=(TOURNAMENT,),
         tag=_TAG,
+        rpc="JoinTournament",
     ),
     e.Endpoint(
         "POST",
@@ -198,6 +203,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         response=SubmitOut,
         params=(TOURNAMENT,),
         tag=_TAG,
+        rpc="SubmitTournamentScore",
     ),
     e.Endpoint(
         "GET",
@@ -208,6 +214,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=t.TournamentTopRequest,
         params=(TOURNAMENT, *e.declared(t.TournamentTopRequest, "edition", "scope"), e.DECLARED),
         tag=_TAG,
+        rpc="GetTournamentTop",
     ),
     e.Endpoint(
         "GET",
@@ -218,6 +225,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=t.TournamentPlayerRequest,
         params=(TOURNAMENT, e.DECLARED, e.PLAYER),
         tag=_TAG,
+        rpc="GetTournamentPlayer",
     ),
     e.Endpoint(
         "GET",
@@ -233,6 +241,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
             e.DECLARED,
         ),
         tag=_TAG,
+        rpc="GetTournamentAround",
     ),
     e.Endpoint(
         "GET",
@@ -243,5 +252,6 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         request=t.ResultsRequest,
         params=(TOURNAMENT,),
         tag=_TAG,
+        rpc="GetTournamentResults",
     ),
 )

@@ -1,0 +1,49 @@
+"""What ``rankline serve`` serves, put together: the HTTP app and, when
+``RANKLINE_GRPC_PORT`` is set, the gRPC server beside it, in each worker process and its
+event loop (the workers share the gRPC port as they share the HTTP one: SO_REUSEPORT). The
+gRPC server is given the HTTP app's service and admission, and each RPC's rule from the
+endpoint table (``rules``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from starlette.types import ASGIApp
+
+from rankline.access.admission import Rule
+from rankline.http import app as http_app
+from rankline.http.app import Companion
+from rankline.http.endpoint import Endpoint
+from rankline.http.routes import ENDPOINTS
+from rankline.settings import Settings
+
+
+def rules(endpoints: Iterable[Endpoint] = ENDPOINTS) -> dict[str, Rule]:
+    """Each RPC's rule: that of the endpoint it twins (``Endpoint.rpc``)."""
+    return {e.rpc: e.rule for e in endpoints if e.rpc is not None}
+
+
+def companion(settings: Settings) -> Companion | None:
+    """The gRPC server, when the settings ask for one (grpcio is imported then only: it
+    comes with the grpc extra)."""
+    port = settings.grpc_port
+    if port is None:
+        return None
+    from rankline.cli.grpc_bridge import answer_via_http
+    from rankline.grpc.server import serving
+
+    host = settings.host
+    table = rules()
+    return lambda api: serving(
+        api.service, api.admission, table, host, port, answer_via_http(api, ENDPOINTS)
+    )
+
+
+def app_from_env() -> ASGIApp:
+    """A worker's app (``rankline serve``'s factory), made from the environment."""
+    return http_app.app_from_env(companion(Settings()))
+
+
+def observed_app(settings: Settings) -> ASGIApp:
+    """The app ``rankline serve`` runs in its own process."""
+    return http_app.observed_app(settings, companion(settings))
