@@ -88,6 +88,7 @@ async def post_batch(request: Request) -> Response:
     service = e.service_of(request)
     sizes = e.batch_sizes(request)
     limit = e.settings_of(request).max_body_bytes
+    refused: RanklineError | None = None
     async with e.decoding(request):  # a few large bodies at a time per worker
         # its deadline passed meanwhile, or the queue ahead leaves no room for about as many
         # items as its length holds: refused undecoded
@@ -96,7 +97,6 @@ async def post_batch(request: Request) -> Response:
         except RanklineError as exc:
             refused = exc
         else:
-            refused = None
             body = await read_body(request, limit)
             items = batch_items(body)
     if refused is not None:
