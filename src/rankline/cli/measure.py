@@ -142,6 +142,27 @@ def bench_grpc(
     print(table(measure(options)))
 
 
+@bench_app.command("answers")
+def bench_answers(
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Record the answers to this JSON file.")
+    ] = None,
+    grpc: Annotated[
+        bool, typer.Option("--grpc", help="Play the script over gRPC too (a second server).")
+    ] = False,
+    compare: Annotated[
+        tuple[Path, Path] | None,
+        typer.Option("--compare", help="Compare two recordings: print each answer that differs."),
+    ] = None,
+) -> None:
+    """Play a fixed script of several hundred calls (reads, writes, refusals) on a fresh
+    embedded server and record every answer, times and tokens masked; or compare two
+    recordings, exit 1 if any answer differs. See docs/performance.md."""
+    from rankline_bench import answers
+
+    raise typer.Exit(answers.main(out, grpc, compare))
+
+
 class RetryAfter(StrEnum):
     """What an overload's writer does after a 429."""
 
