@@ -17,7 +17,16 @@ from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 from starlette.types import Message as AsgiMessage
 
-from rankline.grpc import board_reads, log_reads, player_reads, reads, tournament_reads, writes
+from rankline.grpc import (
+    board_reads,
+    log_reads,
+    match_writes,
+    player_reads,
+    reads,
+    tournament_reads,
+    tournament_writes,
+    writes,
+)
 from rankline.grpc.bridge import Answer, call, scope_of
 from rankline.grpc.direct import Direct, Method, Rule
 from rankline.grpc.direct import unary as direct_unary
@@ -200,6 +209,12 @@ DIRECT: dict[str, Method] = {
     "ListDeadLetters": log_reads.list_dead_letters,
     "SubmitScore": writes.submit_score,
     "SubmitScores": writes.submit_scores,
+    "PutTournament": tournament_writes.put_tournament,
+    "DeleteTournament": tournament_writes.delete_tournament,
+    "JoinTournament": tournament_writes.join_tournament,
+    "SubmitTournamentScore": tournament_writes.submit_tournament_score,
+    "SubmitMatch": match_writes.submit_match,
+    "SubmitMatches": match_writes.submit_matches,
 }
 """The RPCs that call the service directly, and how."""
 
