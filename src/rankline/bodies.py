@@ -1,10 +1,10 @@
 """Request bodies declared once, and read the same way at every edge: a body given as built-in
 values (an HTTP request's decoded JSON, a gRPC message's fields) becomes its msgspec Struct or
-an ``InvalidInput`` located at ``["body", ...]`` (``given_as``, ``invalid``); a path's
-identifier is checked against its pattern (``check_id``), its refusal said in words
-(``parameters.ALLOWED``). The operations' body Structs live beside their services
-(``writing.requests``, ``reading.requests``, ``players.requests``, ...), built from the
-field types here."""
+an ``InvalidInput`` located at ``["body", ...]`` (``given_as``, ``decoded_as``, ``invalid``);
+a path's identifier is checked against its pattern (``check_id``), its refusal said in words
+(``parameters.ALLOWED``); a body's time is read as microseconds (``body_time``). The
+operations' body Structs live beside their services (``writing.requests``,
+``reading.requests``, ``players.requests``, ...), built from the field types here."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from rankline.boards import (
 )
 from rankline.errors import InvalidInput
 from rankline.parameters import ALLOWED
+from rankline.runtime.clock import parse_time
+from rankline.types import Micros
 
 T = TypeVar("T")
 
@@ -67,6 +69,16 @@ def given_as(given: Any, kind: type[T]) -> T:
         raise invalid(exc) from None
 
 
+def decoded_as(given: Any, kind: type[T]) -> T:
+    """A body given as built-in values, as ``kind``, refused as its JSON is when decoded
+    (``given_as`` refuses in another order: a bounded list's length before its items, which
+    a JSON decoder checks once it has read them)."""
+    try:
+        return msgspec.json.decode(msgspec.json.encode(given), type=kind)
+    except msgspec.ValidationError as exc:
+        raise invalid(exc) from None
+
+
 def check_id(
     value: str, pattern: re.Pattern[str], name: str, where: str = "path", field: str = ""
 ) -> str:
@@ -77,3 +89,14 @@ def check_id(
             message += f": {ALLOWED[pattern.pattern]}"
         raise InvalidInput.at([where, field or name], message)
     return value
+
+
+def body_time(value: str | None) -> Micros | None:
+    """A submission's ``at`` as microseconds (None when not given); 422 at ``["body",
+    "at"]`` when it is not an RFC 3339 time."""
+    if value is None:
+        return None
+    try:
+        return parse_time(value)
+    except ValueError as exc:
+        raise InvalidInput.at(["body", "at"], str(exc)) from None

@@ -25,6 +25,10 @@ class KeyCheck(Protocol):
         self, credential: str | None, auth: str, board_id: str | None = None
     ) -> BoardScope | None: ...
 
+    def actor(self, credential: str | None) -> str:
+        """How the audit log names the credential's key (``access.attribution``)."""
+        ...
+
 
 class Limits(Protocol):
     async def check(

@@ -30,6 +30,15 @@ class BoardScope:
         )
 
 
+def writable(scope: BoardScope | None, board_id: str) -> str:
+    """``board_id`` (a board's, or a tournament's: the id of the board it ranks on) when the
+    caller's key may write it: 403 for a key limited to other boards; a key not limited
+    (None) writes them all."""
+    if scope is not None and not scope.allows(board_id):
+        raise scope.refuse(board_id)
+    return board_id
+
+
 def board_named(scope: BoardScope | None, board: str | None) -> None:
     """A read across boards (the audit log, the dead letters) by a key limited to boards
     (``scope``) names one of its own with ``?board=`` (422 when it names none, 403 when

@@ -5,9 +5,7 @@ handler's called, and the message built from its typed answer. No JSON request, 
 scope. An error of the tree becomes the gRPC status the HTTP problem would
 (``status.error_status``); anything else is INTERNAL, logged.
 
-The RPCs answered so far are the reads, the hot writes (``DIRECT``) and ``Watch``
-(``STREAMED``, ``streaming``); the others go through the HTTP endpoint they twin
-(``bridge``)."""
+Every unary RPC is one of ``DIRECT``; ``Watch`` is ``STREAMED`` (``streaming``)."""
 
 from __future__ import annotations
 
@@ -21,6 +19,8 @@ import msgspec
 from google.protobuf.message import Message
 
 from rankline.access.admission import Admission, Caller, Rule, player_may
+from rankline.access.attribution import attributed
+from rankline.audit.reasons import ReasonRequest
 from rankline.bodies import given_as
 from rankline.errors import PayloadTooLarge, RanklineError
 from rankline.grpc.calls import client_address, credential, write_deadline
@@ -28,6 +28,7 @@ from rankline.grpc.messages import from_json, to_json
 from rankline.grpc.status import error_status
 from rankline.reading.live import delivered
 from rankline.service import Rankline
+from rankline.store.audit import Attribution
 from rankline.writing.admission import Deadline
 
 log = logging.getLogger("rankline")
@@ -63,15 +64,24 @@ class Call:
             player_may(rule.auth, rule.for_players, rule.operation)
         return caller
 
-    def body(self, request: Message, kind: type[B]) -> B:
-        """The request's ``body`` as the operation's JSON body would be decoded (``{}``
-        when it has none: the same refusals at the same places), within the body size
-        limit."""
+    def given(self, request: Message) -> Any:
+        """The request's ``body`` as built-in values, as the operation's JSON body would be
+        decoded (``{}`` when it has none), within the body size limit."""
         limit = self.direct.service.settings.max_body_bytes
         if request.ByteSize() > limit:
             raise PayloadTooLarge(f"the body is larger than {limit} bytes")
-        given = to_json(request.body) if request.HasField("body") else {}  # type: ignore[attr-defined]
-        return given_as(given, kind)
+        return to_json(request.body) if request.HasField("body") else {}  # type: ignore[attr-defined]
+
+    def body(self, request: Message, kind: type[B]) -> B:
+        """The request's ``body`` as the operation's JSON body would be decoded (``given``:
+        the same refusals at the same places)."""
+        return given_as(self.given(request), kind)
+
+    def attribution(self, ask: ReasonRequest) -> Attribution:
+        """Who makes a change by hand (the call's key) and why (``ask``: the message's
+        ``reason``, as ``reads.asked`` checks it)."""
+        keys = self.direct.admission.keys
+        return attributed(keys, credential(self.context.invocation_metadata()), ask)
 
     async def settled(self, after: str) -> None:
         """A read's ``after`` (a 202's token): once the submissions it names are applied."""

@@ -17,9 +17,11 @@ from rankline.grpc import (
     board_reads,
     bridge,
     log_reads,
+    match_writes,
     player_reads,
     reads,
     tournament_reads,
+    tournament_writes,
     watch,
     writes,
 )
@@ -58,6 +60,12 @@ DIRECT: dict[str, Method] = {
     "ListDeadLetters": log_reads.list_dead_letters,
     "SubmitScore": writes.submit_score,
     "SubmitScores": writes.submit_scores,
+    "PutTournament": tournament_writes.put_tournament,
+    "DeleteTournament": tournament_writes.delete_tournament,
+    "JoinTournament": tournament_writes.join_tournament,
+    "SubmitTournamentScore": tournament_writes.submit_tournament_score,
+    "SubmitMatch": match_writes.submit_match,
+    "SubmitMatches": match_writes.submit_matches,
 }
 """The RPCs that call the service directly, and how."""
 

@@ -1,12 +1,14 @@
 """Who makes a change by hand and why, as a request says it (``attribution``): the caller's
-key fingerprint (``Keys.actor``) and the ``reason`` query parameter. Board and tournament
-definitions, bans, unbans and erasure hand it to the service, which writes the audit entry
-in the transaction of the change (as moderation does)."""
+key fingerprint (``Keys.actor``) and the ``reason`` query parameter, attributed as at every
+edge (``rankline.access.attribution``). Board and tournament definitions, bans, unbans and
+erasure hand it to the service, which writes the audit entry in the transaction of the
+change (as moderation does)."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 
+from rankline.access.attribution import attributed
 from rankline.audit.reasons import ReasonRequest
 from rankline.http import endpoint as e
 from rankline.http.auth import authorization
@@ -16,5 +18,5 @@ from rankline.store.audit import Attribution
 def attribution(request: Request) -> Attribution:
     """The caller's key fingerprint and the request's ``?reason=`` (``ReasonRequest``): the
     one query parameter a change made by hand takes (any other is answered 422)."""
-    reason = e.ask(request, ReasonRequest).reason
-    return Attribution(e.keys_of(request).actor(authorization(request.scope)), reason)
+    ask = e.ask(request, ReasonRequest)
+    return attributed(e.keys_of(request), authorization(request.scope), ask)

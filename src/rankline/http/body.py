@@ -11,7 +11,8 @@ from urllib.parse import parse_qsl
 import msgspec
 from starlette.requests import Request
 
-from rankline.bodies import check_id as check_id  # their one place
+from rankline.bodies import body_time as body_time  # their one place
+from rankline.bodies import check_id as check_id
 from rankline.bodies import given_as as given_as
 from rankline.bodies import invalid as invalid
 from rankline.errors import (
@@ -21,8 +22,7 @@ from rankline.errors import (
     RanklineError,
     UnsupportedMediaType,
 )
-from rankline.writing.batches import body_time as body_time  # their one place
-from rankline.writing.batches import located as located
+from rankline.writing.batches import located as located  # its one place
 from rankline.writing.requests import BatchIn, BatchItemIn, ValidBatch
 from rankline.writing.scores import check_metadata as check_metadata
 

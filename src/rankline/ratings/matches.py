@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from rankline.answers import Answer, Time
 from rankline.boards import Board
+from rankline.bodies import body_time
 from rankline.errors import Conflict, InvalidInput, KeyReused, NotFound, RanklineError
 from rankline.index.base import IndexReader
 from rankline.index.gateway import IndexGateway
@@ -39,7 +40,7 @@ from rankline.ratings.rated import (
     match_record,
     parse_state,
 )
-from rankline.ratings.requests import RatingRequest
+from rankline.ratings.requests import MatchIn, RatingRequest
 from rankline.registry import Boards
 from rankline.runtime.clock import format_time
 from rankline.store.ratings import RatingRow, RatingStore
@@ -241,6 +242,13 @@ class Matches:
             [MatchPlayer(p, place, team, dict(scopes or {})) for p, place, team, scopes in results],
         )
         return Match(board, payload)
+
+    async def prepare_match(self, board_id: str, item: MatchIn) -> Match:
+        """Validate one match as a body gives it (``MatchIn``): its ``at`` (422 at
+        ``["body", "at"]`` when it is not an RFC 3339 time), then as ``prepare`` does."""
+        at = body_time(item.at)
+        results = [(r.player_id, r.place, r.team, r.scopes) for r in item.results]
+        return await self.prepare(board_id, item.match_id, at=at, results=results)
 
     async def accept(self, matches: Sequence[Match]) -> str:
         """Append the matches to the log; durable on return (the token names them)."""

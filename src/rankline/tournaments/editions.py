@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 
 from rankline.answers import Answer, SubmitOut
+from rankline.bodies import body_time
 from rankline.errors import Conflict, NotFound, RanklineError
 from rankline.lifecycle.closing import SETTLE_SECONDS
 from rankline.ordering import Keys
@@ -39,7 +40,7 @@ from rankline.tournaments.competition import (
     TournamentSpec,
     reward_for,
 )
-from rankline.tournaments.requests import ResultsRequest
+from rankline.tournaments.requests import ResultsRequest, TournamentScoreIn
 from rankline.types import Clock, Micros, PlayerId
 from rankline.writing.scores import Scores
 
@@ -209,19 +210,13 @@ class Tournaments:
             max_size=size,
         )
 
-    async def submit(
-        self,
-        tournament_id: str,
-        *,
-        player: PlayerId,
-        match_id: str,
-        score: int,
-        at: Micros | None,
-        metadata: dict[str, Any] | None,
-        subscore: int | None = None,
-    ) -> SubmitOut:
-        """Check the tournament's rules, then write the score on its board (as a board
-        submission: same idempotency, same answer)."""
+    async def submit(self, tournament_id: str, item: TournamentScoreIn) -> SubmitOut:
+        """Check the submission (its ``at``, its metadata's size), then the tournament's
+        rules, then write the score on its board (as a board submission: same idempotency,
+        same answer)."""
+        at = body_time(item.at)
+        self._scores.check_metadata(item.metadata)
+        player, match_id = item.player_id, item.match_id
         tournament = await self.get(tournament_id)
         now = self._clock.now()
         edition = tournament.edition_of(now if at is None else at, now)
@@ -233,12 +228,12 @@ class Tournaments:
             tournament.id,
             player=player,
             match_id=match_id,
-            score=score,
+            score=item.score,
             at=at,
             scopes=None,
-            metadata=metadata,
+            metadata=item.metadata,
             tournament=True,
-            subscore=subscore,
+            subscore=item.subscore,
         )
         limit = tournament.spec.max_submissions
         if limit is not None and not await self._store.count_submission(

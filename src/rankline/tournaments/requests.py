@@ -1,15 +1,17 @@
-"""What the reads of a tournament take in their path and query, declared once
+"""What a tournament's operations take: the bodies of a join and of a score (``JoinIn``,
+``TournamentScoreIn``), and the reads' path and query, declared once
 (``rankline.parameters``). A tournament ranks on the board of its id (window ``season``, one
-period per edition), so each is a board read's request (``read``)."""
+period per edition), so each read is a board read's request (``read``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
 
-from rankline.boards import BOARD_ID_PATTERN
+from rankline.boards import BOARD_ID_PATTERN, Score64
+from rankline.bodies import MatchIdStr, PlayerIdStr
 from rankline.parameters import PATH, Limit, PlayerIdPath
 from rankline.reading.requests import AroundRequest, K, Offset, PlayerRequest, TopRequest
 from rankline.tournaments.competition import TOURNAMENT_WINDOW
@@ -22,6 +24,24 @@ TournamentIdPath = Annotated[
         extra=PATH,
     ),
 ]
+
+
+class JoinIn(msgspec.Struct, forbid_unknown_fields=True):
+    player_id: PlayerIdStr
+
+
+class TournamentScoreIn(msgspec.Struct, forbid_unknown_fields=True):
+    """One score submission to a tournament (as on a board, without scopes)."""
+
+    player_id: PlayerIdStr
+    score: Score64
+    match_id: MatchIdStr
+    at: str | None = None
+    metadata: dict[str, Any] | None = None
+    subscore: Score64 | None = None
+    """Required when the tournament has a subscore, refused otherwise."""
+
+
 Edition = Annotated[str, Meta(description="The edition (1, 2, ...); default the current one.")]
 CohortScope = Annotated[
     str,

@@ -27,10 +27,10 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 import msgspec
 
 from rankline.answers import SubmitOut
+from rankline.bodies import body_time
 from rankline.callers import Player
-from rankline.errors import InvalidInput, RanklineError
+from rankline.errors import RanklineError
 from rankline.registry import Boards
-from rankline.runtime.clock import parse_time
 from rankline.types import Micros
 from rankline.writing.admission import Deadline
 from rankline.writing.client_rules import ClientWrites
@@ -85,24 +85,14 @@ class BatchAnswer(NamedTuple):
     status: int
 
 
-def body_time(value: str | None) -> Micros | None:
-    """A submission's ``at`` as microseconds (None when not given); 422 at ``["body",
-    "at"]`` when it is not an RFC 3339 time."""
-    if value is None:
-        return None
-    try:
-        return parse_time(value)
-    except ValueError as exc:
-        raise InvalidInput.at(["body", "at"], str(exc)) from None
-
-
-def located(error: E, index: int) -> E:
+def located(error: E, index: int, items: str = "scores") -> E:
     """``error`` about a batch item as if it were the body, with the places it names moved
-    under the item's index (``["body", "scores", index, ...]``)."""
+    under the item's index in the body's list of ``items`` (``["body", "scores", index,
+    ...]``)."""
     for item in error.errors or []:
         loc = item["loc"]
         if loc and loc[0] == "body":
-            item["loc"] = ["body", "scores", index, *loc[1:]]
+            item["loc"] = ["body", items, index, *loc[1:]]
     return error
 
 

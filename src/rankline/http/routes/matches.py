@@ -4,60 +4,26 @@ includes ``MATCH_ENDPOINTS``."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
-from msgspec import Meta
 from starlette.requests import Request
 from starlette.responses import Response
 
-from rankline.answers import Time
-from rankline.boards import BOARD_ID_PATTERN
 from rankline.errors import RanklineError
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
-from rankline.http.body import body_time, decode_as, located, read_body
+from rankline.http.body import decode_as, read_body
 from rankline.http.responses import json_response
-from rankline.http.routes.match_batch import answer_batch
-from rankline.ratings.matches import Match, Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
-from rankline.ratings.requests import RatingRequest
-
-MAX_BATCH = 1000
-
-
-class MatchResultIn(msgspec.Struct, forbid_unknown_fields=True):
-    """One player's result in a match: ``place`` 1 is first; equal places draw."""
-
-    player_id: s.PlayerIdStr
-    place: Annotated[int, Meta(ge=1, le=10_000)]
-    team: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
-    scopes: s.ScopeValues | None = None
-
-
-class MatchIn(msgspec.Struct, forbid_unknown_fields=True):
-    """One match result on a rating board."""
-
-    match_id: s.MatchIdStr
-    results: Annotated[list[MatchResultIn], Meta(min_length=2, max_length=100)]
-    at: Time | None = None
-
-
-class MatchBatchItemIn(MatchIn, forbid_unknown_fields=True, kw_only=True):
-    board: Annotated[str, Meta(pattern=BOARD_ID_PATTERN)]
-
-
-class MatchBatchIn(msgspec.Struct, forbid_unknown_fields=True):
-    matches: Annotated[list[msgspec.Raw], Meta(max_length=MAX_BATCH)]
-
-
-class MatchBatchDoc(msgspec.Struct):
-    """Up to 1,000 matches, each a match plus its ``board``; each item succeeds or fails on
-    its own."""
-
-    matches: Annotated[
-        list[Any],
-        Meta(max_length=MAX_BATCH, description="Each item: the fields of a match plus `board`."),
-    ]
+from rankline.ratings.matches import Matches, MatchOut, PlayerRatingOut, RatingHistoryOut
+from rankline.ratings.requests import (
+    MatchBatchDoc,
+    MatchBatchIn,
+    MatchBatchItemIn,
+    MatchIn,
+    RatingRequest,
+)
+from rankline.writing.match_batches import answer_matches
 
 
 class MatchBatchOut(msgspec.Struct):
@@ -70,16 +36,10 @@ def _matches(request: Request) -> Matches:
     return e.service_of(request).matches
 
 
-async def _prepare(matches: Matches, board_id: str, item: MatchIn) -> Match:
-    at = body_time(item.at)
-    results = [(r.player_id, r.place, r.team, r.scopes) for r in item.results]
-    return await matches.prepare(board_id, item.match_id, at=at, results=results)
-
-
 async def post_match(request: Request) -> Response:
     item = await e.body_of(request, MatchIn)
     matches = _matches(request)
-    match = await _prepare(matches, e.board_id(request), item)
+    match = await matches.prepare_match(e.board_id(request), item)
     if e.respond_async(request):
         token = await matches.accept([match])
         return json_response(s.AcceptedOut(accepted=1, token=token), 202)
@@ -97,25 +57,9 @@ async def post_match_batch(request: Request) -> Response:
             items.append(decode_as(bytes(raw), MatchBatchItemIn))
         except RanklineError as exc:
             items.append(exc)
-    matches = _matches(request)
-    return await answer_batch(
-        request,
-        items,
-        prepare=lambda board, item: _prepare(matches, board, item),
-        locate=_located,
-        accept=matches.accept,
-        submit=matches.submit,
-    )
-
-
-def _located(error: RanklineError, index: int) -> RanklineError:
-    """A batch item's error with the places it names under ``["body", "matches", index]``."""
-    located(error, index)
-    for item in error.errors or []:
-        loc = item["loc"]
-        if loc[:2] == ["body", "scores"]:
-            item["loc"] = ["body", "matches", *loc[2:]]
-    return error
+    asynchronous = e.respond_async(request)
+    answer = await answer_matches(_matches(request), items, e.key_scope(request), asynchronous)
+    return json_response(answer.body, answer.status)
 
 
 async def player_rating(request: Request) -> Response:

@@ -7,39 +7,20 @@ so its reads are the board reads of an edition."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rankline.access.scopes import writable
 from rankline.answers import AroundOut, PlayerOut, SubmitOut, TopOut
 from rankline.audit.reasons import ReasonRequest
-from rankline.boards import Score64
 from rankline.http import endpoint as e
 from rankline.http.audited import attribution
-from rankline.http.body import body_time, check_id, check_metadata
+from rankline.http.body import check_id
 from rankline.http.responses import JsonBody, json_response
-from rankline.http.schemas import MatchIdStr, PlayerIdStr
 from rankline.tournaments import requests as t
 from rankline.tournaments.competition import TournamentSpec
 from rankline.tournaments.editions import EditionOut, JoinOut, ResultsOut
-
-
-class JoinIn(msgspec.Struct, forbid_unknown_fields=True):
-    player_id: PlayerIdStr
-
-
-class TournamentScoreIn(msgspec.Struct, forbid_unknown_fields=True):
-    """One score submission to a tournament (as on a board, without scopes)."""
-
-    player_id: PlayerIdStr
-    score: Score64
-    match_id: MatchIdStr
-    at: str | None = None
-    metadata: dict[str, Any] | None = None
-    subscore: Score64 | None = None
-    """Required when the tournament has a subscore, refused otherwise."""
 
 
 class TournamentOut(TournamentSpec, kw_only=True):
@@ -54,11 +35,10 @@ class TournamentsOut(msgspec.Struct):
 
 
 def _id(request: Request, *, write: bool = False) -> str:
+    """The path's tournament id; to ``write``, one the caller's key may write (403 when it
+    is limited to other boards)."""
     tournament_id = check_id(request.path_params["tournament_id"], e.BOARD_ID, "tournament_id")
-    scope = e.key_scope(request)
-    if write and scope is not None and not scope.allows(tournament_id):
-        raise scope.refuse(tournament_id)
-    return tournament_id
+    return writable(e.key_scope(request), tournament_id) if write else tournament_id
 
 
 async def list_tournaments(request: Request) -> Response:
@@ -87,7 +67,7 @@ async def delete_tournament(request: Request) -> Response:
 
 async def join(request: Request) -> Response:
     tournament_id = _id(request, write=True)
-    given = await e.body_of(request, JoinIn)
+    given = await e.body_of(request, t.JoinIn)
     return json_response(
         await e.service_of(request).tournaments.join(tournament_id, given.player_id)
     )
@@ -95,20 +75,8 @@ async def join(request: Request) -> Response:
 
 async def post_score(request: Request) -> Response:
     tournament_id = _id(request, write=True)
-    item = await e.body_of(request, TournamentScoreIn)
-    service = e.service_of(request)
-    at = body_time(item.at)
-    check_metadata(item.metadata, service.settings.max_metadata_bytes)
-    answer = await service.tournaments.submit(
-        tournament_id,
-        player=item.player_id,
-        match_id=item.match_id,
-        score=item.score,
-        at=at,
-        metadata=item.metadata,
-        subscore=item.subscore,
-    )
-    return json_response(answer)
+    item = await e.body_of(request, t.TournamentScoreIn)
+    return json_response(await e.service_of(request).tournaments.submit(tournament_id, item))
 
 
 async def top(request: Request) -> Response:
@@ -187,7 +155,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         join,
         "Join the current (or next) edition: 409 when full",
         auth="server",
-        body=JoinIn,
+        body=t.JoinIn,
         response=JoinOut,
         params=(TOURNAMENT,),
         tag=_TAG,
@@ -199,7 +167,7 @@ TOURNAMENT_ENDPOINTS: tuple[e.Endpoint, ...] = (
         post_score,
         "Submit a score: 409 outside the schedule, over max_submissions or without joining",
         auth="server",
-        body=TournamentScoreIn,
+        body=t.TournamentScoreIn,
         response=SubmitOut,
         params=(TOURNAMENT,),
         tag=_TAG,
