@@ -115,11 +115,6 @@ def test_a_call_becomes_its_rpcs_message_or_is_unsent() -> None:
         raise AssertionError(f"{unsent} was sent")
 
 
-PROTO3_EMPTY = {"batch empty"}
-"""Calls whose gRPC twin differs by the proto itself: an empty list is an absent field in
-proto3, so ``{"scores": []}`` reaches the server as ``{}`` (422: ``scores`` is required)."""
-
-
 @pytest.mark.slow  # two server processes: the marking hook does not follow the bench's code
 def test_a_short_script_answers_alike_over_both_protocols() -> None:
     """The first part of the script on real servers: every call answered over HTTP, and each
@@ -134,8 +129,6 @@ def test_a_short_script_answers_alike_over_both_protocols() -> None:
     assert len(sent) >= 80
     for entry in sent:
         status, answer = statuses[entry["call"]], entry["answer"]
-        if entry["call"] in PROTO3_EMPTY:
-            continue
         problems = answer.get("problems") or [{}]
         expected = "OK" if status < 300 else code_of(problems[0], status).name
         assert answer["code"] == expected, (entry["call"], status, answer)

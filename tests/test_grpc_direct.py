@@ -279,6 +279,13 @@ async def test_writes_answer_as_http(settings: Settings, clock: ManualClock) -> 
             grpc.StatusCode.INVALID_ARGUMENT,
         )
         assert problem == await _http(r, "POST", "/v1/scores/batch", 422, json={})
+        # a batch sent with no items (proto3 sends no empty list): a batch of nothing
+        empty = await r.stub.SubmitScores(
+            pb.SubmitScoresRequest(body=pb.BatchDoc()), metadata=METADATA
+        )
+        answered = await _http(r, "POST", "/v1/scores/batch", 200, json={"scores": []})
+        assert answered == {}  # {"results": []}, empties cleaned
+        assert empty.HasField("result") and list(empty.result.results) == []
         many = pb.BatchDoc()
         for i in range(1001):
             many.scores.add(board="grpc", player_id=f"x{i}", score=1, match_id="m")

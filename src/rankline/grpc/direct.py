@@ -72,6 +72,15 @@ class Call:
             raise PayloadTooLarge(f"the body is larger than {limit} bytes")
         return to_json(request.body) if request.HasField("body") else {}  # type: ignore[attr-defined]
 
+    def batch(self, request: Message, items: str) -> Any:
+        """A batch's ``body`` as ``given``, its list of ``items`` empty (``[]``) when the body
+        is given without any: proto3 cannot tell an empty list from an absent one, and a
+        batch sent empty is a batch of nothing, as ``{"scores": []}`` is over HTTP."""
+        given = self.given(request)
+        if request.HasField("body"):
+            given.setdefault(items, [])
+        return given
+
     def body(self, request: Message, kind: type[B]) -> B:
         """The request's ``body`` as the operation's JSON body would be decoded (``given``:
         the same refusals at the same places)."""

@@ -38,7 +38,7 @@ async def submit_match(call: Call, request: pb.SubmitMatchRequest) -> pb.SubmitM
 async def submit_matches(call: Call, request: pb.SubmitMatchesRequest) -> pb.SubmitMatchesResponse:
     """``POST /v1/matches/batch``: up to 1,000 matches, each answered on its own."""
     caller = await call.admit()
-    items: list[Any] = given_match_items(call.given(request))
+    items: list[Any] = given_match_items(call.batch(request, "matches"))
     matches = call.direct.service.matches
     answer = await answer_matches(matches, items, caller.scope, request.respond_async)
     if answer.status == 202:

@@ -10,25 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import Message
-
 from rankline.access.admission import own_player_id, player_may
 from rankline.bodies import BOARD_ID, check_id, given_as
-from rankline.errors import PayloadTooLarge, RanklineError
+from rankline.errors import RanklineError
 from rankline.grpc.direct import Call, answered
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
-from rankline.grpc.messages import to_json
 from rankline.writing.batches import player_score, prepare_score
 from rankline.writing.requests import ScoreIn, given_batch_items
-
-
-def _body(call: Call, request: Message, size: int) -> dict[str, Any]:
-    """The request's body as built-in values (``{}`` when it has none), within the body
-    size limit."""
-    limit = call.direct.service.settings.max_body_bytes
-    if size > limit:
-        raise PayloadTooLarge(f"the body is larger than {limit} bytes")
-    return to_json(request.body) if request.HasField("body") else {}  # type: ignore[attr-defined]
 
 
 def _as_player(call: Call) -> bool:
@@ -43,7 +31,7 @@ async def submit_score(call: Call, request: pb.SubmitScoreRequest) -> pb.SubmitS
     service = call.direct.service
     player = caller.player
     if player is not None and _as_player(call):
-        given = _body(call, request, request.ByteSize())
+        given = call.given(request)
         given["player_id"] = own_player_id(given.get("player_id"), player)
         board_id = check_id(request.board_id, BOARD_ID, "board_id")
         item = given_as(given, ScoreIn)
@@ -52,7 +40,7 @@ async def submit_score(call: Call, request: pb.SubmitScoreRequest) -> pb.SubmitS
         written = await player_score(service.client_writes, board_id, item, player, deadline)
         return pb.SubmitScoreResponse(result=answered(written, pb.SubmitOut))
     board_id = check_id(request.board_id, BOARD_ID, "board_id")
-    item = given_as(_body(call, request, request.ByteSize()), ScoreIn)
+    item = given_as(call.given(request), ScoreIn)
     submission = await prepare_score(service.scores, board_id, item)
     deadline = call.deadline()
     if request.respond_async:
@@ -74,7 +62,7 @@ async def submit_scores(call: Call, request: pb.SubmitScoresRequest) -> pb.Submi
     asynchronous = request.respond_async
     batches = service.score_batches
     batches.admit(1, deadline, asynchronous)  # its deadline passed meanwhile: refused unread
-    items: list[Any] = given_batch_items(_body(call, request, request.ByteSize()))
+    items: list[Any] = given_batch_items(call.batch(request, "scores"))
     answer = await batches.answer(items, caller.scope, deadline, asynchronous)
     if answer.status == 202:
         return pb.SubmitScoresResponse(accepted=answered(answer.body, pb.AcceptedOut))
