@@ -25,6 +25,8 @@ class KeyCheck(Protocol):
         self, credential: str | None, auth: str, board_id: str | None = None
     ) -> BoardScope | None: ...
 
+    def actor(self, credential: str | None) -> str: ...
+
 
 class Limits(Protocol):
     async def check(

@@ -1,5 +1,5 @@
 """Who makes a change by hand and why, as a request says it (``attribution``): the caller's
-key fingerprint (``Keys.actor``) and the ``reason`` query parameter. Board and tournament
+key (``access.attribution``) and the ``reason`` query parameter. Board and tournament
 definitions, bans, unbans and erasure hand it to the service, which writes the audit entry
 in the transaction of the change (as moderation does)."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
+from rankline.access.attribution import attribution as attributed
 from rankline.audit.reasons import ReasonRequest
 from rankline.http import endpoint as e
 from rankline.http.auth import authorization
@@ -14,7 +15,7 @@ from rankline.store.audit import Attribution
 
 
 def attribution(request: Request) -> Attribution:
-    """The caller's key fingerprint and the request's ``?reason=`` (``ReasonRequest``): the
-    one query parameter a change made by hand takes (any other is answered 422)."""
+    """The caller's key and the request's ``?reason=`` (``ReasonRequest``): the one query
+    parameter a change made by hand takes (any other is answered 422)."""
     reason = e.ask(request, ReasonRequest).reason
-    return Attribution(e.keys_of(request).actor(authorization(request.scope)), reason)
+    return attributed(e.keys_of(request), authorization(request.scope), reason)
