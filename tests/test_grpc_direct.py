@@ -57,7 +57,7 @@ def test_the_reads_and_hot_writes_are_direct() -> None:
     """Every unary read RPC calls the service directly, and the score writes too."""
     reads = {name for name, op in operations().items() if op.endpoint.method == "GET"}
     reads |= {"GetFriends", "GetRanks"}  # reads whose operation takes a body (POST)
-    assert set(DIRECT) == (reads - {"Watch"}) | {"SubmitScore", "SubmitScores"}
+    assert (reads - {"Watch"}) | {"SubmitScore", "SubmitScores"} <= set(DIRECT)
 
 
 async def test_reads_answer_as_http(settings: Settings, clock: ManualClock) -> None:

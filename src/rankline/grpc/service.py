@@ -17,7 +17,16 @@ from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 from starlette.types import Message as AsgiMessage
 
-from rankline.grpc import board_reads, log_reads, player_reads, reads, tournament_reads, writes
+from rankline.grpc import (
+    board_reads,
+    board_writes,
+    log_reads,
+    player_reads,
+    player_writes,
+    reads,
+    tournament_reads,
+    writes,
+)
 from rankline.grpc.bridge import Answer, call, scope_of
 from rankline.grpc.direct import Direct, Method, Rule
 from rankline.grpc.direct import unary as direct_unary
@@ -200,6 +209,16 @@ DIRECT: dict[str, Method] = {
     "ListDeadLetters": log_reads.list_dead_letters,
     "SubmitScore": writes.submit_score,
     "SubmitScores": writes.submit_scores,
+    "PutBoard": board_writes.put_board,
+    "DeleteBoard": board_writes.delete_board,
+    "RemoveEntry": board_writes.remove_entry,
+    "ResetBoard": board_writes.reset_board,
+    "VoidMatch": board_writes.void_match,
+    "PutProfile": player_writes.put_profile,
+    "ErasePlayer": player_writes.erase_player,
+    "PutFriendList": player_writes.put_friend_list,
+    "BanPlayer": player_writes.ban_player,
+    "UnbanPlayer": player_writes.unban_player,
 }
 """The RPCs that call the service directly, and how."""
 
