@@ -47,7 +47,6 @@ EXTRAS_OF = {extra: {m.partition(".")[0] for m in mods} for extra, mods in extra
 
 EXTRA_PARTS = {
     "rankline.grpc": "grpc",
-    "rankline.cli.grpc_bridge": "grpc",
     "rankline.index.redis": "redis",
     "rankline.reading.redis_feed": "redis",
     "rankline.log.nats": "nats",

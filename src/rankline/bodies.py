@@ -33,6 +33,7 @@ ScopeValues = dict[str, Annotated[str, Meta(pattern=SCOPE_VALUE_PATTERN)]]
 
 BOARD_ID = re.compile(BOARD_ID_PATTERN)
 PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
+MATCH_ID = re.compile(MATCH_ID_PATTERN)
 
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"?([^\]\"]*)\"?\]")
 _IN_WORDS = {f"Expected `str` matching regex {p!r}": words for p, words in ALLOWED.items()}

@@ -302,6 +302,7 @@ class Rankline:
             commit_lock,
             clock,
             self.matches,
+            max_metadata_bytes=settings.max_metadata_bytes,
         )
         self.audit = audit = Audit(AuditStore(store.engine), clock)
         """Every change made by hand: who, when, what, why."""

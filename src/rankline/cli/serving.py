@@ -29,14 +29,11 @@ def companion(settings: Settings) -> Companion | None:
     port = settings.grpc_port
     if port is None:
         return None
-    from rankline.cli.grpc_bridge import answer_via_http
     from rankline.grpc.server import serving
 
     host = settings.host
     table = rules()
-    return lambda api: serving(
-        api.service, api.admission, table, host, port, answer_via_http(api, ENDPOINTS)
-    )
+    return lambda api: serving(api.service, api.admission, table, host, port)
 
 
 def app_from_env() -> ASGIApp:

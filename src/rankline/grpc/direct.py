@@ -86,6 +86,11 @@ class Call:
         the same refusals at the same places)."""
         return given_as(self.given(request), kind)
 
+    def actor(self) -> str:
+        """The caller, as the audit log names them (once admitted: ``admit``)."""
+        keys = self.direct.admission.keys
+        return keys.actor(credential(self.context.invocation_metadata()))
+
     def attribution(self, ask: ReasonRequest) -> Attribution:
         """Who makes a change by hand (the call's key) and why (``ask``: the message's
         ``reason``, as ``reads.asked`` checks it)."""

@@ -16,7 +16,6 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from rankline.access.admission import Admission, Rule
-from rankline.grpc.bridge import AnswerViaHttp
 from rankline.grpc.rpcs import SERVICE
 from rankline.grpc.service import handler
 from rankline.runtime import tasks
@@ -44,18 +43,17 @@ async def start(
     rules: Mapping[str, Rule],
     host: str,
     port: int,
-    answer_via_http: AnswerViaHttp | None = None,
 ) -> GrpcServer:
     """Listen on ``host:port`` (0: a free port) in the running event loop, each RPC
-    admitted by ``admission`` under its rule in ``rules`` and answered by ``service`` (or
-    by ``answer_via_http``: ``service.handler``)."""
+    admitted by ``admission`` under its rule in ``rules`` and answered by ``service``
+    (``service.handler``)."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ]
     )
-    server.add_generic_rpc_handlers((handler(service, admission, rules, answer_via_http),))
+    server.add_generic_rpc_handlers((handler(service, admission, rules),))
     checks = health.aio.HealthServicer()
     await _set_health(checks, service.health.usable)  # before the first call can ask
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
@@ -97,11 +95,10 @@ async def serving(
     rules: Mapping[str, Rule],
     host: str,
     port: int,
-    answer_via_http: AnswerViaHttp | None = None,
 ) -> AsyncIterator[GrpcServer]:
     """A gRPC server (``start``) for as long as the context lasts; calls in flight are given
     ``GRACE_SECONDS`` as it stops."""
-    running = await start(service, admission, rules, host, port, answer_via_http)
+    running = await start(service, admission, rules, host, port)
     log.info("gRPC serving on %s:%d (rankline.v1.Rankline, health, reflection)", host, running.port)
     tracking = asyncio.create_task(_follow_health(service, running.health))
     try:

@@ -1,8 +1,6 @@
-"""The handlers of rankline.v1's RPCs: the reads, the hot writes and ``Watch`` call the
-service directly (``direct``: ``DIRECT``, ``STREAMED``); each other one is answered by the
-HTTP operation it twins (``bridge``), through the callable it is given for that. Each RPC is
-admitted under its operation's ``Rule`` (``rankline.access.admission``), given by whoever
-builds the server."""
+"""The handlers of rankline.v1's RPCs: every one calls the service directly (``direct``), the
+unary ones by ``DIRECT``, ``Watch`` by ``STREAMED``. Each RPC is admitted under its
+operation's ``Rule`` (``rankline.access.admission``), given by whoever builds the server."""
 
 from __future__ import annotations
 
@@ -15,17 +13,17 @@ from google.protobuf.message import Message
 from rankline.access.admission import Admission, Rule
 from rankline.grpc import (
     board_reads,
-    bridge,
+    board_writes,
     log_reads,
     match_writes,
     player_reads,
+    player_writes,
     reads,
     tournament_reads,
     tournament_writes,
     watch,
     writes,
 )
-from rankline.grpc.bridge import AnswerViaHttp
 from rankline.grpc.direct import Direct, Method, Streamed, streaming, unary
 from rankline.grpc.rpcs import SERVICE, rpcs
 from rankline.service import Rankline
@@ -60,6 +58,16 @@ DIRECT: dict[str, Method] = {
     "ListDeadLetters": log_reads.list_dead_letters,
     "SubmitScore": writes.submit_score,
     "SubmitScores": writes.submit_scores,
+    "PutBoard": board_writes.put_board,
+    "DeleteBoard": board_writes.delete_board,
+    "RemoveEntry": board_writes.remove_entry,
+    "ResetBoard": board_writes.reset_board,
+    "VoidMatch": board_writes.void_match,
+    "PutProfile": player_writes.put_profile,
+    "ErasePlayer": player_writes.erase_player,
+    "PutFriendList": player_writes.put_friend_list,
+    "BanPlayer": player_writes.ban_player,
+    "UnbanPlayer": player_writes.unban_player,
     "PutTournament": tournament_writes.put_tournament,
     "DeleteTournament": tournament_writes.delete_tournament,
     "JoinTournament": tournament_writes.join_tournament,
@@ -67,21 +75,17 @@ DIRECT: dict[str, Method] = {
     "SubmitMatch": match_writes.submit_match,
     "SubmitMatches": match_writes.submit_matches,
 }
-"""The RPCs that call the service directly, and how."""
+"""The unary RPCs, and the call to the service each one makes."""
 
 STREAMED: dict[str, Streamed] = {"Watch": watch.watch}
-"""The server-streaming RPCs, which call the service directly too."""
+"""The server-streaming RPCs."""
 
 
 def handler(
-    service: Rankline,
-    admission: Admission,
-    rules: Mapping[str, Rule],
-    answer_via_http: AnswerViaHttp | None = None,
+    service: Rankline, admission: Admission, rules: Mapping[str, Rule]
 ) -> grpc.GenericRpcHandler:
     """Every RPC of rankline.v1.Rankline, each admitted by ``admission`` under its rule in
-    ``rules`` (one for every RPC), answered by ``service`` directly or, for the others,
-    by ``answer_via_http``."""
+    ``rules`` (one for every RPC) and answered by ``service``."""
     methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     direct = Direct(service, admission)
     for name, rpc in rpcs().items():
@@ -97,12 +101,6 @@ def handler(
         elif name in STREAMED:
             methods[name] = grpc.unary_stream_rpc_method_handler(
                 streaming(direct, rule, STREAMED[name], name),
-                request_deserializer=parse,
-                response_serializer=_serialize,
-            )
-        elif answer_via_http is not None:
-            methods[name] = grpc.unary_unary_rpc_method_handler(
-                bridge.unary(answer_via_http, rpc),
                 request_deserializer=parse,
                 response_serializer=_serialize,
             )

@@ -107,8 +107,7 @@ class Api:
         limits, the endpoint's auth by a key or a player token: ``access.admission``, and
         a player's body: ``player_access``), its query parameters, then the
         handler; errors as problem+json. The answer is counted and timed in the metrics once
-        sent (``rankline.http.measured``). The RPCs that the gRPC API does not answer
-        directly are answered through it too, uncounted (``rankline.cli.grpc_bridge``)."""
+        sent (``rankline.http.measured``)."""
         handler = endpoint.handler
         scope.setdefault(STARTED_SCOPE, time.monotonic() - self.lag.waited())
         scope[API_SCOPE] = self

@@ -2,8 +2,8 @@
 those a window, period and scope name), or a leaderboard's current period reset.
 
 moderation = service.moderation
-await moderation.remove("key:3f2a…", "arena", "p:42", reason="test account")
-await moderation.reset("key:3f2a…", "arena", window="daily", reason="event restarted")
+await moderation.remove("key:3f2a…", RemoveRequest(board_id="arena", player_id="p:42"))
+await moderation.reset("key:3f2a…", "arena", ResetIn(window="daily", reason="event restarted"))
 
 Each is one SQL transaction (``store.moderation.remove_entries``): the standings deleted, the
 removal recorded in ``rl_removals`` as of the board's newest score event (so ``rankline
@@ -34,6 +34,7 @@ from collections.abc import Sequence
 import msgspec
 
 from rankline.audit.log import Audit
+from rankline.audit.reasons import check_reason
 from rankline.boards import Board, parse_scope
 from rankline.errors import (
     Conflict,
@@ -47,7 +48,7 @@ from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
 from rankline.moderation.answers import RemovedOut, VoidedOut
-from rankline.moderation.requests import RemoveRequest
+from rankline.moderation.requests import RemoveRequest, ResetIn, VoidIn
 from rankline.periods import current_period, parse_period
 from rankline.ratings.rated import MatchPlayer
 from rankline.ratings.rerate import rerate_without
@@ -129,17 +130,11 @@ class Moderation:
             removed=removed,
         )
 
-    async def reset(
-        self,
-        actor: str,
-        board_id: BoardId,
-        *,
-        window: str | None = None,
-        scope: str | None = None,
-        reason: str | None = None,
-    ) -> RemovedOut:
-        """Empty the current period of ``window`` (default the board's first) on every
-        scope, or on ``scope`` only: the period starts again."""
+    async def reset(self, actor: str, board_id: BoardId, given: ResetIn) -> RemovedOut:
+        """Empty the current period of ``given.window`` (default the board's first) on
+        every scope, or on ``given.scope`` only: the period starts again."""
+        reason = check_reason(given.reason, ["body", "reason"])
+        window, scope = given.window, given.scope
         board = await self._moderated(board_id)
         window = window or board.primary_window
         if window not in board.windows:
@@ -159,11 +154,12 @@ class Moderation:
         )
 
     async def void(
-        self, actor: str, board_id: BoardId, match_id: MatchId, *, reason: str | None = None
+        self, actor: str, board_id: BoardId, match_id: MatchId, given: VoidIn
     ) -> VoidedOut:
         """Undo every submission under ``match_id`` on the board, as if never submitted:
         each player's standings are recomputed from their other events. The match id stays
         used. NotFound when the board has no such match; Conflict when it is voided already."""
+        reason = check_reason(given.reason, ["body", "reason"])
         board = await self._moderated(board_id, voiding=True)
         void = self._void_rated if board.policy == "rating" else self._void_scored
         for attempt in range(_VOID_ATTEMPTS):

@@ -2,7 +2,7 @@
 display names joined into every leaderboard read.
 
 players = service.players
-await players.put_profile(Profile("p:42", display_name="Ada"))
+await players.put_profile("p:42", ProfileIn(display_name="Ada"))
 await players.ban("p:42")      # off every leaderboard; scores kept in SQL
 await players.unban("p:42")    # back, exactly as before (standings reloaded from SQL)
 
@@ -40,7 +40,7 @@ from rankline.index.gateway import IndexGateway
 from rankline.index.keeper import IndexHealth
 from rankline.lifecycle.closing import Lifecycle
 from rankline.periods import current_period
-from rankline.players.requests import HistoryRequest, StoredFriendsRequest
+from rankline.players.requests import HistoryRequest, ProfileIn, StoredFriendsRequest
 from rankline.ratings.matches import Matches, RatingHistoryOut
 from rankline.reading.cache import TopCache
 from rankline.reading.cursors import IdCursors
@@ -59,6 +59,7 @@ from rankline.types import (
     PlayerId,
     Standing,
 )
+from rankline.writing.scores import check_metadata
 
 log = logging.getLogger("rankline.players.accounts")
 
@@ -85,6 +86,7 @@ class Players:
         commit_lock: asyncio.Lock,
         clock: Clock,
         matches: Matches,
+        max_metadata_bytes: int = 4096,
     ) -> None:
         self.store = store
         self._names = names
@@ -97,6 +99,7 @@ class Players:
         self._commit_lock = commit_lock
         self._clock = clock
         self._matches = matches
+        self._max_metadata_bytes = max_metadata_bytes
         self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -121,8 +124,14 @@ class Players:
 
     # --- profiles ------------------------------------------------------------------------
 
-    async def put_profile(self, profile: Profile) -> tuple[ProfileOut, bool]:
-        """Create or replace a player's profile; True when it was created."""
+    async def put_profile(self, player: PlayerId, given: ProfileIn) -> tuple[ProfileOut, bool]:
+        """Create or replace a player's profile (PUT's body: an omitted field becomes null, or
+        {}); True when it was created. Its metadata is at most ``max_metadata_bytes`` as
+        compact JSON, checked first."""
+        check_metadata(given.metadata, self._max_metadata_bytes)
+        profile = Profile(
+            player, given.display_name, given.avatar_url, given.country, given.metadata or {}
+        )
         for name in ("display_name", "avatar_url", "country"):
             _check_text(getattr(profile, name), ["body", name])
         try:

@@ -5,38 +5,21 @@ the actor is the caller's key fingerprint (``Keys.actor``). ``routes.ENDPOINTS``
 
 from __future__ import annotations
 
-import re
-from typing import Annotated
-
-import msgspec
-from msgspec import Meta
 from starlette.requests import Request
 from starlette.responses import Response
 
 from rankline.access.scopes import board_named
 from rankline.audit.answers import AuditOut
-from rankline.audit.log import MAX_REASON, check_reason
 from rankline.audit.requests import AuditRequest
 from rankline.boards import MATCH_ID_PATTERN
+from rankline.bodies import MATCH_ID
 from rankline.http import endpoint as e
 from rankline.http.auth import authorization
 from rankline.http.body import check_id, check_query
 from rankline.http.responses import json_response
 from rankline.moderation.answers import DeadLettersOut, RemovedOut, VoidedOut
 from rankline.moderation.dead_letters import dead_letters
-from rankline.moderation.requests import DeadLettersRequest, RemoveRequest
-
-MATCH_ID = re.compile(MATCH_ID_PATTERN)
-Reason = Annotated[str, Meta(max_length=MAX_REASON)]
-
-
-class ResetIn(msgspec.Struct, forbid_unknown_fields=True):
-    """What a reset restarts: the current period of ``window`` (default the board's first),
-    on every scope or on ``scope`` only."""
-
-    window: str | None = None
-    scope: str | None = None
-    reason: Reason | None = None
+from rankline.moderation.requests import DeadLettersRequest, RemoveRequest, ResetIn, VoidIn
 
 
 async def remove_entry(request: Request) -> Response:
@@ -52,17 +35,9 @@ async def reset_board(request: Request) -> Response:
     check_query(request, frozenset())
     given = await e.body_of(request, ResetIn)
     answer = await e.service_of(request).moderation.reset(
-        e.keys_of(request).actor(authorization(request.scope)),
-        board_id,
-        window=given.window,
-        scope=given.scope,
-        reason=check_reason(given.reason, ["body", "reason"]),
+        e.keys_of(request).actor(authorization(request.scope)), board_id, given
     )
     return json_response(answer)
-
-
-class VoidIn(msgspec.Struct, forbid_unknown_fields=True):
-    reason: Reason | None = None
 
 
 async def void_match(request: Request) -> Response:
@@ -71,10 +46,7 @@ async def void_match(request: Request) -> Response:
     match_id = check_id(request.path_params["match_id"], MATCH_ID, "match id")
     given = await e.body_of(request, VoidIn) if await request.body() else VoidIn()
     answer = await e.service_of(request).moderation.void(
-        e.keys_of(request).actor(authorization(request.scope)),
-        board_id,
-        match_id,
-        reason=check_reason(given.reason, ["body", "reason"]),
+        e.keys_of(request).actor(authorization(request.scope)), board_id, match_id, given
     )
     return json_response(answer)
 

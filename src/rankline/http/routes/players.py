@@ -11,9 +11,8 @@ from rankline.audit.reasons import ReasonRequest
 from rankline.http import endpoint as e
 from rankline.http import schemas as s
 from rankline.http.audited import attribution
-from rankline.http.body import check_metadata
 from rankline.http.responses import json_response
-from rankline.players.accounts import Players, Profile
+from rankline.players.accounts import Players
 from rankline.players.requests import HistoryRequest, StoredFriendsRequest
 
 
@@ -24,11 +23,7 @@ def _players(request: Request) -> Players:
 async def put_player(request: Request) -> Response:
     player_id = e.player_id(request)
     given = await e.body_of(request, s.ProfileIn)
-    check_metadata(given.metadata, e.service_of(request).settings.max_metadata_bytes)
-    profile = Profile(
-        player_id, given.display_name, given.avatar_url, given.country, given.metadata or {}
-    )
-    body, created = await _players(request).put_profile(profile)
+    body, created = await _players(request).put_profile(player_id, given)
     return json_response(body, 201 if created else 200)
 
 
