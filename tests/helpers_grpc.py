@@ -122,3 +122,17 @@ def twins() -> dict[str, Twin]:
     """Every RPC, by name, with the endpoint that names it."""
     named = {e.rpc: e for e in ENDPOINTS if e.rpc is not None}
     return {name: Twin(rpc, named[name]) for name, rpc in rpcs().items()}
+
+
+def renamed(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with the HTTP twin's ids (a board, a player) named as the RPC's: each
+    string equal to, or quoting, an old name."""
+    if isinstance(value, dict):
+        return {k: renamed(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [renamed(v, names) for v in value]
+    if isinstance(value, str):
+        for old, new in names.items():
+            value = value.replace(f"'{old}'", f"'{new}'")
+        return names.get(value, value)
+    return value

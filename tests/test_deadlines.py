@@ -519,25 +519,7 @@ async def test_a_batch_refused_unread_has_its_body_received_and_dropped(
         async def send(message: dict[str, Any]) -> None:
             sent.append(message)
 
-        headers = [
-            (b"authorization", AUTH["Authorization"].encode()),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ]
-        scope = {
-            "type": "http",
-            "method": "POST",
-            "path": "/v1/scores/batch",
-            "raw_path": b"/v1/scores/batch",
-            "query_string": b"",
-            "headers": headers,
-            "http_version": "1.1",
-            "scheme": "http",
-            "server": ("rankline.test", 80),
-            "client": ("127.0.0.1", 5000),
-            "root_path": "",
-        }
-        await app(scope, receive, send)
+        await app(_batch_scope(body), receive, send)
         assert sent[0]["status"] == 429
         assert any(name == b"retry-after" for name, _ in sent[0]["headers"])
         assert len(taken) == len(chunks) > 1  # every chunk received
@@ -568,26 +550,30 @@ async def test_a_refused_batch_drops_its_body_after_its_decoding_turn(
         async def send(message: dict[str, Any]) -> None:
             sent.append(message)
 
-        scope = {
-            "type": "http",
-            "method": "POST",
-            "path": "/v1/scores/batch",
-            "raw_path": b"/v1/scores/batch",
-            "query_string": b"",
-            "headers": [
-                (b"authorization", AUTH["Authorization"].encode()),
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-            "http_version": "1.1",
-            "scheme": "http",
-            "server": ("rankline.test", 80),
-            "client": ("127.0.0.1", 5000),
-            "root_path": "",
-        }
-        call = asyncio.create_task(app(scope, receive, send))
+        call = asyncio.create_task(app(_batch_scope(body), receive, send))
         await _when(lambda: len(asked) >= 2)  # refused, its body being dropped
         assert slots._value == turns  # every decoding turn free meanwhile
         more.set()
         await asyncio.wait_for(call, 30)
         assert sent[0]["status"] == 429
+
+
+def _batch_scope(body: bytes) -> dict[str, Any]:
+    """The ASGI scope of a score batch of ``body``, as a server hands it to the app."""
+    return {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/scores/batch",
+        "raw_path": b"/v1/scores/batch",
+        "query_string": b"",
+        "headers": [
+            (b"authorization", AUTH["Authorization"].encode()),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "http_version": "1.1",
+        "scheme": "http",
+        "server": ("rankline.test", 80),
+        "client": ("127.0.0.1", 5000),
+        "root_path": "",
+    }

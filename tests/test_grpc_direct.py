@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 import pytest
 
-from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, refusal, rig, twins
+from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, refusal, renamed, rig, twins
 from helpers_idp import IdentityProvider, claims, mint, rsa_key, with_key_set
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
@@ -257,7 +257,7 @@ async def test_writes_answer_as_http(settings: Settings, clock: ManualClock) -> 
             json={"scores": [_item("http", p, s, **x) for p, s, x in items]},
         )
         got = as_json(batch.result)
-        assert got == _renamed(http, {"http": "grpc"})
+        assert got == renamed(http, {"http": "grpc"})
         locs = [r.get("error", {}).get("errors", [{}])[0].get("loc") for r in got["results"]]
         assert locs[2:6] == [
             ["body", "scores", 2, "player_id"],
@@ -318,19 +318,7 @@ async def test_writes_answer_as_http(settings: Settings, clock: ManualClock) -> 
                 code,
             )
             http = await _http(r, "POST", "/v1/boards/http/scores", status, json=body)
-            assert problem == _renamed(http, {"http": "grpc"}), body
-
-
-def _renamed(value: Any, names: dict[str, str]) -> Any:
-    if isinstance(value, dict):
-        return {k: _renamed(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_renamed(v, names) for v in value]
-    if isinstance(value, str):
-        for old, new in names.items():
-            value = value.replace(f"'{old}'", f"'{new}'")
-        return names.get(value, value)
-    return value
+            assert problem == renamed(http, {"http": "grpc"}), body
 
 
 async def test_keys_scopes_and_limits_are_https(settings: Settings, clock: ManualClock) -> None:

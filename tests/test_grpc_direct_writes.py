@@ -15,7 +15,7 @@ import pytest
 from google.protobuf import empty_pb2
 from pydantic import SecretStr
 
-from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, refusal, rig
+from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, refusal, renamed, rig
 from helpers_idp import SECRET, claims, mint_hs256
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
@@ -52,19 +52,6 @@ async def _http(
     return clean(response.json()) if response.content else None
 
 
-def _renamed(value: Any, names: dict[str, str]) -> Any:
-    """``value`` with the HTTP twin's ids (a board, a player) named as the RPC's."""
-    if isinstance(value, dict):
-        return {k: _renamed(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_renamed(v, names) for v in value]
-    if isinstance(value, str):
-        for old, new in names.items():
-            value = value.replace(f"'{old}'", f"'{new}'")
-        return names.get(value, value)
-    return value
-
-
 async def _scores(r: Rig, board: str) -> None:
     for n, score in enumerate([50, 40, 20], 1):
         body = {"player_id": f"p{n}", "score": score, "match_id": f"m{n}"}
@@ -88,11 +75,11 @@ async def test_the_writes_answer_as_http(settings: Settings, clock: ManualClock)
         answer = await r.stub.PutBoard(put, metadata=METADATA)
         http = await _http(r, "PUT", "/v1/boards/twin", 201, json=spec, params={"reason": "launch"})
         assert answer.created is True
-        assert as_json(answer.result) == _renamed(http, {"twin": "arena"})
+        assert as_json(answer.result) == renamed(http, {"twin": "arena"})
         answer = await r.stub.PutBoard(put, metadata=METADATA)
         http = await _http(r, "PUT", "/v1/boards/twin", 200, json=spec, params={"reason": "launch"})
         assert answer.created is False
-        assert as_json(answer.result) == _renamed(http, {"twin": "arena"})
+        assert as_json(answer.result) == renamed(http, {"twin": "arena"})
         for name in ("arena", "twin"):
             await _scores(r, name)
         boards = {"twin": "arena"}
@@ -100,23 +87,23 @@ async def test_the_writes_answer_as_http(settings: Settings, clock: ManualClock)
         remove = pb.RemoveEntryRequest(board_id="arena", player_id="p3", reason="cheat")
         answer = await r.stub.RemoveEntry(remove, metadata=METADATA)
         http = await _http(r, "DELETE", "/v1/boards/twin/players/p3?reason=cheat", 200)
-        assert as_json(answer) == _renamed(http, boards) and answer.removed > 0
+        assert as_json(answer) == renamed(http, boards) and answer.removed > 0
         void = pb.VoidMatchRequest(board_id="arena", match_id="m2", body=pb.VoidIn(reason="bot"))
         answer = await r.stub.VoidMatch(void, metadata=METADATA)
         body = {"reason": "bot"}
         http = await _http(r, "POST", "/v1/boards/twin/matches/m2/void", 200, json=body)
-        assert as_json(answer) == _renamed(http, boards)
+        assert as_json(answer) == renamed(http, boards)
         reset = pb.ResetBoardRequest(
             board_id="arena", body=pb.ResetIn(window="daily", scope="region:EU", reason="event")
         )
         answer = await r.stub.ResetBoard(reset, metadata=METADATA)
         body = {"window": "daily", "scope": "region:EU", "reason": "event"}
         http = await _http(r, "POST", "/v1/boards/twin/reset", 200, json=body)
-        assert as_json(answer) == _renamed(http, boards) and answer.removed > 0
+        assert as_json(answer) == renamed(http, boards) and answer.removed > 0
         # a reset with no body restarts the board's first window on every scope
         answer = await r.stub.ResetBoard(pb.ResetBoardRequest(board_id="arena"), metadata=METADATA)
         http = await _http(r, "POST", "/v1/boards/twin/reset", 200, json={})
-        assert as_json(answer) == _renamed(http, boards)
+        assert as_json(answer) == renamed(http, boards)
 
         players = {"b": "a"}
         profile = pb.ProfileIn(display_name="Ada", country="FR")
@@ -126,29 +113,29 @@ async def test_the_writes_answer_as_http(settings: Settings, clock: ManualClock)
             pb.PutProfileRequest(player_id="a", body=profile), metadata=METADATA
         )
         http = await _http(r, "PUT", "/v1/players/b", 201, json=given)
-        assert answer.created is True and as_json(answer.result) == _renamed(http, players)
+        assert answer.created is True and as_json(answer.result) == renamed(http, players)
         answer = await r.stub.PutProfile(
             pb.PutProfileRequest(player_id="a", body=profile), metadata=METADATA
         )
         http = await _http(r, "PUT", "/v1/players/b", 200, json=given)
-        assert answer.created is False and as_json(answer.result) == _renamed(http, players)
+        assert answer.created is False and as_json(answer.result) == renamed(http, players)
         friends = pb.FriendListIn(friends=["p2", "p1", "a", "p2"])
         answer = await r.stub.PutFriendList(
             pb.PutFriendListRequest(player_id="a", body=friends), metadata=METADATA
         )
         listed = {"friends": ["p2", "p1", "b", "p2"]}
         http = await _http(r, "PUT", "/v1/players/b/friends", 200, json=listed)
-        assert as_json(answer) == _renamed(http, players) and answer.friends == ["p1", "p2"]
+        assert as_json(answer) == renamed(http, players) and answer.friends == ["p1", "p2"]
         for player in ("q1", "q2"):
             await _http(r, "PUT", f"/v1/players/{player}", 201, json={})
         names = {"q2": "q1"}
         ban = pb.BanPlayerRequest(player_id="q1", reason="abuse")
         answer = await r.stub.BanPlayer(ban, metadata=METADATA)
         http = await _http(r, "POST", "/v1/players/q2/ban?reason=abuse", 200)
-        assert as_json(answer) == _renamed(http, names) and answer.banned
+        assert as_json(answer) == renamed(http, names) and answer.banned
         answer = await r.stub.UnbanPlayer(pb.UnbanPlayerRequest(player_id="q1"), metadata=METADATA)
         http = await _http(r, "DELETE", "/v1/players/q2/ban", 200)
-        assert as_json(answer) == _renamed(http, names) and not answer.banned
+        assert as_json(answer) == renamed(http, names) and not answer.banned
         # audited alike: the same actor and reason for each action, on both sides
         await _audited_alike(r, boards | players | names)
 
@@ -187,7 +174,7 @@ async def _audited_alike(r: Rig, twins: dict[str, str]) -> None:
         side = http_side if named in twins else grpc_side
         side.append({k: v for k, v in entry.items() if k not in ("id", "at")})
     assert len(grpc_side) == len(http_side) >= 8
-    assert grpc_side == _renamed(http_side, twins)
+    assert grpc_side == renamed(http_side, twins)
     assert all(
         e["actor"].startswith("key:") and "test-server-key" not in e["actor"] for e in grpc_side
     )
