@@ -460,12 +460,14 @@ async def test_a_batch_is_refused_unread_by_the_items_its_length_holds(
     """Once a worker decoded a batch, it knows about how large an item is: a later batch
     whose length holds more items than fit before its deadline is refused before it is read
     (here, a body that decoding would answer 400 is answered 429)."""
-    async with open_app(settings, clock) as app, open_client(app) as client:
+    async with open_app(_roomy(settings), clock) as app, open_client(app) as client:
         await put_board(client, "arena")
+        await _steady_loop(app)
         ok = await client.post("/v1/scores/batch", json=_batch("k", 100), headers=AUTH)
         assert ok.status_code == 200, ok.text  # decoded: about 80 bytes an item
         writer = app.state.service.writer
-        writer.admission.measured(100, 1.0)  # 100 a second
+        writer.admission = Admission(10.0)  # a deadline of 10 s, and 10 a second:
+        writer.admission.measured(10, 1.0)  # figures far from what the machine does
         lock = await _while_the_writer_waits(app)
         try:
             first = asyncio.create_task(
@@ -473,14 +475,15 @@ async def test_a_batch_is_refused_unread_by_the_items_its_length_holds(
             )
             await _until(app, 50)
             # 50 ahead and at least ~150 of its own (half what 300 items' bytes suggest) at
-            # 100 a second: 2 s, more than its 1 s. Broken at its end: never decoded.
+            # 10 a second: 20 s, more than its 10 s. Broken at its end: never decoded.
             broken = json.dumps(_batch("b", 300))[:-1].encode() + b"!!"
             headers = {**AUTH, "Content-Type": "application/json"}
             async with asyncio.timeout(30):
                 refused = await client.post("/v1/scores/batch", content=broken, headers=headers)
             body = assert_problem(refused, 429)
             assert "ahead" in body["detail"]
-            # a small batch behind the same queue still fits: the estimate is by length
+            # a small batch behind the same queue still fits (51 at 10 a second: 5.1 s): the
+            # estimate is by length
             small = json.dumps(_batch("c", 2)).encode()[:-1] + b"!!"
             unread = asyncio.create_task(
                 client.post("/v1/scores/batch", content=small, headers=headers)
