@@ -280,7 +280,10 @@ def summarize(
     elapsed: float,
 ) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
-    for index in range(max(buckets, default=-1) + 1):
+    # A row for every interval of the run: one the load never reached (it fell behind its
+    # schedule and the run ended on time) shows no request rather than going missing.
+    count = max(math.ceil(options.seconds / options.interval - 1e-9), max(buckets, default=-1) + 1)
+    for index in range(count):
         bucket = buckets.get(index, Bucket())
         start, end = index * options.interval, (index + 1) * options.interval
         in_row = [total for t, total in rss.totals if start <= t < end]
