@@ -3,8 +3,8 @@
 
 The message's body is taken as the HTTP operation's JSON body would be (the same schema,
 decoded as JSON is: the same refusals at the same places, in the same order), and the write
-path is the same: ``Matches`` prepares a match and takes it into the log, answered once
-rated or, with ``respond_async``, once durable (``accepted``); a batch is answered by
+path is the same: ``Matches.take`` prepares a match and takes it into the log, answered
+once rated or, with ``respond_async``, once durable (``accepted``); a batch is answered by
 ``writing.match_batches``. As over HTTP, a match write has no deadline of its own: a
 synchronous answer waits for the applier up to ``ratings.matches.SETTLE_SECONDS``."""
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from rankline.bodies import BOARD_ID, check_id, decoded_as
-from rankline.errors import RanklineError
 from rankline.grpc.direct import Call, answered
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.ratings.requests import MatchIn, given_match_items
@@ -24,15 +23,11 @@ async def submit_match(call: Call, request: pb.SubmitMatchRequest) -> pb.SubmitM
     """``POST /v1/boards/{board_id}/matches``."""
     await call.admit(request.board_id)
     item = decoded_as(call.given(request), MatchIn)  # a result's error before their number
-    matches = call.direct.service.matches
-    match = await matches.prepare_match(check_id(request.board_id, BOARD_ID, "board_id"), item)
-    if request.respond_async:
-        token = await matches.accept([match])
-        return pb.SubmitMatchResponse(accepted=pb.AcceptedOut(accepted=1, token=token))
-    [result] = await matches.submit([match])
-    if isinstance(result, RanklineError):
-        raise result
-    return pb.SubmitMatchResponse(result=answered(result, pb.MatchOut))
+    board_id = check_id(request.board_id, BOARD_ID, "board_id")
+    taken = await call.direct.service.matches.take(board_id, item, request.respond_async)
+    if isinstance(taken, str):
+        return pb.SubmitMatchResponse(accepted=pb.AcceptedOut(accepted=1, token=taken))
+    return pb.SubmitMatchResponse(result=answered(taken, pb.MatchOut))
 
 
 async def submit_matches(call: Call, request: pb.SubmitMatchesRequest) -> pb.SubmitMatchesResponse:

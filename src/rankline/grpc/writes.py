@@ -12,10 +12,9 @@ from typing import Any
 
 from rankline.access.admission import own_player_id, player_may
 from rankline.bodies import BOARD_ID, check_id, given_as
-from rankline.errors import RanklineError
 from rankline.grpc.direct import Call, answered
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
-from rankline.writing.batches import player_score, prepare_score
+from rankline.writing.batches import player_score, take_score
 from rankline.writing.requests import ScoreIn, given_batch_items
 
 
@@ -41,15 +40,12 @@ async def submit_score(call: Call, request: pb.SubmitScoreRequest) -> pb.SubmitS
         return pb.SubmitScoreResponse(result=answered(written, pb.SubmitOut))
     board_id = check_id(request.board_id, BOARD_ID, "board_id")
     item = given_as(call.given(request), ScoreIn)
-    submission = await prepare_score(service.scores, board_id, item)
     deadline = call.deadline()
-    if request.respond_async:
-        token = await service.ingest.accept([submission], deadline)
-        return pb.SubmitScoreResponse(accepted=pb.AcceptedOut(accepted=1, token=token))
-    [result] = await service.scores.submit([submission], deadline)
-    if isinstance(result, RanklineError):
-        raise result
-    return pb.SubmitScoreResponse(result=answered(result, pb.SubmitOut))
+    asynchronous = request.respond_async
+    taken = await take_score(service.scores, service.ingest, board_id, item, deadline, asynchronous)
+    if isinstance(taken, str):
+        return pb.SubmitScoreResponse(accepted=pb.AcceptedOut(accepted=1, token=taken))
+    return pb.SubmitScoreResponse(result=answered(taken, pb.SubmitOut))
 
 
 async def submit_scores(call: Call, request: pb.SubmitScoresRequest) -> pb.SubmitScoresResponse:

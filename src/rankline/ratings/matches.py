@@ -250,6 +250,18 @@ class Matches:
         results = [(r.player_id, r.place, r.team, r.scopes) for r in item.results]
         return await self.prepare(board_id, item.match_id, at=at, results=results)
 
+    async def take(self, board_id: str, item: MatchIn, asynchronous: bool) -> MatchOut | str:
+        """One match as a body gives it: prepared (``prepare_match``), then rated and answered
+        (its ``MatchOut``) or, ``asynchronous``, durable in the log (its token: the edges
+        answer 202). A match refused on the way raises its error."""
+        match = await self.prepare_match(board_id, item)
+        if asynchronous:
+            return await self.accept([match])
+        [result] = await self.submit([match])
+        if isinstance(result, RanklineError):
+            raise result
+        return result
+
     async def accept(self, matches: Sequence[Match]) -> str:
         """Append the matches to the log; durable on return (the token names them)."""
         if not matches:

@@ -1,4 +1,4 @@
-"""Score submissions as the edges hand them over: one (``prepare_score``; a player's own,
+"""Score submissions as the edges hand them over: one (``take_score``; a player's own,
 ``player_score``) and a batch (``ScoreBatch``), whatever edge they came by (HTTP's JSON
 body, gRPC's message).
 
@@ -143,6 +143,26 @@ async def prepare_score(
         subscore=item.subscore,
         now=now,
     )
+
+
+async def take_score(
+    scores: Scores,
+    ingest: AsyncIngest,
+    board_id: str,
+    item: ScoreItem,
+    deadline: Deadline,
+    asynchronous: bool,
+) -> SubmitOut | str:
+    """One submission of a key: checked (``prepare_score``), then written within ``deadline``
+    and answered (its ``SubmitOut``) or, ``asynchronous``, durable in the log (its token: the
+    edges answer 202). A submission refused on the way raises its error."""
+    submission = await prepare_score(scores, board_id, item)
+    if asynchronous:
+        return await ingest.accept([submission], deadline)
+    [result] = await scores.submit([submission], deadline)
+    if isinstance(result, RanklineError):
+        raise result
+    return result
 
 
 async def player_score(

@@ -19,7 +19,7 @@ from rankline.http.body import (
     read_body,
 )
 from rankline.http.responses import JsonBody, etag_matches, json_response
-from rankline.http.routes.score_batch import admit, answer_scores, player_score, prepare_score
+from rankline.http.routes.score_batch import admit, answer_scores, player_score, take_score
 from rankline.lifecycle.events import DeliveriesOut
 from rankline.lifecycle.requests import DeliveriesRequest
 from rankline.reading import requests as r
@@ -62,15 +62,12 @@ async def post_score(request: Request) -> Response:
         # answered once written (never 202): the board's rules decide before anything is
         deadline = e.write_deadline(request)
         return json_response(await player_score(service, board_id, item, caller, deadline))
-    submission = await prepare_score(service, board_id, item)
     deadline = e.write_deadline(request)
-    if e.respond_async(request):
-        token = await service.ingest.accept([submission], deadline)
-        return json_response(s.AcceptedOut(accepted=1, token=token), 202)
-    [result] = await service.scores.submit([submission], deadline)
-    if isinstance(result, RanklineError):
-        raise result
-    return json_response(result)
+    asynchronous = e.respond_async(request)
+    taken = await take_score(service, board_id, item, deadline, asynchronous)
+    if isinstance(taken, str):
+        return json_response(s.AcceptedOut(accepted=1, token=taken), 202)
+    return json_response(taken)
 
 
 async def _dropped(request: Request, limit: int) -> None:

@@ -38,15 +38,10 @@ def _matches(request: Request) -> Matches:
 
 async def post_match(request: Request) -> Response:
     item = await e.body_of(request, MatchIn)
-    matches = _matches(request)
-    match = await matches.prepare_match(e.board_id(request), item)
-    if e.respond_async(request):
-        token = await matches.accept([match])
-        return json_response(s.AcceptedOut(accepted=1, token=token), 202)
-    [result] = await matches.submit([match])
-    if isinstance(result, RanklineError):
-        raise result
-    return json_response(result)
+    taken = await _matches(request).take(e.board_id(request), item, e.respond_async(request))
+    if isinstance(taken, str):
+        return json_response(s.AcceptedOut(accepted=1, token=taken), 202)
+    return json_response(taken)
 
 
 async def post_match_batch(request: Request) -> Response:

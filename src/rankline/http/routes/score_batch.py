@@ -1,4 +1,4 @@
-"""Score submissions at the HTTP edge: one (``prepare_score``, a player's own:
+"""Score submissions at the HTTP edge: one (``take_score``, a player's own:
 ``player_score``) and a batch (``answer_scores``). The rules are the write path's
 (``rankline.writing.batches``); here the request gives the deadline, ``Prefer:
 respond-async`` and the caller's key scope, and the answer is rendered."""
@@ -19,7 +19,6 @@ from rankline.http.responses import json_response
 from rankline.service import Rankline
 from rankline.writing import batches
 from rankline.writing.admission import Deadline
-from rankline.writing.writer import Submission
 
 
 def admit(request: Request, service: Rankline, size: int) -> Deadline:
@@ -30,11 +29,14 @@ def admit(request: Request, service: Rankline, size: int) -> Deadline:
     return deadline
 
 
-async def prepare_score(
-    service: Rankline, board_id: str, item: s.ScoreIn, now: int | None = None
-) -> Submission:
-    """Check one submission against its board (422, 404 or 409 when it cannot be taken)."""
-    return await batches.prepare_score(service.scores, board_id, item, now)
+async def take_score(
+    service: Rankline, board_id: str, item: s.ScoreIn, deadline: Deadline, asynchronous: bool
+) -> SubmitOut | str:
+    """One key's submission, written and answered or (``asynchronous``) durable in the log,
+    its token (``writing.batches.take_score``)."""
+    return await batches.take_score(
+        service.scores, service.ingest, board_id, item, deadline, asynchronous
+    )
 
 
 async def player_score(
