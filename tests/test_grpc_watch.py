@@ -1,6 +1,7 @@
 """``Watch`` against the HTTP stream it twins: for the same changes, the same events in the
 same order (each ``WatchEvent`` the Server-Sent Event's data as a message), the same end when
-the board goes away, and the same refusals (an unknown board, a bad query, no credential)."""
+the board goes away, and the same refusals (an unknown board, a bad query, no credential);
+and a client that takes nothing is dropped, its stream closed, as an HTTP stream's is."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pytest
 from helpers_grpc import METADATA, Rig, as_json, clean, refusal, rig
 from helpers_sse import SSE
 from rankline import ManualClock, Settings
+from rankline.access.admission import Rule
+from rankline.grpc.direct import Call, Direct, streaming
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 
 pytestmark = pytest.mark.edge
@@ -121,3 +124,35 @@ async def test_watch_is_refused_as_the_http_stream_is(
             board = request.board_id
             expected = await _http_refusal(r, status, board=board, headers=headers, **params)
             assert problem == expected, request
+
+
+class _FullSocket:
+    """A stream's context whose client takes nothing: every write waits for ever."""
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    async def write(self, message: Any) -> None:
+        self.writes += 1
+        await asyncio.Event().wait()
+
+
+async def test_a_client_that_takes_nothing_is_dropped_after_the_send_timeout() -> None:
+    closed = asyncio.Event()
+    yielded: list[int] = []
+
+    async def method(call: Call, request: Any) -> Any:
+        try:
+            for n in range(1_000):
+                yielded.append(n)
+                yield pb.WatchEvent()
+        finally:
+            closed.set()
+
+    rule = Rule("board", False, True, "GET /v1/boards/{board_id}/stream")
+    handle = streaming(Direct(None, None), rule, method, "Watch", send_timeout=0.05)  # type: ignore[arg-type]
+    context = _FullSocket()
+    await asyncio.wait_for(handle(pb.WatchRequest(board_id="arena"), context), 10)
+    # The first message was never taken: the stream ended there and its source was closed.
+    assert (context.writes, yielded) == (1, [0])
+    assert closed.is_set()

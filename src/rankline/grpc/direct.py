@@ -26,7 +26,7 @@ from rankline.errors import PayloadTooLarge, RanklineError
 from rankline.grpc.calls import client_address, credential, write_deadline
 from rankline.grpc.messages import from_json, to_json
 from rankline.grpc.status import error_status
-from rankline.reading.live import delivered
+from rankline.reading.live import SEND_TIMEOUT, delivered
 from rankline.service import Rankline
 from rankline.store.audit import Attribution
 from rankline.writing.admission import Deadline
@@ -150,16 +150,19 @@ async def _abort(context: Context, exc: Exception, name: str) -> None:
     await context.abort(code, message, trailing_metadata=trailers)
 
 
-def streaming(direct: Direct, rule: Rule, method: Streamed, name: str) -> Any:
+def streaming(
+    direct: Direct, rule: Rule, method: Streamed, name: str, send_timeout: float = SEND_TIMEOUT
+) -> Any:
     """The handler of one direct server-streaming RPC: each message written as ``method``
-    yields it, the stream ended when the client takes one for ``live.SEND_TIMEOUT`` seconds
-    (as an HTTP stream's client is dropped), an error as the status it stands for."""
+    yields it, the stream ended when the client takes none for ``send_timeout`` seconds
+    (``live.SEND_TIMEOUT``, as an HTTP stream's client is dropped), an error as the status
+    it stands for."""
 
     async def handle(request: Message, context: Context) -> None:
         messages = method(Call(direct, rule, context), request)
         try:
             async for message in messages:
-                if not await delivered(context.write(message)):
+                if not await delivered(context.write(message), send_timeout):
                     return  # a client that takes nothing for that long is gone
         except Exception as exc:
             await _abort(context, exc, name)
