@@ -38,7 +38,6 @@ import json
 import multiprocessing
 import os
 import statistics
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -346,15 +345,8 @@ def _serving(backend: str, options: Options) -> Iterator[stack.Stack]:
     settings = {"RANKLINE_RATE_LIMITS": "false"}
     if options.deadline_ms is not None:
         settings["RANKLINE_WRITE_DEADLINE_MS"] = str(options.deadline_ms)
-    with tempfile.TemporaryDirectory(prefix=f"rankline-overload-{backend}-") as temp:
-        running = stack.Stack(plan, Path(temp))
-        running.env.update(settings)
-        running.server.env.update(settings)
-        try:
-            running.start()
-            yield running
-        finally:
-            running.stop()
+    with stack.running(plan, settings, "rankline-overload") as running:
+        yield running
 
 
 def measure(options: Options, progress: Callable[[str], None] = print) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import os
 import signal
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +38,13 @@ class Plan:
     backend: str
     database_url: str | None = None
     redis_url: str | None = None
+    worker_count: int | None = None
+    """Server workers; by default 2 on Redis, 1 embedded (it serves from one process)."""
 
     @property
     def workers(self) -> int:
+        if self.worker_count is not None:
+            return self.worker_count
         return 2 if self.redis_url else 1
 
     @property
@@ -173,10 +177,15 @@ class Stack:
 
 
 @contextmanager
-def running(plan: Plan) -> Iterator[Stack]:
-    """A started stack in a temporary directory, always stopped and cleaned on exit."""
-    with tempfile.TemporaryDirectory(prefix=f"rankline-{plan.backend}-") as tmp:
+def running(
+    plan: Plan, settings: Mapping[str, str] | None = None, prefix: str = "rankline"
+) -> Iterator[Stack]:
+    """A started stack in a temporary directory, always stopped and cleaned on exit;
+    ``settings`` (``RANKLINE_*`` variables) added to its server's environment."""
+    with tempfile.TemporaryDirectory(prefix=f"{prefix}-{plan.backend}-") as tmp:
         stack = Stack(plan, Path(tmp))
+        stack.env.update(settings or {})
+        stack.server.env.update(settings or {})
         try:
             stack.start()
             yield stack

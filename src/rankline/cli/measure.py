@@ -132,13 +132,34 @@ def bench_grpc(
     seconds: Annotated[float, typer.Option(min=0.5, help="Seconds per measurement.")] = 5.0,
     rounds: Annotated[int, typer.Option(min=1, help="Rounds (the medians are reported).")] = 3,
     processes: Annotated[int, typer.Option(min=1, help="Load processes.")] = 2,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="memory (the embedded stack, one worker) or redis (Redis db 4 + PostgreSQL "
+            "database rankline_bench_grpc, both emptied first)."
+        ),
+    ] = "memory",
+    workers: Annotated[
+        int, typer.Option(min=1, help="Server workers sharing both ports (redis only).")
+    ] = 1,
 ) -> None:
     """A rank read and a batch of 1,000 submissions over gRPC beside the same over HTTP, on
-    one `rankline serve --grpc-port` (embedded stack): calls/s, p99 and the server's CPU per
-    call, median of the rounds. See docs/performance.md."""
+    one `rankline serve --grpc-port`: calls/s, p99 and the server's CPU per call, median of
+    the rounds. See docs/performance.md."""
     from rankline_bench.grpc_run import Options, measure, table
 
-    options = Options(players=players, seconds=seconds, rounds=rounds, processes=processes)
+    options = Options(
+        players=players,
+        seconds=seconds,
+        rounds=rounds,
+        processes=processes,
+        backend=backend,
+        workers=workers,
+    )
+    try:
+        options.plan()
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     print(table(measure(options)))
 
 
