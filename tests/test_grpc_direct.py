@@ -20,6 +20,7 @@ from helpers_idp import IdentityProvider, claims, mint, rsa_key, with_key_set
 from rankline import ManualClock, Settings
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.grpc.service import DIRECT, STREAMED
+from rankline.http.loop_lag import LoopLag
 
 pytestmark = pytest.mark.edge
 
@@ -469,6 +470,39 @@ async def _outstanding(writer: Any, count: int) -> None:
             if writer._outstanding >= count:
                 return
             await asyncio.sleep(0.001)
+
+
+async def test_time_the_loop_ran_late_is_spent_from_a_writes_deadline(
+    settings: Settings, clock: ManualClock
+) -> None:
+    """The worker's event loop ran late (told so: 5 s; its 1 s deadline spent before the
+    servicer saw the call): a gRPC write is refused unprocessed, as an HTTP one is, nothing
+    recorded, while a read is answered as ever."""
+    async with rig(_with(settings, write_deadline_ms=1000), clock) as r:
+        await _http(r, "PUT", "/v1/boards/arena", 201, json={})
+        api = r.app.api
+        await api.lag.close()  # the loop's lateness told, on a clock that stands still
+        api.lag = LoopLag(monotonic=lambda: 100.0)
+        single = pb.SubmitScoreRequest(
+            board_id="arena", body=pb.ScoreIn(player_id="s1", score=3, match_id="m")
+        )
+        items = pb.BatchDoc()
+        items.scores.add(board="arena", player_id="b1", score=1, match_id="m")
+        batch = pb.SubmitScoresRequest(body=items)
+        assert (await r.stub.SubmitScore(single, metadata=METADATA)).result.applied
+        api.lag.observe(5.0)  # a tick ran 5 s late: a call seen after it waited as long
+        for late in (
+            r.stub.SubmitScore(single, metadata=METADATA),
+            r.stub.SubmitScores(batch, metadata=METADATA),
+        ):
+            problem = await refusal(late, grpc.StatusCode.RESOURCE_EXHAUSTED)
+            assert "deadline passed before the write was admitted" in problem["detail"]
+        read = await r.stub.GetPlayer(
+            pb.GetPlayerRequest(board_id="arena", player_id="s1"), metadata=METADATA
+        )
+        assert (read.player_id, read.score) == ("s1", 3)
+        history = await r.http.get("/v1/players/b1/history", headers=AUTH)
+        assert history.status_code == 404 or history.json()["items"] == [], history.text
 
 
 async def test_the_calls_deadline_is_the_writes_when_sooner(

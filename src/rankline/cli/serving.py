@@ -7,11 +7,13 @@ endpoint table (``rules``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
 
 from starlette.types import ASGIApp
 
 from rankline.access.admission import Rule
 from rankline.http import app as http_app
+from rankline.http.api import Api
 from rankline.http.app import Companion
 from rankline.http.endpoint import Endpoint
 from rankline.http.routes import ENDPOINTS
@@ -33,7 +35,15 @@ def companion(settings: Settings) -> Companion | None:
 
     host = settings.host
     table = rules()
-    return lambda api: serving(api.service, api.admission, table, host, port)
+
+    def served(api: Api) -> AbstractAsyncContextManager[object]:
+        # The loop is the HTTP app's: the same lateness counts in a write's deadline.
+        def waited() -> float:
+            return api.lag.waited()
+
+        return serving(api.service, api.admission, table, host, port, waited)
+
+    return served
 
 
 def app_from_env() -> ASGIApp:

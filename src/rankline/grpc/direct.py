@@ -46,7 +46,9 @@ class Call:
         self.direct = direct
         self.rule = rule
         self.context = context
-        self.started = time.monotonic()
+        self.started = time.monotonic() - direct.waited()
+        """When the call may have reached the worker: now, less the wait the worker's event
+        loop may have made it have before the servicer saw it (``Direct.waited``)."""
 
     async def admit(self, board_id: str | None = None) -> Caller:
         """The caller, once admitted as the HTTP API admits one: a player token only to the
@@ -106,12 +108,25 @@ class Call:
         return write_deadline(self.direct.service.writer.admission, self.context, self.started)
 
 
-class Direct:
-    """What the direct RPCs call: the service and the admission of this process."""
+def _no_wait() -> float:
+    return 0.0
 
-    def __init__(self, service: Rankline, admission: Admission) -> None:
+
+class Direct:
+    """What the direct RPCs call: the service and the admission of this process, and how
+    long a call the servicer sees now may have waited for the worker's event loop
+    (``waited``: the HTTP app's ``LoopLag.waited``, the same loop; spent from a write's
+    deadline as over HTTP)."""
+
+    def __init__(
+        self,
+        service: Rankline,
+        admission: Admission,
+        waited: Callable[[], float] | None = None,
+    ) -> None:
         self.service = service
         self.admission = admission
+        self.waited = waited or _no_wait
 
 
 Method = Callable[[Call, Any], Awaitable[Message]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -43,17 +43,19 @@ async def start(
     rules: Mapping[str, Rule],
     host: str,
     port: int,
+    waited: Callable[[], float] | None = None,
 ) -> GrpcServer:
     """Listen on ``host:port`` (0: a free port) in the running event loop, each RPC
     admitted by ``admission`` under its rule in ``rules`` and answered by ``service``
-    (``service.handler``)."""
+    (``service.handler``; ``waited``: the event loop's recent lateness, spent from a write's
+    deadline)."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ]
     )
-    server.add_generic_rpc_handlers((handler(service, admission, rules),))
+    server.add_generic_rpc_handlers((handler(service, admission, rules, waited),))
     checks = health.aio.HealthServicer()
     await _set_health(checks, service.health.usable)  # before the first call can ask
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
@@ -95,10 +97,11 @@ async def serving(
     rules: Mapping[str, Rule],
     host: str,
     port: int,
+    waited: Callable[[], float] | None = None,
 ) -> AsyncIterator[GrpcServer]:
     """A gRPC server (``start``) for as long as the context lasts; calls in flight are given
     ``GRACE_SECONDS`` as it stops."""
-    running = await start(service, admission, rules, host, port)
+    running = await start(service, admission, rules, host, port, waited)
     log.info("gRPC serving on %s:%d (rankline.v1.Rankline, health, reflection)", host, running.port)
     tracking = asyncio.create_task(_follow_health(service, running.health))
     try:

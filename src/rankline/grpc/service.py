@@ -4,7 +4,7 @@ operation's ``Rule`` (``rankline.access.admission``), given by whoever builds th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import grpc
@@ -82,12 +82,16 @@ STREAMED: dict[str, Streamed] = {"Watch": watch.watch}
 
 
 def handler(
-    service: Rankline, admission: Admission, rules: Mapping[str, Rule]
+    service: Rankline,
+    admission: Admission,
+    rules: Mapping[str, Rule],
+    waited: Callable[[], float] | None = None,
 ) -> grpc.GenericRpcHandler:
     """Every RPC of rankline.v1.Rankline, each admitted by ``admission`` under its rule in
-    ``rules`` (one for every RPC) and answered by ``service``."""
+    ``rules`` (one for every RPC) and answered by ``service``; ``waited``: how long a call may
+    have waited for the event loop before it was seen (``Direct``; None: not known)."""
     methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
-    direct = Direct(service, admission)
+    direct = Direct(service, admission, waited)
     for name, rpc in rpcs().items():
         rule = rules[name]
         parse = rpc.request.FromString
