@@ -51,6 +51,8 @@ IMAGE = f"localhost/rankline-test:slot{SLOT}"
 STOPPED = {"uvicorn": "Application shutdown complete", "granian": "Granian shutdown completed"}
 """The line each HTTP server logs once it has stopped cleanly, its workers and the app's
 shutdown included (granian names a worker it had to kill: "refused to gracefully stop")."""
+APP_STOPPING = "stopping: finishing queued writes, then closing connections"
+"""What rankline logs as its own shutdown begins (``Rankline.close``)."""
 WORKER_STARTED = re.compile(r"Started server process|Spawning worker-\d+ with PID")
 """A worker process started, as uvicorn and granian log it."""
 BASE_PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "ca-certificates")
@@ -303,7 +305,14 @@ def _serving(
         assert server.wait(timeout=60) in (0, -signal.SIGTERM)
         logged = log_path.read_text(errors="replace")
         assert any(line in logged for line in STOPPED.values()), logged
-        assert "refused to gracefully stop" not in logged
+        if "refused to gracefully stop" in logged:
+            # granian killed a worker that did not exit in time. Tolerated only where the app's
+            # shutdown never began: granian's own teardown can deadlock after serving, before
+            # it runs the app's shutdown (emmett-framework/granian#875; every acknowledged write
+            # is durable before its answer). A shutdown of rankline's that began and hung fails.
+            assert APP_STOPPING not in logged, logged
+        else:
+            assert APP_STOPPING in logged and "INFO rankline: stopped" in logged, logged
     finally:
         # the whole session (the server's workers too), also when the test failed midway
         with contextlib.suppress(ProcessLookupError):

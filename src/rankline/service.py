@@ -454,6 +454,7 @@ class Rankline:
     async def close(self) -> None:
         """Finish queued writes, stop background work and close connections; each step
         is bounded, so a stuck connection cannot hold up a shutdown forever."""
+        log.info("stopping: finishing queued writes, then closing connections")
         await _bounded("applier", self.ingest.close())
         await _bounded("writer", self.writer.close())
         await _bounded("player tasks", self.players.close())
@@ -469,6 +470,7 @@ class Rankline:
         await _bounded("store", self.store.close())
         if self._data_dir_lock is not None:
             self._data_dir_lock.release()
+        log.info("stopped")
 
     # --- what operators and tests ask of a running instance ------------------------------
 
