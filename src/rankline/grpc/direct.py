@@ -46,9 +46,11 @@ class Call:
         self.direct = direct
         self.rule = rule
         self.context = context
-        self.started = time.monotonic() - direct.waited()
-        """When the call may have reached the worker: now, less the wait the worker's event
-        loop may have made it have before the servicer saw it (``Direct.waited``)."""
+        now = time.monotonic()
+        self.started = now - direct.waited() if rule.writes else now
+        """When the call may have reached the worker: for a write, now less the wait the
+        worker's event loop may have made it have before the servicer saw it
+        (``Direct.waited``, spent from its deadline); a read has no deadline to spend it from."""
 
     async def admit(self, board_id: str | None = None) -> Caller:
         """The caller, once admitted as the HTTP API admits one: a player token only to the
