@@ -1,10 +1,16 @@
 """``max_per_minute`` holds across workers: ``rankline serve --workers 2`` on PostgreSQL +
 Redis, a player's submissions sent each on a new connection (so the kernel hands them to
 either worker): exactly ``max_per_minute`` are written in the minute, whichever worker took
-them, because the count is read from the store, not kept in a worker."""
+them, because the count is read from the store, not kept in a worker.
+
+Sent one after another, every submission may be taken by the same worker (an idle worker
+that just answered is often the first to accept again), so after the sequential ones the
+test sends bursts of concurrent submissions until both workers have taken some: once both
+have, one of them refused while it had counted fewer than the limit itself."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,9 +33,11 @@ pytestmark = pytest.mark.timeout(150)
 KEY = "workers-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 LIMIT = 5
-SENT = 40
-"""Submissions sent: past the limit, and enough that both workers take some (the chance
-that one worker takes all of them is 2^-39)."""
+SENT = 10
+"""Submissions sent one after another: past the limit."""
+BURST = 8
+BURSTS = 25
+"""Concurrent submissions per burst, and the most bursts sent waiting for both workers."""
 
 
 @pytest.fixture
@@ -66,17 +74,31 @@ async def test_max_per_minute_is_counted_across_workers(server: RanklineServer) 
         board = {"client_writes": {"max_per_minute": LIMIT}}
         created = await client.put("/v1/boards/arena", json=board, headers=AUTH)
         assert created.status_code == 201, created.text
-        statuses = []
-        for n in range(SENT):
+
+        async def submit(n: int) -> int:
             answer = await client.post(
                 "/v1/boards/arena/scores",
                 json={"score": n, "match_id": f"m-{n}"},
                 headers=token,
             )
             assert answer.status_code in (200, 429), answer.text
-            statuses.append(answer.status_code)
+            return answer.status_code
+
+        statuses = [await submit(n) for n in range(SENT)]
+        assert statuses == [200] * LIMIT + [429] * (SENT - LIMIT)
+        metrics = server.data_dir / "metrics"
+        bursts = 0
+        while _serving(requests_by_pid(metrics, "post_score")) < 2 and bursts < BURSTS:
+            first = SENT + bursts * BURST
+            burst = await asyncio.gather(*(submit(first + n) for n in range(BURST)))
+            assert burst == [429] * BURST, burst
+            bursts += 1
         top = await client.get("/v1/boards/arena/top")
-    assert statuses == [200] * LIMIT + [429] * (SENT - LIMIT)
     assert [e["score"] for e in top.json()["entries"]] == [LIMIT - 1]
-    served = requests_by_pid(server.data_dir / "metrics", "post_score")
-    assert len([pid for pid, count in served.items() if count > 0]) == 2, served
+    served = requests_by_pid(metrics, "post_score")
+    assert _serving(served) == 2, f"one worker took every submission: {served}"
+
+
+def _serving(served: dict[int, float]) -> int:
+    """How many workers have taken a submission."""
+    return len([pid for pid, count in served.items() if count > 0])
