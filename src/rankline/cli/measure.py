@@ -163,6 +163,26 @@ def bench_grpc(
     print(table(measure(options)))
 
 
+@bench_app.command("grpc-servers")
+def bench_grpc_servers(
+    players: Annotated[int, typer.Option(min=1, help="Players on the bench board.")] = 100_000,
+    seconds: Annotated[float, typer.Option(min=0.5, help="Seconds per measurement.")] = 5.0,
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds (the medians are reported).")] = 3,
+    processes: Annotated[int, typer.Option(min=1, help="Load processes.")] = 2,
+    threads: Annotated[int, typer.Option(min=1, help="The threaded server's threads.")] = 4,
+) -> None:
+    """grpcio's asyncio server (the one rankline serves with) beside its threaded server,
+    both answering with the same handlers in one process on the embedded stack: a health
+    check and a rank read, calls/s, p99 and the server's CPU per call. See
+    docs/performance.md."""
+    from rankline_bench.grpc_servers import Options, measure, table
+
+    options = Options(
+        players=players, seconds=seconds, rounds=rounds, processes=processes, threads=threads
+    )
+    print(table(measure(options), threads))
+
+
 @bench_app.command("answers")
 def bench_answers(
     out: Annotated[
