@@ -156,13 +156,7 @@ def measure(
                     before = tree_cpu_seconds(server.pid)
                     outcomes: list[Outcome] = list(pool.map(run_job, jobs))
                     used = tree_cpu_seconds(server.pid) - before
-                    calls = sum(o.calls for o in outcomes)
-                    figure = Figure(
-                        calls / options.seconds,
-                        _p99([t for o in outcomes for t in o.latencies]),
-                        used / calls * 1000 if calls else float("nan"),
-                        sum(o.failures for o in outcomes),
-                    )
+                    figure = measured(outcomes, options.seconds, used)
                     found[kind][protocol].append(figure)
                     progress(
                         f"round {round_ + 1} {NAMES[kind]} {protocol}: "
@@ -179,18 +173,34 @@ def table(found: dict[str, dict[str, list[Figure]]]) -> str:
         "| HTTP server CPU/call | gRPC server CPU/call | failures |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for kind in KINDS:
-        http, grpc = found[kind]["http"], found[kind]["grpc"]
-        ratio = statistics.median(g.rate / h.rate for h, g in zip(http, grpc, strict=True))
-
-        def median(figures: list[Figure], attribute: str) -> float:
-            return float(statistics.median(getattr(f, attribute) for f in figures))
-
-        failures = sum(f.failures for f in (*http, *grpc))
-        lines.append(
-            f"| {NAMES[kind]} | {median(http, 'rate'):,.0f} | {median(grpc, 'rate'):,.0f} "
-            f"| {ratio:.2f} | {median(http, 'p99_ms'):.1f} ms | {median(grpc, 'p99_ms'):.1f} ms "
-            f"| {median(http, 'server_ms'):.3f} ms | {median(grpc, 'server_ms'):.3f} ms "
-            f"| {failures} |"
-        )
+    lines += [compared(NAMES[kind], found[kind]["http"], found[kind]["grpc"]) for kind in KINDS]
     return "\n".join(lines)
+
+
+def measured(outcomes: list[Outcome], seconds: float, cpu_seconds: float) -> Figure:
+    """The figure of one measurement: its load processes' ``outcomes`` over ``seconds``, the
+    server having used ``cpu_seconds`` meanwhile."""
+    calls = sum(o.calls for o in outcomes)
+    return Figure(
+        calls / seconds,
+        _p99([t for o in outcomes for t in o.latencies]),
+        cpu_seconds / calls * 1000 if calls else float("nan"),
+        sum(o.failures for o in outcomes),
+    )
+
+
+def compared(name: str, one: list[Figure], other: list[Figure]) -> str:
+    """A table row: the medians of the rounds of ``one`` and ``other`` side by side, and
+    ``other``'s rate over ``one``'s (taken within each round, then its median)."""
+    ratio = statistics.median(b.rate / a.rate for a, b in zip(one, other, strict=True))
+
+    def median(figures: list[Figure], attribute: str) -> float:
+        return float(statistics.median(getattr(f, attribute) for f in figures))
+
+    failures = sum(f.failures for f in (*one, *other))
+    return (
+        f"| {name} | {median(one, 'rate'):,.0f} | {median(other, 'rate'):,.0f} "
+        f"| {ratio:.2f} | {median(one, 'p99_ms'):.1f} ms | {median(other, 'p99_ms'):.1f} ms "
+        f"| {median(one, 'server_ms'):.3f} ms | {median(other, 'server_ms'):.3f} ms "
+        f"| {failures} |"
+    )

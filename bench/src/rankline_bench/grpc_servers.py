@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from rankline.http.api import Api
 from rankline.http.app import GC_THRESHOLDS
 from rankline.http.routes import ENDPOINTS
 from rankline_bench.grpc_load import BATCH, BOARD, Job, Outcome, player, run_job
+from rankline_bench.grpc_run import Figure, compared, measured
 from rankline_bench.servers import HOST, cpu_seconds, free_port
 
 KEY = "bench-grpc-servers-key"
@@ -58,16 +58,6 @@ class Options:
     processes: int = 2
     concurrency: int = 16
     threads: int = 4
-
-
-@dataclass
-class Figure:
-    """One measurement: calls per second, p99 in ms, server CPU ms per call, failures."""
-
-    rate: float
-    p99_ms: float
-    server_ms: float
-    failures: int
 
 
 class _Context:
@@ -169,11 +159,6 @@ def serve(arguments: list[str]) -> None:
     asyncio.run(_serve(asyncio_port, threaded_port, threads, players))
 
 
-def _p99(latencies: list[float]) -> float:
-    ordered = sorted(latencies)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000 if ordered else 0.0
-
-
 def measure(
     options: Options, progress: Callable[[str], None] = print
 ) -> dict[str, dict[str, list[Figure]]]:
@@ -219,13 +204,7 @@ def measure(
                         before = cpu_seconds(server.pid)
                         outcomes: list[Outcome] = list(pool.map(run_job, jobs))
                         used = cpu_seconds(server.pid) - before
-                        calls = sum(o.calls for o in outcomes)
-                        figure = Figure(
-                            calls / options.seconds,
-                            _p99([t for o in outcomes for t in o.latencies]),
-                            used / calls * 1000 if calls else float("nan"),
-                            sum(o.failures for o in outcomes),
-                        )
+                        figure = measured(outcomes, options.seconds, used)
                         found[kind][name].append(figure)
                         progress(
                             f"round {round_ + 1} {NAMES[kind]} {name}: {figure.rate:,.0f}/s "
@@ -252,20 +231,9 @@ def table(found: dict[str, dict[str, list[Figure]]], threads: int) -> str:
         "| failures |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for kind in KINDS:
-        one, other = found[kind]["asyncio"], found[kind]["threaded"]
-        ratio = statistics.median(t.rate / a.rate for a, t in zip(one, other, strict=True))
-
-        def median(figures: list[Figure], attribute: str) -> float:
-            return float(statistics.median(getattr(f, attribute) for f in figures))
-
-        failures = sum(f.failures for f in (*one, *other))
-        lines.append(
-            f"| {NAMES[kind]} | {median(one, 'rate'):,.0f} | {median(other, 'rate'):,.0f} "
-            f"| {ratio:.2f} | {median(one, 'p99_ms'):.1f} ms | {median(other, 'p99_ms'):.1f} ms "
-            f"| {median(one, 'server_ms'):.3f} ms | {median(other, 'server_ms'):.3f} ms "
-            f"| {failures} |"
-        )
+    lines += [
+        compared(NAMES[kind], found[kind]["asyncio"], found[kind]["threaded"]) for kind in KINDS
+    ]
     return "\n".join(lines)
 
 

@@ -126,12 +126,19 @@ def bench(
     )
 
 
+Players = Annotated[int, typer.Option(min=1, help="Players on the bench board.")]
+Seconds = Annotated[float, typer.Option(min=0.5, help="Seconds per measurement.")]
+Rounds = Annotated[int, typer.Option(min=1, help="Rounds (the medians are reported).")]
+Processes = Annotated[int, typer.Option(min=1, help="Load processes.")]
+"""The options of the gRPC measurements (``bench grpc``, ``bench grpc-servers``)."""
+
+
 @bench_app.command("grpc")
 def bench_grpc(
-    players: Annotated[int, typer.Option(min=1, help="Players on the bench board.")] = 100_000,
-    seconds: Annotated[float, typer.Option(min=0.5, help="Seconds per measurement.")] = 5.0,
-    rounds: Annotated[int, typer.Option(min=1, help="Rounds (the medians are reported).")] = 3,
-    processes: Annotated[int, typer.Option(min=1, help="Load processes.")] = 2,
+    players: Players = 100_000,
+    seconds: Seconds = 5.0,
+    rounds: Rounds = 3,
+    processes: Processes = 2,
     backend: Annotated[
         str,
         typer.Option(
@@ -165,10 +172,10 @@ def bench_grpc(
 
 @bench_app.command("grpc-servers")
 def bench_grpc_servers(
-    players: Annotated[int, typer.Option(min=1, help="Players on the bench board.")] = 100_000,
-    seconds: Annotated[float, typer.Option(min=0.5, help="Seconds per measurement.")] = 5.0,
-    rounds: Annotated[int, typer.Option(min=1, help="Rounds (the medians are reported).")] = 3,
-    processes: Annotated[int, typer.Option(min=1, help="Load processes.")] = 2,
+    players: Players = 100_000,
+    seconds: Seconds = 5.0,
+    rounds: Rounds = 3,
+    processes: Processes = 2,
     threads: Annotated[int, typer.Option(min=1, help="The threaded server's threads.")] = 4,
 ) -> None:
     """grpcio's asyncio server (the one rankline serves with) beside its threaded server,
