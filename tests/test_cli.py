@@ -8,6 +8,7 @@ import json
 import re
 import sqlite3
 import subprocess
+import sys
 import uuid
 from itertools import pairwise
 from pathlib import Path
@@ -193,3 +194,16 @@ def test_openapi_prints_the_document_the_server_serves(tmp_path: Path) -> None:
     written = CliRunner().invoke(app, ["openapi", "--output", str(tmp_path / "openapi.json")])
     assert written.exit_code == 0, written.output
     assert (tmp_path / "openapi.json").read_text(encoding="utf-8") == printed.stdout
+
+
+def test_a_worker_imports_the_composition_root_without_the_command_line() -> None:
+    """A server's worker builds its app from ``rankline.cli.serving`` (``app_from_env``); the
+    command line's libraries (typer, rich) and commands are not imported with it."""
+    code = (
+        "import sys, rankline.cli.serving; "
+        "print(sorted(m for m in ('typer', 'rich', 'rankline.cli.commands') if m in sys.modules))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert found.stdout.strip() == "[]", found.stdout + found.stderr

@@ -24,7 +24,7 @@ def _readme() -> str:
 
 def _commands() -> list[str]:
     commands = list(typer.main.get_command(app).commands)
-    assert commands, "no command registered on rankline.cli.app"
+    assert commands, "no command registered on the rankline command"
     return sorted(commands)
 
 

@@ -1,58 +1,31 @@
 """The ``rankline`` command line: serve, migrate and the operator's tools.
 
 Each command parses its options, calls one function of the feature it concerns, and renders
-what it returns; ``cli.app`` holds what they share (one line per failure, the data
-directory's lock)."""
+what it returns; ``cli.shared`` holds what they share (one line per failure, the data
+directory's lock), ``cli.commands`` registers them. The package imports them only when the
+command line is used (``main``, ``app``): a server's worker process imports the composition
+root (``cli.serving``) alone, without typer and rich."""
 
 from __future__ import annotations
 
-from rankline.cli import about, data, keys, measure, operate, serve
-from rankline.cli.app import RootGroup, app
+from typing import TYPE_CHECKING, Any
 
-# The order `rankline --help` lists them in: the server, then the operator's tools, then the
-# measurements.
-RootGroup.ORDER = [
-    "serve",
-    "migrate",
-    "rebuild",
-    "verify",
-    "dead-letters",
-    "keys",
-    "archive",
-    "import",
-    "export",
-    "replay",
-    "demo",
-    "bench",
-    "soak",
-    "check-history",
-    "settings",
-    "openapi",
-    "version",
-    "ratings",
-]
-app.command()(serve.serve)
-app.command()(data.migrate)
-app.command()(operate.rebuild)
-app.command()(operate.verify)
-app.command("dead-letters")(operate.dead_letters)
-app.add_typer(keys.keys_app, name="keys")
-app.command()(operate.archive)
-app.command("import")(data.import_standings)
-app.command("export")(data.export_standings)
-app.command()(operate.replay)
-app.command()(serve.demo)
-app.add_typer(measure.bench_app, name="bench")
-app.command()(measure.soak)
-app.command("check-history")(measure.check_history)
-app.command("settings")(about.show_settings)
-app.command()(about.openapi)
-app.command()(about.version)
-app.add_typer(operate.ratings_app, name="ratings")
+if TYPE_CHECKING:
+    from rankline.cli.commands import app
 
 
 def main() -> None:
+    from rankline.cli.commands import app
+
     app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from rankline.cli import commands
+
+        return commands.app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["app", "main"]

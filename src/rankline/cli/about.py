@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from rankline import __version__
-from rankline.cli.app import console
+from rankline.cli.shared import console
 from rankline.settings import Settings, documented_settings
 
 

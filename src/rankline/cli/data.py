@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from rankline.cli.app import console, data_dir_held, explain, fail, run_on_stores, setup_logging
+from rankline.cli.shared import console, data_dir_held, explain, fail, run_on_stores, setup_logging
 from rankline.settings import Settings
 
 if TYPE_CHECKING:

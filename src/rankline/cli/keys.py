@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from rankline.cli.app import Group, Typer, console, fail, run_on_stores, setup_logging
+from rankline.cli.shared import Group, Typer, console, fail, run_on_stores, setup_logging
 from rankline.errors import InvalidInput
 from rankline.settings import Settings
 

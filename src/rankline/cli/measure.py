@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from rankline.cli.app import Group, Typer, needs_bench, run_measure
 from rankline.cli.probes import probe_app
+from rankline.cli.shared import Group, Typer, needs_bench, run_measure
 from rankline.http.server import DEFAULT_SERVER
 
 bench_app = Typer(cls=Group, add_completion=False)

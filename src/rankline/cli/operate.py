@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from rankline.cli.app import (
+from rankline.cli.shared import (
     Group,
     Typer,
     console,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankline.cli.app import Group, Typer, fail
+from rankline.cli.shared import Group, Typer, fail
 
 probe_app = Typer(
     cls=Group,

@@ -18,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from rankline.cli.app import console
+from rankline.cli.shared import console
 
 if TYPE_CHECKING:
     from rankline.index.keeper import IndexHealth

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from rankline import __version__
-from rankline.cli.app import (
+from rankline.cli.shared import (
     console,
     data_dir_held,
     fail,
