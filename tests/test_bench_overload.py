@@ -40,6 +40,9 @@ def test_a_small_overload_run_reports_its_row_and_loses_nothing() -> None:
     assert round_["no_retry_after"] == 0
     assert round_["unloaded_rate"] > 0 and round_["goodput"] > 0
     assert round_["reads"] > 0 and round_["goodput_with_reads"] > 0
+    # what the server timed itself in the phase with the reads: shares, from its /metrics
+    assert 0 < round_["server_reads_within_100ms"] <= 1
+    assert 0 < round_["loop_lag_within_25ms"] <= 1
     assert round_["other"] == {}
     # where the overload's CPU went: the load's processes and the server's did work
     assert round_["cpu_load"] > 0 and round_["cpu_server"] > 0

@@ -23,7 +23,10 @@ Reported, median of the rounds: the unloaded rate, the goodput under overload (s
 answered 200 per second) and its share of the unloaded rate, the share of requests answered
 429 (and how many lacked Retry-After), the answer latency of the admitted writes (p50, p99,
 max) and of the refused ones (max), the rank reads' p99 during the overload (phase 3) and
-the goodput beside them, the count lost or extra, and where the overload's CPU went
+the goodput beside them, what the server itself timed in phase 3 (the share of the rank reads
+it answered within 100 ms, and of its event loops' lateness samples at most 25 ms: from its
+``/metrics``, so that the time a read spends in the server is told from the time it spends
+reaching it), the count lost or extra, and where the overload's CPU went
 (phase 2; ``cpu_share``: the load's processes, the server's, PostgreSQL's backends of this
 benchmark, the Redis server, and the rest of the machine, in cores). Load runs in
 ``processes`` processes of its own (asyncio and a lean HTTP/1.1 client,
@@ -37,6 +40,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -281,8 +285,10 @@ def _round(
     cpu = cpu_share.cores(before, cpu_share.sample(groups))
     beside = jobs("write", overload_board, options.clients, "b", heed)
     reads = jobs("read", READ_BOARD, options.readers, "r")
+    timed = _server_times(url)
     futures = [pool.submit(run_job, job) for job in (*beside, *reads)]
     results = [f.result() for f in futures]
+    timed = _difference(_server_times(url), timed)
     with_reads = _merge(results[: len(beside)])
     read = _merge(results[len(beside) :])
     stored = _total(url, overload_board)
@@ -303,12 +309,48 @@ def _round(
         "read_p99_ms": _percentile(read.reads, 0.99) * 1000,
         "reads": len(read.reads),
         "goodput_with_reads": with_reads.accepted / with_reads.elapsed,
+        "server_reads_within_100ms": _within(timed, "read", "0.1"),
+        "loop_lag_within_25ms": _within(timed, "lag", "0.025"),
         "lost_or_extra": stored - load.accepted - with_reads.accepted,
         **{f"cpu_{part}": used for part, used in cpu.items()},
         "other": {str(k): v for k, v in {**load.other, **with_reads.other, **read.other}.items()},
     }
     progress(f"{name} overload: " + ", ".join(f"{k} {_shown(v)}" for k, v in figures.items()))
     return figures
+
+
+_READ_BUCKET = re.compile(
+    r'^rankline_http_request_seconds_bucket\{(?=[^}]*route="player")(?=[^}]*status="200")'
+    r'[^}]*le="([^"]+)"[^}]*\} (\S+)$'
+)
+_LAG_BUCKET = re.compile(
+    r'^rankline_event_loop_lag_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$'
+)
+
+
+def _server_times(url: str) -> dict[tuple[str, str], float]:
+    """The server's own histograms so far (``/metrics``, every worker's summed), by bucket
+    bound: ``read``, the time it took to answer the rank reads (200); ``lag``, how late
+    its event loops ran a timer (sampled every 10 ms)."""
+    found: dict[tuple[str, str], float] = {}
+    text = httpx.get(f"{url}/metrics", headers=_AUTH, timeout=30).text
+    for line in text.splitlines():
+        for kind, pattern in (("read", _READ_BUCKET), ("lag", _LAG_BUCKET)):
+            matched = pattern.match(line)
+            if matched:
+                key = (kind, matched.group(1))
+                found[key] = found.get(key, 0.0) + float(matched.group(2))
+    return found
+
+
+def _difference(after: dict[Any, float], before: dict[Any, float]) -> dict[Any, float]:
+    return {key: value - before.get(key, 0.0) for key, value in after.items()}
+
+
+def _within(counts: dict[tuple[str, str], float], kind: str, bound: str) -> float:
+    """The share of ``kind``'s observations at most ``bound`` seconds (nan: none)."""
+    total = counts.get((kind, "+Inf"), 0.0)
+    return counts.get((kind, bound), 0.0) / total if total else float("nan")
 
 
 def _shown(value: Any) -> str:
@@ -381,9 +423,10 @@ def table(found: dict[str, Any]) -> str:
     lines = [
         "| stack | unloaded sync rate | goodput under overload | share | 429 share "
         "| admitted p50 / p99 / max | refused max | read p99 (goodput beside the reads) "
+        "| in the server: reads within 100 ms, loop late at most 25 ms "
         "| lost or extra "
         "| CPU, cores: load / server / PostgreSQL / Redis / other of the machine's |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for backend, figures in found["backends"].items():
         m = figures["median"]
@@ -393,6 +436,7 @@ def table(found: dict[str, Any]) -> str:
             f"| {m['admitted_p50_ms']:,.0f} / {m['admitted_p99_ms']:,.0f} / "
             f"{m['admitted_max_ms']:,.0f} ms | {m['refused_max_ms']:,.0f} ms "
             f"| {m['read_p99_ms']:,.1f} ms ({m['goodput_with_reads']:,.0f}/s) "
+            f"| {m['server_reads_within_100ms']:.1%}, {m['loop_lag_within_25ms']:.1%} "
             f"| {m['lost_or_extra']:.0f} | {_cpu(m)} |"
         )
     return "\n".join(lines)
