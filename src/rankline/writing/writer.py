@@ -69,10 +69,13 @@ log = logging.getLogger("rankline.writing.writer")
 _RETRIES = 5
 _DEFINITIONS = 1000
 """Board definitions kept decoded (by their stored text)."""
-SLICE = 250
+SLICE = 64
 """Submissions planned, and changes applied to the index, between two turns of the event
 loop: a batch of thousands never holds it for long (the reads wait for no whole batch).
-Callers are answered only once all of their batch is in the index."""
+Callers are answered only once all of their batch is in the index. On Redis each slice is
+one script, which Redis runs whole while the reads wait: at 250 a slice, rank reads beside
+an overload of writes had a p99 of 134 to 141 ms on two cores, at 64 68 to 75 ms, the write
+rates unchanged (docs/performance.md, *Overload*)."""
 
 
 @dataclass(slots=True)
