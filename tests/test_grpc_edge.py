@@ -20,11 +20,10 @@ from grpc_status import rpc_status
 from helpers_backends import selected
 from helpers_grpc import AUTH, METADATA, Rig, as_json, clean, rig, twins
 from rankline import ManualClock, Settings
-from rankline.cli.serving import rules
 from rankline.grpc.gen.rankline.v1 import rankline_pb2 as pb
 from rankline.grpc.rpcs import DESCRIPTOR, SERVICE
 from rankline.http.openapi import build_openapi
-from rankline.http.routes import ENDPOINTS
+from rankline.http.routes import ENDPOINTS, rpc_rules
 
 pytestmark = pytest.mark.edge
 
@@ -82,7 +81,7 @@ def test_every_http_operation_has_an_rpc() -> None:
     )
     named = sorted(e.rpc for e in ENDPOINTS if e.rpc is not None)
     assert named == sorted(m.name for m in DESCRIPTOR.methods)
-    assert rules() == {name: twin.endpoint.rule for name, twin in twins().items()}
+    assert rpc_rules() == {name: twin.endpoint.rule for name, twin in twins().items()}
     for name, twin in twins().items():
         fields = set(twin.request.DESCRIPTOR.fields_by_name)
         wanted = {*twin.path_names, *twin.query_names}

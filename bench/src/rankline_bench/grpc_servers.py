@@ -39,7 +39,7 @@ from rankline.grpc.service import handler
 from rankline.http import create_app
 from rankline.http.api import Api
 from rankline.http.app import GC_THRESHOLDS
-from rankline.http.routes import ENDPOINTS
+from rankline.http.routes import rpc_rules
 from rankline_bench.grpc_load import BATCH, BOARD, Job, Outcome, player, run_job
 from rankline_bench.grpc_run import Figure, compared, measured
 from rankline_bench.servers import HOST, cpu_seconds, free_port
@@ -105,7 +105,7 @@ def _threaded(
 
 
 def _companion(asyncio_port: int, threaded_port: int, threads: int) -> Any:
-    table = {e.rpc: e.rule for e in ENDPOINTS if e.rpc is not None}  # as rankline serve's
+    table = rpc_rules()  # as rankline serve's
 
     @contextlib.asynccontextmanager
     async def both(api: Api) -> AsyncIterator[None]:

@@ -2,27 +2,19 @@
 ``RANKLINE_GRPC_PORT`` is set, the gRPC server beside it, in each worker process and its
 event loop (the workers share the gRPC port as they share the HTTP one: SO_REUSEPORT). The
 gRPC server is given the HTTP app's service and admission, and each RPC's rule from the
-endpoint table (``rules``)."""
+endpoint table (``rankline.http.routes.rpc_rules``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from contextlib import AbstractAsyncContextManager
 
 from starlette.types import ASGIApp
 
-from rankline.access.admission import Rule
 from rankline.http import app as http_app
 from rankline.http.api import Api
 from rankline.http.app import Companion
-from rankline.http.endpoint import Endpoint
-from rankline.http.routes import ENDPOINTS
+from rankline.http.routes import rpc_rules
 from rankline.settings import Settings
-
-
-def rules(endpoints: Iterable[Endpoint] = ENDPOINTS) -> dict[str, Rule]:
-    """Each RPC's rule: that of the endpoint it twins (``Endpoint.rpc``)."""
-    return {e.rpc: e.rule for e in endpoints if e.rpc is not None}
 
 
 def companion(settings: Settings) -> Companion | None:
@@ -34,7 +26,7 @@ def companion(settings: Settings) -> Companion | None:
     from rankline.grpc.server import serving
 
     host = settings.host
-    table = rules()
+    table = rpc_rules()
 
     def served(api: Api) -> AbstractAsyncContextManager[object]:
         # The loop is the HTTP app's: the same lateness counts in a write's deadline.

@@ -3,6 +3,7 @@ its handlers and its rows of the table; the order of the rows is the API documen
 
 from __future__ import annotations
 
+from rankline.access.admission import Rule
 from rankline.http.endpoint import Endpoint
 from rankline.http.routes.exports import EXPORT_ENDPOINTS
 from rankline.http.routes.keys import KEY_ENDPOINTS
@@ -22,4 +23,10 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     *KEY_ENDPOINTS,
 )
 
-__all__ = ["ENDPOINTS"]
+
+def rpc_rules(endpoints: tuple[Endpoint, ...] = ENDPOINTS) -> dict[str, Rule]:
+    """Each RPC's rule: that of the endpoint it twins (``Endpoint.rpc``)."""
+    return {e.rpc: e.rule for e in endpoints if e.rpc is not None}
+
+
+__all__ = ["ENDPOINTS", "rpc_rules"]
