@@ -40,7 +40,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -52,6 +51,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from rankline_bench import cpu_share, raw_http, servers, stack
 
@@ -309,8 +309,8 @@ def _round(
         "read_p99_ms": _percentile(read.reads, 0.99) * 1000,
         "reads": len(read.reads),
         "goodput_with_reads": with_reads.accepted / with_reads.elapsed,
-        "server_reads_within_100ms": _within(timed, "read", "0.1"),
-        "loop_lag_within_25ms": _within(timed, "lag", "0.025"),
+        "server_reads_within_100ms": _within(timed, "read", 0.1),
+        "loop_lag_within_25ms": _within(timed, "lag", 0.025),
         "lost_or_extra": stored - load.accepted - with_reads.accepted,
         **{f"cpu_{part}": used for part, used in cpu.items()},
         "other": {str(k): v for k, v in {**load.other, **with_reads.other, **read.other}.items()},
@@ -319,27 +319,25 @@ def _round(
     return figures
 
 
-_READ_BUCKET = re.compile(
-    r'^rankline_http_request_seconds_bucket\{(?=[^}]*route="player")(?=[^}]*status="200")'
-    r'[^}]*le="([^"]+)"[^}]*\} (\S+)$'
-)
-_LAG_BUCKET = re.compile(
-    r'^rankline_event_loop_lag_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$'
-)
-
-
-def _server_times(url: str) -> dict[tuple[str, str], float]:
+def _server_times(url: str) -> dict[tuple[str, float], float]:
     """The server's own histograms so far (``/metrics``, every worker's summed), by bucket
     bound: ``read``, the time it took to answer the rank reads (200); ``lag``, how late
     its event loops ran a timer (sampled every 10 ms)."""
-    found: dict[tuple[str, str], float] = {}
+    found: dict[tuple[str, float], float] = {}
     text = httpx.get(f"{url}/metrics", headers=_AUTH, timeout=30).text
-    for line in text.splitlines():
-        for kind, pattern in (("read", _READ_BUCKET), ("lag", _LAG_BUCKET)):
-            matched = pattern.match(line)
-            if matched:
-                key = (kind, matched.group(1))
-                found[key] = found.get(key, 0.0) + float(matched.group(2))
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = sample.labels
+            if sample.name == "rankline_http_request_seconds_bucket":
+                if labels.get("route") != "player" or labels.get("status") != "200":
+                    continue
+                kind = "read"
+            elif sample.name == "rankline_event_loop_lag_seconds_bucket":
+                kind = "lag"
+            else:
+                continue
+            key = (kind, float(labels["le"]))
+            found[key] = found.get(key, 0.0) + sample.value
     return found
 
 
@@ -347,9 +345,9 @@ def _difference(after: dict[Any, float], before: dict[Any, float]) -> dict[Any, 
     return {key: value - before.get(key, 0.0) for key, value in after.items()}
 
 
-def _within(counts: dict[tuple[str, str], float], kind: str, bound: str) -> float:
+def _within(counts: dict[tuple[str, float], float], kind: str, bound: float) -> float:
     """The share of ``kind``'s observations at most ``bound`` seconds (nan: none)."""
-    total = counts.get((kind, "+Inf"), 0.0)
+    total = counts.get((kind, float("inf")), 0.0)
     return counts.get((kind, bound), 0.0) / total if total else float("nan")
 
 
