@@ -79,6 +79,7 @@ async def test_the_log_intake_on_nats_sheds_by_the_wait_for_the_log(
         log_url=NATS_URL,
         log_name=name,
         log_partitions=4,
+        write_hold_early=False,  # the next write taken at once after the refusal (test_write_holds)
     )
     shutil.copytree(migrated_template, settings.data_dir)
     try:

@@ -13,8 +13,9 @@
     ├── PayloadTooLarge (413) / UnsupportedMediaType (415)
     ├── InvalidInput (422): a value outside the contract, with per-field errors
     │   └── ScoreRejected: a player's score refused by max_gain or the board's validator
-    ├── TooManyRequests (429): the write queue is full or a rate limit was reached; nothing
-    │   was recorded, retry after ``Retry-After`` seconds
+    ├── TooManyRequests (429): a rate limit was reached; nothing was recorded, retry after
+    │   │   ``Retry-After`` seconds
+    │   └── Overloaded: the write path is full (the write would not meet its deadline)
     └── Unavailable (503): nothing was recorded; retry later
         ├── StoreUnavailable: the durable store cannot be reached
         ├── LogUnavailable: the ingestion log cannot be reached
@@ -149,6 +150,13 @@ class TooManyRequests(RanklineError):
     def __init__(self, detail: str = "", *, retry_after: int = 1) -> None:
         super().__init__(detail)
         self.retry_after = max(1, retry_after)
+
+
+class Overloaded(TooManyRequests):
+    """A write refused because the write path is full: it would not be written within its
+    deadline, its deadline passed before it was, or the write queue's memory guard is
+    reached. The same problem as any 429; the HTTP edge also holds the connection's next
+    write until its ``Retry-After`` (``rankline.writing.holds``)."""
 
 
 class ExtraMissing(RanklineError):

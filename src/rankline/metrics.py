@@ -183,6 +183,11 @@ THROTTLED = Counter(
     "address or player (a rate limit per key, per client address or per player was reached).",
     ["reason"],
 )
+HELD_WRITES = Counter(
+    "rankline_held_writes_total",
+    "Writes that came on a connection before the Retry-After of its last overload refusal had "
+    "passed, and waited until then (RANKLINE_WRITE_HOLD_EARLY).",
+)
 BACKEND_ERRORS = Counter(
     "rankline_backend_errors_total", "Errors from the durable store and the index.", ["backend"]
 )

@@ -238,6 +238,14 @@ class Settings(BaseSettings):
         "Request-Timeout header (or gRPC deadline) applies when smaller. Asynchronous "
         "submissions are admitted the same way by the wait for the ingestion log.",
     )
+    write_hold_early: bool = Field(
+        True,
+        description="Hold a write that comes on an HTTP/1.1 connection before the Retry-After "
+        "of that connection's last overload refusal has passed: it waits, unread, until then "
+        "(at most the write deadline), and is then taken as any other, its deadline counted "
+        "from when it came. A client that resends at once after a 429 then sends no faster "
+        "than one that heeds Retry-After. false answers every write at once.",
+    )
     rate_limits: bool = Field(
         True,
         description="Apply the RATE_LIMIT_* limits (per server process). false turns them off.",

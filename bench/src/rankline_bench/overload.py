@@ -84,6 +84,8 @@ class Options:
     retry_after: str = "ignore"
     """What a writer does after a 429: ``ignore`` (sends again at once) or ``heed`` (waits
     its Retry-After first)."""
+    hold_early: bool | None = None
+    """The server's RANKLINE_WRITE_HOLD_EARLY (None: its default, on)."""
 
 
 @dataclass(frozen=True)
@@ -380,11 +382,13 @@ def _groups(server: stack.Stack, backend: str) -> cpu_share.Groups:
 @contextmanager
 def _serving(backend: str, options: Options) -> Iterator[stack.Stack]:
     """The soak's stack for ``backend`` (``rankline_bench.stack``) on scratch databases of
-    this benchmark's own, its rate limits off, its write deadline as asked."""
+    this benchmark's own, its rate limits off, its write deadline and holds as asked."""
     plan = stack.plan(backend, DATABASE_URL, REDIS_URL)
     settings = {"RANKLINE_RATE_LIMITS": "false"}
     if options.deadline_ms is not None:
         settings["RANKLINE_WRITE_DEADLINE_MS"] = str(options.deadline_ms)
+    if options.hold_early is not None:
+        settings["RANKLINE_WRITE_HOLD_EARLY"] = str(options.hold_early).lower()
     with stack.running(plan, settings, "rankline-overload") as running:
         yield running
 

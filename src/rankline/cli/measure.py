@@ -239,6 +239,14 @@ def bench_overload(
             "has passed (heed, as rankline's clients do).",
         ),
     ] = RetryAfter.ignore,
+    hold_early: Annotated[
+        bool | None,
+        typer.Option(
+            "--hold-early/--no-hold-early",
+            help="The server's RANKLINE_WRITE_HOLD_EARLY (its default, on): a write sent on a "
+            "connection before its last 429's Retry-After has passed waits until then.",
+        ),
+    ] = None,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Also write the figures.")
     ] = None,
@@ -261,6 +269,7 @@ def bench_overload(
         processes=processes,
         deadline_ms=deadline_ms,
         retry_after=retry_after.value,
+        hold_early=hold_early,
     )
     overload.main(options, json_path)
 

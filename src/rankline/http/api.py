@@ -30,6 +30,7 @@ from rankline.http.player_access import admit
 from rankline.http.query_credential import NAME, RAW_NAME, take_query_credential
 from rankline.http.responses import error_response
 from rankline.http.route_tree import Routes
+from rankline.writing.holds import Holds
 
 if TYPE_CHECKING:
     from rankline.access.tokens import PlayerTokens
@@ -73,6 +74,8 @@ class Api:
         """Held while a large body is read and decoded (``endpoint.decoding``)."""
         self.batch_sizes = BatchSizes()
         """How large score batches' items were lately (``endpoint.batch_sizes``)."""
+        self.holds = Holds(settings.write_deadline_ms / 1000) if settings.write_hold_early else None
+        """The connections told to come back later (``endpoint.held``); None: none held."""
         self.lag = LoopLag()
         """The event loop's recent lateness: how long a request may have waited before the
         app saw it, spent from a write's deadline. Runs with the app's lifespan."""

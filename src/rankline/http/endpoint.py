@@ -17,20 +17,23 @@ from typing import Any, Literal, TypeVar
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope
 
 from rankline.access.admission import Rule
 from rankline.bodies import BOARD_ID as BOARD_ID  # their one place
 from rankline.bodies import PLAYER_ID as PLAYER_ID
 from rankline.callers import Player
-from rankline.errors import Forbidden, InvalidInput
+from rankline.errors import Forbidden, InvalidInput, Overloaded
 from rankline.http.auth import BoardScope, Keys
 from rankline.http.batch_sizes import BatchSizes
 from rankline.http.body import check_id, check_query, query, read_json
+from rankline.metrics import HELD_WRITES
 from rankline.parameters import build, described, query_names
 from rankline.reading.requests import PlayerRequest
 from rankline.service import Rankline
 from rankline.settings import Settings
 from rankline.writing.admission import Deadline
+from rankline.writing.holds import Holds
 
 T = TypeVar("T")
 S = TypeVar("S", bound=msgspec.Struct)
@@ -186,6 +189,35 @@ def content_length(request: Request) -> int | None:
     """The body's declared length in bytes, if it declares a valid one."""
     raw = request.headers.get("content-length")
     return int(raw) if raw is not None and raw.isdigit() else None
+
+
+async def held(request: Request, handle: Callable[[Request], Awaitable[Response]]) -> Response:
+    """A write's answer by ``handle``, once the wait its connection was told to come back
+    after has passed (``rankline.writing.holds``); an overload refusal marks the connection
+    unless the write itself waited. A connection is an HTTP/1.x one the server sees directly:
+    one a proxy's ``X-Forwarded-For`` stands for (its port unknown, 0) and HTTP/2's streams
+    are not held."""
+    holds: Holds | None = request.scope[API_SCOPE].holds
+    if holds is None:
+        return await handle(request)
+    connection = _connection(request.scope)
+    wait = holds.wait(connection)
+    if wait > 0:
+        HELD_WRITES.inc()
+        await asyncio.sleep(wait)
+    try:
+        return await handle(request)
+    except Overloaded as exc:
+        if wait <= 0:
+            holds.refused(connection, exc.retry_after)
+        raise
+
+
+def _connection(scope: Scope) -> tuple[str, int] | None:
+    client = scope.get("client")
+    if not client or not client[1] or not scope.get("http_version", "").startswith("1"):
+        return None
+    return client[0], client[1]
 
 
 def settings_of(request: Request) -> Settings:

@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rankline.errors import TooManyRequests
+from rankline.errors import Overloaded
 from rankline.metrics import THROTTLED
 
 _WINDOW_SECONDS = 5.0
@@ -114,7 +114,7 @@ class Admission:
         return None if rate is None else (ahead + own) / rate
 
     def admit(self, ahead: float, own: float, deadline: Deadline | None) -> None:
-        """Return when the work fits its deadline; else ``TooManyRequests`` (429) with a
+        """Return when the work fits its deadline; else ``Overloaded`` (429) with a
         Retry-After from the same estimate. No deadline: always admitted (internal work, such
         as the log's applier)."""
         if deadline is None:
@@ -123,7 +123,7 @@ class Admission:
         if left <= 0:
             THROTTLED.labels("deadline").inc()
             whose = "the request's" if deadline.client else "the server's"
-            raise TooManyRequests(
+            raise Overloaded(
                 f"{whose} deadline passed before the write was admitted; "
                 "nothing was recorded, retry shortly",
                 retry_after=self._retry_after(ahead, own, 0.0),
@@ -134,7 +134,7 @@ class Admission:
         if wait is None or wait <= left:
             return
         THROTTLED.labels("wait").inc()
-        raise TooManyRequests(
+        raise Overloaded(
             f"{self._what} is {wait * 1000:.0f} ms long for this request ({ahead:.0f} "
             f"{self._unit} ahead of it), more than its deadline leaves ({left * 1000:.0f} ms); "
             "nothing was recorded, retry shortly",

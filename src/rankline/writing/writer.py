@@ -28,8 +28,8 @@ from rankline.errors import (
     Conflict,
     InvalidInput,
     NotFound,
+    Overloaded,
     RanklineError,
-    TooManyRequests,
     Unavailable,
     WriteConflict,
 )
@@ -173,7 +173,7 @@ class GroupCommitWriter:
     ) -> list[Outcome | RanklineError]:
         """Queue submissions and wait until their batch is durable; one result each.
 
-        TooManyRequests (nothing recorded) when their wait would not fit ``deadline``, when
+        ``Overloaded`` (429, nothing recorded) when their wait would not fit ``deadline``, when
         it passes while they queue, or while ``max_queued`` submissions wait (a memory
         guard, the only check without a deadline: the log's applier, imports)."""
         if not submissions:
@@ -188,11 +188,11 @@ class GroupCommitWriter:
         return await future
 
     def admit(self, size: int, deadline: Deadline | None) -> None:
-        """``TooManyRequests`` unless ``size`` submissions would be taken now (``submit``
+        """``Overloaded`` (429) unless ``size`` submissions would be taken now (``submit``
         asks again: a request may ask first, before it prepares its items)."""
         if self._max_queued is not None and self._queued >= self._max_queued:
             THROTTLED.labels("queue").inc()
-            raise TooManyRequests(
+            raise Overloaded(
                 f"the write queue is full ({self._queued} submissions waiting); "
                 "nothing was recorded, retry shortly"
             )
@@ -232,7 +232,7 @@ class GroupCommitWriter:
         THROTTLED.labels("deadline").inc()
         if not item.future.done():
             why = "the write waited past its deadline for the writer; nothing was recorded"
-            item.future.set_exception(TooManyRequests(f"{why}, retry shortly"))
+            item.future.set_exception(Overloaded(f"{why}, retry shortly"))
         self._queue.task_done()
         return True
 

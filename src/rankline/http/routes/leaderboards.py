@@ -55,6 +55,10 @@ async def delete_board(request: Request) -> Response:
 
 
 async def post_score(request: Request) -> Response:
+    return await e.held(request, _post_score)
+
+
+async def _post_score(request: Request) -> Response:
     board_id = e.board_id(request)
     item = await e.body_of(request, s.ScoreIn)
     service = e.service_of(request)
@@ -82,6 +86,10 @@ async def _dropped(request: Request, limit: int) -> None:
 
 
 async def post_batch(request: Request) -> Response:
+    return await e.held(request, _post_batch)
+
+
+async def _post_batch(request: Request) -> Response:
     service = e.service_of(request)
     sizes = e.batch_sizes(request)
     limit = e.settings_of(request).max_body_bytes
