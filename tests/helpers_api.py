@@ -113,6 +113,17 @@ async def submit(
     return answer
 
 
+async def recorded(
+    client: httpx.AsyncClient, players: list[str], board: str = "arena"
+) -> dict[str, int]:
+    """How many submissions the store holds for each player on ``board`` (its history)."""
+    counts = {}
+    for player in players:
+        history = await client.get(f"/v1/players/{player}/history", params={"board": board})
+        counts[player] = len(history.json()["items"]) if history.status_code == 200 else 0
+    return counts
+
+
 async def get_json(client: httpx.AsyncClient, url: str, **params: Any) -> dict[str, Any]:
     response = await client.get(url, params=params or None)
     assert response.status_code == 200, response.text

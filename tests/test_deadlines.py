@@ -21,7 +21,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from helpers_api import AUTH, assert_problem, open_app, open_client, put_board
+from helpers_api import AUTH, assert_problem, open_app, open_client, put_board, recorded
 from helpers_idp import SECRET, claims, mint_hs256
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
@@ -66,15 +66,6 @@ def _late_clock(seconds: float) -> Admission:
     return Admission(1.0, monotonic=lambda: time.monotonic() + seconds)
 
 
-async def _recorded(client: httpx.AsyncClient, players: list[str]) -> dict[str, int]:
-    """How many submissions the store holds for each player (its history)."""
-    counts = {}
-    for player in players:
-        history = await client.get(f"/v1/players/{player}/history", params={"board": "arena"})
-        counts[player] = len(history.json()["items"]) if history.status_code == 200 else 0
-    return counts
-
-
 async def _while_the_writer_waits(app: Application) -> asyncio.Lock:
     lock = app.state.service.writer.commit_lock
     await lock.acquire()  # a commit that takes as long as the test likes
@@ -116,7 +107,7 @@ async def test_a_slowed_writer_refuses_a_write_that_would_wait_past_its_deadline
             lock.release()
         assert (await first).status_code == 200
         assert (await second).status_code == 200
-        counts = await _recorded(client, ["a0", "a299", "b0", "b499", "c0", "c99"])
+        counts = await recorded(client, ["a0", "a299", "b0", "b499", "c0", "c99"])
         assert counts == {"a0": 1, "a299": 1, "b0": 1, "b499": 1, "c0": 0, "c99": 0}
 
 
@@ -172,14 +163,14 @@ async def test_the_clients_request_timeout_applies_when_smaller(
             lock.release()
         assert (await first).status_code == 200
         assert (await admitted).status_code == 200
-        assert await _recorded(client, ["a0", "b0", "c0"]) == {"a0": 1, "b0": 0, "c0": 1}
+        assert await recorded(client, ["a0", "b0", "c0"]) == {"a0": 1, "b0": 0, "c0": 1}
         for bad in ("0", "-5", "1.5", "soon", "600001"):
             response = await client.post(
                 "/v1/scores/batch", json=_batch("d", 1), headers={**AUTH, "Request-Timeout": bad}
             )
             problem = assert_problem(response, 422)
             assert problem["errors"][0]["loc"] == ["header", "Request-Timeout"]
-        assert await _recorded(client, ["d0"]) == {"d0": 0}
+        assert await recorded(client, ["d0"]) == {"d0": 0}
 
 
 async def test_a_deadline_passed_before_admission_is_refused_unprocessed(
@@ -206,7 +197,7 @@ async def test_a_deadline_passed_before_admission_is_refused_unprocessed(
         service.ingest.appends.admission = Admission(1.0)
         ok = await client.post("/v1/scores/batch", json=_batch("ok", 2), headers=AUTH)
         assert ok.status_code == 200, ok.text
-        counts = await _recorded(client, ["s1", "b0", "b19", "q0", "q4", "ok0", "ok1"])
+        counts = await recorded(client, ["s1", "b0", "b19", "q0", "q4", "ok0", "ok1"])
         assert counts == {"s1": 0, "b0": 0, "b19": 0, "q0": 0, "q4": 0, "ok0": 1, "ok1": 1}
         assert service.ingest.applied == 0  # nothing of the refused one reached the log
 
@@ -240,7 +231,7 @@ async def test_a_write_whose_deadline_passes_while_it_queues_is_dropped_unwritte
         assert "waited past its deadline" in body["detail"]
         assert "retry-after" in answers[1].headers
         assert _outstanding(app) == 0
-        assert await _recorded(client, ["a0", "a4", "b0", "b4"]) == {
+        assert await recorded(client, ["a0", "a4", "b0", "b4"]) == {
             "a0": 1,
             "a4": 1,
             "b0": 0,
@@ -341,7 +332,7 @@ async def test_a_batch_is_refused_before_its_items_are_checked(
         finally:
             lock.release()
         assert (await first).status_code == 200
-        assert await _recorded(client, ["a0", "b0"]) == {"a0": 1, "b0": 0}
+        assert await recorded(client, ["a0", "b0"]) == {"a0": 1, "b0": 0}
 
 
 async def test_a_batch_whose_deadline_passes_while_it_waits_to_be_decoded_is_refused_unread(
@@ -371,7 +362,7 @@ async def test_a_batch_whose_deadline_passes_while_it_waits_to_be_decoded_is_ref
                 slots.release()
         body = assert_problem(await waiting, 429)
         assert "deadline passed" in body["detail"]
-        assert await _recorded(client, ["w0", "w9"]) == {"w0": 0, "w9": 0}
+        assert await recorded(client, ["w0", "w9"]) == {"w0": 0, "w9": 0}
         later["value"] = 0.0
         ok = await client.post("/v1/scores/batch", json=_batch("k", 3), headers=AUTH)
         assert ok.status_code == 200, ok.text
@@ -402,7 +393,7 @@ async def test_time_the_loop_ran_late_before_the_app_is_spent_from_the_deadline(
         assert_problem(single, 429)
         read = await client.get("/v1/boards/arena/players/ok0")
         assert read.status_code == 200, read.text
-        counts = await _recorded(client, ["ok0", "ok1", "late0", "late19", "s1"])
+        counts = await recorded(client, ["ok0", "ok1", "late0", "late19", "s1"])
         assert counts == {"ok0": 1, "ok1": 1, "late0": 0, "late19": 0, "s1": 0}
 
 
@@ -453,7 +444,7 @@ async def test_a_players_own_write_carries_the_same_deadline(
             "/v1/boards/arena/scores", json={"score": 9, "match_id": "m-3"}, headers=_player("ann")
         )
         assert written.status_code == 200, written.text
-        assert await _recorded(client, ["ann", "bob"]) == {"ann": 1, "bob": 0}
+        assert await recorded(client, ["ann", "bob"]) == {"ann": 1, "bob": 0}
 
 
 async def test_a_batch_is_refused_unread_by_the_items_its_length_holds(
@@ -495,7 +486,7 @@ async def test_a_batch_is_refused_unread_by_the_items_its_length_holds(
         finally:
             lock.release()
         assert (await first).status_code == 200
-        assert await _recorded(client, ["a0", "b0", "b299", "c0"]) == {
+        assert await recorded(client, ["a0", "b0", "b299", "c0"]) == {
             "a0": 1,
             "b0": 0,
             "b299": 0,

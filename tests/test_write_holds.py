@@ -16,7 +16,7 @@ import httpx
 import pytest
 from prometheus_client import REGISTRY
 
-from helpers_api import AUTH, assert_problem, open_app
+from helpers_api import AUTH, assert_problem, open_app, recorded
 from rankline import ManualClock, Settings
 from rankline.http.app import Application
 from rankline.http.loop_lag import LoopLag
@@ -62,14 +62,6 @@ def _overloaded(app: Application) -> None:
 
 def _recovered(app: Application) -> None:
     app.state.service.writer.admission = Admission(app.api.settings.write_deadline_ms / 1000)
-
-
-async def _recorded(client: httpx.AsyncClient, players: list[str]) -> dict[str, int]:
-    counts = {}
-    for player in players:
-        history = await client.get(f"/v1/players/{player}/history", params={"board": "arena"})
-        counts[player] = len(history.json()["items"]) if history.status_code == 200 else 0
-    return counts
 
 
 def _held_writes() -> float:
@@ -127,7 +119,7 @@ async def test_the_next_write_on_a_refused_connection_waits_its_retry_after(
             headers=AUTH,
         )
         assert single.status_code == 200, single.text
-        assert await _recorded(client, ["a0", "b0", "b2", "c0", "c2", "s"]) == {
+        assert await recorded(client, ["a0", "b0", "b2", "c0", "c2", "s"]) == {
             "a0": 0,
             "b0": 0,
             "b2": 0,
@@ -160,7 +152,7 @@ async def test_a_held_write_is_taken_when_its_deadline_leaves_room(
         )
         assert time.monotonic() - began >= told - 0.05
         assert held.status_code == 200, held.text
-        assert await _recorded(client, ["a", "b"]) == {"a": 0, "b": 1}
+        assert await recorded(client, ["a", "b"]) == {"a": 0, "b": 1}
 
 
 async def test_other_connections_and_other_refusals_are_not_held(
