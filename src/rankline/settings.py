@@ -243,8 +243,8 @@ class Settings(BaseSettings):
         description="Hold a write that comes on an HTTP/1.1 connection before the Retry-After "
         "of that connection's last overload refusal has passed: it waits, unread, until then "
         "(at most the write deadline), and is then taken as any other, its deadline counted "
-        "from when it came. A client that resends at once after a 429 then sends no faster "
-        "than one that heeds Retry-After. false answers every write at once.",
+        "from when it came. A client that resends at once after a 429 is then paced by the "
+        "Retry-After it ignores. false answers every write at once.",
     )
     rate_limits: bool = Field(
         True,

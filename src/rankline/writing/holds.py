@@ -10,8 +10,9 @@ taken at once.
 Refusing costs the server something whatever it refuses (the request received, its body
 received and dropped, the answer sent), and a client that sends again the moment it is
 refused sends as many requests as the server can refuse: they take the share of the worker
-the writer would have had (docs/performance.md, *Overload*). Held, such a client sends no
-faster than one that heeds ``Retry-After``, and a held request costs nothing while it waits.
+the writer would have had (docs/performance.md, *Overload*). Held, such a client sends two
+writes where one that heeds ``Retry-After`` sends one (the refused and the held), and a held
+request costs nothing while it waits.
 
     holds = Holds(longest=1.0)
     await asyncio.sleep(holds.wait(connection))   # 0 unless it was told to come back later
