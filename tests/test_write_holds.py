@@ -105,6 +105,8 @@ def test_holds_until_the_time_told_at_most_the_longest_and_once() -> None:
     holds.refused(("c", 3), 1)  # beyond ``most``: the oldest mark is forgotten
     assert len(holds) == 2 and holds.wait(("a", 1)) == 0.0 and holds.wait(("c", 3)) > 0
     now[0] = 200.0
+    holds.refused(("d", 4), 1)  # the marks that passed are forgotten as new ones come
+    assert len(holds) == 1
     assert holds.wait(("b", 2)) == 0.0  # passed
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable
 
 _MOST = 100_000
 """Connections marked at most; beyond, the oldest marks are forgotten (a mark passes within
-``longest`` seconds anyway)."""
+``longest`` seconds anyway). Marks that passed are forgotten, oldest first, as new ones come."""
 
 
 class Holds:
@@ -63,10 +63,10 @@ class Holds:
         ``retry_after`` seconds."""
         if connection is None:
             return
-        marks = self._until
-        while len(marks) >= self._most:
-            del marks[next(iter(marks))]
-        marks[connection] = self._now() + min(retry_after, self.longest)
+        marks, now = self._until, self._now()
+        while marks and (len(marks) >= self._most or next(iter(marks.values())) <= now):
+            del marks[next(iter(marks))]  # the oldest: beyond ``most``, or passed
+        marks[connection] = now + min(retry_after, self.longest)
 
     def __len__(self) -> int:
         return len(self._until)
