@@ -53,9 +53,10 @@ class _Marked(Holds):
 
     marked = 0.0
 
-    def refused(self, connection: Hashable | None, retry_after: float) -> None:
-        self.marked = time.monotonic()
-        super().refused(connection, retry_after)
+    def refused(self, connection: Hashable | None, retry_after: float, waited: float = 0.0) -> None:
+        if waited <= 0:
+            self.marked = time.monotonic()
+        super().refused(connection, retry_after, waited)
 
 
 async def _ready(app: Application, client: httpx.AsyncClient) -> None:
@@ -98,6 +99,8 @@ def test_holds_until_the_time_told_at_most_the_longest_and_once() -> None:
     now[0] = 100.25
     assert holds.wait(("a", 1)) == pytest.approx(0.75)
     assert holds.wait(("a", 1)) == 0.0  # spent
+    holds.refused(("a", 1), 1, waited=0.75)  # a write that was held marks nothing
+    assert holds.wait(("a", 1)) == 0.0
     holds.refused(None, 1)  # no connection to hold
     assert len(holds) == 0
     holds.refused(("a", 1), 1)

@@ -193,10 +193,10 @@ def content_length(request: Request) -> int | None:
 
 async def held(request: Request, handle: Callable[[Request], Awaitable[Response]]) -> Response:
     """A write's answer by ``handle``, once the wait its connection was told to come back
-    after has passed (``rankline.writing.holds``); an overload refusal marks the connection
-    unless the write itself waited. A connection is an HTTP/1.x one the server sees directly:
-    one a proxy's ``X-Forwarded-For`` stands for (its port unknown, 0) and HTTP/2's streams
-    are not held."""
+    after has passed (``rankline.writing.holds``); an overload refusal tells it so. A
+    connection is an HTTP/1.x one the server sees directly: one a proxy's
+    ``X-Forwarded-For`` stands for (its port unknown, 0) and HTTP/2's streams are not
+    held."""
     holds: Holds | None = request.scope[API_SCOPE].holds
     if holds is None:
         return await handle(request)
@@ -208,8 +208,7 @@ async def held(request: Request, handle: Callable[[Request], Awaitable[Response]
     try:
         return await handle(request)
     except Overloaded as exc:
-        if wait <= 0:
-            holds.refused(connection, exc.retry_after)
+        holds.refused(connection, exc.retry_after, waited=wait)
         raise
 
 

@@ -17,7 +17,7 @@ request costs nothing while it waits.
     holds = Holds(longest=1.0)
     await asyncio.sleep(holds.wait(connection))   # 0 unless it was told to come back later
     ...
-    holds.refused(connection, retry_after=2)      # after an Overloaded refusal
+    holds.refused(connection, retry_after=2, waited=...)  # after an Overloaded refusal
 
 A connection is whatever the edge names one by (an HTTP/1.1 connection: its peer's address
 and port); the edge gives None where it cannot tell one (a proxy's ``X-Forwarded-For``), and
@@ -58,10 +58,11 @@ class Holds:
         until = self._until.pop(connection, None)
         return 0.0 if until is None else max(0.0, until - self._now())
 
-    def refused(self, connection: Hashable | None, retry_after: float) -> None:
+    def refused(self, connection: Hashable | None, retry_after: float, waited: float = 0.0) -> None:
         """A write on ``connection`` was refused for overload and told to come back after
-        ``retry_after`` seconds."""
-        if connection is None:
+        ``retry_after`` seconds, having been held ``waited`` seconds first (``wait``): a
+        write that was held marks nothing, so that the next one is taken at once."""
+        if connection is None or waited > 0:
             return
         marks, now = self._until, self._now()
         while marks and (len(marks) >= self._most or next(iter(marks.values())) <= now):
